@@ -1,0 +1,100 @@
+"""Settings from the environment (and an optional `.env`), validated once at start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from typing_extensions import Annotated
+
+DEFAULT_CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
+
+
+def _split_csv(value: object) -> object:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    return value
+
+
+class Settings(BaseSettings):
+    """Every setting brainbot reads. The README's configuration table mirrors this class."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    data_dir: Path = Field(Path("data"), alias="BRAINBOT_DATA_DIR")
+    vault_dir_setting: Path | None = Field(None, alias="BRAINBOT_VAULT_DIR")
+    database_url: str | None = Field(None, alias="DATABASE_URL")
+    categories: Annotated[tuple[str, ...], NoDecode] = Field(
+        DEFAULT_CATEGORIES, alias="BRAINBOT_CATEGORIES"
+    )
+    max_note_bytes: int = Field(1_000_000, alias="BRAINBOT_MAX_NOTE_BYTES")
+
+    embeddings_setting: Literal["openai", "local", "none"] | None = Field(
+        None, alias="BRAINBOT_EMBEDDINGS"
+    )
+    embedding_model: str = Field("text-embedding-3-small", alias="BRAINBOT_EMBEDDING_MODEL")
+    embedding_dimensions: int | None = Field(None, alias="BRAINBOT_EMBEDDING_DIMENSIONS")
+
+    openai_api_key: str | None = Field(None, alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(None, alias="OPENAI_BASE_URL")
+    llm_model: str = Field("gpt-4o-mini", alias="BRAINBOT_LLM_MODEL")
+    llm_timeout: float = Field(30.0, alias="BRAINBOT_LLM_TIMEOUT")
+    llm_retries: int = Field(2, alias="BRAINBOT_LLM_RETRIES")
+    llm_max_rounds: int = Field(6, alias="BRAINBOT_LLM_MAX_ROUNDS")
+    transcribe_model: str = Field("whisper-1", alias="BRAINBOT_TRANSCRIBE_MODEL")
+
+    allowed_users: Annotated[tuple[str, ...], NoDecode] = Field((), alias="BRAINBOT_ALLOWED_USERS")
+    confidence_threshold: float = Field(0.6, alias="BRAINBOT_CONFIDENCE_THRESHOLD")
+    approval_ttl_seconds: float = Field(24 * 3600, alias="BRAINBOT_APPROVAL_TTL")
+    approval_tools: Annotated[tuple[str, ...], NoDecode] = Field(
+        ("update_entry", "move_entry", "delete_entry", "undo"), alias="BRAINBOT_APPROVAL_TOOLS"
+    )
+    max_message_chars: int = Field(20_000, alias="BRAINBOT_MAX_MESSAGE_CHARS")
+    history_token_budget: int = Field(3_000, alias="BRAINBOT_HISTORY_TOKENS")
+
+    digest_time: str = Field("08:00", alias="BRAINBOT_DIGEST_TIME")
+    timezone: str = Field("UTC", alias="BRAINBOT_TIMEZONE")
+    digest_grace_seconds: float = Field(2 * 3600, alias="BRAINBOT_DIGEST_GRACE")
+
+    http_host: str = Field("127.0.0.1", alias="BRAINBOT_HTTP_HOST")
+    http_port: int = Field(8080, alias="BRAINBOT_HTTP_PORT")
+
+    slack_bot_token: str | None = Field(None, alias="SLACK_BOT_TOKEN")
+    slack_app_token: str | None = Field(None, alias="SLACK_APP_TOKEN")
+    slack_signing_secret: str | None = Field(None, alias="SLACK_SIGNING_SECRET")
+    slack_api_url: str = Field("https://slack.com/api/", alias="SLACK_API_URL")
+
+    telegram_bot_token: str | None = Field(None, alias="TELEGRAM_BOT_TOKEN")
+    telegram_api_url: str = Field("https://api.telegram.org", alias="TELEGRAM_API_URL")
+    telegram_webhook_url: str | None = Field(None, alias="TELEGRAM_WEBHOOK_URL")
+    telegram_webhook_secret: str | None = Field(None, alias="TELEGRAM_WEBHOOK_SECRET")
+
+    git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
+    log_level: str = Field("INFO", alias="BRAINBOT_LOG_LEVEL")
+
+    @field_validator("categories", "allowed_users", "approval_tools", mode="before")
+    @classmethod
+    def _csv(cls, value: object) -> object:
+        return _split_csv(value)
+
+    @model_validator(mode="after")
+    def _inbox_is_a_category(self) -> Settings:
+        if "inbox" not in self.categories:
+            self.categories = (*self.categories, "inbox")
+        return self
+
+    @property
+    def vault_dir(self) -> Path:
+        return self.vault_dir_setting or self.data_dir / "vault"
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.openai_api_key or self.openai_base_url)
+
+    @property
+    def embeddings(self) -> Literal["openai", "local", "none"]:
+        if self.embeddings_setting is not None:
+            return self.embeddings_setting
+        return "openai" if self.llm_enabled else "none"

@@ -1,0 +1,102 @@
+"""Platform-neutral events and replies.
+
+Adapters translate raw platform payloads into these and render `Reply` back into
+platform UI. They are plain data: nothing here points back at an adapter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """Where a message came from and where the answer goes."""
+
+    platform: str  # "slack" | "telegram" | "console"
+    chat_id: str
+    thread_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sender:
+    """Who sent an event: one platform identity."""
+
+    platform: str
+    id: str
+    name: str = ""
+    timezone: str | None = None  # IANA name when the platform knows it (Slack does)
+
+    @property
+    def key(self) -> str:
+        """`platform:id`, the form `BRAINBOT_ALLOWED_USERS` uses."""
+        return f"{self.platform}:{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file that came with a message, already downloaded by the adapter."""
+
+    kind: Literal["voice", "audio", "photo", "document"]
+    data: bytes
+    file_name: str
+    mime_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InboundMessage:
+    """A text (or voice/photo/file) message addressed to the bot."""
+
+    event_id: str  # dedupe key: Slack event_id / client_msg_id, Telegram update_id
+    conversation: Conversation
+    sender: Sender
+    text: str
+    received_at: datetime
+    attachments: tuple[Attachment, ...] = ()
+    source: dict[str, str] = field(default_factory=dict)  # permalink, message id, forward origin
+    raw: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPress:
+    """A press on a button the bot rendered; `action` and `value` come from `Button`."""
+
+    event_id: str
+    conversation: Conversation
+    sender: Sender
+    action: str
+    value: str
+    received_at: datetime
+    raw: Any = field(default=None, compare=False, repr=False)
+
+
+Event = InboundMessage | ButtonPress
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """One button. `action` + `value` must fit Telegram's 64-byte callback_data together."""
+
+    label: str
+    action: str  # "approve" | "reject" | "category" | "done" | "snooze" | "open" ...
+    value: str  # an approval id, an entry id, a category name: short
+    style: Literal["primary", "danger"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the bot says, in platform-neutral form.
+
+    `text` is plain text (adapters escape it for their markup). `preview` is shown
+    as a code block (an approval's diff). `notice` is a short status line (e.g. the
+    LLM is down). With `replace`, the adapter edits the message whose button was
+    pressed instead of sending a new one (and drops its old buttons).
+    """
+
+    text: str
+    buttons: tuple[Button, ...] = ()
+    preview: str | None = None
+    notice: str | None = None
+    replace: bool = False

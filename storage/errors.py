@@ -1,0 +1,64 @@
+"""Errors that carry what the caller needs to act on them."""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """Base of every domain error raised by `storage`; its message is safe to show a user."""
+
+
+class UnsafePath(StorageError):
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"refused path {path!r}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class EntryNotFound(StorageError):
+    def __init__(self, path: str) -> None:
+        super().__init__(f"no entry at {path!r}")
+        self.path = path
+
+
+class EntryTooLarge(StorageError):
+    def __init__(self, path: str, size: int, limit: int) -> None:
+        super().__init__(f"{path!r} is {size} bytes; the limit is {limit}")
+        self.path = path
+        self.size = size
+        self.limit = limit
+
+
+class UnknownCategory(StorageError):
+    def __init__(self, category: str, known: tuple[str, ...]) -> None:
+        super().__init__(f"unknown category {category!r}; known: {', '.join(known)}")
+        self.category = category
+        self.known = known
+
+
+class StaleEdit(StorageError):
+    """The file changed since the caller read it (optimistic concurrency)."""
+
+    def __init__(self, path: str, expected_hash: str, actual_hash: str | None) -> None:
+        super().__init__(f"{path!r} changed since it was read; read it again before changing it")
+        self.path = path
+        self.expected_hash = expected_hash
+        self.actual_hash = actual_hash
+
+
+class ChangeNotFound(StorageError):
+    def __init__(self, ref: str) -> None:
+        super().__init__(f"no change {ref!r} in the vault's history")
+        self.ref = ref
+
+
+class UndoConflict(StorageError):
+    def __init__(self, ref: str, paths: tuple[str, ...]) -> None:
+        super().__init__(
+            f"change {ref[:10]} cannot be undone cleanly: later changes touch {', '.join(paths)}"
+        )
+        self.ref = ref
+        self.paths = paths
+
+
+class DatabaseUnavailable(StorageError):
+    """The database cannot be reached or lacks the `vector` extension."""
