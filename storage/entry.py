@@ -75,3 +75,41 @@ class SearchResults:
     hits: tuple[SearchHit, ...]
     mode: str  # "hybrid" | "keyword" (no embeddings configured) | "vector"
     notes: tuple[str, ...] = field(default=())  # e.g. "keyword search only: no embeddings"
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What one vault write produced: the entry as now on disk (None after a delete or
+    for an attachment) and the commit that recorded it."""
+
+    entry: Entry | None
+    change: Change
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """A unified diff of what a write would do, and the content hash it was computed on:
+    pass that hash back as `expected_hash` so the write fails if the file changed since."""
+
+    diff: str
+    content_hash: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedPaths:
+    """Markdown paths that differ between a commit and the vault as it is now."""
+
+    changed: tuple[str, ...]  # added or modified (committed or not)
+    deleted: tuple[str, ...]
+    head: str | None  # HEAD when computed: the next sync starts from here
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """The outcome of importing a folder: one commit (None when nothing was new)."""
+
+    written: Written | None
+    imported: tuple[str, ...]  # Markdown notes, vault-relative
+    skipped: tuple[tuple[str, str], ...]  # (source-relative path, reason)
+    copied: tuple[str, ...] = ()  # other files (images, PDFs) kept at their relative path
+    warnings: tuple[tuple[str, str], ...] = ()  # imported, but e.g. broken frontmatter

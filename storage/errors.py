@@ -62,3 +62,20 @@ class UndoConflict(StorageError):
 
 class DatabaseUnavailable(StorageError):
     """The database cannot be reached or lacks the `vector` extension."""
+
+
+class NothingToChange(StorageError):
+    """A write would leave the file as it is, so no commit was made."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path!r} already looks like that; nothing was changed")
+        self.path = path
+
+
+class BrokenFrontmatter(StorageError):
+    """Fields cannot be changed while the note's frontmatter does not parse."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path!r} has frontmatter that does not parse ({problem}); fix it first")
+        self.path = path
+        self.problem = problem
