@@ -1,0 +1,5 @@
+"""Telegram adapter (python-telegram-bot): quick notes, voice, photos, inline-keyboard approvals."""
+
+from adapters.telegram.app import TelegramAdapter
+
+__all__ = ["TelegramAdapter"]

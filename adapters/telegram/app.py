@@ -1,0 +1,329 @@
+"""The Telegram adapter: python-telegram-bot's Application wired to the engine.
+
+Updates arrive by long polling (PTB's Updater) or, with a webhook URL, on our own
+aiohttp route, which drops them into the Application's update queue. PTB then
+runs each update as its own task (`concurrent_updates`), and `_handle` turns it
+into an event, shows "typing" while the engine works, and renders the replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from aiohttp import web
+from telegram import (
+    BotCommand,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    ReplyParameters,
+    Update,
+)
+from telegram.constants import ChatAction, ParseMode
+from telegram.error import BadRequest, TelegramError
+from telegram.ext import Application, ApplicationBuilder, TypeHandler
+
+from adapters.base import EventHandler, SentRef
+from adapters.telegram.render import keyboard, render_text
+from adapters.telegram.retry import RetryAfterLimiter
+from adapters.telegram.translate import FileRef, Incoming, Press, Skip, translate
+from bot.events import Attachment, Conversation, Event, InboundMessage, Reply
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_PATH = "/telegram/webhook"
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+MAX_DOWNLOAD = 20 * 1024 * 1024  # the Bot API refuses getFile above this
+ALLOWED_UPDATES = ("message", "callback_query")
+COMMANDS = (
+    BotCommand("start", "What this bot does"),
+    BotCommand("help", "How to capture, find and change notes"),
+    BotCommand("list", "Recent entries, e.g. /list projects"),
+    BotCommand("search", "Search your notes, e.g. /search budget"),
+    BotCommand("digest", "Today's digest, now"),
+    BotCommand("undo", "Undo a recent change"),
+    BotCommand("link", "Link this chat to your other accounts"),
+    BotCommand("settings", "Your timezone and digest time"),
+)
+TOO_BIG = (
+    "That file is too big for me: Telegram lets bots download files up to 20 MB. "
+    "Nothing was saved — send a smaller file, or a link to it."
+)
+FAILED = "Sorry — something went wrong on my side while handling that. Please try again."
+
+
+class _Recent:
+    """A bounded set of recently seen keys (oldest forgotten first)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._keys: OrderedDict[Hashable, None] = OrderedDict()
+        self._size = size
+
+    def add(self, key: Hashable) -> bool:
+        """Remember `key`; False when it was already there."""
+        if key in self._keys:
+            return False
+        self._keys[key] = None
+        if len(self._keys) > self._size:
+            self._keys.popitem(last=False)
+        return True
+
+
+class FileTooBig(Exception):
+    """The Bot API will not hand this file to a bot."""
+
+
+class TelegramAdapter:
+    """Telegram through the Bot API: polling by default, webhook when `webhook_url` is set."""
+
+    platform = "telegram"
+
+    def __init__(
+        self,
+        token: str,
+        *,
+        api_url: str = "https://api.telegram.org",
+        webhook_url: str | None = None,
+        webhook_secret: str | None = None,
+        poll_timeout: float = 30.0,
+        typing_interval: float = 4.0,
+    ) -> None:
+        if webhook_url and not webhook_secret:
+            # Without a secret anyone who finds the URL could post updates as any user.
+            raise ValueError("a Telegram webhook needs a secret (TELEGRAM_WEBHOOK_SECRET)")
+        if webhook_secret and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", webhook_secret):
+            raise ValueError("TELEGRAM_WEBHOOK_SECRET: 1-256 characters of A-Z, a-z, 0-9, _ or -")
+        root = api_url.rstrip("/")
+        builder = (
+            ApplicationBuilder()
+            .token(token)
+            .base_url(f"{root}/bot")
+            .base_file_url(f"{root}/file/bot")
+            .rate_limiter(RetryAfterLimiter())
+            .concurrent_updates(True)
+        )
+        if webhook_url:
+            builder = builder.updater(None)
+        self._application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
+        self._application.add_handler(TypeHandler(Update, self._handle))
+        self._webhook_url = webhook_url
+        self._webhook_secret = webhook_secret
+        self._poll_timeout = poll_timeout
+        self._typing_interval = typing_interval
+        self._on_event: EventHandler | None = None
+        self._seen = _Recent()
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    async def start(self, on_event: EventHandler) -> None:
+        """Connect (getMe), register the command menu, then poll or set the webhook."""
+        self._on_event = on_event
+        app = self._application
+        await app.initialize()
+        await app.bot.set_my_commands(COMMANDS)
+        await app.start()
+        if self._webhook_url:
+            await app.bot.set_webhook(
+                self._webhook_url,
+                secret_token=self._webhook_secret,
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        elif app.updater is not None:
+            await app.updater.start_polling(
+                timeout=timedelta(seconds=self._poll_timeout), allowed_updates=ALLOWED_UPDATES
+            )
+        log.info("Telegram adapter started as @%s", app.bot.username)
+
+    async def stop(self) -> None:
+        """Stop fetching, let updates in progress finish, close connections."""
+        app = self._application
+        if app.updater is not None and app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+
+    def mount(self, app: web.Application) -> None:
+        """Add POST /telegram/webhook to the bot's aiohttp server (webhook mode)."""
+        app.router.add_post(WEBHOOK_PATH, self._webhook)
+
+    async def _webhook(self, request: web.Request) -> web.Response:
+        secret = self._webhook_secret
+        given = request.headers.get(SECRET_HEADER, "")
+        if secret is None or not hmac.compare_digest(given.encode(), secret.encode()):
+            return web.Response(status=403)
+        if not self._application.running:
+            # Telegram retries a failed delivery, so nothing is lost by refusing now.
+            return web.Response(status=503)
+        try:
+            update = Update.de_json(await request.json(), self._application.bot)
+        except (ValueError, TypeError, KeyError):
+            return web.Response(status=400)
+        await self._application.update_queue.put(update)
+        return web.Response()
+
+    # -- sending -----------------------------------------------------------------
+
+    async def send(
+        self, conversation: Conversation, reply: Reply, *, reply_to: int | None = None
+    ) -> SentRef:
+        """Send a reply as one or more messages; the buttons go on the last one."""
+        return await self._send_chunks(
+            conversation, render_text(reply), keyboard(reply.buttons), reply_to
+        )
+
+    async def _send_chunks(
+        self,
+        conversation: Conversation,
+        chunks: Sequence[str],
+        markup: InlineKeyboardMarkup | None,
+        reply_to: int | None = None,
+    ) -> SentRef:
+        ids: list[str] = []
+        for index, chunk in enumerate(chunks):
+            quote = reply_to if index == 0 else None
+            message = await self._application.bot.send_message(
+                chat_id=int(conversation.chat_id),
+                text=chunk,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup if index == len(chunks) - 1 else None,
+                message_thread_id=_thread_id(conversation),
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+                reply_parameters=(
+                    ReplyParameters(quote, allow_sending_without_reply=True) if quote else None
+                ),
+            )
+            ids.append(str(message.message_id))
+        return SentRef(conversation, tuple(ids))
+
+    async def edit(self, ref: SentRef, reply: Reply) -> None:
+        """Rewrite the message that carries the buttons (its old buttons go away).
+
+        Text past the first message's limit continues in new messages. When the
+        message can no longer be edited, the reply is sent as a new message.
+        """
+        bot = self._application.bot
+        chat_id, message_id = int(ref.conversation.chat_id), int(ref.message_ids[-1])
+        chunks = render_text(reply)
+        markup = keyboard(reply.buttons)
+        try:
+            if not chunks:
+                await bot.edit_message_reply_markup(chat_id, message_id, reply_markup=markup)
+                return
+            await bot.edit_message_text(
+                chunks[0],
+                chat_id,
+                message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup if len(chunks) == 1 else None,
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+            )
+        except BadRequest as exc:
+            if "not modified" in exc.message:
+                return
+            log.info("could not edit Telegram message %s (%s); sending anew", message_id, exc)
+            await self.send(ref.conversation, reply)
+            return
+        await self._send_chunks(ref.conversation, chunks[1:], markup)
+
+    # -- receiving ---------------------------------------------------------------
+
+    async def _handle(self, update: Update, context: object) -> None:
+        if not self._first_delivery(update):
+            log.debug("dropping re-delivered update %s", update.update_id)
+            return
+        if update.callback_query is not None:
+            # Answer at once: the user's button shows a spinner until this arrives.
+            try:
+                await update.callback_query.answer()
+            except TelegramError as exc:
+                log.info("answerCallbackQuery failed: %s", exc)
+        bot = self._application.bot
+        translation = translate(update, bot.username, bot.id)
+        try:
+            if isinstance(translation, Skip):
+                log.debug("ignoring update %s: %s", update.update_id, translation.reason)
+                if translation.answer and translation.conversation:
+                    await self.send(translation.conversation, Reply(translation.answer))
+            elif isinstance(translation, Press):
+                await self._run(translation.event, (), pressed=translation.message_id)
+            elif isinstance(translation, Incoming):
+                await self._run(translation.event, translation.files, reply_to=translation.reply_to)
+        except Exception:
+            log.exception("Telegram update %s failed", update.update_id)
+
+    def _first_delivery(self, update: Update) -> bool:
+        keys: list[Hashable] = [("update", update.update_id)]
+        message = update.message
+        if message is not None:
+            keys.append(("message", message.chat_id, message.message_id))
+        if update.callback_query is not None:
+            keys.append(("query", update.callback_query.id))
+        # Check every key, and remember every key, before answering.
+        fresh = [self._seen.add(key) for key in keys]
+        return all(fresh)
+
+    async def _run(
+        self,
+        event: Event,
+        files: Sequence[FileRef],
+        *,
+        reply_to: int | None = None,
+        pressed: int | None = None,
+    ) -> None:
+        assert self._on_event is not None, "start() was not called"
+        conversation = event.conversation
+        typing = asyncio.create_task(self._keep_typing(conversation))
+        try:
+            if files and isinstance(event, InboundMessage):
+                attachments = tuple([await self._download(ref) for ref in files])
+                event = replace(event, attachments=attachments)
+            replies: Sequence[Reply] = await self._on_event(event)
+        except FileTooBig:
+            replies = [Reply(TOO_BIG)]
+        except Exception:
+            log.exception("handling a Telegram event failed")
+            replies = [Reply(FAILED)]
+        finally:
+            typing.cancel()
+        for reply in replies:
+            if reply.replace and pressed is not None:
+                await self.edit(SentRef(conversation, (str(pressed),)), reply)
+            else:
+                await self.send(conversation, reply, reply_to=reply_to)
+
+    async def _download(self, ref: FileRef) -> Attachment:
+        if ref.file_size is not None and ref.file_size > MAX_DOWNLOAD:
+            raise FileTooBig(ref.file_name)
+        try:
+            file = await self._application.bot.get_file(ref.file_id)
+        except BadRequest as exc:
+            if "file is too big" in exc.message.lower():
+                raise FileTooBig(ref.file_name) from exc
+            raise
+        data = bytes(await file.download_as_bytearray())
+        return Attachment(ref.kind, data, ref.file_name, ref.mime_type)
+
+    async def _keep_typing(self, conversation: Conversation) -> None:
+        """Telegram shows "typing" for ~5 s per call; renew it while the engine works."""
+        while True:
+            try:
+                await self._application.bot.send_chat_action(
+                    int(conversation.chat_id),
+                    ChatAction.TYPING,
+                    message_thread_id=_thread_id(conversation),
+                )
+            except TelegramError as exc:
+                log.debug("sendChatAction failed: %s", exc)
+            await asyncio.sleep(self._typing_interval)
+
+
+def _thread_id(conversation: Conversation) -> int | None:
+    return int(conversation.thread_id) if conversation.thread_id else None

@@ -1,0 +1,234 @@
+"""Telegram Update → bot.events, in one place.
+
+Pure: no network. Files are described by `FileRef`s; the adapter downloads them
+and fills `InboundMessage.attachments` before the engine sees the event.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from telegram import (
+    Message,
+    MessageEntity,
+    MessageOrigin,
+    MessageOriginChannel,
+    MessageOriginChat,
+    MessageOriginHiddenUser,
+    MessageOriginUser,
+    Update,
+    User,
+)
+from telegram.constants import ChatType
+
+from adapters.telegram.render import parse_callback_data
+from bot.events import ButtonPress, Conversation, InboundMessage, Sender
+
+PLATFORM = "telegram"
+
+UNSUPPORTED = (
+    "I can file text, voice notes, audio, photos and documents — not this kind of message."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    """A file to download before the message goes to the engine."""
+
+    kind: Literal["voice", "audio", "photo", "document"]
+    file_id: str
+    file_name: str
+    mime_type: str | None
+    file_size: int | None  # as Telegram reported it in the message, when it did
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """A message for the engine; `files` still to be downloaded."""
+
+    event: InboundMessage
+    files: tuple[FileRef, ...]
+    reply_to: int | None  # in groups, answers quote the message that addressed the bot
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A button press; `message_id` is the message that carried the button."""
+
+    event: ButtonPress
+    message_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """Not for the engine. `answer` is a polite reply to send instead, if any."""
+
+    reason: str
+    conversation: Conversation | None = None
+    answer: str | None = None
+
+
+Translation = Incoming | Press | Skip
+
+
+def translate(update: Update, bot_username: str, bot_id: int) -> Translation:
+    """Decide what an update means for brainbot."""
+    if update.callback_query is not None:
+        return _translate_press(update)
+    if update.edited_message is not None:
+        # Edits would need matching the earlier capture; the first version stays filed.
+        return Skip("edited message")
+    message = update.message
+    if message is None:
+        return Skip("not a message or button press")
+    return _translate_message(update.update_id, message, bot_username, bot_id)
+
+
+def _translate_message(
+    update_id: int, message: Message, bot_username: str, bot_id: int
+) -> Translation:
+    user = message.from_user
+    if user is None or user.is_bot:
+        return Skip("not sent by a person")
+    conversation = _conversation(message)
+    private = message.chat.type == ChatType.PRIVATE
+    if not private and not _addressed_to_bot(message, bot_username, bot_id):
+        return Skip("group message not addressed to the bot")
+
+    files = _files(message)
+    text = _strip_bot_name(message.text or message.caption or "", bot_username)
+    if not files and not text:
+        if message.effective_attachment is not None:
+            return Skip("unsupported content", conversation, UNSUPPORTED)
+        return Skip("service message")
+
+    source = {
+        "platform": PLATFORM,
+        "chat_id": str(message.chat_id),
+        "message_id": str(message.message_id),
+        **_forward_source(message.forward_origin),
+    }
+    event = InboundMessage(
+        event_id=str(update_id),
+        conversation=conversation,
+        sender=_sender(user),
+        text=text,
+        received_at=message.date,
+        source=source,
+        raw=message,
+    )
+    return Incoming(event, files, None if private else message.message_id)
+
+
+def _translate_press(update: Update) -> Translation:
+    query = update.callback_query
+    assert query is not None
+    message = query.message
+    decoded = parse_callback_data(query.data)
+    if message is None:
+        return Skip("button press on an inline message")
+    conversation = Conversation(PLATFORM, str(message.chat.id), _thread(message))
+    if decoded is None:
+        return Skip("button press with data brainbot did not make")
+    action, value = decoded
+    event = ButtonPress(
+        event_id=str(update.update_id),
+        conversation=conversation,
+        sender=_sender(query.from_user),
+        action=action,
+        value=value,
+        received_at=datetime.now(UTC),
+        raw=query,
+    )
+    return Press(event, message.message_id)
+
+
+def _conversation(message: Message) -> Conversation:
+    return Conversation(PLATFORM, str(message.chat_id), _thread(message))
+
+
+def _thread(message: object) -> str | None:
+    # Only forum topics are threads a reply must stay in; reply chains are not.
+    if isinstance(message, Message) and message.is_topic_message and message.message_thread_id:
+        return str(message.message_thread_id)
+    return None
+
+
+def _sender(user: User) -> Sender:
+    return Sender(PLATFORM, str(user.id), user.full_name or user.username or str(user.id))
+
+
+def _addressed_to_bot(message: Message, bot_username: str, bot_id: int) -> bool:
+    """In groups: a reply to the bot, an @mention of it, or a /command@bot."""
+    replied = message.reply_to_message
+    if replied is not None and replied.from_user is not None and replied.from_user.id == bot_id:
+        return True
+    handle = f"@{bot_username}".lower()
+    kinds: list[str | None] = [
+        MessageEntity.MENTION,
+        MessageEntity.TEXT_MENTION,
+        MessageEntity.BOT_COMMAND,
+    ]
+    entities = (
+        message.parse_entities(kinds) if message.text else message.parse_caption_entities(kinds)
+    )
+    for entity, value in entities.items():
+        if entity.type == MessageEntity.TEXT_MENTION:
+            if entity.user is not None and entity.user.id == bot_id:
+                return True
+        elif value.lower() == handle or value.lower().endswith(handle):
+            return True
+    return False
+
+
+def _strip_bot_name(text: str, bot_username: str) -> str:
+    """`/list@bot x` → `/list x`; `@bot buy milk` → `buy milk`."""
+    name = re.escape(bot_username)
+    text = re.sub(rf"^(/\w+)@{name}\b", r"\1", text.strip(), flags=re.IGNORECASE)
+    return re.sub(rf"\s*@{name}\b", "", text, flags=re.IGNORECASE).strip()
+
+
+def _files(message: Message) -> tuple[FileRef, ...]:
+    stamp = message.date.strftime("%Y%m%d-%H%M%S")
+    if message.voice is not None:
+        voice = message.voice
+        mime = voice.mime_type or "audio/ogg"
+        return (FileRef("voice", voice.file_id, f"voice-{stamp}.ogg", mime, voice.file_size),)
+    if message.audio is not None:
+        audio = message.audio
+        name = audio.file_name or f"audio-{stamp}.mp3"
+        return (FileRef("audio", audio.file_id, name, audio.mime_type, audio.file_size),)
+    if message.photo:
+        # Telegram sends every size it made; the largest is the one worth keeping.
+        photo = max(message.photo, key=lambda size: size.width * size.height)
+        name = f"photo-{stamp}.jpg"
+        return (FileRef("photo", photo.file_id, name, "image/jpeg", photo.file_size),)
+    if message.document is not None:
+        doc = message.document
+        name = doc.file_name or f"document-{stamp}"
+        return (FileRef("document", doc.file_id, name, doc.mime_type, doc.file_size),)
+    return ()
+
+
+def _forward_source(origin: MessageOrigin | None) -> dict[str, str]:
+    """Who a forwarded message came from, as `source` fields."""
+    if origin is None:
+        return {}
+    fields = {"forwarded_at": origin.date.isoformat()}
+    if isinstance(origin, MessageOriginUser):
+        fields["forwarded_from"] = _sender(origin.sender_user).name
+    elif isinstance(origin, MessageOriginHiddenUser):
+        fields["forwarded_from"] = origin.sender_user_name
+    elif isinstance(origin, MessageOriginChat):
+        fields["forwarded_from"] = origin.sender_chat.effective_name or str(origin.sender_chat.id)
+    elif isinstance(origin, MessageOriginChannel):
+        fields["forwarded_from"] = origin.chat.effective_name or str(origin.chat.id)
+        if origin.chat.username:
+            fields["forwarded_link"] = f"https://t.me/{origin.chat.username}/{origin.message_id}"
+    author = getattr(origin, "author_signature", None)
+    if author:
+        fields["forwarded_author"] = author
+    return fields
