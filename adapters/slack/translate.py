@@ -1,0 +1,257 @@
+"""Raw Slack payloads → bot events. The one place that reads Slack's JSON.
+
+Parsing happens in two steps: `parse_*` runs inside the 3-second acknowledgement
+window and only reads the payload (no network), producing an `Incoming`; the
+sender's profile is looked up afterwards and `to_event` completes the event.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from bot.events import ButtonPress, Conversation, Event, InboundMessage, Sender
+
+from .render import decode_action_id
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+# Message subtypes that still carry a person's own words.
+_USER_SUBTYPES = frozenset({None, "thread_broadcast", "file_share"})
+# `/brain <word> ...` forwards these as the engine's `/<word>` commands; other text is a note.
+COMMAND_WORDS = frozenset(
+    {"help", "list", "search", "get", "capture", "move", "digest", "undo", "link", "settings"}
+    | {"start", "backlinks"}
+)
+_LINK = re.compile(r"<([^<>|]+)(?:\|([^<>]*))?>")
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where replies to one payload go."""
+
+    channel: str
+    thread_ts: str | None = None
+    message_ts: str | None = None  # the message whose button was pressed
+    response_url: str | None = None
+    ephemeral: bool = False  # only response_url can reach an ephemeral message
+    via_response_url: bool = False  # slash commands answer privately
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """A payload the bot acts on, before the sender's profile is known."""
+
+    kind: Literal["message", "button"]
+    event_id: str
+    user_id: str
+    origin: Origin
+    received_at: datetime
+    text: str = ""
+    action: str = ""
+    value: str = ""
+    source: dict[str, str] = field(default_factory=dict)
+    raw: Any = field(default=None, compare=False, repr=False)
+
+    def to_event(self, sender: Sender) -> Event:
+        """The engine event, with the sender looked up by the adapter."""
+        conversation = Conversation(PLATFORM, self.origin.channel, self.origin.thread_ts)
+        if self.kind == "button":
+            return ButtonPress(
+                event_id=self.event_id,
+                conversation=conversation,
+                sender=sender,
+                action=self.action,
+                value=self.value,
+                received_at=self.received_at,
+                raw=self.raw,
+            )
+        return InboundMessage(
+            event_id=self.event_id,
+            conversation=conversation,
+            sender=sender,
+            text=self.text,
+            received_at=self.received_at,
+            source=self.source,
+            raw=self.raw,
+        )
+
+
+def sender_from_profile(user: dict[str, Any]) -> Sender:
+    """A Sender from a users.info `user` object: display name first, then real name."""
+    profile = user.get("profile") or {}
+    name = (
+        profile.get("display_name")
+        or profile.get("real_name")
+        or user.get("real_name")
+        or user.get("name")
+        or user.get("id", "")
+    )
+    return Sender(PLATFORM, user["id"], name, user.get("tz") or None)
+
+
+def permalink(team_url: str | None, channel: str, ts: str, thread_ts: str | None = None) -> str:
+    """Slack's permalink format, built locally instead of a chat.getPermalink round trip."""
+    if not team_url:
+        return ""
+    link = f"{team_url.rstrip('/')}/archives/{channel}/p{ts.replace('.', '')}"
+    if thread_ts and thread_ts != ts:
+        link += f"?thread_ts={thread_ts}&cid={channel}"
+    return link
+
+
+def slack_to_plain(text: str, *, bot_user_id: str | None = None) -> str:
+    """Slack's wire text as a person typed it: the bot's mention removed, links and
+    channel/user references readable, `&amp;` `&lt;` `&gt;` unescaped."""
+
+    def link(match: re.Match[str]) -> str:
+        target, label = match.group(1), match.group(2)
+        if target.startswith("@"):
+            return "" if target[1:] == bot_user_id else f"@{label or target[1:]}"
+        if target.startswith("#"):
+            return f"#{label or target[1:]}"
+        if target.startswith("!"):
+            return f"@{label or target[1:].split('^')[0]}"
+        if not label or label in target:
+            return target.removeprefix("mailto:")
+        return f"{label} ({target})"
+
+    plain = _LINK.sub(link, text)
+    plain = re.sub(r"[ \t]{2,}", " ", plain).strip()
+    return plain.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _received_at(ts: str | None) -> datetime:
+    try:
+        return datetime.fromtimestamp(float(ts or ""), tz=UTC)
+    except ValueError:
+        return datetime.now(tz=UTC)
+
+
+def _message_source(
+    team_url: str | None, channel: str, ts: str, thread: str | None
+) -> dict[str, str]:
+    return {
+        "platform": PLATFORM,
+        "channel": channel,
+        "ts": ts,
+        "permalink": permalink(team_url, channel, ts, thread),
+    }
+
+
+def parse_message(
+    body: dict[str, Any], *, bot_user_id: str | None, team_url: str | None
+) -> Incoming | None:
+    """A direct message (`message` with channel_type im), or None with a debug line why not."""
+    event = body.get("event") or {}
+    subtype = event.get("subtype")
+    if subtype not in _USER_SUBTYPES:
+        log.debug("ignoring message subtype %s", subtype)
+        return None
+    if event.get("bot_id") or (bot_user_id and event.get("user") == bot_user_id):
+        log.debug("ignoring a bot's message in %s", event.get("channel"))
+        return None
+    if event.get("channel_type") != "im":
+        log.debug(
+            "ignoring message in %s (%s): not a DM", event.get("channel"), event.get("channel_type")
+        )
+        return None
+    if not event.get("user"):
+        log.debug("ignoring message without a user")
+        return None
+    channel, ts = event["channel"], event["ts"]
+    # A DM answered inside a thread stays in that thread; plain DMs have none.
+    thread = event.get("thread_ts")
+    return Incoming(
+        kind="message",
+        event_id=body.get("event_id") or event.get("client_msg_id") or f"{channel}:{ts}",
+        user_id=event["user"],
+        origin=Origin(channel, thread_ts=thread),
+        received_at=_received_at(ts),
+        text=slack_to_plain(event.get("text") or "", bot_user_id=bot_user_id),
+        source=_message_source(team_url, channel, ts, thread),
+        raw=body,
+    )
+
+
+def parse_mention(
+    body: dict[str, Any], *, bot_user_id: str | None, team_url: str | None
+) -> Incoming | None:
+    """An `app_mention`: the mention stripped, the reply going into the message's thread."""
+    event = body.get("event") or {}
+    if event.get("bot_id") or not event.get("user"):
+        log.debug("ignoring a bot's mention in %s", event.get("channel"))
+        return None
+    channel, ts = event["channel"], event["ts"]
+    thread = event.get("thread_ts") or ts
+    return Incoming(
+        kind="message",
+        event_id=body.get("event_id") or event.get("client_msg_id") or f"{channel}:{ts}",
+        user_id=event["user"],
+        origin=Origin(channel, thread_ts=thread),
+        received_at=_received_at(ts),
+        text=slack_to_plain(event.get("text") or "", bot_user_id=bot_user_id),
+        source=_message_source(team_url, channel, ts, thread),
+        raw=body,
+    )
+
+
+def parse_button(body: dict[str, Any]) -> Incoming | None:
+    """A `block_actions` press on one of our buttons (action_id `bb:<action>`)."""
+    actions = body.get("actions") or []
+    if not actions:
+        return None
+    pressed = actions[0]
+    action = decode_action_id(pressed.get("action_id", ""))
+    if action is None:
+        log.debug("ignoring foreign action %s", pressed.get("action_id"))
+        return None
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
+    user = (body.get("user") or {}).get("id")
+    if not channel or not user:
+        log.debug("ignoring button press without channel or user")
+        return None
+    action_ts = pressed.get("action_ts")
+    return Incoming(
+        kind="button",
+        event_id=body.get("trigger_id") or f"{channel}:{action_ts}:{user}",
+        user_id=user,
+        origin=Origin(
+            channel,
+            thread_ts=message.get("thread_ts") or container.get("thread_ts"),
+            message_ts=container.get("message_ts") or message.get("ts"),
+            response_url=body.get("response_url"),
+            ephemeral=bool(container.get("is_ephemeral")),
+        ),
+        received_at=_received_at(action_ts),
+        action=action,
+        value=pressed.get("value") or "",
+        raw=body,
+    )
+
+
+def parse_command(body: dict[str, Any]) -> Incoming | None:
+    """`/brain list` → the engine's `/list`; `/brain some thought` → that text;
+    a bare `/brain` asks for `/help`."""
+    channel, user = body.get("channel_id"), body.get("user_id")
+    if not channel or not user:
+        return None
+    words = (body.get("text") or "").strip()
+    first = words.lstrip("/").split(" ", 1)[0].lower()
+    text = f"/{words.lstrip('/')}" if first in COMMAND_WORDS else words or "/help"
+    return Incoming(
+        kind="message",
+        event_id=body.get("trigger_id") or f"{channel}:{user}:{words}",
+        user_id=user,
+        origin=Origin(channel, response_url=body.get("response_url"), via_response_url=True),
+        received_at=datetime.now(tz=UTC),
+        text=slack_to_plain(text),
+        source={"platform": PLATFORM, "channel": channel},
+        raw=body,
+    )
