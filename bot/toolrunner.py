@@ -1,0 +1,175 @@
+"""Run one tool call, from the model or from a command: validate the arguments,
+turn a risky call into a pending approval, execute the rest, and log it."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.events import Button, Reply
+from bot.tools import REGISTRY
+from bot.tools.registry import ToolContext, ToolError, ToolResult, ToolSpec
+from storage.chat_tables import Approval
+from storage.errors import StorageError
+from storage.records import short_id
+
+log = logging.getLogger(__name__)
+
+# A correction of what the bot just filed ("actually that's a project") needs no approval.
+CORRECTION_WINDOW = timedelta(minutes=30)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What came of one call: the JSON for the model, and what the user may see."""
+
+    name: str
+    content: str  # JSON text sent back to the model as the tool message
+    ok: bool
+    result: ToolResult | None = None
+    approval: Reply | None = None  # the approval card, when the call waits for a press
+
+
+def _error(name: str, message: str) -> Outcome:
+    return Outcome(name, json.dumps({"error": message}), ok=False)
+
+
+def approval_buttons(approval_id: str) -> tuple[Button, ...]:
+    return (
+        Button("Approve", "approve", approval_id, "primary"),
+        Button("Reject", "reject", approval_id, "danger"),
+    )
+
+
+class ToolRunner:
+    def __init__(self, approval_tools: tuple[str, ...], approval_ttl_seconds: float) -> None:
+        self.approval_tools = approval_tools
+        self.approval_ttl = timedelta(seconds=approval_ttl_seconds)
+
+    async def call(self, ctx: ToolContext, name: str, arguments: str | dict[str, Any]) -> Outcome:
+        """Run (or hold for approval) one call; never raises for what the caller sent."""
+        started = time.perf_counter()
+        spec = REGISTRY.get(name)
+        if spec is None:
+            return _error(name, f"unknown tool {name!r}; known: {sorted(REGISTRY)}")
+        try:
+            if isinstance(arguments, str):
+                args = spec.arguments.model_validate_json(arguments or "{}")
+            else:
+                args = spec.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            detail = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            await self._log(ctx, name, arguments, "error", f"invalid arguments: {detail}", started)
+            return _error(name, f"invalid arguments: {detail}")
+        try:
+            if await self._needs_approval(ctx, spec, args.model_dump()):
+                outcome = await self._hold(ctx, spec, args)
+                await self._log(ctx, name, args.model_dump(), "approval", outcome.content, started)
+                return outcome
+            result = await spec.run(ctx, args)
+        except (ToolError, StorageError) as exc:
+            await self._log(ctx, name, args.model_dump(), "error", str(exc), started)
+            return _error(name, str(exc))
+        await self._log(ctx, name, args.model_dump(), "ok", "", started, result.entry_path)
+        return Outcome(name, json.dumps(result.data, default=str), ok=True, result=result)
+
+    async def run_now(
+        self, ctx: ToolContext, name: str, arguments: dict[str, Any], detail: str = ""
+    ) -> ToolResult:
+        """Execute a call the user already decided on (an approval, a button); raises
+        ToolError or StorageError when it cannot be done."""
+        spec = REGISTRY[name]
+        args = spec.arguments.model_validate(arguments)
+        started = time.perf_counter()
+        try:
+            result = await spec.run(ctx, args)
+        except (ToolError, StorageError) as exc:
+            await self._log(ctx, name, arguments, "error", str(exc), started)
+            raise
+        await self._log(ctx, name, arguments, "ok", detail, started, result.entry_path)
+        return result
+
+    async def run_approved(self, ctx: ToolContext, approval: Approval) -> ToolResult:
+        """Execute a stored call after its Approve press, against the previewed content."""
+        ctx = replace(ctx, expected_hash=approval.content_hash)
+        return await self.run_now(ctx, approval.tool, approval.arguments, "approved")
+
+    async def _needs_approval(self, ctx: ToolContext, spec: ToolSpec, args: dict[str, Any]) -> bool:
+        if spec.name not in self.approval_tools or spec.previewer is None:
+            return False
+        if spec.name == "move_entry":
+            last = await ctx.records.last_written_entry(
+                ctx.conversation.key, ctx.now - CORRECTION_WINDOW
+            )
+            path = str(args.get("path", ""))
+            return last is None or path not in (last, last.removesuffix(".md"))
+        return True
+
+    async def _hold(self, ctx: ToolContext, spec: ToolSpec, args: Any) -> Outcome:
+        assert spec.previewer is not None
+        proposal = await spec.previewer(ctx, args)
+        approval = Approval(
+            id=short_id(),
+            user_id=ctx.person.id,
+            conversation_key=ctx.conversation.key,
+            tool=spec.name,
+            arguments=args.model_dump(),
+            summary=proposal.summary,
+            preview=proposal.preview,
+            content_hash=proposal.content_hash,
+            created_at=ctx.now,
+            expires_at=ctx.now + self.approval_ttl,
+        )
+        await ctx.records.add_approval(approval)
+        card = Reply(
+            f"{proposal.summary}? This needs your approval.",
+            buttons=approval_buttons(approval.id),
+            preview=proposal.preview or None,
+        )
+        content = json.dumps(
+            {
+                "status": "awaiting_approval",
+                "approval_id": approval.id,
+                "summary": proposal.summary,
+                "note": "The user sees a preview with Approve and Reject buttons; "
+                "nothing changed yet.",
+            }
+        )
+        return Outcome(spec.name, content, ok=True, approval=card)
+
+    async def _log(
+        self,
+        ctx: ToolContext,
+        name: str,
+        arguments: Any,
+        outcome: str,
+        detail: str,
+        started: float,
+        entry_path: str | None = None,
+    ) -> None:
+        if not isinstance(arguments, dict):
+            arguments = {"raw": str(arguments)[:2000]}
+        await ctx.records.log_tool_calls(
+            [
+                {
+                    "user_id": ctx.person.id,
+                    "conversation_key": ctx.conversation.key,
+                    "tool": name,
+                    "arguments": json.loads(json.dumps(arguments, default=str)),
+                    "outcome": outcome,
+                    "detail": detail[:2000],
+                    "entry_path": entry_path,
+                    "duration_ms": (time.perf_counter() - started) * 1000,
+                    "created_at": ctx.now,
+                }
+            ]
+        )

@@ -1,0 +1,170 @@
+"""Tools that change or remove notes. Each one waits for the user's approval and
+shows a preview of the change first."""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel
+
+from bot.tools.notes import FieldValue, entry_summary, resolve_entry
+from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
+from storage.entry import Change
+
+
+def _update_parts(body: str | None, append: str | None, current_body: str) -> str | None:
+    if append:
+        return (
+            (body if body is not None else current_body).rstrip() + "\n\n" + append.strip() + "\n"
+        )
+    return body
+
+
+@tool(needs_approval=True)
+async def update_entry(
+    ctx: ToolContext,
+    path: str,
+    set_fields: list[FieldValue] | None,
+    remove_fields: list[str] | None,
+    body: str | None,
+    append: str | None,
+) -> ToolResult:
+    """Change a note: set or remove frontmatter fields, replace its text, or append to it.
+    Fields you do not name are kept.
+
+    Args:
+        path: the note's path.
+        set_fields: fields to set, or null.
+        remove_fields: names of fields to remove, or null.
+        body: the note's complete new text, or null to keep it.
+        append: text to add at the end of the note, or null.
+    """
+    entry = await resolve_entry(ctx, path)
+    fields = {fv.name: fv.value for fv in set_fields or []}
+    new_body = _update_parts(body, append, entry.body)
+    if not fields and not remove_fields and new_body is None:
+        raise ToolError("nothing to change: give set_fields, remove_fields, body or append")
+    updated = await ctx.store.update(
+        entry.path,
+        fields=fields or None,
+        body=new_body,
+        remove_fields=tuple(remove_fields or ()),
+        expected_hash=ctx.expected_hash,
+        author=ctx.author,
+        source=dict(ctx.source),
+    )
+    return ToolResult(
+        {"updated": entry_summary(updated)}, f"Updated {updated.path}.", entry_path=updated.path
+    )
+
+
+@update_entry.preview
+async def _preview_update(ctx: ToolContext, args: BaseModel) -> Proposal:
+    a = args.model_dump()
+    entry = await resolve_entry(ctx, a["path"])
+    preview = await asyncio.to_thread(
+        ctx.store.vault.preview_update,
+        entry.path,
+        fields={fv["name"]: fv["value"] for fv in a["set_fields"] or []} or None,
+        body=_update_parts(a["body"], a["append"], entry.body),
+        remove_fields=tuple(a["remove_fields"] or ()),
+    )
+    return Proposal(f"Update {entry.path}", preview.diff, preview.content_hash)
+
+
+@tool(needs_approval=True)
+async def move_entry(ctx: ToolContext, path: str, category: str) -> ToolResult:
+    """Move a note to another category (its fields follow the new category).
+    Use it for corrections like "actually that's a project".
+
+    Args:
+        path: the note's path.
+        category: the category to move it to.
+    """
+    entry = await resolve_entry(ctx, path)
+    if category not in ctx.settings.categories:
+        raise ToolError(f"unknown category {category!r}; use one of {ctx.settings.categories}")
+    if entry.category == category:
+        raise ToolError(f"{entry.path} is already in {category}")
+    moved = await ctx.store.move(
+        entry.path,
+        category,
+        expected_hash=ctx.expected_hash,
+        author=ctx.author,
+        source=dict(ctx.source),
+    )
+    return ToolResult(
+        {"moved": entry_summary(moved), "from": entry.path},
+        f"Moved {entry.path} to {moved.path}.",
+        entry_path=moved.path,
+    )
+
+
+@move_entry.preview
+async def _preview_move(ctx: ToolContext, args: BaseModel) -> Proposal:
+    a = args.model_dump()
+    entry = await resolve_entry(ctx, a["path"])
+    if a["category"] not in ctx.settings.categories:
+        raise ToolError(f"unknown category {a['category']!r}")
+    preview = await asyncio.to_thread(ctx.store.vault.preview_move, entry.path, a["category"])
+    return Proposal(f"Move {entry.path} to {a['category']}/", preview.diff, preview.content_hash)
+
+
+@tool(needs_approval=True)
+async def delete_entry(ctx: ToolContext, path: str) -> ToolResult:
+    """Delete a note. Git keeps its history, so it can be undone.
+
+    Args:
+        path: the note's path.
+    """
+    entry = await resolve_entry(ctx, path)
+    await ctx.store.delete(
+        entry.path, expected_hash=ctx.expected_hash, author=ctx.author, source=dict(ctx.source)
+    )
+    return ToolResult({"deleted": entry.path}, f"Deleted {entry.path}.")
+
+
+@delete_entry.preview
+async def _preview_delete(ctx: ToolContext, args: BaseModel) -> Proposal:
+    entry = await resolve_entry(ctx, args.model_dump()["path"])
+    preview = await asyncio.to_thread(ctx.store.vault.preview_delete, entry.path)
+    return Proposal(f"Delete {entry.path}", preview.diff, preview.content_hash)
+
+
+async def _change_to_undo(ctx: ToolContext, change: str | None) -> Change:
+    history = await ctx.store.history(limit=50)
+    if not history:
+        raise ToolError("there is nothing to undo")
+    if not change:
+        return history[0]
+    for item in history:
+        if item.commit.startswith(change.strip().lower()):
+            return item
+    raise ToolError(
+        f"no recent change {change!r}; recent ones: {[c.commit[:8] for c in history[:5]]}"
+    )
+
+
+@tool(needs_approval=True)
+async def undo(ctx: ToolContext, change: str | None) -> ToolResult:
+    """Undo an earlier change to the notes (reverts its commit).
+
+    Args:
+        change: the change's id (a commit hash or its first characters), or null for
+            the most recent change.
+    """
+    target = await _change_to_undo(ctx, change)
+    await ctx.store.undo(target.commit, author=ctx.author, source=dict(ctx.source))
+    subject = target.message.splitlines()[0] if target.message else target.operation
+    return ToolResult(
+        {"undone": target.commit[:10], "subject": subject},
+        f"Undid {subject} ({target.commit[:8]}).",
+    )
+
+
+@undo.preview
+async def _preview_undo(ctx: ToolContext, args: BaseModel) -> Proposal:
+    target = await _change_to_undo(ctx, args.model_dump()["change"])
+    preview = await asyncio.to_thread(ctx.store.vault.preview_undo, target.commit)
+    subject = target.message.splitlines()[0] if target.message else target.operation
+    return Proposal(f"Undo {subject} ({target.commit[:8]})", preview.diff, None)
