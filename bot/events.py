@@ -19,6 +19,11 @@ class Conversation:
     chat_id: str
     thread_id: str | None = None
 
+    @property
+    def key(self) -> str:
+        """One string per conversation (thread), for history and logs."""
+        return f"{self.platform}:{self.chat_id}:{self.thread_id or ''}"
+
 
 @dataclass(frozen=True, slots=True)
 class Sender:

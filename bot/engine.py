@@ -1,0 +1,258 @@
+"""The conversation engine: every platform's events come through `Engine.handle`.
+
+1. authorise the sender (unknown users get one polite refusal, nothing is stored)
+2. record the event durably, once per platform + event id (retries are ignored)
+3. route: slash command, correction, LLM tool loop, or the classifier without an LLM
+4. reply; if the LLM cannot be reached, the text is saved to the inbox anyway
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from bot.agent import Agent
+from bot.buttons import Buttons
+from bot.config import Settings
+from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
+from bot.llm import LLM, LLMUnavailable
+from bot.people import People
+from bot.router import Router, title_from
+from bot.toolrunner import ToolRunner
+from bot.tools.registry import ToolContext
+from storage.errors import StorageError
+from storage.records import HistoryItem, Person, Records
+from storage.store import Store
+
+log = logging.getLogger(__name__)
+
+REFUSAL = (
+    "Sorry, I only work for the people this brainbot was set up for. Ask its owner to add you."
+)
+REFUSALS_REMEMBERED = 10_000
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Engine:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        records: Records,
+        settings: Settings,
+        llm: LLM | None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self.records = records
+        self.settings = settings
+        self.llm = llm
+        self.clock = clock
+        self.people = People(records, settings.allowed_users)
+        self.runner = ToolRunner(settings.approval_tools, settings.approval_ttl_seconds)
+        self.buttons = Buttons(self.runner)
+        self.router = Router(self.runner, self.people)
+        self.agent = (
+            Agent(
+                llm,
+                self.runner,
+                max_rounds=settings.llm_max_rounds,
+                history_tokens=settings.history_token_budget,
+            )
+            if llm is not None
+            else None
+        )
+        self._refused: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self.last_prompt_tokens = 0
+
+    async def handle(self, event: Event) -> Sequence[Reply]:
+        """Process one event from any platform; returns what to say (nothing for a retry)."""
+        if not self.people.is_allowed(event.sender):
+            return self._refuse(event)
+        now = self.clock()
+        is_message = isinstance(event, InboundMessage)
+        first = await self.records.record_event(
+            platform=event.conversation.platform,
+            event_id=event.event_id,
+            kind="message" if is_message else "button",
+            user_key=event.sender.key,
+            chat_id=event.conversation.chat_id,
+            thread_id=event.conversation.thread_id,
+            text=event.text
+            if isinstance(event, InboundMessage)
+            else f"{event.action}:{event.value}",
+            received_at=event.received_at,
+        )
+        if not first:
+            log.info("duplicate event %s:%s ignored", event.conversation.platform, event.event_id)
+            return []
+        status = "failed"
+        try:
+            person = await self.people.resolve(event.sender, event.conversation, now)
+            ctx = self._context(event, person, now)
+            if isinstance(event, ButtonPress):
+                replies = await self.buttons.press(ctx, event.action, event.value)
+            else:
+                replies = await self._message(ctx, event)
+            status = "done"
+            return replies
+        except Exception:
+            log.exception("event %s failed", event.event_id)
+            return [
+                Reply("Sorry, something went wrong on my side. Your message is kept; try again.")
+            ]
+        finally:
+            await self.records.finish_event(
+                event.conversation.platform, event.event_id, status, self.clock()
+            )
+
+    def _refuse(self, event: Event) -> Sequence[Reply]:
+        key = (event.conversation.platform, event.event_id)
+        if key in self._refused:
+            return []
+        self._refused[key] = None
+        if len(self._refused) > REFUSALS_REMEMBERED:
+            self._refused.popitem(last=False)
+        log.info("refused %s: not in BRAINBOT_ALLOWED_USERS", event.sender.key)
+        return [Reply(REFUSAL)]
+
+    def _context(self, event: Event, person: Person, now: datetime) -> ToolContext:
+        source = {"platform": event.conversation.platform}
+        if isinstance(event, InboundMessage):
+            source.update(event.source)
+        return ToolContext(
+            store=self.store,
+            records=self.records,
+            settings=self.settings,
+            person=person,
+            author=People.author(person, event.sender),
+            conversation=event.conversation,
+            source=source,
+            now=now,
+        )
+
+    async def _message(self, ctx: ToolContext, event: InboundMessage) -> list[Reply]:
+        text = event.text.strip()
+        if len(text) > self.settings.max_message_chars:
+            return [
+                Reply(
+                    f"That message is {len(text):,} characters; I take at most "
+                    f"{self.settings.max_message_chars:,}. Nothing was saved. "
+                    "Split it, or put it in a file."
+                )
+            ]
+        notices: list[str] = []
+        if event.attachments:
+            ctx, text = await self._attachments(ctx, event.attachments, text, notices)
+        if not text:
+            return [Reply("Send me a thought, a question, or /help.")]
+        if text.startswith("/"):
+            return await self.router.command(ctx, event.sender, text)
+        correction = await self.router.correction(ctx, text)
+        if correction is not None:
+            return correction
+        if self.agent is None:
+            replies = await self.router.capture(ctx, text)
+        else:
+            replies = await self._ask_model(ctx, text, notices)
+        if notices and replies:
+            replies[0] = Reply(
+                replies[0].text,
+                replies[0].buttons,
+                replies[0].preview,
+                " ".join(notices),
+                replies[0].replace,
+            )
+        return replies
+
+    async def _ask_model(self, ctx: ToolContext, text: str, notices: list[str]) -> list[Reply]:
+        assert self.agent is not None
+        try:
+            turn = await self.agent.respond(ctx, text)
+        except LLMUnavailable as exc:
+            log.warning("LLM unavailable, saving to inbox: %s", exc)
+            return await self._save_to_inbox(ctx, text)
+        self.last_prompt_tokens = turn.prompt_tokens
+        await self.records.add_messages(ctx.conversation.key, ctx.person.id, turn.history, ctx.now)
+        return list(turn.replies)
+
+    async def _save_to_inbox(self, ctx: ToolContext, text: str) -> list[Reply]:
+        """Save first: the thought lands in the inbox unchanged when the model is down."""
+        outcome = await self.runner.call(
+            ctx,
+            "capture",
+            {
+                "category": "inbox",
+                "title": title_from(text),
+                "body": text,
+                "confidence": 0.0,
+                "tags": [],
+                "fields": [],
+            },
+        )
+        path = outcome.result.entry_path if outcome.result else None
+        await self.records.add_messages(
+            ctx.conversation.key,
+            ctx.person.id,
+            [
+                HistoryItem("user", text, None, None),
+                HistoryItem(
+                    "assistant",
+                    f"(Saved to {path} while the assistant was unreachable.)",
+                    None,
+                    None,
+                ),
+            ],
+            ctx.now,
+        )
+        return [
+            Reply(
+                f"Saved to {path}.",
+                buttons=outcome.result.buttons if outcome.result else (),
+                notice="The assistant is unreachable right now, so I saved your message to the "
+                "inbox unchanged. Pick a category, or ask me again later.",
+            )
+        ]
+
+    async def _attachments(
+        self, ctx: ToolContext, attachments: Sequence[Attachment], text: str, notices: list[str]
+    ) -> tuple[ToolContext, str]:
+        """Keep every file in the vault; a voice note's transcript becomes the text."""
+        paths: list[str] = []
+        for attachment in attachments:
+            try:
+                written = await self.store.write_attachment(
+                    attachment.file_name,
+                    attachment.data,
+                    author=ctx.author,
+                    source=dict(ctx.source),
+                )
+            except StorageError as exc:
+                notices.append(f"Could not keep {attachment.file_name}: {exc}.")
+                continue
+            paths.append(written)
+            if attachment.kind in ("voice", "audio"):
+                transcript = await self._transcribe(attachment, notices)
+                text = f"{text}\n\n{transcript}".strip() if transcript else text
+        if paths and not text:
+            text = (
+                "Voice note" if any(a.kind in ("voice", "audio") for a in attachments) else "File"
+            )
+        return replace(ctx, attachments=tuple(paths)), text
+
+    async def _transcribe(self, attachment: Attachment, notices: list[str]) -> str:
+        if self.llm is None:
+            notices.append("Voice notes are kept but not transcribed without a speech model.")
+            return ""
+        try:
+            return (await self.llm.transcribe(attachment.data, attachment.file_name)).strip()
+        except LLMUnavailable as exc:
+            log.warning("transcription failed: %s", exc)
+            notices.append("I could not transcribe the voice note; the audio is kept.")
+            return ""

@@ -1,0 +1,75 @@
+"""Everything a running brainbot needs, built once from Settings and closed in order."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.config import Settings
+from bot.engine import Engine, utcnow
+from bot.llm import LLM
+from storage.db import Database
+from storage.embeddings import make_embedder
+from storage.records import Records
+from storage.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    database: Database
+    store: Store
+    records: Records
+    llm: LLM | None
+    engine: Engine
+
+    @classmethod
+    async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
+        """Connect the database (embedded when no DATABASE_URL), open the vault and index."""
+        database = await Database.connect(settings.database_url, settings.data_dir)
+        try:
+            embedder = make_embedder(
+                settings.embeddings,
+                settings.embedding_model,
+                settings.openai_api_key,
+                settings.openai_base_url,
+                settings.embedding_dimensions,
+            )
+            store = await Store.open(
+                vault_dir=settings.vault_dir,
+                categories=settings.categories,
+                database=database,
+                embedder=embedder,
+                max_bytes=settings.max_note_bytes,
+            )
+            records = Records(database.engine)
+            await records.create_schema()
+        except BaseException:
+            await database.close()
+            raise
+        llm = (
+            LLM(
+                api_key=settings.openai_api_key,
+                base_url=settings.openai_base_url,
+                model=settings.llm_model,
+                transcribe_model=settings.transcribe_model,
+                timeout=settings.llm_timeout,
+                retries=settings.llm_retries,
+            )
+            if settings.llm_enabled
+            else None
+        )
+        if llm is None:
+            log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
+        engine = Engine(store=store, records=records, settings=settings, llm=llm, clock=clock)
+        return cls(settings, database, store, records, llm, engine)
+
+    async def close(self) -> None:
+        if self.llm is not None:
+            await self.llm.close()
+        await self.store.close()
+        await self.database.close()
