@@ -1,0 +1,119 @@
+"""Without an LLM: slash commands, the classifier, the same approval flow, linking."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import frontmatter
+
+from bot.events import Conversation
+from bot.router import classify
+from tests.bot.helpers import message, notes, press
+from tests.fakes.brain import running_brain
+
+CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
+
+
+def test_classifier_prefers_explicit_hints_then_keywords() -> None:
+    assert classify("project: new roof", CATEGORIES).category == "projects"
+    assert classify("[person] Sam likes chess", CATEGORIES).category == "people"
+    assert classify("[person] Sam likes chess", CATEGORIES).text == "Sam likes chess"
+    assert classify("pay the electricity bill", CATEGORIES).category == "admin"
+    assert classify("what if shoes had lights", CATEGORIES).category == "ideas"
+    unsure = classify("blue", CATEGORIES)
+    assert unsure.category == "inbox" and unsure.confidence < 0.6
+
+
+async def test_plain_text_and_commands_work_without_an_llm(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        vault = brain.settings.vault_dir
+        (saved,) = await brain.engine.handle(message("project: repaint the fence"))
+        assert notes(vault) == ["projects/repaint-the-fence.md"]
+        assert "projects/repaint-the-fence.md" in saved.text
+        await brain.engine.handle(message("/capture pay the water bill by friday"))
+        (listing,) = await brain.engine.handle(message("/list projects"))
+        assert "projects/repaint-the-fence.md" in listing.text and "water" not in listing.text
+        (found,) = await brain.engine.handle(message("/search water"))
+        assert "admin/pay-the-water-bill-by-friday.md" in found.text
+        (shown,) = await brain.engine.handle(message("/get projects/repaint-the-fence.md"))
+        assert "repaint the fence" in shown.text
+        (card,) = await brain.engine.handle(message("/delete projects/repaint-the-fence.md"))
+        assert card.buttons and "projects/repaint-the-fence.md" in notes(vault)
+        await brain.engine.handle(press(card, "Approve"))
+        assert notes(vault) == ["admin/pay-the-water-bill-by-friday.md"]
+        (card,) = await brain.engine.handle(message("/undo"))
+        await brain.engine.handle(press(card, "Approve"))
+        assert "projects/repaint-the-fence.md" in notes(vault)
+        (digest,) = await brain.engine.handle(message("/digest"))
+        assert digest.text.startswith("Daily digest")
+        (help_text,) = await brain.engine.handle(message("/help"))
+        assert "/search" in help_text.text
+        (unknown,) = await brain.engine.handle(message("/frobnicate"))
+        assert "/help" in unknown.text
+
+
+async def test_unsure_text_lands_in_the_inbox_with_buttons_and_fix_refiles(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        vault = brain.settings.vault_dir
+        (reply,) = await brain.engine.handle(message("blue"))
+        assert notes(vault) == ["inbox/blue.md"] and reply.buttons
+        (fixed,) = await brain.engine.handle(message("fix: idea"))
+        assert notes(vault) == ["ideas/blue.md"]
+        assert "ideas/blue.md" in fixed.text
+
+
+async def test_path_tricks_are_refused_and_change_nothing(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        await brain.engine.handle(message("idea: kites"))
+        before = notes(brain.settings.vault_dir)
+        for path in ("../../etc/passwd", "/etc/passwd", "ideas/../../x.md"):
+            (reply,) = await brain.engine.handle(message(f"/get {path}"))
+            assert reply.text.startswith("Sorry") and "root:" not in reply.text
+            (reply,) = await brain.engine.handle(message(f"/delete {path}"))
+            assert not reply.buttons
+        assert notes(brain.settings.vault_dir) == before
+
+
+async def test_link_joins_two_platform_accounts_into_one_person(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        (offer,) = await brain.engine.handle(message("/link", user="U1"))
+        code = offer.text.split("code is ")[1].split(".")[0]
+        other = dataclasses.replace(
+            message(f"/link {code}"),
+            sender=dataclasses.replace(message("x").sender, platform="other", id="T9"),
+            conversation=Conversation("other", "c9"),
+        )
+        (linked,) = await brain.engine.handle(other)
+        assert linked.text.startswith("Linked")
+        assert len(await brain.records.people()) == 1
+        (again,) = await brain.engine.handle(dataclasses.replace(other, event_id="again"))
+        assert "unknown or has expired" in again.text
+
+
+async def test_settings_change_in_chat(tmp_path: Path, database_url: str) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        (reply,) = await brain.engine.handle(message("/settings digest 07:30"))
+        assert "07:30" in reply.text
+        await brain.engine.handle(message("/settings timezone Europe/Berlin"))
+        (bad,) = await brain.engine.handle(message("/settings timezone Mars/Olympus"))
+        assert "don't know" in bad.text
+        (person,) = await brain.records.people()
+    assert person.digest_time == "07:30" and person.timezone == "Europe/Berlin"
+
+
+async def test_author_of_the_commit_is_the_chat_user(tmp_path: Path, database_url: str) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        await brain.engine.handle(message("idea: paper planes"))
+        post = frontmatter.load(brain.settings.vault_dir / "ideas/paper-planes.md")
+        history = await brain.store.history("ideas/paper-planes.md")
+    assert history[0].author.startswith("Ada")
+    assert post["source"]["message_id"] == "42"

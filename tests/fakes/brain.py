@@ -1,0 +1,60 @@
+"""A real brainbot runtime for tests: a temporary vault, a fresh database, and
+(optionally) the fake OpenAI server, with a clock the test controls."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.config import Settings
+from bot.runtime import Runtime
+from tests.fakes.openai_server import FakeOpenAI
+
+
+class Clock:
+    """A settable clock: `clock()` is now; `clock.advance(hours=1)` moves it."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+def make_settings(
+    tmp_path: Path, database_url: str, openai: FakeOpenAI | None = None, **overrides: Any
+) -> Settings:
+    values: dict[str, Any] = {
+        "BRAINBOT_DATA_DIR": str(tmp_path / "data"),
+        "DATABASE_URL": database_url,
+        "BRAINBOT_EMBEDDINGS": "none",
+        "BRAINBOT_LLM_RETRIES": 0,
+        "BRAINBOT_LLM_TIMEOUT": 5,
+    }
+    if openai is not None:
+        values["OPENAI_BASE_URL"] = openai.base_url
+        values["OPENAI_API_KEY"] = "test-key"
+    values.update(overrides)
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+@asynccontextmanager
+async def running_brain(
+    tmp_path: Path,
+    database_url: str,
+    openai: FakeOpenAI | None = None,
+    clock: Clock | None = None,
+    **overrides: Any,
+) -> AsyncIterator[Runtime]:
+    settings = make_settings(tmp_path, database_url, openai, **overrides)
+    runtime = await Runtime.open(settings, clock=clock or Clock())
+    try:
+        yield runtime
+    finally:
+        await runtime.close()

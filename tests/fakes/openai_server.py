@@ -1,0 +1,204 @@
+"""A fake OpenAI-compatible API on 127.0.0.1: chat completions that follow a
+script, embeddings (float or base64), and audio transcriptions.
+
+The real `openai` client talks to it through `base_url`, so the engine is tested
+over the wire. Every request is recorded for assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import itertools
+import json
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class ToolCall:
+    name: str
+    arguments: dict[str, Any] | str  # a str is sent as is (to test malformed JSON)
+
+
+@dataclass
+class Step:
+    """One scripted completion: text, tool calls, or an HTTP error status."""
+
+    text: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    status: int = 200
+    delay: float = 0.0
+
+
+def say(text: str) -> Step:
+    return Step(text=text)
+
+
+def call(name: str, **arguments: Any) -> Step:
+    return Step(tool_calls=[ToolCall(name, arguments)])
+
+
+def calls(*tool_calls: ToolCall) -> Step:
+    return Step(tool_calls=list(tool_calls))
+
+
+def fail(status: int = 500) -> Step:
+    return Step(status=status)
+
+
+Responder = Callable[[dict[str, Any]], Step]
+
+
+class FakeOpenAI:
+    """Serve `/v1/chat/completions`, `/v1/embeddings`, `/v1/audio/transcriptions`.
+
+    Chat answers come from `script` (a queue of Steps) or, when it is empty, from
+    `responder(request)`; with neither, the request fails with 500 so a test that
+    forgot a step fails loudly.
+    """
+
+    def __init__(self) -> None:
+        self.script: list[Step] = []
+        self.responder: Responder | None = None
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.transcript = "transcribed speech"
+        self.down = False
+        self.embedding_dimensions = 32
+        self._ids = itertools.count(1)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [body for path, body in self.requests if path == "chat"]
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/embeddings", self._embeddings)
+        app.router.add_post("/v1/audio/transcriptions", self._transcribe)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def _next_step(self, body: dict[str, Any]) -> Step:
+        if self.script:
+            return self.script.pop(0)
+        if self.responder is not None:
+            return self.responder(body)
+        return Step(status=500)
+
+    async def _chat(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.requests.append(("chat", body))
+        if self.down:
+            return _error(503, "service unavailable")
+        step = self._next_step(body)
+        if step.delay:
+            await asyncio.sleep(step.delay)
+        if step.status != 200:
+            return _error(step.status, "scripted failure")
+        message: dict[str, Any] = {"role": "assistant", "content": step.text}
+        if step.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{next(self._ids)}",
+                    "type": "function",
+                    "function": {
+                        "name": tc.name,
+                        "arguments": tc.arguments
+                        if isinstance(tc.arguments, str)
+                        else json.dumps(tc.arguments),
+                    },
+                }
+                for tc in step.tool_calls
+            ]
+        prompt_chars = len(json.dumps(body.get("messages", [])))
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{next(self._ids)}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "fake"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": "tool_calls" if step.tool_calls else "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_chars // 4,
+                    "completion_tokens": 10,
+                    "total_tokens": prompt_chars // 4 + 10,
+                },
+            }
+        )
+
+    async def _embeddings(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.requests.append(("embeddings", body))
+        if self.down:
+            return _error(503, "service unavailable")
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        dims = int(body.get("dimensions") or self.embedding_dimensions)
+        data = []
+        for i, text in enumerate(inputs):
+            vector = _vector_for(str(text), dims)
+            if body.get("encoding_format") == "base64":
+                packed = struct.pack(f"<{dims}f", *vector)
+                embedding: Any = base64.b64encode(packed).decode()
+            else:
+                embedding = vector
+            data.append({"object": "embedding", "index": i, "embedding": embedding})
+        return web.json_response(
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", "fake"),
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        )
+
+    async def _transcribe(self, request: web.Request) -> web.Response:
+        form = await request.post()
+        upload = form.get("file")
+        size = len(upload.file.read()) if isinstance(upload, web.FileField) else 0
+        self.requests.append(("transcribe", {"model": form.get("model"), "bytes": size}))
+        if self.down:
+            return _error(503, "service unavailable")
+        return web.json_response({"text": self.transcript})
+
+
+def _vector_for(text: str, dims: int) -> list[float]:
+    """A deterministic unit vector from the words of `text` (similar texts, similar vectors)."""
+    vector = [0.0] * dims
+    for word in text.lower().split():
+        digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+        slot = int.from_bytes(digest[:4], "little") % dims
+        vector[slot] += 1.0 if digest[4] % 2 else -1.0
+    norm = sum(v * v for v in vector) ** 0.5 or 1.0
+    return [v / norm for v in vector]
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response(
+        {"error": {"message": message, "type": "server_error", "code": None}}, status=status
+    )
