@@ -116,7 +116,8 @@ def slack_to_plain(text: str, *, bot_user_id: str | None = None) -> str:
             return f"#{label or target[1:]}"
         if target.startswith("!"):
             return f"@{label or target[1:].split('^')[0]}"
-        if not label or label in target:
+        bare = target.removeprefix("mailto:").split("://", 1)[-1]
+        if not label or label in (target, bare):  # Slack auto-linked what was typed
             return target.removeprefix("mailto:")
         return f"{label} ({target})"
 
