@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import yaml
+
+import adapters.slack
+from adapters.slack.app import COMMAND
 from adapters.slack.render import decode_action_id, escape, render, split_text
 from adapters.slack.translate import permalink, slack_to_plain
 from bot.events import Button, Reply
@@ -72,3 +78,22 @@ def test_permalink_is_built_locally() -> None:
     assert permalink(base, "C1", "2.5", "1.5") == (
         "https://acme.slack.com/archives/C1/p25?thread_ts=1.5&cid=C1"
     )
+
+
+def test_manifest_subscribes_to_what_the_adapter_handles() -> None:
+    manifest = yaml.safe_load(
+        (Path(adapters.slack.__file__).parent / "manifest.yaml").read_text(encoding="utf-8")
+    )
+    assert set(manifest["settings"]["event_subscriptions"]["bot_events"]) == {
+        "app_mention",
+        "message.im",
+    }
+    assert set(manifest["oauth_config"]["scopes"]["bot"]) >= {
+        "app_mentions:read",
+        "chat:write",
+        "im:history",
+        "users:read",
+        "commands",
+    }
+    assert manifest["settings"]["interactivity"]["is_enabled"] is True
+    assert [c["command"] for c in manifest["features"]["slash_commands"]] == [COMMAND]
