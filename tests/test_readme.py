@@ -1,0 +1,18 @@
+"""The README is part of the contract: every setting is in its configuration table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.config import Settings
+
+README = (Path(__file__).parents[1] / "README.md").read_text()
+
+
+def test_every_setting_is_documented() -> None:
+    missing = [f.alias for f in Settings.model_fields.values() if f"| `{f.alias}` |" not in README]
+    assert missing == []
+
+
+def test_readme_shows_the_two_commands() -> None:
+    assert "make run" in README and "make test" in README
