@@ -19,7 +19,7 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncBoltRequest
 
 from adapters.base import EventHandler, SentRef
-from bot.events import Conversation, Reply
+from bot.events import Attachment, Conversation, Reply
 
 from .render import SlackMessage, plain_message, render
 from .translate import (
@@ -219,13 +219,29 @@ class SlackAdapter:
         if on_event is None:
             return
         sender = await self._api.sender(incoming.user_id)
+        attachments = await self._download(incoming)
         try:
-            replies: Sequence[Reply] = await on_event(incoming.to_event(sender))
+            replies: Sequence[Reply] = await on_event(incoming.to_event(sender, attachments))
         except Exception:
             log.exception("handling Slack event %s failed", incoming.event_id)
             replies = [Reply(text=APOLOGY)]
         for reply in replies:
             await self._deliver(incoming.origin, reply)
+
+    async def _download(self, incoming: Incoming) -> tuple[Attachment, ...]:
+        attachments: list[Attachment] = []
+        for file in incoming.files:
+            try:
+                data = await self._api.download(file.url)
+            except SlackCallError as failure:
+                log.warning("Slack file %s not downloaded: %s", file.name, failure.error)
+                note = (
+                    f"I couldn't fetch {file.name} from Slack ({failure.error}); the text is kept."
+                )
+                await self._deliver(incoming.origin, Reply(text=note))
+                continue
+            attachments.append(Attachment(file.kind, data, file.name, file.mime_type))
+        return tuple(attachments)
 
     # -- outbound ------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from bot.events import ButtonPress, Conversation, Event, InboundMessage, Sender
+from bot.events import Attachment, ButtonPress, Conversation, Event, InboundMessage, Sender
 
 from .render import decode_action_id
 
@@ -43,6 +43,17 @@ class Origin:
 
 
 @dataclass(frozen=True, slots=True)
+class FileRef:
+    """A file shared with a message, still on Slack's servers."""
+
+    name: str
+    url: str
+    kind: Literal["voice", "audio", "photo", "document"]
+    mime_type: str | None
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
 class Incoming:
     """A payload the bot acts on, before the sender's profile is known."""
 
@@ -55,10 +66,11 @@ class Incoming:
     action: str = ""
     value: str = ""
     source: dict[str, str] = field(default_factory=dict)
+    files: tuple[FileRef, ...] = ()
     raw: Any = field(default=None, compare=False, repr=False)
 
-    def to_event(self, sender: Sender) -> Event:
-        """The engine event, with the sender looked up by the adapter."""
+    def to_event(self, sender: Sender, attachments: tuple[Attachment, ...] = ()) -> Event:
+        """The engine event, with the sender and the downloaded files added by the adapter."""
         conversation = Conversation(PLATFORM, self.origin.channel, self.origin.thread_ts)
         if self.kind == "button":
             return ButtonPress(
@@ -76,9 +88,30 @@ class Incoming:
             sender=sender,
             text=self.text,
             received_at=self.received_at,
+            attachments=attachments,
             source=self.source,
             raw=self.raw,
         )
+
+
+def file_refs(event: dict[str, Any]) -> tuple[FileRef, ...]:
+    """The downloadable files of a message event (Slack voice clips count as voice notes)."""
+    refs: list[FileRef] = []
+    for file in event.get("files") or []:
+        url = file.get("url_private_download") or file.get("url_private")
+        if not url:
+            continue
+        mime = file.get("mimetype") or None
+        kind: Literal["voice", "audio", "photo", "document"] = "document"
+        if file.get("subtype") == "slack_audio":
+            kind = "voice"
+        elif mime and mime.startswith("audio/"):
+            kind = "audio"
+        elif mime and mime.startswith("image/"):
+            kind = "photo"
+        name = file.get("name") or file.get("title") or file.get("id") or "file"
+        refs.append(FileRef(name, url, kind, mime, int(file.get("size") or 0)))
+    return tuple(refs)
 
 
 def sender_from_profile(user: dict[str, Any]) -> Sender:
@@ -175,6 +208,7 @@ def parse_message(
         received_at=_received_at(ts),
         text=slack_to_plain(event.get("text") or "", bot_user_id=bot_user_id),
         source=_message_source(team_url, channel, ts, thread),
+        files=file_refs(event),
         raw=body,
     )
 

@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 MAX_RETRY_AFTER = 60.0  # seconds; longer waits are reported as errors instead
+MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
 class SlackCallError(Exception):
@@ -103,6 +104,7 @@ class SlackWebAPI:
     """The Web API client of one bot token, sharing one HTTP connection pool."""
 
     def __init__(self, token: str, api_url: str):
+        self._token = token
         self.client = AsyncWebClient(
             token=token,
             base_url=api_url if api_url.endswith("/") else api_url + "/",
@@ -166,6 +168,26 @@ class SlackWebAPI:
         sender = sender_from_profile(response["user"])
         self._senders[user_id] = sender
         return sender
+
+    async def download(self, url: str, *, limit: int = MAX_FILE_BYTES) -> bytes:
+        """A file's bytes from its url_private(_download), authorised by the bot token."""
+        if self._session is None:
+            raise SlackCallError("files.download", "not_connected")
+        headers = {"Authorization": f"Bearer {self._token}"}
+        try:
+            async with self._session.get(url, headers=headers) as response:
+                # Without files:read Slack answers 200 with its sign-in page.
+                if response.status != 200 or response.content_type == "text/html":
+                    error = f"http_{response.status}" if response.status != 200 else "not_authed"
+                    raise SlackCallError("files.download", error)
+                if (response.content_length or 0) > limit:
+                    raise SlackCallError("files.download", "file_too_large")
+                data = await response.content.read(limit + 1)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise SlackCallError("files.download", type(exc).__name__) from exc
+        if len(data) > limit:
+            raise SlackCallError("files.download", "file_too_large")
+        return data
 
     async def post(self, channel: str, message: SlackMessage, thread_ts: str | None = None) -> str:
         """chat.postMessage; returns the new message's ts."""

@@ -106,6 +106,7 @@ class FakeSlack:
         self.users: dict[str, dict[str, Any]] = {}
         self.acks: dict[str, dict[str, Any]] = {}
         self.sockets: list[web.WebSocketResponse] = []
+        self.files: dict[str, tuple[bytes, str]] = {}
         self._faults: dict[str, list[Callable[[], web.Response]]] = {}
         self._ts = itertools.count(1)
         self._changed = asyncio.Condition()
@@ -122,6 +123,7 @@ class FakeSlack:
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_get("/socket", self._socket)
         app.router.add_post("/respond/{name}", self._respond)
+        app.router.add_get("/files/{name}", self._file)
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -155,6 +157,21 @@ class FakeSlack:
             "is_bot": False,
             "profile": {"display_name": display_name, "real_name": display_name or name},
         }
+
+    def add_file(self, name: str, data: bytes, mime: str, *, subtype: str = "") -> dict[str, Any]:
+        """Store a file; returns the `files[]` entry a message event carries for it."""
+        self.files[name] = (data, mime)
+        entry: dict[str, Any] = {
+            "id": f"F{len(self.files):08d}",
+            "name": name,
+            "mimetype": mime,
+            "size": len(data),
+            "url_private": f"http://127.0.0.1:{self.port}/files/{name}",
+            "url_private_download": f"http://127.0.0.1:{self.port}/files/{name}?download=1",
+        }
+        if subtype:
+            entry["subtype"] = subtype
+        return entry
 
     def rate_limit(self, method: str, times: int = 1, retry_after: str = "0") -> None:
         """Answer the next `times` calls of `method` with 429 and this Retry-After."""
@@ -241,6 +258,16 @@ class FakeSlack:
         return ws
 
     # -- Web API -------------------------------------------------------------
+
+    async def _file(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        authorised = request.headers.get("Authorization") == f"Bearer {self.bot_token}"
+        await self._record(Call("file", {"name": name}, 200, time.monotonic(), {"ok": authorised}))
+        if not authorised or name not in self.files:
+            # Slack's answer to a request without a valid token: its sign-in page.
+            return web.Response(text="<html>sign in</html>", content_type="text/html")
+        data, mime = self.files[name]
+        return web.Response(body=data, content_type=mime)
 
     async def _respond(self, request: web.Request) -> web.Response:
         body = await request.json()

@@ -293,3 +293,34 @@ async def test_ephemeral_button_is_replaced_through_response_url(
     [answer] = fake_slack.ok_calls("response_url")
     assert answer.args["replace_original"] is True
     assert json.dumps(answer.args["blocks"]).count("pressed category projects") == 1
+
+
+async def test_voice_clip_is_downloaded_and_handed_over(
+    http_bot: HttpBot, fake_slack: FakeSlack
+) -> None:
+    clip = fake_slack.add_file(
+        "audio_message.webm", b"OggS fake audio", "audio/webm", subtype="slack_audio"
+    )
+    await dm(http_bot, "", subtype="file_share", files=[clip])
+    await fake_slack.wait_for("chat.postMessage")
+    [event] = http_bot.recorder.events
+    assert isinstance(event, InboundMessage)
+    [attachment] = event.attachments
+    assert (attachment.kind, attachment.data, attachment.file_name) == (
+        "voice",
+        b"OggS fake audio",
+        "audio_message.webm",
+    )
+
+
+async def test_file_that_cannot_be_fetched_is_reported(
+    http_bot: HttpBot, fake_slack: FakeSlack
+) -> None:
+    lost = fake_slack.add_file("plan.pdf", b"%PDF", "application/pdf")
+    del fake_slack.files["plan.pdf"]
+    await dm(http_bot, "the plan", subtype="file_share", files=[lost])
+    posts = await fake_slack.wait_for("chat.postMessage", 2)
+    assert "couldn't fetch plan.pdf" in posts[0].args["text"]
+    [event] = http_bot.recorder.events
+    assert isinstance(event, InboundMessage)
+    assert (event.text, event.attachments) == ("the plan", ())
