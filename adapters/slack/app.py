@@ -89,6 +89,7 @@ class SlackAdapter:
     async def start(self, on_event: EventHandler) -> None:
         """Check the token (auth.test), build the bolt app and connect Socket Mode if configured."""
         await self._api.open()
+        socket: AsyncSocketModeHandler | None = None
         try:
             self._identity = await self._api.identify()
             bolt = self._build_bolt()
@@ -98,10 +99,12 @@ class SlackAdapter:
                 # leaving the SDK retrying forever in the background.
                 socket.client.wss_uri = await self._api.socket_url(self._app_token)
                 await socket.connect_async()  # type: ignore[no-untyped-call]  # bolt: unannotated
-                self._socket = socket
         except BaseException:
+            if socket is not None:
+                await socket.close_async()  # type: ignore[no-untyped-call]
             await self._api.close()
             raise
+        self._socket = socket
         self._on_event = on_event
         self._bolt = bolt
         log.info(
