@@ -16,7 +16,8 @@ from contextlib import asynccontextmanager
 from adapters.base import EventHandler
 from adapters.telegram import TelegramAdapter
 from bot.events import Event, Reply
-from tests.fakes.telegram_api import FakeTelegram, Updates
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_updates import Updates
 
 TARGET_MS = 60.0
 WARMUP = 3

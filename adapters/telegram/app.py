@@ -9,6 +9,7 @@ into an event, shows "typing" while the engine works, and renders the replies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import re
@@ -100,6 +101,8 @@ class TelegramAdapter:
             raise ValueError("a Telegram webhook needs a secret (TELEGRAM_WEBHOOK_SECRET)")
         if webhook_secret and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", webhook_secret):
             raise ValueError("TELEGRAM_WEBHOOK_SECRET: 1-256 characters of A-Z, a-z, 0-9, _ or -")
+        # httpx logs every request URL at INFO, and Bot API URLs contain the token.
+        logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger("httpx").level))
         root = api_url.rstrip("/")
         builder = (
             ApplicationBuilder()
@@ -163,8 +166,11 @@ class TelegramAdapter:
             # Telegram retries a failed delivery, so nothing is lost by refusing now.
             return web.Response(status=503)
         try:
-            update = Update.de_json(await request.json(), self._application.bot)
-        except (ValueError, TypeError, KeyError):
+            body = await request.json()
+            if not isinstance(body, dict) or not isinstance(body.get("update_id"), int):
+                return web.Response(status=400)
+            update = Update.de_json(body, self._application.bot)
+        except (ValueError, TypeError, KeyError, AttributeError):
             return web.Response(status=400)
         await self._application.update_queue.put(update)
         return web.Response()
@@ -280,7 +286,8 @@ class TelegramAdapter:
     ) -> None:
         assert self._on_event is not None, "start() was not called"
         conversation = event.conversation
-        typing = asyncio.create_task(self._keep_typing(conversation))
+        done = asyncio.Event()
+        typing = asyncio.create_task(self._keep_typing(conversation, done))
         try:
             if files and isinstance(event, InboundMessage):
                 attachments = tuple([await self._download(ref) for ref in files])
@@ -292,7 +299,10 @@ class TelegramAdapter:
             log.exception("handling a Telegram event failed")
             replies = [Reply(FAILED)]
         finally:
-            typing.cancel()
+            # Let a chatAction already on its way land first: arriving after the
+            # reply, it would show "typing" under the answer for five seconds.
+            done.set()
+            await typing
         for reply in replies:
             if reply.replace and pressed is not None:
                 await self.edit(SentRef(conversation, (str(pressed),)), reply)
@@ -311,9 +321,9 @@ class TelegramAdapter:
         data = bytes(await file.download_as_bytearray())
         return Attachment(ref.kind, data, ref.file_name, ref.mime_type)
 
-    async def _keep_typing(self, conversation: Conversation) -> None:
-        """Telegram shows "typing" for ~5 s per call; renew it while the engine works."""
-        while True:
+    async def _keep_typing(self, conversation: Conversation, done: asyncio.Event) -> None:
+        """Telegram shows "typing" for ~5 s per call; renew it until `done` is set."""
+        while not done.is_set():
             try:
                 await self._application.bot.send_chat_action(
                     int(conversation.chat_id),
@@ -322,7 +332,8 @@ class TelegramAdapter:
                 )
             except TelegramError as exc:
                 log.debug("sendChatAction failed: %s", exc)
-            await asyncio.sleep(self._typing_interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), self._typing_interval)
 
 
 def _thread_id(conversation: Conversation) -> int | None:

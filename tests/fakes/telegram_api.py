@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import html
 import itertools
 import json
 import re
@@ -23,6 +22,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.telegram_html import CantParseEntities, utf16_len, visible_text
+
 MAX_TEXT = 4096
 MAX_CALLBACK_DATA = 64
 MAX_DOWNLOAD = 20 * 1024 * 1024
@@ -31,12 +32,6 @@ _STRING_PARAMS = frozenset(
     {"text", "caption", "url", "secret_token", "file_id", "callback_query_id", "action"}
     | {"parse_mode", "ip_address"}
 )
-_HTML_TAGS = frozenset(
-    {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler", "a"}
-    | {"code", "pre", "blockquote", "tg-emoji"}
-)
-_ENTITY = re.compile(r"&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);")
-_TAG = re.compile(r"<(/?)([a-z-]+)((?:\s[^<>]*)?)>")
 
 
 class ApiError(Exception):
@@ -78,46 +73,6 @@ class SentMessage:
     edits: list[str] = field(default_factory=list)
 
 
-def visible_text(text: str) -> str:
-    """Check Telegram HTML the way the Bot API does and return the text a user sees."""
-    stack: list[str] = []
-    out: list[str] = []
-    pos = 0
-    while pos < len(text):
-        char = text[pos]
-        if char == "<":
-            tag = _TAG.match(text, pos)
-            if tag is None:
-                raise bad_request(f"can't parse entities: unexpected '<' at byte offset {pos}")
-            closing, name = tag.group(1) == "/", tag.group(2)
-            if name not in _HTML_TAGS:
-                raise bad_request(f'can\'t parse entities: Unsupported start tag "{name}"')
-            if closing:
-                if not stack or stack.pop() != name:
-                    raise bad_request(f'can\'t parse entities: Unexpected end tag "{name}"')
-            else:
-                stack.append(name)
-            pos = tag.end()
-        elif char == "&":
-            entity = _ENTITY.match(text, pos)
-            if entity is None:
-                raise bad_request(f"can't parse entities: unescaped '&' at byte offset {pos}")
-            out.append(html.unescape(entity.group(0)))
-            pos = entity.end()
-        elif char == ">":
-            raise bad_request(f"can't parse entities: unescaped '>' at byte offset {pos}")
-        else:
-            out.append(char)
-            pos += 1
-    if stack:
-        raise bad_request(f"can't parse entities: Can't find end tag corresponding to {stack[-1]}")
-    return "".join(out)
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
 class FakeTelegram:
     """The Bot API for one bot token. Start with `await fake.start()` (or `async with`)."""
 
@@ -150,7 +105,7 @@ class FakeTelegram:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._api)
         app.router.add_get("/file/bot{token}/{path:.+}", self._download)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.1, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
@@ -359,7 +314,10 @@ class FakeTelegram:
 
     def _check_text(self, params: dict[str, Any]) -> str:
         text = str(params.get("text", ""))
-        shown = visible_text(text) if params.get("parse_mode") == "HTML" else text
+        try:
+            shown = visible_text(text) if params.get("parse_mode") == "HTML" else text
+        except CantParseEntities as exc:
+            raise bad_request(str(exc)) from exc
         if not shown.strip():
             raise bad_request("message text is empty")
         if utf16_len(shown) > MAX_TEXT:
@@ -424,63 +382,3 @@ def _error(exc: ApiError) -> web.Response:
     if exc.parameters:
         body["parameters"] = exc.parameters
     return web.json_response(body, status=exc.status)
-
-
-class Updates:
-    """Builders for the update JSON Telegram sends, with realistic defaults."""
-
-    def __init__(self, chat_id: int = 42, user_id: int = 42, first_name: str = "Ada"):
-        self.chat_id = chat_id
-        self.user = {"id": user_id, "is_bot": False, "first_name": first_name, "username": "ada"}
-        self._message_ids = itertools.count(1)
-
-    def message(
-        self,
-        text: str | None = None,
-        *,
-        chat: dict[str, Any] | None = None,
-        user: dict[str, Any] | None = None,
-        message_id: int | None = None,
-        **fields: Any,
-    ) -> dict[str, Any]:
-        """A `message` update; `fields` adds voice/photo/caption/forward_origin/entities…"""
-        message: dict[str, Any] = {
-            "message_id": message_id if message_id is not None else next(self._message_ids),
-            "date": int(time.time()),
-            "chat": chat or {"id": self.chat_id, "type": "private", "first_name": "Ada"},
-            "from": user or self.user,
-            **fields,
-        }
-        if text is not None:
-            message["text"] = text
-        return {"message": message}
-
-    def edited(self, text: str, message_id: int) -> dict[str, Any]:
-        update = self.message(text, message_id=message_id, edit_date=int(time.time()))
-        return {"edited_message": update["message"]}
-
-    def press(
-        self,
-        data: str,
-        *,
-        message_id: int,
-        user: dict[str, Any] | None = None,
-        chat_id: int | None = None,
-    ) -> dict[str, Any]:
-        """A `callback_query` update: a press on a button of the bot's message `message_id`."""
-        chat = chat_id if chat_id is not None else self.chat_id
-        return {
-            "callback_query": {
-                "id": f"cq{next(self._message_ids)}",
-                "from": user or self.user,
-                "chat_instance": "ci1",
-                "data": data,
-                "message": {
-                    "message_id": message_id,
-                    "date": int(time.time()),
-                    "chat": {"id": chat, "type": "private" if chat > 0 else "supergroup"},
-                    "from": {"id": 1, "is_bot": True, "first_name": "Brainbot"},
-                    "text": "…",
-                },
-            }
-        }

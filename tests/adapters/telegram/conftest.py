@@ -11,7 +11,8 @@ import pytest
 
 from adapters.telegram import TelegramAdapter
 from bot.events import Event, Reply
-from tests.fakes.telegram_api import FakeTelegram, Updates
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_updates import Updates
 
 Answer = Callable[[Event], Awaitable[Sequence[Reply]] | Sequence[Reply]]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from adapters.telegram import TelegramAdapter
 from bot.events import Button, ButtonPress, Reply
 from tests.adapters.telegram.conftest import Engine
-from tests.fakes.telegram_api import FakeTelegram, Updates
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_updates import Updates
 
 APPROVE = Button("Approve", "approve", "a1b2c3", "primary")
 REJECT = Button("Reject", "reject", "a1b2c3", "danger")

@@ -12,7 +12,8 @@ from adapters.telegram.app import TOO_BIG
 from adapters.telegram.translate import UNSUPPORTED
 from bot.events import InboundMessage, Reply
 from tests.adapters.telegram.conftest import Engine
-from tests.fakes.telegram_api import FakeTelegram, Updates
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_updates import Updates
 
 GROUP = {"id": -1001, "type": "supergroup", "title": "Team"}
 

@@ -8,7 +8,9 @@ import pytest
 from adapters.telegram import TelegramAdapter
 from bot.events import Button, Event, Reply
 from tests.adapters.telegram.conftest import Engine, make_adapter
-from tests.fakes.telegram_api import FakeTelegram, Updates, visible_text
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_html import visible_text
+from tests.fakes.telegram_updates import Updates
 
 # PTB itself reads RetryAfter.retry_after while building the error, which warns
 # about the int → timedelta migration; the adapter handles both forms.

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
+
 from adapters.telegram import TelegramAdapter
 from bot.events import InboundMessage, Reply
-from tests.adapters.telegram.conftest import Engine
-from tests.fakes.telegram_api import FakeTelegram, Updates
+from tests.adapters.telegram.conftest import Engine, make_adapter
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_updates import Updates
 
 
 async def test_start_registers_the_command_menu_and_polls(
@@ -152,3 +157,18 @@ async def test_slash_commands_go_to_the_engine_as_text_without_the_bot_name(
     await fake.wait_for("sendMessage")
 
     assert engine.events[0].text == "/search budget"  # type: ignore[union-attr]
+
+
+async def test_the_bot_token_never_reaches_the_logs(
+    fake: FakeTelegram, engine: Engine, updates: Updates, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    telegram = make_adapter(fake)
+    await telegram.start(engine)
+    try:
+        fake.queue_update(updates.message("note"))
+        await fake.wait_for("sendMessage")
+    finally:
+        await telegram.stop()
+    assert caplog.records
+    assert not [r for r in caplog.records if fake.token in r.getMessage()]

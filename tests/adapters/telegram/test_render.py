@@ -17,7 +17,7 @@ from adapters.telegram.render import (
     render_text,
 )
 from bot.events import Button, Reply
-from tests.fakes.telegram_api import utf16_len, visible_text
+from tests.fakes.telegram_html import utf16_len, visible_text
 
 
 def test_text_is_escaped_and_notice_and_preview_are_styled() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from telegram import Update
 
 from adapters.telegram.translate import Incoming, Skip, translate
-from tests.fakes.telegram_api import Updates
+from tests.fakes.telegram_updates import Updates
 
 BOT_ID, BOT_NAME = 123456, "brainbot_test_bot"
 GROUP = {"id": -1001, "type": "supergroup", "title": "Team"}

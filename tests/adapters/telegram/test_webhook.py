@@ -12,7 +12,8 @@ from aiohttp import web
 
 from adapters.telegram import TelegramAdapter
 from tests.adapters.telegram.conftest import Engine, make_adapter
-from tests.fakes.telegram_api import FakeTelegram, Updates
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_updates import Updates
 
 SECRET = "s3cret-Token_1"
 PUBLIC_URL = "https://bot.example.org/telegram/webhook"
@@ -83,12 +84,12 @@ async def test_an_update_without_the_right_secret_is_refused_and_not_processed(
     assert [e.text for e in engine.events] == ["genuine"]  # type: ignore[union-attr]
 
 
-async def test_a_malformed_body_is_a_bad_request(served: Served) -> None:
+@pytest.mark.parametrize("body", [b"{not json", b"[]", b"{}", b'{"update_id": "x"}'])
+async def test_a_malformed_body_is_a_bad_request(served: Served, body: bytes) -> None:
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
     async with (
         aiohttp.ClientSession() as session,
-        session.post(
-            served.url, data=b"{not json", headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}
-        ) as response,
+        session.post(served.url, data=body, headers=headers) as response,
     ):
         assert response.status == 400
 
