@@ -111,6 +111,8 @@ class TelegramAdapter:
             .base_file_url(f"{root}/file/bot")
             .rate_limiter(RetryAfterLimiter())
             .concurrent_updates(True)
+            # Scheduling lives in brainbot's scheduler; PTB would start its own otherwise.
+            .job_queue(None)
         )
         if webhook_url:
             builder = builder.updater(None)
