@@ -1,0 +1,261 @@
+"""The vault's git repository, through pygit2.
+
+A commit is built by rewriting only the trees on the paths that changed (a few
+milliseconds on a 10,000-note vault, where the git CLI takes ~45 ms), and the git
+index is then updated for just those paths, so `git status` in the vault stays clean.
+Callers hold the vault lock around every method here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import DeltaStatus, FileMode, FileStatus, ObjectType
+
+from storage.entry import BOT_AUTHOR, Author
+from storage.errors import ChangeNotFound, StorageError
+
+log = logging.getLogger(__name__)
+
+_TreeChanges = dict[str, "pygit2.Oid | _TreeChanges | None"]
+_GONE = FileStatus.WT_DELETED | FileStatus.INDEX_DELETED
+_LARGE_TREE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class PathChange:
+    """One path that differs between two trees (renames are a delete plus an add)."""
+
+    path: str
+    old: pygit2.Oid | None  # None: added
+    new: pygit2.Oid | None  # None: deleted
+
+
+def signature(author: Author, when: datetime | None = None) -> pygit2.Signature:
+    """A git signature that libgit2 accepts whatever a chat user's name looks like."""
+    name = " ".join(author.name.replace("<", "").replace(">", "").split()) or "unknown"
+    email = "".join(author.email.replace("<", "").replace(">", "").split())
+    stamp = int((when or datetime.now(UTC)).timestamp())
+    return pygit2.Signature(name, email, stamp, 0)
+
+
+class GitRepo:
+    """Commits, diffs and status for one vault folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        try:
+            self.repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+        except pygit2.GitError:
+            self.repo = pygit2.init_repository(str(root), initial_head="main")
+        if self.repo.is_bare:
+            raise StorageError(f"the vault folder {root.name!r} is a bare git repository")
+        self._index_backlog: set[str] = set()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def head_commit(self) -> pygit2.Commit | None:
+        if self.repo.head_is_unborn:
+            return None
+        return self.repo.head.peel(pygit2.Commit)
+
+    def find_commit(self, ref: str) -> pygit2.Commit:
+        """The commit a full or abbreviated sha names; ChangeNotFound otherwise."""
+        text = ref.strip()
+        if not text or len(text) > 40 or any(c not in "0123456789abcdefABCDEF" for c in text):
+            raise ChangeNotFound(ref)
+        try:
+            found = self.repo.revparse_single(text)
+        except (KeyError, ValueError, pygit2.GitError):
+            raise ChangeNotFound(ref) from None
+        if not isinstance(found, pygit2.Commit):
+            raise ChangeNotFound(ref)
+        return found
+
+    def blob_id(self, tree: pygit2.Tree | None, path: str) -> pygit2.Oid | None:
+        """The blob at `path` in `tree`, or None if there is none."""
+        if tree is None:
+            return None
+        try:
+            entry = tree[path]
+        except KeyError:
+            return None
+        return entry.id if entry.type == ObjectType.BLOB else None
+
+    def blob_data(self, oid: pygit2.Oid) -> bytes:
+        blob = self.repo[oid]
+        assert isinstance(blob, pygit2.Blob)
+        return blob.data
+
+    def diff(self, old: pygit2.Tree | None, new: pygit2.Tree | None) -> list[PathChange]:
+        """Paths whose blobs differ between two trees. Identical subtrees are skipped by
+        their ids, so the cost grows with the difference, not with the vault (libgit2's
+        own tree diff walks every subtree of the root)."""
+        out: list[PathChange] = []
+        self._diff_into(old, new, "", out)
+        return out
+
+    def _diff_into(
+        self, old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str, out: list[PathChange]
+    ) -> None:
+        if old is not None and new is not None and old.id == new.id:
+            return
+        if old is None:
+            if new is not None:
+                out.extend(
+                    PathChange(path, None, oid) for path, oid in self.walk_blobs(new, prefix)
+                )
+            return
+        if new is None:
+            out.extend(PathChange(path, oid, None) for path, oid in self.walk_blobs(old, prefix))
+            return
+        if len(old) + len(new) > _LARGE_TREE:
+            # A big flat folder: libgit2 compares its entries faster than Python does.
+            for delta in old.diff_to_tree(new).deltas:
+                before = None if delta.status == DeltaStatus.ADDED else delta.old_file.id
+                after = None if delta.status == DeltaStatus.DELETED else delta.new_file.id
+                path = delta.new_file.path if after is not None else delta.old_file.path
+                out.append(PathChange(f"{prefix}{path}", before, after))
+            return
+        olds = {str(item.name): item for item in old}
+        news = {str(item.name): item for item in new}
+        for name in sorted(olds.keys() | news.keys()):
+            a, b = olds.get(name), news.get(name)
+            if a is not None and b is not None and a.id == b.id:
+                continue
+            a_tree = a if isinstance(a, pygit2.Tree) else None
+            b_tree = b if isinstance(b, pygit2.Tree) else None
+            if a_tree is not None or b_tree is not None:
+                self._diff_into(a_tree, b_tree, f"{prefix}{name}/", out)
+            a_blob = a.id if a is not None and a.type == ObjectType.BLOB else None
+            b_blob = b.id if b is not None and b.type == ObjectType.BLOB else None
+            if a_blob is not None or b_blob is not None:
+                out.append(PathChange(f"{prefix}{name}", a_blob, b_blob))
+
+    def walk_blobs(self, tree: pygit2.Tree, prefix: str = "") -> Iterable[tuple[str, pygit2.Oid]]:
+        for item in tree:
+            path = f"{prefix}{item.name}"
+            if isinstance(item, pygit2.Tree):
+                yield from self.walk_blobs(item, f"{path}/")
+            elif item.type == ObjectType.BLOB:
+                yield path, item.id
+
+    def renamed_from(self, commit: pygit2.Commit, path: str) -> str | None:
+        """The path that `commit` renamed to `path`, found by git's rename detection."""
+        if not commit.parents:
+            return None
+        diff = commit.parents[0].tree.diff_to_tree(commit.tree)
+        diff.find_similar()
+        for delta in diff.deltas:
+            if delta.status == DeltaStatus.RENAMED and delta.new_file.path == path:
+                return str(delta.old_file.path)
+        return None
+
+    def uncommitted(self) -> tuple[set[str], set[str]]:
+        """Paths whose working-tree state differs from HEAD (hand edits, new files),
+        split into (present on disk, gone from disk)."""
+        present: set[str] = set()
+        gone: set[str] = set()
+        self._refresh_index()
+        for path, flags in self.repo.status(untracked_files="all").items():
+            if flags & FileStatus.IGNORED:
+                continue
+            if flags & _GONE and not (self.root / path).exists():
+                gone.add(path)
+            else:
+                present.add(path)
+        return present, gone
+
+    # -- writing -------------------------------------------------------------------------
+
+    def blob(self, data: bytes) -> pygit2.Oid:
+        return self.repo.create_blob(data)
+
+    def commit(
+        self,
+        changes: Mapping[str, pygit2.Oid | None],
+        message: str,
+        author: Author,
+    ) -> pygit2.Commit:
+        """One commit on HEAD that sets each path to a blob (None removes it). The
+        working tree must already hold the new files; the git index follows them."""
+        head = self.head_commit()
+        nested: _TreeChanges = {}
+        for path, oid in changes.items():
+            *folders, name = path.split("/")
+            node = nested
+            for folder in folders:
+                child = node.setdefault(folder, {})
+                assert isinstance(child, dict)
+                node = child
+            node[name] = oid
+        tree_id = self._build_tree(head.tree if head else None, nested) or self._empty_tree()
+        now = datetime.now(UTC)
+        try:
+            commit_id = self.repo.create_commit(
+                "HEAD",
+                signature(author, now),
+                signature(BOT_AUTHOR, now),
+                message,
+                tree_id,
+                [head.id] if head else [],
+            )
+        except pygit2.GitError as exc:
+            # libgit2 refuses when HEAD moved since we read it (a git command run by hand).
+            problem = f"the vault's history changed while writing; try again ({exc})"
+            raise StorageError(problem) from exc
+        self._update_index(changes)
+        commit = self.repo[commit_id]
+        assert isinstance(commit, pygit2.Commit)
+        return commit
+
+    def _empty_tree(self) -> pygit2.Oid:
+        return self.repo.TreeBuilder().write()
+
+    def _build_tree(self, base: pygit2.Tree | None, changes: _TreeChanges) -> pygit2.Oid | None:
+        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
+        for name, change in changes.items():
+            if isinstance(change, dict):
+                sub_base = base[name] if base is not None and name in base else None
+                sub_tree = sub_base if isinstance(sub_base, pygit2.Tree) else None
+                sub_id = self._build_tree(sub_tree, change)
+                if sub_id is not None:
+                    builder.insert(name, sub_id, FileMode.TREE)
+                elif builder.get(name) is not None:
+                    builder.remove(name)
+            elif change is None:
+                if builder.get(name) is not None:
+                    builder.remove(name)
+            else:
+                builder.insert(name, change, FileMode.BLOB)
+        # git has no empty folders: a tree left empty disappears from its parent.
+        return builder.write() if len(builder) else None
+
+    def _update_index(self, changes: Mapping[str, pygit2.Oid | None]) -> None:
+        self._index_backlog.update(changes)
+        self._refresh_index()
+
+    def _refresh_index(self) -> None:
+        """Bring the git index up to date for the paths we committed. Only those
+        entries change (~4 ms for a 10,000-entry index); if a git command run by hand
+        holds the index lock, they are kept for the next write."""
+        if not self._index_backlog:
+            return
+        index = self.repo.index
+        try:
+            index.read(False)
+            for path in sorted(self._index_backlog):
+                if (self.root / path).is_file():
+                    index.add(path)
+                elif path in index:
+                    index.remove(path)
+            index.write()
+        except (pygit2.GitError, OSError) as exc:
+            log.warning("git index not updated yet (%s); will retry on the next write", exc)
+            return
+        self._index_backlog.clear()

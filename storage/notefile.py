@@ -1,0 +1,165 @@
+"""A note's file format: YAML frontmatter between `---` fences, then the Markdown body.
+
+Parsing never raises on what a person may have typed by hand: broken or non-mapping
+YAML gives empty fields, the body intact and a description of the problem.
+The file is `---\\n<yaml>---\\n\\n<body>\\n`; the blank line after the fence and the
+final newline are the file's, not the body's, so a body round-trips exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+import yaml
+
+from storage.errors import StorageError
+
+_OPEN = re.compile(r"---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BaseDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
+    """Writes what Obsidian and people expect: ISO 8601 timestamps with a `T`, and
+    multi-line text as `|` blocks, and no YAML anchors (a person edits this by hand)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.isoformat())
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value.rstrip("\n") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(datetime, _represent_datetime)
+_Dumper.add_representer(str, _represent_str)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedNote:
+    fields: dict[str, Any]
+    body: str
+    error: str | None = None  # why the frontmatter could not be used
+    raw_frontmatter: str | None = None  # the fenced block verbatim, kept when it is broken
+
+
+def decode_note(data: bytes, path: str) -> str:
+    """The text of a note's bytes; a clear error when they are not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StorageError(
+            f"{path!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8 to use it"
+        ) from None
+
+
+def _strip_file_newlines(rest: str) -> str:
+    if rest.startswith("\r\n"):
+        rest = rest[2:]
+    elif rest.startswith("\n"):
+        rest = rest[1:]
+    if rest.endswith("\r\n"):
+        return rest[:-2]
+    return rest[:-1] if rest.endswith("\n") else rest
+
+
+def parse_note(text: str) -> ParsedNote:
+    """Split a note into frontmatter fields and body; never raises."""
+    text = text.removeprefix("\ufeff")
+    opening = _OPEN.match(text)
+    if not opening:
+        return ParsedNote({}, _strip_file_newlines("\n" + text))
+    closing = _CLOSE.search(text, opening.end())
+    if closing is None:
+        return ParsedNote(
+            {}, _strip_file_newlines("\n" + text), "the frontmatter's closing '---' is missing"
+        )
+    block = text[opening.end() : closing.start()]
+    raw = text[: closing.end()]
+    body = _strip_file_newlines(text[closing.end() :])
+    try:
+        loaded = yaml.load(block, Loader=_Loader)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+        problem = " ".join(str(exc).split())
+        return ParsedNote({}, body, f"the frontmatter is not valid YAML: {problem}", raw)
+    if loaded is None:
+        return ParsedNote({}, body)
+    if not isinstance(loaded, dict):
+        kind = type(loaded).__name__
+        return ParsedNote({}, body, f"the frontmatter is a {kind}, not a set of fields", raw)
+    return ParsedNote({str(key): value for key, value in loaded.items()}, body)
+
+
+def plain(value: Any) -> Any:
+    """A value YAML can store: mappings become dicts, tuples and sets lists; anything
+    that is not text, a number, a date, a list or a mapping is refused."""
+    if value is None or isinstance(value, str | bool | int | float | date):
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, set | frozenset):
+        return sorted((plain(item) for item in value), key=str)
+    raise StorageError(f"a field value of type {type(value).__name__} cannot be stored in a note")
+
+
+def render_frontmatter(fields: Mapping[str, Any]) -> str:
+    """The fenced YAML block for `fields`, keys in the given order."""
+    if not fields:
+        return "---\n---\n"
+    block = yaml.dump(
+        plain(fields),
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=4096,
+    )
+    return f"---\n{block}---\n"
+
+
+def render_note(fields: Mapping[str, Any], body: str) -> str:
+    """The whole file for a note with these fields and this body."""
+    return join_note(render_frontmatter(fields), body)
+
+
+def join_note(frontmatter: str, body: str) -> str:
+    """A fenced frontmatter block (kept verbatim) followed by the body."""
+    return frontmatter + (f"\n{body}\n" if body else "")
+
+
+def note_title(fields: Mapping[str, Any], body: str, stem: str) -> str:
+    """The frontmatter `title`, else the first `# heading`, else the file name's stem."""
+    title = fields.get("title")
+    if isinstance(title, str | int | float) and str(title).strip():
+        return str(title)
+    heading = _HEADING.search(body)
+    return heading.group(1) if heading else stem
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """A frontmatter time (datetime, date or ISO 8601 text) as an aware UTC datetime."""
+    if isinstance(value, datetime):
+        stamp = value
+    elif isinstance(value, date):
+        stamp = datetime.combine(value, time())
+    elif isinstance(value, str):
+        try:
+            stamp = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)

@@ -1,0 +1,115 @@
+"""Path safety for the vault: the one place that decides whether a path may be used.
+
+Every path that comes from outside (a tool call, a file name from chat, an imported
+folder) goes through `VaultPaths.resolve` before anything is read or written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from pathlib import Path, PurePosixPath
+
+from storage.errors import UnsafePath
+
+ATTACHMENTS_DIR = "attachments"
+NOTE_SUFFIX = ".md"
+_MAX_NAME_BYTES = 255
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_UNSAFE_NAME_CHARS = re.compile(r"[^\w.\- ]+")
+
+
+def is_note_path(rel: str) -> bool:
+    """True for a vault-relative path that names a Markdown note."""
+    return rel.lower().endswith(NOTE_SUFFIX) and len(rel) > len(NOTE_SUFFIX)
+
+
+def check_relpath(path: str) -> str:
+    """Check a vault-relative path lexically and return it in canonical `a/b.md` form.
+
+    Refuses absolute paths, `..` and `.` components, backslashes, control characters
+    (NUL, newlines), empty components and hidden components (`.git`, `.obsidian`, temp files).
+    """
+    if not isinstance(path, str) or not path:
+        raise UnsafePath(str(path), "empty path")
+    if _CONTROL.search(path):
+        raise UnsafePath(path, "control characters are not allowed")
+    if "\\" in path:
+        raise UnsafePath(path, "backslashes are not allowed")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
+        raise UnsafePath(path, "absolute paths are not allowed")
+    parts = path.split("/")
+    for part in parts:
+        if part in ("", "."):
+            raise UnsafePath(path, "empty or '.' path components are not allowed")
+        if part == "..":
+            raise UnsafePath(path, "'..' is not allowed")
+        if part.startswith("."):
+            raise UnsafePath(path, "hidden files and folders (like .git) are not allowed")
+        if len(part.encode("utf-8")) > _MAX_NAME_BYTES:
+            raise UnsafePath(path, "a path component is longer than 255 bytes")
+    return "/".join(parts)
+
+
+class VaultPaths:
+    """Maps vault-relative paths to files under one root, refusing anything unsafe."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def resolve(self, path: str, *, note: bool = True, for_write: bool = False) -> tuple[str, Path]:
+        """Return `(canonical relative path, absolute path)` for `path`.
+
+        `note` requires a `.md` target. A path whose real location (after following
+        symlinks) is outside the vault, or inside `.git`, is refused; a write also
+        refuses any symlink on the way, so what git records is what is written.
+        """
+        rel = check_relpath(path)
+        if note and not is_note_path(rel):
+            raise UnsafePath(path, "only .md notes can be written or read here")
+        full = self.root.joinpath(*rel.split("/"))
+        real = Path(os.path.realpath(full))
+        try:
+            real_rel = real.relative_to(self.root)
+        except ValueError:
+            raise UnsafePath(path, "it leads outside the vault") from None
+        if any(part.startswith(".") for part in real_rel.parts):
+            raise UnsafePath(path, "it leads into a hidden folder such as .git")
+        if for_write and PurePosixPath(*real_rel.parts) != PurePosixPath(rel):
+            raise UnsafePath(path, "it goes through a symlink")
+        return rel, full
+
+    def relative(self, full: Path) -> str:
+        """The vault-relative `/` form of an absolute path under the root."""
+        return full.relative_to(self.root).as_posix()
+
+
+def safe_file_name(name: str, *, fallback: str = "attachment") -> str:
+    """A harmless single file name from one given by a user or platform.
+
+    Keeps letters (any script), digits, `.`, `-`, `_` and spaces; drops folders,
+    leading dots and control characters; bounds the length and keeps the extension.
+    """
+    base = unicodedata.normalize("NFC", name).replace("\\", "/").split("/")[-1]
+    base = _CONTROL.sub("", base)
+    base = _UNSAFE_NAME_CHARS.sub("-", base).strip(" .-")
+    stem, dot, ext = base.rpartition(".")
+    if not dot:
+        stem, ext = base, ""
+    ext = ext[:16]
+    stem = stem.strip(" .-") or fallback
+    budget = _MAX_NAME_BYTES - 24 - len(ext.encode("utf-8"))
+    while len(stem.encode("utf-8")) > budget:
+        stem = stem[:-1]
+    return f"{stem}.{ext}" if ext else stem
+
+
+def with_suffix_number(rel: str, number: int) -> str:
+    """`ideas/tea.md`, 2 -> `ideas/tea-2.md` (the suffix goes before the extension)."""
+    folder, _, name = rel.rpartition("/")
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        stem, ext = name, ""
+    numbered = f"{stem}-{number}" + (f".{ext}" if dot else "")
+    return f"{folder}/{numbered}" if folder else numbered

@@ -1,0 +1,93 @@
+"""Planning an undo: the inverse of one commit's changes, applied on top of HEAD,
+like `git revert`. Nothing is written here; the vault commits the plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode
+
+from storage.errors import ChangeNotFound, NothingToChange, StorageError, UndoConflict
+from storage.gitrepo import GitRepo
+
+
+@dataclass(frozen=True, slots=True)
+class UndoPlan:
+    commit: pygit2.Commit
+    subject: str  # the undone commit's subject line
+    files: dict[str, bytes | None]  # path -> content after the undo (None: removed)
+    current: dict[str, bytes | None]  # path -> content at HEAD, for previews
+
+
+def plan_undo(git: GitRepo, ref: str) -> UndoPlan:
+    """What undoing `ref` would write. Each path goes back to its content before that
+    commit; where a later change touched the same file, the two are merged line by
+    line, and if they overlap (or the file has uncommitted edits) it is an UndoConflict."""
+    commit = git.find_commit(ref)
+    if not commit.parents:
+        raise StorageError("the vault's first commit cannot be undone")
+    head = git.head_commit()
+    if head is None:
+        raise ChangeNotFound(ref)
+    parent = commit.parents[0]
+    files: dict[str, bytes | None] = {}
+    current: dict[str, bytes | None] = {}
+    conflicts: list[str] = []
+    for change in git.diff(parent.tree, commit.tree):
+        path = change.path
+        now = git.blob_id(head.tree, path)
+        if now == change.old:
+            continue  # already as it was before that commit
+        if now == change.new:
+            restored = None if change.old is None else git.blob_data(change.old)
+        else:
+            restored = _merge(git, path, ancestor=change.new, ours=now, theirs=change.old)
+            if restored is None:
+                conflicts.append(path)
+                continue
+        if not _worktree_matches(git, path, now):
+            conflicts.append(path)
+            continue
+        files[path] = restored
+        current[path] = None if now is None else git.blob_data(now)
+    if conflicts:
+        raise UndoConflict(str(commit.id), tuple(conflicts))
+    if not files:
+        raise NothingToChange(str(commit.id)[:10])
+    subject = commit.message.split("\n", 1)[0].strip()
+    return UndoPlan(commit, subject, files, current)
+
+
+def _merge(
+    git: GitRepo,
+    path: str,
+    *,
+    ancestor: pygit2.Oid | None,
+    ours: pygit2.Oid | None,
+    theirs: pygit2.Oid | None,
+) -> bytes | None:
+    """A clean three-way merge of one file, or None when it does not merge cleanly."""
+    if ancestor is None or ours is None or theirs is None:
+        return None  # created or deleted on one side and changed on the other
+
+    def entry(oid: pygit2.Oid) -> pygit2.IndexEntry:
+        return pygit2.IndexEntry(path, oid, FileMode.BLOB)
+
+    try:
+        result = git.repo.merge_file_from_index(entry(ancestor), entry(ours), entry(theirs))
+    except (pygit2.GitError, UnicodeDecodeError):
+        return None  # binary content: no line merge
+    return result.contents.encode("utf-8") if result.automergeable else None
+
+
+def _worktree_matches(git: GitRepo, path: str, committed: pygit2.Oid | None) -> bool:
+    # An undo must not overwrite edits that were never committed.
+    full: Path = git.root / path
+    if committed is None:
+        return not full.exists()
+    try:
+        return pygit2.hash(full.read_bytes()) == committed
+    except OSError:
+        return False

@@ -1,0 +1,574 @@
+"""The vault: Markdown notes in a git repository, the source of truth of brainbot.
+
+Every change is written atomically and recorded as one git commit whose message names
+the operation, the path(s) and the source, with the chat user as author. Writes are
+serialised per vault (a thread lock and a file lock inside `.git` for other processes).
+Methods are synchronous; async callers run them in a thread.
+
+Choices worth knowing:
+- A write that would change nothing raises NothingToChange and makes no commit.
+- If a note was edited by hand and not committed, an update, move or delete first
+  records that edit as its own commit (operation `edit`), so undoing the bot's change
+  never throws the hand edit away.
+- A note whose frontmatter does not parse can be read, moved, deleted and have its body
+  replaced (the broken block is kept verbatim); setting fields raises BrokenFrontmatter.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import logging
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from storage import schema
+from storage.atomic import VaultLock, atomic_write, remove_file
+from storage.diffs import unified_diff
+from storage.entry import (
+    BOT_AUTHOR,
+    Author,
+    Change,
+    ChangedPaths,
+    Entry,
+    ImportResult,
+    Preview,
+    Written,
+)
+from storage.errors import (
+    BrokenFrontmatter,
+    ChangeNotFound,
+    EntryNotFound,
+    EntryTooLarge,
+    NothingToChange,
+    StaleEdit,
+    StorageError,
+    UnknownCategory,
+    UnsafePath,
+)
+from storage.gitrepo import GitRepo
+from storage.history import commit_message, history
+from storage.importer import collect_tree
+from storage.notefile import decode_note, join_note, note_title, parse_note, plain, render_note
+from storage.paths import (
+    ATTACHMENTS_DIR,
+    VaultPaths,
+    check_relpath,
+    is_note_path,
+    safe_file_name,
+    with_suffix_number,
+)
+from storage.undo import plan_undo
+
+log = logging.getLogger(__name__)
+
+Source = Mapping[str, Any] | str | None
+Progress = Callable[[int, int], None]
+_GITIGNORE = b"# temp files of interrupted writes, and Obsidian's trash\n*.bbtmp\n.trash/\n"
+_OPERATION_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+
+
+def content_hash(data: bytes) -> str:
+    """The token for optimistic edits: sha256 of a file's bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class Vault:
+    """Markdown notes with YAML frontmatter in a git repository (see the module doc)."""
+
+    def __init__(
+        self,
+        root: Path,
+        categories: Sequence[str],
+        *,
+        max_bytes: int = 1_000_000,
+        max_attachment_bytes: int = 25_000_000,
+    ) -> None:
+        for category in categories:
+            if "/" in category or check_relpath(category) == ATTACHMENTS_DIR:
+                raise UnsafePath(category, "a category must be one plain folder name")
+        root.mkdir(parents=True, exist_ok=True)
+        self._paths = VaultPaths(root)
+        self.root = self._paths.root
+        self.categories = tuple(dict.fromkeys(categories))
+        self.max_bytes = max_bytes
+        self.max_attachment_bytes = max_attachment_bytes
+        self._git = GitRepo(self.root)
+        self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock")
+        with self._lock.hold():
+            self._ensure_layout()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def head(self) -> str | None:
+        """The sha of the vault's latest commit (None before the first)."""
+        with self._lock.hold():
+            commit = self._git.head_commit()
+        return None if commit is None else str(commit.id)
+
+    def read(self, path: str) -> Entry:
+        """The note at `path` (EntryNotFound, UnsafePath, EntryTooLarge, or StorageError
+        when it is not UTF-8). Broken frontmatter is reported in `frontmatter_error`."""
+        rel, full = self._paths.resolve(path)
+        return self._entry(rel, self._read_bytes(rel, full))
+
+    def exists(self, path: str) -> bool:
+        """Whether a note exists at `path` (UnsafePath for a path that may not be used)."""
+        return self._paths.resolve(path)[1].is_file()
+
+    def note_paths(self, category: str | None = None) -> builtins.list[str]:
+        """Every note's path (in one category, or the whole vault), sorted; hidden
+        folders and symlinks leading out of the vault are left out."""
+        if category is not None:
+            self._check_category(category)
+        start = self.root / category if category else self.root
+        found: list[str] = []
+        self._walk_notes(start, found)
+        return sorted(found)
+
+    def list(self, category: str | None = None) -> list[Entry]:
+        """Every readable note (of a category), by path; unreadable files are logged
+        and left out. The index offers fast, filtered listing."""
+        entries: list[Entry] = []
+        for rel in self.note_paths(category):
+            try:
+                entries.append(self.read(rel))
+            except StorageError as exc:
+                log.warning("left out of the list: %s", exc)
+        return entries
+
+    def history(self, path: str | None = None, limit: int = 20) -> builtins.list[Change]:
+        """Changes newest first; with a path, those that touched that note (through moves)."""
+        rel = self._paths.resolve(path, note=False)[0] if path is not None else None
+        with self._lock.hold():
+            return history(self._git, rel, limit)
+
+    # -- writing notes -------------------------------------------------------------------
+
+    def create(
+        self,
+        category: str,
+        title: str,
+        body: str = "",
+        fields: Mapping[str, Any] | None = None,
+        *,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+    ) -> Written:
+        """File a new note under `category/<slug>.md` (`-2`, `-3`... when the slug is taken)."""
+        self._check_category(category)
+        title = schema.entry_title(title, body)
+        stamp = schema.now_utc()
+        new_fields = schema.new_entry_fields(category, title, fields, source, stamp)
+        data = render_note(new_fields, body).encode("utf-8")
+        with self._lock.hold():
+            rel = self._free_path(f"{category}/{schema.entry_slug(title)}.md")
+            self._check_size(rel, data, self.max_bytes)
+            change = self._write({rel: data}, f"create {rel}", author, source)
+        return Written(self._entry(rel, data), change)
+
+    def update(
+        self,
+        path: str,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        body: str | None = None,
+        remove_fields: Sequence[str] = (),
+        expected_hash: str | None = None,
+        author: Author,
+        source: Source = None,
+    ) -> Written:
+        """Set and remove frontmatter fields and/or replace the body; other fields are
+        kept and `updated` is bumped. `id` and `created` cannot be changed."""
+        with self._lock.hold():
+            rel, full = self._paths.resolve(path, for_write=True)
+            old = self._read_bytes(rel, full, expected_hash)
+            new = self._updated_bytes(rel, old, fields, body, remove_fields)
+            self._check_size(rel, new, self.max_bytes)
+            self._record_outside_edit(rel, old)
+            change = self._write({rel: new}, f"update {rel}", author, source)
+        return Written(self._entry(rel, new), change)
+
+    def move(
+        self,
+        path: str,
+        category: str,
+        *,
+        expected_hash: str | None = None,
+        author: Author,
+        source: Source = None,
+    ) -> Written:
+        """Move a note to another category; its frontmatter gains the new category's
+        fields and keeps every value it had."""
+        with self._lock.hold():
+            rel, full = self._paths.resolve(path, for_write=True)
+            old = self._read_bytes(rel, full, expected_hash, check_size=False)
+            target, new = self._moved(rel, old, category)
+            self._record_outside_edit(rel, old)
+            subject = f"move {rel} -> {target}"
+            change = self._write({rel: None, target: new}, subject, author, source)
+        return Written(self._entry(target, new), change)
+
+    def delete(
+        self, path: str, *, expected_hash: str | None = None, author: Author, source: Source = None
+    ) -> Written:
+        """Remove a note; git keeps it, so the change can be undone."""
+        with self._lock.hold():
+            rel, full = self._paths.resolve(path, for_write=True)
+            old = self._read_bytes(rel, full, expected_hash, check_size=False)
+            self._record_outside_edit(rel, old)
+            change = self._write({rel: None}, f"delete {rel}", author, source)
+        return Written(None, change)
+
+    def undo(self, commit: str, *, author: Author, source: Source = None) -> Written:
+        """Revert one earlier change as a new commit `undo <sha> (<its subject>)`.
+        UndoConflict when later changes overlap it; nothing is written then. `entry`
+        is the restored note when the undo leaves exactly one in place."""
+        with self._lock.hold():
+            plan = plan_undo(self._git, commit)
+            for rel in plan.files:
+                self._paths.resolve(rel, note=False, for_write=True)
+            subject = f"undo {str(plan.commit.id)[:10]} ({plan.subject})"
+            change = self._write(plan.files, subject, author, source)
+        kept = [(rel, data) for rel, data in plan.files.items() if data is not None]
+        entry = None
+        if len(kept) == 1 and is_note_path(kept[0][0]):
+            entry = self._entry_or_none(*kept[0])
+        return Written(entry, change)
+
+    def write_note(
+        self,
+        path: str,
+        text: str,
+        *,
+        operation: str,
+        author: Author,
+        message: str = "",
+        source: Source = None,
+    ) -> Written:
+        """Write a whole `.md` file as given (e.g. `digests/2026-11-20.md`), replacing
+        any previous one, as a commit `<operation> <path>` with `message` below it."""
+        if not _OPERATION_NAME.match(operation):
+            raise StorageError(f"operation {operation!r} must be one lowercase word")
+        data = text.encode("utf-8")
+        with self._lock.hold():
+            rel, full = self._paths.resolve(path, for_write=True)
+            self._check_size(rel, data, self.max_bytes)
+            old = full.read_bytes() if full.is_file() else None
+            if old == data:
+                raise NothingToChange(rel)
+            if old is not None:
+                self._record_outside_edit(rel, old)
+            change = self._write({rel: data}, f"{operation} {rel}", author, source, message)
+        return Written(self._entry_or_none(rel, data), change)
+
+    def write_attachment(
+        self, name: str, data: bytes, *, author: Author, source: Source = None
+    ) -> Written:
+        """Store a file from chat under `attachments/` with a safe name (numbered when
+        taken); the path is in `change.paths`."""
+        file_name = safe_file_name(name)
+        with self._lock.hold():
+            rel = self._free_path(f"{ATTACHMENTS_DIR}/{file_name}", note=False)
+            self._check_size(rel, data, self.max_attachment_bytes)
+            change = self._write({rel: data}, f"attach {rel}", author, source)
+        return Written(None, change)
+
+    # -- previews for approvals ----------------------------------------------------------
+
+    def preview_update(
+        self,
+        path: str,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        body: str | None = None,
+        remove_fields: Sequence[str] = (),
+    ) -> Preview:
+        """The diff `update` would make now (empty when it would change nothing)."""
+        with self._lock.hold():
+            rel, full = self._paths.resolve(path)
+            old = self._read_bytes(rel, full)
+            try:
+                new = self._updated_bytes(rel, old, fields, body, remove_fields)
+            except NothingToChange:
+                new = old
+        return Preview(_diff(rel, old, rel, new) if new != old else "", content_hash(old))
+
+    def preview_move(self, path: str, category: str) -> Preview:
+        """The diff `move` would make now: the old path, the new one, the new fields."""
+        with self._lock.hold():
+            rel, full = self._paths.resolve(path)
+            old = self._read_bytes(rel, full, check_size=False)
+            target, new = self._moved(rel, old, category)
+        return Preview(_diff(rel, old, target, new), content_hash(old))
+
+    def preview_delete(self, path: str) -> Preview:
+        """The diff `delete` would make now: every line removed."""
+        with self._lock.hold():
+            rel, full = self._paths.resolve(path)
+            old = self._read_bytes(rel, full, check_size=False)
+        return Preview(_diff(rel, old, None, b""), content_hash(old))
+
+    def preview_undo(self, commit: str) -> Preview:
+        """The diff `undo` would make now, over every file it touches. There is no
+        single content hash: undo itself refuses when later changes get in the way."""
+        with self._lock.hold():
+            plan = plan_undo(self._git, commit)
+        parts = [
+            _diff(
+                rel if plan.current[rel] is not None else None,
+                plan.current[rel] or b"",
+                rel if new is not None else None,
+                new or b"",
+            )
+            for rel, new in sorted(plan.files.items())
+        ]
+        return Preview("".join(parts), None)
+
+    # -- sync and import -----------------------------------------------------------------
+
+    def changed_since(self, commit: str | None) -> ChangedPaths:
+        """Notes changed or deleted since `commit`: committed changes (a tree diff, so
+        the cost follows the change) plus hand edits and new files not yet committed.
+        With None, or a commit no longer in the repository, every note counts as changed."""
+        with self._lock.hold():
+            head = self._git.head_commit()
+            head_id = None if head is None else str(head.id)
+            try:
+                old = self._git.find_commit(commit) if commit is not None else None
+            except ChangeNotFound:
+                old = None
+            if old is None:
+                return ChangedPaths(tuple(self.note_paths()), (), head_id)
+            touched = {c.path for c in self._git.diff(old.tree, head.tree if head else None)}
+            present, gone = self._git.uncommitted()
+        changed: list[str] = []
+        deleted: list[str] = []
+        for rel in sorted(touched | present | gone):
+            try:
+                _, full = self._paths.resolve(rel)
+            except UnsafePath:
+                continue
+            (changed if full.is_file() else deleted).append(rel)
+        return ChangedPaths(tuple(changed), tuple(deleted), head_id)
+
+    def import_tree(self, src: Path, progress: Progress | None = None) -> ImportResult:
+        """Copy a folder of Markdown (an Obsidian vault) into the vault as one commit,
+        keeping relative paths. Hidden folders are skipped; other files (images, PDFs)
+        are copied up to the attachment size cap; empty, non-UTF-8 and oversized notes
+        are skipped; notes with broken frontmatter are kept as they are and reported.
+        Files already in the vault are never overwritten."""
+        with self._lock.hold():
+            found = collect_tree(
+                src,
+                self._paths,
+                self._git,
+                max_note_bytes=self.max_bytes,
+                max_other_bytes=self.max_attachment_bytes,
+                progress=progress,
+            )
+            written = None
+            if found.blobs:
+                noun = "note" if len(found.notes) == 1 else "notes"
+                subject = f"import {len(found.notes)} {noun} from {src.name or 'a folder'}"
+                note = f"{len(found.copied)} other files copied, {len(found.skipped)} skipped"
+                written = Written(None, self._record(found.blobs, subject, BOT_AUTHOR, None, note))
+        return ImportResult(written, found.notes, found.skipped, found.copied, found.warnings)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _ensure_layout(self) -> None:
+        head = self._git.head_commit()
+        tree = head.tree if head else None
+        files: dict[str, bytes | None] = {}
+        if head is None and not (self.root / ".gitignore").exists():
+            files[".gitignore"] = _GITIGNORE
+        for category in self.categories:
+            if tree is None or category not in tree:
+                files[f"{category}/.gitkeep"] = b""
+        if not files:
+            return
+        for rel, data in files.items():
+            full = self.root / rel
+            if full.is_file():
+                files[rel] = full.read_bytes()  # a file already there is what gets committed
+            else:
+                atomic_write(full, data or b"")
+        subject = "init vault" if head is None else "add categories"
+        self._record(files, f"{subject} {', '.join(self.categories)}", BOT_AUTHOR, None)
+
+    def _check_category(self, category: str) -> None:
+        if category not in self.categories:
+            raise UnknownCategory(category, self.categories)
+
+    @staticmethod
+    def _check_size(rel: str, data: bytes, limit: int) -> None:
+        if len(data) > limit:
+            raise EntryTooLarge(rel, len(data), limit)
+
+    def _free_path(self, rel: str, *, note: bool = True) -> str:
+        for number in range(1, 100_000):
+            candidate = rel if number == 1 else with_suffix_number(rel, number)
+            _, full = self._paths.resolve(candidate, note=note, for_write=True)
+            if not os.path.lexists(full):
+                return candidate
+        raise StorageError(f"no free file name for {rel!r}")
+
+    def _read_bytes(
+        self, rel: str, full: Path, expected_hash: str | None = None, *, check_size: bool = True
+    ) -> bytes:
+        if not full.is_file():
+            raise EntryNotFound(rel)
+        limit = self.max_bytes if check_size else None
+        with open(full, "rb") as handle:
+            data = handle.read() if limit is None else handle.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            raise EntryTooLarge(rel, full.stat().st_size, limit)
+        if expected_hash is not None and content_hash(data) != expected_hash:
+            raise StaleEdit(rel, expected_hash, content_hash(data))
+        return data
+
+    def _entry(self, rel: str, data: bytes) -> Entry:
+        parsed = parse_note(decode_note(data, rel))
+        folder, slash, _ = rel.partition("/")
+        stem = rel.rsplit("/", 1)[-1][: -len(".md")]
+        return Entry(
+            path=rel,
+            category=folder if slash else "",
+            title=note_title(parsed.fields, parsed.body, stem),
+            fields=parsed.fields,
+            body=parsed.body,
+            content_hash=content_hash(data),
+            frontmatter_error=parsed.error,
+        )
+
+    def _entry_or_none(self, rel: str, data: bytes) -> Entry | None:
+        try:
+            return self._entry(rel, data)
+        except StorageError:
+            return None
+
+    def _updated_bytes(
+        self,
+        rel: str,
+        old: bytes,
+        fields: Mapping[str, Any] | None,
+        body: str | None,
+        remove_fields: Sequence[str],
+    ) -> bytes:
+        parsed = parse_note(decode_note(old, rel))
+        if parsed.error is not None:
+            if fields or remove_fields:
+                raise BrokenFrontmatter(rel, parsed.error)
+            if body is None or body == parsed.body:
+                raise NothingToChange(rel)
+            if parsed.raw_frontmatter is None:
+                return (body + "\n").encode("utf-8")
+            return join_note(parsed.raw_frontmatter, body).encode("utf-8")
+        new_fields = dict(parsed.fields)
+        for name, value in (fields or {}).items():
+            if name not in schema.MANAGED_FIELDS:
+                new_fields[name] = value
+        for name in remove_fields:
+            if name not in schema.MANAGED_FIELDS:
+                new_fields.pop(name, None)
+        new_body = parsed.body if body is None else body
+        if plain(new_fields) == plain(parsed.fields) and new_body == parsed.body:
+            raise NothingToChange(rel)
+        new_fields["updated"] = schema.now_utc()
+        return render_note(new_fields, new_body).encode("utf-8")
+
+    def _moved(self, rel: str, old: bytes, category: str) -> tuple[str, bytes]:
+        self._check_category(category)
+        folder, slash, name = rel.rpartition("/")
+        old_category = rel.split("/", 1)[0] if slash else ""
+        if old_category == category and folder == category:
+            raise NothingToChange(rel)
+        target = self._free_path(f"{category}/{name}")
+        try:
+            parsed = parse_note(decode_note(old, rel))
+        except StorageError:
+            return target, old  # not UTF-8: moved byte for byte
+        if parsed.error is not None:
+            return target, old
+        moved = schema.moved_fields(parsed.fields, old_category, category, schema.now_utc())
+        return target, render_note(moved, parsed.body).encode("utf-8")
+
+    def _record_outside_edit(self, rel: str, on_disk: bytes) -> None:
+        head = self._git.head_commit()
+        committed = self._git.blob_id(head.tree, rel) if head else None
+        if committed != pygit2.hash(on_disk):
+            what = "edited" if committed is not None else "added"
+            note = f"the note was {what} outside brainbot; recorded before the next change"
+            self._record({rel: on_disk}, f"edit {rel}", BOT_AUTHOR, None, note)
+
+    def _write(
+        self,
+        files: Mapping[str, bytes | None],
+        subject: str,
+        author: Author,
+        source: Source,
+        note: str = "",
+    ) -> Change:
+        for rel, data in files.items():
+            full = self.root / rel
+            if data is None:
+                remove_file(full, stop_at=self.root)
+            else:
+                atomic_write(full, data)
+        return self._record(files, subject, author, source, note)
+
+    def _record(
+        self,
+        files: Mapping[str, bytes | pygit2.Oid | None],
+        subject: str,
+        author: Author,
+        source: Source,
+        note: str = "",
+    ) -> Change:
+        blobs = {
+            rel: self._git.blob(data) if isinstance(data, bytes) else data
+            for rel, data in files.items()
+        }
+        message = commit_message(subject, source, note)
+        commit = self._git.commit(blobs, message, author)
+        return Change(
+            commit=str(commit.id),
+            operation=subject.split(" ", 1)[0],
+            paths=tuple(sorted(files)),
+            message=message,
+            author=commit.author.name,
+            when=datetime.fromtimestamp(commit.author.time, UTC),
+        )
+
+    def _walk_notes(self, folder: Path, found: builtins.list[str]) -> None:
+        try:
+            items = list(os.scandir(folder))
+        except OSError:
+            return
+        for item in items:
+            if item.name.startswith("."):
+                continue
+            if item.is_symlink():
+                try:
+                    rel, full = self._paths.resolve(self._paths.relative(Path(item.path)))
+                except UnsafePath:
+                    continue
+                if full.is_file():
+                    found.append(rel)
+            elif item.is_dir():
+                self._walk_notes(Path(item.path), found)
+            elif item.is_file() and is_note_path(item.name):
+                found.append(self._paths.relative(Path(item.path)))
+
+
+def _diff(old_path: str | None, old: bytes, new_path: str | None, new: bytes) -> str:
+    return unified_diff(
+        old_path, old.decode("utf-8", errors="replace"), new_path, new.decode("utf-8", "replace")
+    )
