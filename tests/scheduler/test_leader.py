@@ -1,0 +1,106 @@
+"""One process leads; when it dies, another takes over."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from scheduler.leader import Leadership
+from tests.scheduler.conftest import async_url
+
+
+class Terms:
+    """Records when a process is elected and deposed."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.changed = asyncio.Event()
+
+    async def elected(self) -> None:
+        self.events.append("elected")
+        self.changed.set()
+
+    async def deposed(self) -> None:
+        self.events.append("deposed")
+        self.changed.set()
+
+
+def _leadership(engine: AsyncEngine, terms: Terms) -> Leadership:
+    return Leadership(engine, on_elected=terms.elected, on_deposed=terms.deposed, poll_seconds=0.05)
+
+
+async def _until(condition: Callable[[], bool], changed: asyncio.Event) -> None:
+    async def wait() -> None:
+        while not condition():
+            changed.clear()
+            await changed.wait()
+
+    await asyncio.wait_for(wait(), 10)
+
+
+async def test_one_leader_and_a_takeover_when_it_dies(database_url: str) -> None:
+    engines = [create_async_engine(async_url(database_url)) for _ in range(2)]
+    terms = [Terms(), Terms()]
+    first, second = (_leadership(e, t) for e, t in zip(engines, terms, strict=True))
+    try:
+        await first.start()
+        await second.start()
+        assert first.is_leader and not second.is_leader
+        assert terms[1].events == []
+
+        # The leader's process dies: Postgres ends its session, and with it the lock.
+        async with engines[0].connect() as admin:
+            await admin.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND granted"
+                )
+            )
+        await _until(lambda: terms[1].events == ["elected"], terms[1].changed)
+        await _until(lambda: terms[0].events == ["elected", "deposed"], terms[0].changed)
+        assert second.is_leader and not first.is_leader
+        # The old leader keeps polling, but the lock is taken now.
+        await first.poll()
+        assert not first.is_leader
+    finally:
+        await first.stop()
+        await second.stop()
+        for engine in engines:
+            await engine.dispose()
+
+
+async def test_stopping_the_leader_hands_over_at_the_next_poll(database_url: str) -> None:
+    engines = [create_async_engine(async_url(database_url)) for _ in range(2)]
+    terms = [Terms(), Terms()]
+    first, second = (_leadership(e, t) for e, t in zip(engines, terms, strict=True))
+    try:
+        await first.start()
+        await second.start()
+        await first.stop()
+        assert terms[0].events == ["elected", "deposed"]
+        await _until(lambda: second.is_leader, terms[1].changed)
+    finally:
+        await second.stop()
+        for engine in engines:
+            await engine.dispose()
+
+
+async def test_a_failing_start_gives_the_lock_back(engine: AsyncEngine) -> None:
+    attempts: list[int] = []
+
+    async def broken() -> None:
+        attempts.append(1)
+        raise RuntimeError("no scheduler today")
+
+    async def nothing() -> None:
+        return None
+
+    leadership = Leadership(engine, on_elected=broken, on_deposed=nothing, poll_seconds=60)
+    await leadership.poll()
+    assert not leadership.is_leader
+    await leadership.poll()
+    assert len(attempts) == 2  # the lock was free again for a second attempt
+    await leadership.stop()
