@@ -22,3 +22,10 @@ def _lines(text: str) -> list[str]:
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n\\ No newline at end of file\n"
     return lines
+
+
+def bytes_diff(old_path: str | None, old: bytes, new_path: str | None, new: bytes) -> str:
+    """`unified_diff` of file contents that may not be valid UTF-8."""
+    return unified_diff(
+        old_path, old.decode("utf-8", "replace"), new_path, new.decode("utf-8", "replace")
+    )

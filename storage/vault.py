@@ -17,20 +17,18 @@ Choices worth knowing:
 from __future__ import annotations
 
 import builtins
-import hashlib
 import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pygit2
-
 from storage import schema
-from storage.atomic import VaultLock, atomic_write, remove_file
-from storage.diffs import unified_diff
+from storage.atomic import VaultLock
+from storage.commits import Committer, Source
+from storage.diffs import bytes_diff
+from storage.edits import content_hash, entry_from_bytes, moved_note, updated_note
 from storage.entry import (
     BOT_AUTHOR,
     Author,
@@ -42,8 +40,6 @@ from storage.entry import (
     Written,
 )
 from storage.errors import (
-    BrokenFrontmatter,
-    ChangeNotFound,
     EntryNotFound,
     EntryTooLarge,
     NothingToChange,
@@ -53,9 +49,9 @@ from storage.errors import (
     UnsafePath,
 )
 from storage.gitrepo import GitRepo
-from storage.history import commit_message, history
+from storage.history import history
 from storage.importer import collect_tree
-from storage.notefile import decode_note, join_note, note_title, parse_note, plain, render_note
+from storage.notefile import render_note
 from storage.paths import (
     ATTACHMENTS_DIR,
     VaultPaths,
@@ -64,19 +60,13 @@ from storage.paths import (
     safe_file_name,
     with_suffix_number,
 )
+from storage.scan import changed_since, walk_notes
 from storage.undo import plan_undo
 
 log = logging.getLogger(__name__)
 
-Source = Mapping[str, Any] | str | None
 Progress = Callable[[int, int], None]
-_GITIGNORE = b"# temp files of interrupted writes, and Obsidian's trash\n*.bbtmp\n.trash/\n"
 _OPERATION_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
-
-
-def content_hash(data: bytes) -> str:
-    """The token for optimistic edits: sha256 of a file's bytes."""
-    return hashlib.sha256(data).hexdigest()
 
 
 class Vault:
@@ -101,8 +91,9 @@ class Vault:
         self.max_attachment_bytes = max_attachment_bytes
         self._git = GitRepo(self.root)
         self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock")
+        self._commits = Committer(self.root, self._git)
         with self._lock.hold():
-            self._ensure_layout()
+            self._commits.ensure_layout(self.categories)
 
     # -- reading -------------------------------------------------------------------------
 
@@ -116,7 +107,7 @@ class Vault:
         """The note at `path` (EntryNotFound, UnsafePath, EntryTooLarge, or StorageError
         when it is not UTF-8). Broken frontmatter is reported in `frontmatter_error`."""
         rel, full = self._paths.resolve(path)
-        return self._entry(rel, self._read_bytes(rel, full))
+        return entry_from_bytes(rel, self._read_bytes(rel, full))
 
     def exists(self, path: str) -> bool:
         """Whether a note exists at `path` (UnsafePath for a path that may not be used)."""
@@ -127,10 +118,7 @@ class Vault:
         folders and symlinks leading out of the vault are left out."""
         if category is not None:
             self._check_category(category)
-        start = self.root / category if category else self.root
-        found: list[str] = []
-        self._walk_notes(start, found)
-        return sorted(found)
+        return walk_notes(self._paths, self.root / category if category else self.root)
 
     def list(self, category: str | None = None) -> list[Entry]:
         """Every readable note (of a category), by path; unreadable files are logged
@@ -170,8 +158,8 @@ class Vault:
         with self._lock.hold():
             rel = self._free_path(f"{category}/{schema.entry_slug(title)}.md")
             self._check_size(rel, data, self.max_bytes)
-            change = self._write({rel: data}, f"create {rel}", author, source)
-        return Written(self._entry(rel, data), change)
+            change = self._commits.write({rel: data}, f"create {rel}", author, source)
+        return Written(entry_from_bytes(rel, data), change)
 
     def update(
         self,
@@ -189,11 +177,11 @@ class Vault:
         with self._lock.hold():
             rel, full = self._paths.resolve(path, for_write=True)
             old = self._read_bytes(rel, full, expected_hash)
-            new = self._updated_bytes(rel, old, fields, body, remove_fields)
+            new = updated_note(rel, old, fields, body, remove_fields)
             self._check_size(rel, new, self.max_bytes)
-            self._record_outside_edit(rel, old)
-            change = self._write({rel: new}, f"update {rel}", author, source)
-        return Written(self._entry(rel, new), change)
+            self._commits.record_outside_edit(rel, old)
+            change = self._commits.write({rel: new}, f"update {rel}", author, source)
+        return Written(entry_from_bytes(rel, new), change)
 
     def move(
         self,
@@ -210,10 +198,10 @@ class Vault:
             rel, full = self._paths.resolve(path, for_write=True)
             old = self._read_bytes(rel, full, expected_hash, check_size=False)
             target, new = self._moved(rel, old, category)
-            self._record_outside_edit(rel, old)
+            self._commits.record_outside_edit(rel, old)
             subject = f"move {rel} -> {target}"
-            change = self._write({rel: None, target: new}, subject, author, source)
-        return Written(self._entry(target, new), change)
+            change = self._commits.write({rel: None, target: new}, subject, author, source)
+        return Written(entry_from_bytes(target, new), change)
 
     def delete(
         self, path: str, *, expected_hash: str | None = None, author: Author, source: Source = None
@@ -222,8 +210,8 @@ class Vault:
         with self._lock.hold():
             rel, full = self._paths.resolve(path, for_write=True)
             old = self._read_bytes(rel, full, expected_hash, check_size=False)
-            self._record_outside_edit(rel, old)
-            change = self._write({rel: None}, f"delete {rel}", author, source)
+            self._commits.record_outside_edit(rel, old)
+            change = self._commits.write({rel: None}, f"delete {rel}", author, source)
         return Written(None, change)
 
     def undo(self, commit: str, *, author: Author, source: Source = None) -> Written:
@@ -235,7 +223,7 @@ class Vault:
             for rel in plan.files:
                 self._paths.resolve(rel, note=False, for_write=True)
             subject = f"undo {str(plan.commit.id)[:10]} ({plan.subject})"
-            change = self._write(plan.files, subject, author, source)
+            change = self._commits.write(plan.files, subject, author, source)
         kept = [(rel, data) for rel, data in plan.files.items() if data is not None]
         entry = None
         if len(kept) == 1 and is_note_path(kept[0][0]):
@@ -264,8 +252,8 @@ class Vault:
             if old == data:
                 raise NothingToChange(rel)
             if old is not None:
-                self._record_outside_edit(rel, old)
-            change = self._write({rel: data}, f"{operation} {rel}", author, source, message)
+                self._commits.record_outside_edit(rel, old)
+            change = self._commits.write({rel: data}, f"{operation} {rel}", author, source, message)
         return Written(self._entry_or_none(rel, data), change)
 
     def write_attachment(
@@ -277,7 +265,7 @@ class Vault:
         with self._lock.hold():
             rel = self._free_path(f"{ATTACHMENTS_DIR}/{file_name}", note=False)
             self._check_size(rel, data, self.max_attachment_bytes)
-            change = self._write({rel: data}, f"attach {rel}", author, source)
+            change = self._commits.write({rel: data}, f"attach {rel}", author, source)
         return Written(None, change)
 
     # -- previews for approvals ----------------------------------------------------------
@@ -295,10 +283,10 @@ class Vault:
             rel, full = self._paths.resolve(path)
             old = self._read_bytes(rel, full)
             try:
-                new = self._updated_bytes(rel, old, fields, body, remove_fields)
+                new = updated_note(rel, old, fields, body, remove_fields)
             except NothingToChange:
                 new = old
-        return Preview(_diff(rel, old, rel, new) if new != old else "", content_hash(old))
+        return Preview(bytes_diff(rel, old, rel, new) if new != old else "", content_hash(old))
 
     def preview_move(self, path: str, category: str) -> Preview:
         """The diff `move` would make now: the old path, the new one, the new fields."""
@@ -306,14 +294,14 @@ class Vault:
             rel, full = self._paths.resolve(path)
             old = self._read_bytes(rel, full, check_size=False)
             target, new = self._moved(rel, old, category)
-        return Preview(_diff(rel, old, target, new), content_hash(old))
+        return Preview(bytes_diff(rel, old, target, new), content_hash(old))
 
     def preview_delete(self, path: str) -> Preview:
         """The diff `delete` would make now: every line removed."""
         with self._lock.hold():
             rel, full = self._paths.resolve(path)
             old = self._read_bytes(rel, full, check_size=False)
-        return Preview(_diff(rel, old, None, b""), content_hash(old))
+        return Preview(bytes_diff(rel, old, None, b""), content_hash(old))
 
     def preview_undo(self, commit: str) -> Preview:
         """The diff `undo` would make now, over every file it touches. There is no
@@ -321,7 +309,7 @@ class Vault:
         with self._lock.hold():
             plan = plan_undo(self._git, commit)
         parts = [
-            _diff(
+            bytes_diff(
                 rel if plan.current[rel] is not None else None,
                 plan.current[rel] or b"",
                 rel if new is not None else None,
@@ -338,25 +326,7 @@ class Vault:
         the cost follows the change) plus hand edits and new files not yet committed.
         With None, or a commit no longer in the repository, every note counts as changed."""
         with self._lock.hold():
-            head = self._git.head_commit()
-            head_id = None if head is None else str(head.id)
-            try:
-                old = self._git.find_commit(commit) if commit is not None else None
-            except ChangeNotFound:
-                old = None
-            if old is None:
-                return ChangedPaths(tuple(self.note_paths()), (), head_id)
-            touched = {c.path for c in self._git.diff(old.tree, head.tree if head else None)}
-            present, gone = self._git.uncommitted()
-        changed: list[str] = []
-        deleted: list[str] = []
-        for rel in sorted(touched | present | gone):
-            try:
-                _, full = self._paths.resolve(rel)
-            except UnsafePath:
-                continue
-            (changed if full.is_file() else deleted).append(rel)
-        return ChangedPaths(tuple(changed), tuple(deleted), head_id)
+            return changed_since(self._git, self._paths, commit)
 
     def import_tree(self, src: Path, progress: Progress | None = None) -> ImportResult:
         """Copy a folder of Markdown (an Obsidian vault) into the vault as one commit,
@@ -378,30 +348,12 @@ class Vault:
                 noun = "note" if len(found.notes) == 1 else "notes"
                 subject = f"import {len(found.notes)} {noun} from {src.name or 'a folder'}"
                 note = f"{len(found.copied)} other files copied, {len(found.skipped)} skipped"
-                written = Written(None, self._record(found.blobs, subject, BOT_AUTHOR, None, note))
+                written = Written(
+                    None, self._commits.record(found.blobs, subject, BOT_AUTHOR, None, note)
+                )
         return ImportResult(written, found.notes, found.skipped, found.copied, found.warnings)
 
     # -- internals -----------------------------------------------------------------------
-
-    def _ensure_layout(self) -> None:
-        head = self._git.head_commit()
-        tree = head.tree if head else None
-        files: dict[str, bytes | None] = {}
-        if head is None and not (self.root / ".gitignore").exists():
-            files[".gitignore"] = _GITIGNORE
-        for category in self.categories:
-            if tree is None or category not in tree:
-                files[f"{category}/.gitkeep"] = b""
-        if not files:
-            return
-        for rel, data in files.items():
-            full = self.root / rel
-            if full.is_file():
-                files[rel] = full.read_bytes()  # a file already there is what gets committed
-            else:
-                atomic_write(full, data or b"")
-        subject = "init vault" if head is None else "add categories"
-        self._record(files, f"{subject} {', '.join(self.categories)}", BOT_AUTHOR, None)
 
     def _check_category(self, category: str) -> None:
         if category not in self.categories:
@@ -434,141 +386,18 @@ class Vault:
             raise StaleEdit(rel, expected_hash, content_hash(data))
         return data
 
-    def _entry(self, rel: str, data: bytes) -> Entry:
-        parsed = parse_note(decode_note(data, rel))
-        folder, slash, _ = rel.partition("/")
-        stem = rel.rsplit("/", 1)[-1][: -len(".md")]
-        return Entry(
-            path=rel,
-            category=folder if slash else "",
-            title=note_title(parsed.fields, parsed.body, stem),
-            fields=parsed.fields,
-            body=parsed.body,
-            content_hash=content_hash(data),
-            frontmatter_error=parsed.error,
-        )
-
-    def _entry_or_none(self, rel: str, data: bytes) -> Entry | None:
+    @staticmethod
+    def _entry_or_none(rel: str, data: bytes) -> Entry | None:
         try:
-            return self._entry(rel, data)
+            return entry_from_bytes(rel, data)
         except StorageError:
             return None
-
-    def _updated_bytes(
-        self,
-        rel: str,
-        old: bytes,
-        fields: Mapping[str, Any] | None,
-        body: str | None,
-        remove_fields: Sequence[str],
-    ) -> bytes:
-        parsed = parse_note(decode_note(old, rel))
-        if parsed.error is not None:
-            if fields or remove_fields:
-                raise BrokenFrontmatter(rel, parsed.error)
-            if body is None or body == parsed.body:
-                raise NothingToChange(rel)
-            if parsed.raw_frontmatter is None:
-                return (body + "\n").encode("utf-8")
-            return join_note(parsed.raw_frontmatter, body).encode("utf-8")
-        new_fields = dict(parsed.fields)
-        for name, value in (fields or {}).items():
-            if name not in schema.MANAGED_FIELDS:
-                new_fields[name] = value
-        for name in remove_fields:
-            if name not in schema.MANAGED_FIELDS:
-                new_fields.pop(name, None)
-        new_body = parsed.body if body is None else body
-        if plain(new_fields) == plain(parsed.fields) and new_body == parsed.body:
-            raise NothingToChange(rel)
-        new_fields["updated"] = schema.now_utc()
-        return render_note(new_fields, new_body).encode("utf-8")
 
     def _moved(self, rel: str, old: bytes, category: str) -> tuple[str, bytes]:
         self._check_category(category)
         folder, slash, name = rel.rpartition("/")
-        old_category = rel.split("/", 1)[0] if slash else ""
-        if old_category == category and folder == category:
+        if folder == category:
             raise NothingToChange(rel)
         target = self._free_path(f"{category}/{name}")
-        try:
-            parsed = parse_note(decode_note(old, rel))
-        except StorageError:
-            return target, old  # not UTF-8: moved byte for byte
-        if parsed.error is not None:
-            return target, old
-        moved = schema.moved_fields(parsed.fields, old_category, category, schema.now_utc())
-        return target, render_note(moved, parsed.body).encode("utf-8")
-
-    def _record_outside_edit(self, rel: str, on_disk: bytes) -> None:
-        head = self._git.head_commit()
-        committed = self._git.blob_id(head.tree, rel) if head else None
-        if committed != pygit2.hash(on_disk):
-            what = "edited" if committed is not None else "added"
-            note = f"the note was {what} outside brainbot; recorded before the next change"
-            self._record({rel: on_disk}, f"edit {rel}", BOT_AUTHOR, None, note)
-
-    def _write(
-        self,
-        files: Mapping[str, bytes | None],
-        subject: str,
-        author: Author,
-        source: Source,
-        note: str = "",
-    ) -> Change:
-        for rel, data in files.items():
-            full = self.root / rel
-            if data is None:
-                remove_file(full, stop_at=self.root)
-            else:
-                atomic_write(full, data)
-        return self._record(files, subject, author, source, note)
-
-    def _record(
-        self,
-        files: Mapping[str, bytes | pygit2.Oid | None],
-        subject: str,
-        author: Author,
-        source: Source,
-        note: str = "",
-    ) -> Change:
-        blobs = {
-            rel: self._git.blob(data) if isinstance(data, bytes) else data
-            for rel, data in files.items()
-        }
-        message = commit_message(subject, source, note)
-        commit = self._git.commit(blobs, message, author)
-        return Change(
-            commit=str(commit.id),
-            operation=subject.split(" ", 1)[0],
-            paths=tuple(sorted(files)),
-            message=message,
-            author=commit.author.name,
-            when=datetime.fromtimestamp(commit.author.time, UTC),
-        )
-
-    def _walk_notes(self, folder: Path, found: builtins.list[str]) -> None:
-        try:
-            items = list(os.scandir(folder))
-        except OSError:
-            return
-        for item in items:
-            if item.name.startswith("."):
-                continue
-            if item.is_symlink():
-                try:
-                    rel, full = self._paths.resolve(self._paths.relative(Path(item.path)))
-                except UnsafePath:
-                    continue
-                if full.is_file():
-                    found.append(rel)
-            elif item.is_dir():
-                self._walk_notes(Path(item.path), found)
-            elif item.is_file() and is_note_path(item.name):
-                found.append(self._paths.relative(Path(item.path)))
-
-
-def _diff(old_path: str | None, old: bytes, new_path: str | None, new: bytes) -> str:
-    return unified_diff(
-        old_path, old.decode("utf-8", errors="replace"), new_path, new.decode("utf-8", "replace")
-    )
+        old_category = rel.split("/", 1)[0] if slash else ""
+        return target, moved_note(rel, old, old_category, category)

@@ -1,0 +1,83 @@
+"""What a note's bytes become after an update or a move, and entries read from bytes.
+
+Pure functions: the vault decides where and when to write what they return.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from storage import schema
+from storage.entry import Entry
+from storage.errors import BrokenFrontmatter, NothingToChange, StorageError
+from storage.notefile import decode_note, join_note, note_title, parse_note, plain, render_note
+
+
+def content_hash(data: bytes) -> str:
+    """The token for optimistic edits: sha256 of a file's bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def entry_from_bytes(rel: str, data: bytes) -> Entry:
+    """The Entry for a note's bytes (StorageError when they are not UTF-8)."""
+    parsed = parse_note(decode_note(data, rel))
+    folder, slash, _ = rel.partition("/")
+    stem = rel.rsplit("/", 1)[-1][: -len(".md")]
+    return Entry(
+        path=rel,
+        category=folder if slash else "",
+        title=note_title(parsed.fields, parsed.body, stem),
+        fields=parsed.fields,
+        body=parsed.body,
+        content_hash=content_hash(data),
+        frontmatter_error=parsed.error,
+    )
+
+
+def updated_note(
+    rel: str,
+    old: bytes,
+    fields: Mapping[str, Any] | None,
+    body: str | None,
+    remove_fields: Sequence[str],
+) -> bytes:
+    """The note with fields set and removed (except the managed `id`, `created`,
+    `updated`), the body replaced if given, and `updated` bumped. NothingToChange if
+    that is what it already holds; BrokenFrontmatter for fields on unparsable YAML,
+    whose block is otherwise kept verbatim."""
+    parsed = parse_note(decode_note(old, rel))
+    if parsed.error is not None:
+        if fields or remove_fields:
+            raise BrokenFrontmatter(rel, parsed.error)
+        if body is None or body == parsed.body:
+            raise NothingToChange(rel)
+        if parsed.raw_frontmatter is None:
+            return (body + "\n").encode("utf-8")
+        return join_note(parsed.raw_frontmatter, body).encode("utf-8")
+    new_fields = dict(parsed.fields)
+    for name, value in (fields or {}).items():
+        if name not in schema.MANAGED_FIELDS:
+            new_fields[name] = value
+    for name in remove_fields:
+        if name not in schema.MANAGED_FIELDS:
+            new_fields.pop(name, None)
+    new_body = parsed.body if body is None else body
+    if plain(new_fields) == plain(parsed.fields) and new_body == parsed.body:
+        raise NothingToChange(rel)
+    new_fields["updated"] = schema.now_utc()
+    return render_note(new_fields, new_body).encode("utf-8")
+
+
+def moved_note(rel: str, old: bytes, old_category: str, category: str) -> bytes:
+    """The note's bytes in its new category: fields follow the new schema. A note that
+    cannot be parsed (not UTF-8, broken frontmatter) moves byte for byte."""
+    try:
+        parsed = parse_note(decode_note(old, rel))
+    except StorageError:
+        return old
+    if parsed.error is not None:
+        return old
+    moved = schema.moved_fields(parsed.fields, old_category, category, schema.now_utc())
+    return render_note(moved, parsed.body).encode("utf-8")
