@@ -32,7 +32,6 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
-from storage.chat_tables import User
 from storage.records import short_id
 
 
@@ -111,16 +110,17 @@ def _key(user_id: int, local_date: date, kind: str) -> ColumnElement[bool]:
     return and_(LOG.c.user_id == user_id, LOG.c.local_date == local_date, LOG.c.kind == kind)
 
 
+def new_message_id() -> str:
+    """A digest message id, short enough to sit in a button payload."""
+    return short_id()
+
+
 class DigestLog:
-    """The two digest tables. Every method is one short transaction."""
+    """The two digest tables (created with the rest by `Database.create_schema` once
+    this module is imported). Every method is one short transaction."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-
-    async def create_schema(self) -> None:
-        tables = [_table(User), MESSAGES, LOG]
-        async with self.engine.begin() as conn:
-            await conn.run_sync(SQLModel.metadata.create_all, tables=tables)
 
     async def claim(
         self,
@@ -189,10 +189,16 @@ class DigestLog:
         return [DigestLogEntry(**row._mapping) for row in rows]
 
     async def add_message(
-        self, *, user_id: int, kind: str, local_date: date, content: dict[str, Any], now: datetime
-    ) -> str:
-        """Keep a digest as shown; returns its id (short, for button payloads)."""
-        message_id = short_id()
+        self,
+        *,
+        message_id: str,
+        user_id: int,
+        kind: str,
+        local_date: date,
+        content: dict[str, Any],
+        now: datetime,
+    ) -> None:
+        """Keep a digest as shown, under an id from `new_message_id` (its buttons carry it)."""
         async with self.engine.begin() as conn:
             await conn.execute(
                 insert(MESSAGES).values(
@@ -204,7 +210,6 @@ class DigestLog:
                     created_at=now,
                 )
             )
-        return message_id
 
     async def message(self, message_id: str) -> DigestMessage | None:
         stmt = select(*_MESSAGE_COLUMNS).where(MESSAGES.c.id == message_id)

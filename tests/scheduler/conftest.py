@@ -1,19 +1,26 @@
-"""A raw async engine on the test's fresh database, for the scheduler's own tables."""
+"""A fresh database with every table (the digest log's included) for scheduler tests."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+import storage.digest_log  # noqa: F401  (registers the digest tables before the schema is made)
+from storage.db import Database, async_url
 
-def async_url(database_url: str) -> str:
-    return database_url.replace("postgresql://", "postgresql+psycopg://", 1)
+__all__ = ["async_url"]
 
 
 @pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = create_async_engine(async_url(database_url))
-    yield engine
-    await engine.dispose()
+async def database(database_url: str, tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.connect(database_url, tmp_path)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def engine(database: Database) -> AsyncEngine:
+    return database.engine

@@ -9,7 +9,7 @@ from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.chat_tables import User
-from storage.digest_log import DigestLog
+from storage.digest_log import DigestLog, new_message_id
 
 NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)
 DAY = date(2026, 11, 20)
@@ -17,7 +17,6 @@ DAY = date(2026, 11, 20)
 
 async def _log_with_user(engine: AsyncEngine) -> DigestLog:
     log = DigestLog(engine)
-    await log.create_schema()
     async with engine.begin() as conn:
         await conn.execute(insert(User).values(id=1, name="Ada", created_at=NOW))
     return log
@@ -41,8 +40,9 @@ async def test_only_one_of_many_concurrent_claims_wins(engine: AsyncEngine) -> N
 async def test_item_marks_of_one_message_do_not_overwrite_each_other(engine: AsyncEngine) -> None:
     log = await _log_with_user(engine)
     content = {"items": [{"path": "a.md", "state": None}, {"path": "b.md", "state": None}]}
-    message_id = await log.add_message(
-        user_id=1, kind="daily", local_date=DAY, content=content, now=NOW
+    message_id = new_message_id()
+    await log.add_message(
+        message_id=message_id, user_id=1, kind="daily", local_date=DAY, content=content, now=NOW
     )
     await asyncio.gather(log.mark_item(message_id, 0, "done"), log.mark_item(message_id, 1, "x"))
     message = await log.message(message_id)
