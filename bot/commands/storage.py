@@ -1,0 +1,200 @@
+"""`brainbot import PATH`, `brainbot reindex` and `brainbot search QUERY`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from bot.config import Settings
+from storage.db import Database
+from storage.embeddings import make_embedder
+from storage.entry import ImportResult, SearchResults
+from storage.errors import StorageError
+from storage.store import Store
+
+
+def register(subparsers: Any) -> None:
+    imp = subparsers.add_parser(
+        "import", help="copy a folder of Markdown (e.g. an Obsidian vault) into the vault"
+    )
+    imp.add_argument("path", type=Path, help="the folder to import")
+    imp.set_defaults(func=_import_command)
+
+    reindex = subparsers.add_parser("reindex", help="rebuild the search index from the vault")
+    reindex.set_defaults(func=lambda args: _main(_reindex()))
+
+    search = subparsers.add_parser("search", help="search the notes ('-': queries from stdin)")
+    search.add_argument("query", help="what to look for; '-' reads one query per line")
+    search.add_argument("--category", help="only notes of this category")
+    search.add_argument("--limit", type=int, default=10, help="at most this many hits (10)")
+    search.add_argument("--json", action="store_true", help="print JSON instead of text")
+    search.set_defaults(func=lambda args: _main(_search(args)))
+
+
+def _main(work: Any) -> int:
+    try:
+        code: int = asyncio.run(work)
+    except StorageError as exc:
+        print(f"brainbot: {exc}", file=sys.stderr)
+        return 1
+    return code
+
+
+def load_settings() -> Settings:
+    """Settings from the environment and `.env` (nothing passed in by hand)."""
+    from_environment: dict[str, Any] = {}
+    return Settings(**from_environment)
+
+
+@asynccontextmanager
+async def open_store(settings: Settings) -> AsyncIterator[Store]:
+    """The Store the settings describe, opened (and synced) and closed again."""
+    database = await Database.connect(settings.database_url, settings.data_dir)
+    try:
+        embedder = make_embedder(
+            settings.embeddings,
+            settings.embedding_model,
+            settings.openai_api_key,
+            settings.openai_base_url,
+            settings.embedding_dimensions,
+        )
+        store = await Store.open(
+            vault_dir=settings.vault_dir,
+            categories=settings.categories,
+            database=database,
+            embedder=embedder,
+            max_bytes=settings.max_note_bytes,
+        )
+        try:
+            yield store
+        finally:
+            await store.close()
+    finally:
+        await database.close()
+
+
+class ProgressBar:
+    """A one-line bar on a terminal; on anything else one line per finished phase."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self.drawn = False
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if self.live:
+            filled = self.WIDTH * done // total if total else self.WIDTH
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            self.stream.write(f"\r{phase:>8} [{bar}] {done}/{total}")
+            self.drawn = True
+            if done >= total:
+                self.stream.write("\n")
+                self.drawn = False
+        elif done >= total:
+            self.stream.write(f"{phase}: {done}/{total}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _import_command(args: argparse.Namespace) -> int:
+    if not args.path.is_dir():
+        print(f"brainbot: {args.path} is not a folder", file=sys.stderr)
+        return 2
+    return _main(_import(args.path))
+
+
+async def _import(path: Path) -> int:
+    bar = ProgressBar(sys.stderr)
+    try:
+        async with open_store(load_settings()) as store:
+            result = await store.import_folder(path, progress=bar)
+    finally:
+        bar.close()
+    print(_import_summary(result))
+    return 0
+
+
+def _import_summary(result: ImportResult) -> str:
+    lines = [f"Imported {len(result.imported)} notes, copied {len(result.copied)} other files."]
+    if result.warnings:
+        lines.append(f"{len(result.warnings)} imported with problems:")
+        lines += [f"  {path}: {reason}" for path, reason in result.warnings]
+    if result.skipped:
+        lines.append(f"{len(result.skipped)} skipped:")
+        lines += [f"  {path}: {reason}" for path, reason in result.skipped]
+    return "\n".join(lines)
+
+
+async def _reindex() -> int:
+    bar = ProgressBar(sys.stderr)
+    try:
+        async with open_store(load_settings()) as store:
+            count = await store.reindex(progress=lambda done, total: bar("index", done, total))
+    finally:
+        bar.close()
+    print(f"Indexed {count} notes.")
+    return 0
+
+
+def results_json(query: str, results: SearchResults) -> dict[str, Any]:
+    """One search's results as plain JSON data."""
+    return {
+        "query": query,
+        "mode": results.mode,
+        "notes": list(results.notes),
+        "hits": [
+            {
+                "path": hit.path,
+                "title": hit.title,
+                "category": hit.category,
+                "snippet": hit.snippet,
+                "score": round(hit.score, 6),
+                "updated": hit.updated.isoformat() if hit.updated else None,
+            }
+            for hit in results.hits
+        ],
+    }
+
+
+def _print_text(results: SearchResults) -> None:
+    for note in results.notes:
+        print(f"({note})", file=sys.stderr)
+    if not results.hits:
+        print("No matching notes.")
+    for number, hit in enumerate(results.hits, start=1):
+        print(f"{number}. {hit.title}  [{hit.path}]  {hit.score:.4f}")
+        print(f"   {hit.snippet}")
+
+
+async def _search(args: argparse.Namespace) -> int:
+    async with open_store(load_settings()) as store:
+
+        async def run(query: str) -> SearchResults:
+            return await store.search(query, category=args.category, limit=max(1, args.limit))
+
+        if args.query == "-":
+            # One JSON line per query, for scripts.
+            for line in sys.stdin:
+                query = line.strip()
+                if query:
+                    print(json.dumps(results_json(query, await run(query)), ensure_ascii=False))
+                    sys.stdout.flush()
+            return 0
+        results = await run(args.query)
+        if args.json:
+            print(json.dumps(results_json(args.query, results), ensure_ascii=False, indent=2))
+        else:
+            _print_text(results)
+    return 0

@@ -1,0 +1,108 @@
+"""The Postgres connection: an embedded server (pgserver) under the data directory when
+no URL is given, else the given server, which must offer the `vector` extension."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlmodel import SQLModel
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+import storage.models  # noqa: F401  (registers the index tables on SQLModel.metadata)
+from storage.errors import DatabaseUnavailable
+
+log = logging.getLogger(__name__)
+
+# Any constant works; it only has to be the same in every process creating the schema.
+_SCHEMA_LOCK = 0x6272_6169_6E62
+
+
+def async_url(url: str) -> str:
+    """`url` with the async psycopg driver, whatever driver (or none) it named."""
+    return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+
+
+def _safe(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _start_embedded(pgdata: Path) -> tuple[Any, str]:
+    from pgserver.postgres_server import get_server
+
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        server = get_server(pgdata, cleanup_mode="stop")
+    except Exception as exc:
+        message = f"could not start the embedded Postgres in {pgdata}: {exc}"
+        raise DatabaseUnavailable(message) from exc
+    return server, server.get_uri()
+
+
+class Database:
+    """One async SQLAlchemy engine (psycopg) and, when embedded, the server behind it."""
+
+    def __init__(self, engine: AsyncEngine, *, server: Any = None) -> None:
+        self.engine = engine
+        self._server = server
+
+    @classmethod
+    async def connect(cls, url: str | None, data_dir: Path) -> Database:
+        """Connect to `url`, or start Postgres under `data_dir/pg` when `url` is None,
+        then create the schema. Raises DatabaseUnavailable with what went wrong."""
+        server = None
+        if url is None:
+            server, embedded_url = await asyncio.to_thread(_start_embedded, data_dir / "pg")
+            url = str(embedded_url)
+        engine = create_async_engine(async_url(url), pool_size=5, max_overflow=10)
+        database = cls(engine, server=server)
+        try:
+            await database._check(url)
+            await database.create_schema()
+        except BaseException:
+            await database.close()
+            raise
+        return database
+
+    async def _check(self, url: str) -> None:
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except (OSError, SQLAlchemyError) as exc:
+            message = f"cannot connect to the database at {_safe(url)}: {exc}"
+            raise DatabaseUnavailable(message) from exc
+        try:
+            async with self.engine.begin() as conn:
+                await conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
+        except DBAPIError as exc:
+            raise DatabaseUnavailable(
+                f"the database at {_safe(url)} has no usable `vector` extension (pgvector); "
+                f"install it or ask its administrator to run CREATE EXTENSION vector: {exc.orig}"
+            ) from exc
+
+    async def create_schema(self) -> None:
+        """Create every table registered on SQLModel.metadata that does not exist yet.
+
+        Idempotent, and safe when several processes start at once (an advisory lock
+        serialises them). Call it again after importing a module with more tables.
+        """
+        async with self.engine.begin() as conn:
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            await conn.run_sync(SQLModel.metadata.create_all)
+
+    def session(self) -> AsyncSession:
+        """A new ORM session; use it as `async with database.session() as session:`."""
+        return AsyncSession(self.engine, expire_on_commit=False)
+
+    async def close(self) -> None:
+        """Close every connection; stop the embedded server if this was its last user."""
+        await self.engine.dispose()
+        if self._server is not None:
+            server, self._server = self._server, None
+            await asyncio.to_thread(server.cleanup)

@@ -1,0 +1,147 @@
+"""What the index stores for one note, computed from the Entry in Python: terms for
+BM25, passages to embed, links, and the frontmatter as JSON that reads back as
+the same Python values (dates stay dates)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from storage.chunking import Chunk, chunk_note
+from storage.entry import Entry
+from storage.links import Link, extract_links
+from storage.tokens import fold, term_frequencies
+
+# Fields that say nothing about a note's subject; everything else is searchable text.
+_NOT_SEARCHABLE = frozenset(
+    {"id", "title", "created", "updated", "source", "confidence", "suggested_category"}
+)
+TSV_CHARS = 400_000  # Postgres refuses a tsvector over 1 MB
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One note ready for the index."""
+
+    entry: Entry
+    updated: datetime
+    fields_json: str
+    tags: list[str]
+    terms: Counter[str]
+    length: int
+    folded: str  # lower-cased, accent-folded text for the `simple` tsvector
+    chunks: list[Chunk]
+    links: list[Link]
+
+
+def _field_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        return " ".join(_field_text(v) for v in value)
+    if isinstance(value, Mapping):
+        return " ".join(_field_text(v) for v in value.values())
+    return ""
+
+
+def searchable_text(entry: Entry) -> str:
+    """Title (twice: a word in the title says more than one in the body), the subject
+    fields (tags, next action, context...) and the body."""
+    fields = " ".join(
+        _field_text(v) for k, v in entry.fields.items() if str(k) not in _NOT_SEARCHABLE
+    )
+    return f"{entry.title}\n{entry.title}\n{fields}\n{entry.body}"
+
+
+def _as_utc(value: Any) -> datetime | None:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime.combine(value, time(), tzinfo=UTC)
+    return None
+
+
+def updated_at(entry: Entry, fallback: datetime | None = None) -> datetime:
+    """When the note last changed: its `updated` field, else `created`, else `fallback`
+    (the file's modification time), else now."""
+    return (
+        _as_utc(entry.fields.get("updated"))
+        or _as_utc(entry.fields.get("created"))
+        or fallback
+        or datetime.now(UTC)
+    )
+
+
+def normal_tag(tag: str) -> str:
+    """Tags compare without case and without a leading `#`."""
+    return fold(tag.strip().lstrip("#"))
+
+
+def prepare(entry: Entry, modified: datetime | None = None) -> Document:
+    """Everything the index stores about `entry`."""
+    terms, length = term_frequencies(searchable_text(entry))
+    return Document(
+        entry=entry,
+        updated=updated_at(entry, modified),
+        fields_json=encode_fields(entry.fields),
+        tags=sorted({normal_tag(t) for t in entry.tags if t.strip()}),
+        terms=terms,
+        length=length,
+        folded=fold(f"{entry.title}\n{entry.body}")[:TSV_CHARS],
+        chunks=chunk_note(entry.title, entry.body),
+        links=extract_links(entry.body, entry.path),
+    )
+
+
+def _plain(value: Any) -> Any:
+    """`value` as JSON-safe data; dates and times become tagged objects so they read back."""
+    if isinstance(value, str | bool | int) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, datetime):
+        return {"$datetime": value.isoformat()}
+    if isinstance(value, date):
+        return {"$date": value.isoformat()}
+    if isinstance(value, time):
+        return {"$time": value.isoformat()}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return [_plain(v) for v in items]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def encode_fields(fields: Mapping[str, Any]) -> str:
+    """Frontmatter as JSON that `decode_fields` turns back into the same values."""
+    return json.dumps(_plain(fields), ensure_ascii=False)
+
+
+def decode_fields(value: Any) -> Any:
+    """The inverse of `encode_fields` on the JSON as the driver hands it back."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            ((key, raw),) = value.items()
+            if key == "$datetime":
+                return datetime.fromisoformat(raw)
+            if key == "$date":
+                return date.fromisoformat(raw)
+            if key == "$time":
+                return time.fromisoformat(raw)
+        return {k: decode_fields(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_fields(v) for v in value]
+    return value

@@ -1,0 +1,368 @@
+"""The search index over the vault: Postgres tables derived from the notes.
+
+`Index` writes notes in (one at a time or in bulk), remembers which vault commit
+it reflects, and answers searches, listings and backlinks. It knows nothing of
+git; `storage.store.Store` keeps it in step with the vault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage import indexer, lookups
+from storage.db import Database
+from storage.documents import Document, prepare
+from storage.embeddings import Embedder, EmbeddingError, NeedsProbe
+from storage.entry import Entry, SearchHit, SearchResults
+from storage.search import Filters, fuse, keyword_ranking, vector_ranking
+from storage.tokens import parse_query
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (done, total)
+BATCH = 500
+CANDIDATES = 30  # each side of a hybrid search ranks at least this many notes
+KEYWORD_ONLY = "keyword search only: no embeddings are configured"
+
+
+def _prepare_all(entries: Sequence[Entry], modified: Mapping[str, datetime]) -> list[Document]:
+    return [prepare(e, modified.get(e.path)) for e in entries]
+
+
+class Index:
+    """Notes in Postgres: BM25 terms, chunk vectors, links and a listing table."""
+
+    def __init__(self, database: Database, embedder: Embedder | None) -> None:
+        self.database = database
+        self.embedder = embedder
+        self.dimensions: int | None = None
+        self.needs_embedding = False  # the embedder changed: every note must be re-embedded
+
+    @classmethod
+    async def open(cls, database: Database, embedder: Embedder | None) -> Index:
+        """Ready the index for `embedder`; when its name or vector length differs from
+        what the chunks were made with, the chunks are dropped (`needs_embedding`)."""
+        index = cls(database, embedder)
+        if isinstance(embedder, NeedsProbe):
+            await embedder.probe()
+        index.dimensions = embedder.dimensions if embedder else None
+        await index._prepare_vectors()
+        return index
+
+    async def _prepare_vectors(self) -> None:
+        name = self.embedder.name if self.embedder else None
+        async with self.database.engine.begin() as conn:
+            await indexer.lock(conn)
+            await conn.execute(
+                text(
+                    "INSERT INTO index_meta (id, doc_count, total_length, recheck)"
+                    " VALUES (1, 0, 0, '{}') ON CONFLICT (id) DO NOTHING"
+                )
+            )
+            row = (
+                await conn.execute(text("SELECT embedder, dimensions FROM index_meta WHERE id = 1"))
+            ).one()
+            typmod = (
+                await conn.execute(
+                    text(
+                        "SELECT atttypmod FROM pg_attribute"
+                        " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+                    )
+                )
+            ).scalar_one()
+            column_dimensions = typmod if typmod > 0 else None
+            if (row.embedder, row.dimensions, column_dimensions) != (
+                name,
+                self.dimensions,
+                self.dimensions,
+            ):
+                await indexer.drop_vector_index(conn)
+                await conn.execute(text("TRUNCATE chunks"))
+                column = f"vector({self.dimensions})" if self.dimensions else "vector"
+                await conn.execute(text(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE {column}"))
+                await conn.execute(text("UPDATE entries SET embedded = false WHERE embedded"))
+                await conn.execute(
+                    text("UPDATE index_meta SET embedder = :name, dimensions = :dim WHERE id = 1"),
+                    {"name": name, "dim": self.dimensions},
+                )
+                log.info("index: vectors now come from %s (%s dimensions)", name, self.dimensions)
+            await indexer.create_vector_index(conn, self.dimensions)
+            if self.embedder is not None:
+                pending = await conn.execute(
+                    text("SELECT 1 FROM entries WHERE NOT embedded LIMIT 1")
+                )
+                self.needs_embedding = pending.first() is not None
+
+    # ---- writing -------------------------------------------------------------------
+
+    async def _embed(self, docs: Sequence[Document]) -> list[list[list[float]]] | None:
+        """Per document, one vector per chunk; None when there is no embedder or it failed
+        (the notes are then searchable by keyword and embedded by a later sync)."""
+        if self.embedder is None:
+            return None
+        texts = [chunk.text for d in docs for chunk in d.chunks]
+        try:
+            flat = await self.embedder.embed(texts)
+        except EmbeddingError as exc:
+            log.warning("index: embedding failed, notes stay keyword-only for now: %s", exc)
+            return None
+        out: list[list[list[float]]] = []
+        position = 0
+        for d in docs:
+            out.append(flat[position : position + len(d.chunks)])
+            position += len(d.chunks)
+        return out
+
+    async def upsert(
+        self, entries: Sequence[Entry], modified: Mapping[str, datetime] | None = None
+    ) -> None:
+        """Index `entries` (replacing what was indexed at their paths); notes whose content
+        did not change since they were indexed are skipped."""
+        current = await self.content_hashes([e.path for e in entries])
+        todo = [e for e in entries if current.get(e.path) != e.content_hash]
+        if not todo:
+            return
+        modified = modified or {}
+        docs = [prepare(e, modified.get(e.path)) for e in todo]
+        vectors = await self._embed(docs)
+        async with self.database.engine.begin() as conn:
+            await indexer.lock(conn)
+            await indexer.write(conn, docs, vectors)
+
+    async def remove(self, paths: Sequence[str]) -> int:
+        """Forget the notes at `paths`; how many were indexed."""
+        if not paths:
+            return 0
+        async with self.database.engine.begin() as conn:
+            await indexer.lock(conn)
+            return await indexer.remove(conn, paths)
+
+    async def load(
+        self,
+        entries: Sequence[Entry],
+        modified: Mapping[str, datetime] | None = None,
+        *,
+        replace_all: bool = False,
+        progress: Progress | None = None,
+    ) -> int:
+        """Bulk-index `entries` in one transaction (all or nothing); with `replace_all`,
+        everything indexed before is dropped first (a rebuild)."""
+        modified = modified or {}
+        total = len(entries)
+        async with self.database.engine.begin() as conn:
+            await indexer.lock(conn)
+            if replace_all:
+                await conn.execute(text("TRUNCATE entries, chunks, postings, terms, links"))
+                await conn.execute(
+                    text("UPDATE index_meta SET doc_count = 0, total_length = 0 WHERE id = 1")
+                )
+            rebuild_vectors = await self._drop_vector_index_for(conn, total)
+            done = 0
+            for start in range(0, total, BATCH):
+                batch = entries[start : start + BATCH]
+                docs = await asyncio.to_thread(_prepare_all, batch, modified)
+                await indexer.write(conn, docs, await self._embed(docs))
+                done += len(batch)
+                if progress:
+                    progress(done, total)
+            if rebuild_vectors:
+                await indexer.create_vector_index(conn, self.dimensions)
+        return total
+
+    async def _drop_vector_index_for(self, conn: AsyncConnection, adding: int) -> bool:
+        # Building HNSW once over all vectors beats inserting them one by one, when
+        # the load is large next to what is indexed already.
+        if self.embedder is None or adding < BATCH:
+            return False
+        existing = (await conn.execute(text("SELECT count(*) FROM entries"))).scalar_one()
+        if adding < existing:
+            return False
+        await indexer.drop_vector_index(conn)
+        return True
+
+    async def embed_pending(self, progress: Progress | None = None) -> int:
+        """Embed notes indexed without vectors (new embedder, or the service was down)."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        while True:
+            async with self.database.engine.begin() as conn:
+                await indexer.lock(conn)
+                rows = list(
+                    await conn.execute(
+                        text(
+                            "SELECT id, path, title, body FROM entries WHERE NOT embedded"
+                            " ORDER BY id LIMIT :n"
+                        ),
+                        {"n": BATCH},
+                    )
+                )
+                if not rows:
+                    self.needs_embedding = False
+                    return done
+                docs = [prepare(Entry(r.path, "", r.title, {}, r.body, "")) for r in rows]
+                vectors = await self._embed(docs)
+                if vectors is None:
+                    return done
+                await conn.execute(
+                    text("DELETE FROM chunks WHERE entry_id = ANY(CAST(:ids AS int[]))"),
+                    {"ids": [r.id for r in rows]},
+                )
+                await indexer.insert_chunks(
+                    conn,
+                    (
+                        (r.id, number, chunk.start, vector)
+                        for r, d, doc_vectors in zip(rows, docs, vectors, strict=True)
+                        for number, (chunk, vector) in enumerate(
+                            zip(d.chunks, doc_vectors, strict=True)
+                        )
+                    ),
+                )
+                await conn.execute(
+                    text("UPDATE entries SET embedded = true WHERE id = ANY(CAST(:ids AS int[]))"),
+                    {"ids": [r.id for r in rows]},
+                )
+            done += len(rows)
+            if progress:
+                progress(done, done)
+
+    # ---- bookkeeping ---------------------------------------------------------------
+
+    async def content_hashes(self, paths: Sequence[str]) -> dict[str, str]:
+        """The indexed content hash of each of `paths` that is indexed (and embedded,
+        when there is an embedder: a note still waiting for vectors counts as stale)."""
+        if not paths:
+            return {}
+        embedded = "" if self.embedder is None else " AND embedded"
+        async with self.database.engine.connect() as conn:
+            rows = await conn.execute(
+                text(
+                    "SELECT path, content_hash FROM entries"
+                    f" WHERE path = ANY(CAST(:paths AS text[])){embedded}"
+                ),
+                {"paths": list(paths)},
+            )
+            return {r.path: r.content_hash for r in rows}
+
+    async def last_commit(self) -> str | None:
+        """The vault commit the index reflects (None before the first indexing)."""
+        async with self.database.engine.connect() as conn:
+            value = await conn.execute(text("SELECT last_commit FROM index_meta WHERE id = 1"))
+            result: str | None = value.scalar_one_or_none()
+            return result
+
+    async def advance(self, commit: str, *, parent: str | None) -> bool:
+        """Record `commit` as indexed only if the index was at `parent`: if not, some
+        change in between (made outside) is not indexed yet and sync must find it."""
+        async with self.database.engine.begin() as conn:
+            result = await conn.execute(
+                text(
+                    "UPDATE index_meta SET last_commit = :commit"
+                    " WHERE id = 1 AND last_commit IS NOT DISTINCT FROM :parent"
+                ),
+                {"commit": commit, "parent": parent},
+            )
+            return bool(result.rowcount)
+
+    async def mark_synced(self, commit: str | None, recheck: Sequence[str] = ()) -> None:
+        """Record that the index reflects `commit`, plus paths to look at again next sync."""
+        async with self.database.engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "UPDATE index_meta SET last_commit = :commit, recheck = :recheck WHERE id = 1"
+                ),
+                {"commit": commit, "recheck": list(recheck)},
+            )
+
+    async def recheck_paths(self) -> list[str]:
+        async with self.database.engine.connect() as conn:
+            value = await conn.execute(text("SELECT recheck FROM index_meta WHERE id = 1"))
+            return list(value.scalar_one_or_none() or [])
+
+    async def paths(self) -> list[str]:
+        """Every indexed path (for reconciling after the vault's history was rewritten)."""
+        async with self.database.engine.connect() as conn:
+            return list((await conn.execute(text("SELECT path FROM entries"))).scalars())
+
+    async def count(self) -> int:
+        async with self.database.engine.connect() as conn:
+            return int((await conn.execute(text("SELECT count(*) FROM entries"))).scalar_one())
+
+    # ---- reading -------------------------------------------------------------------
+
+    async def search(
+        self,
+        query: str,
+        *,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        status: str | None = None,
+        modified_after: datetime | date | None = None,
+        modified_before: datetime | date | None = None,
+        limit: int = 10,
+    ) -> SearchResults:
+        """Hybrid search: BM25 and vector rankings fused by reciprocal rank; keyword only
+        without an embedder (or when it fails, with a note saying so)."""
+        filters = Filters(category, tuple(tags), status, modified_after, modified_before)
+        parsed = parse_query(query)
+        depth = max(limit * 3, CANDIDATES)
+        embedding = (
+            asyncio.ensure_future(self.embedder.embed([query]))
+            if self.embedder is not None and query.strip()
+            else None
+        )
+        notes: list[str] = [] if self.embedder else [KEYWORD_ONLY]
+        try:
+            async with self.database.engine.begin() as conn:
+                keyword = await keyword_ranking(conn, parsed, filters, depth)
+                vector: list[tuple[int, float, int]] = []
+                if embedding is not None:
+                    try:
+                        query_vector = (await embedding)[0]
+                    except EmbeddingError as exc:
+                        notes.append(f"keyword search only: embedding the query failed ({exc})")
+                        embedding = None
+                    else:
+                        vector = await vector_ranking(conn, query_vector, filters, depth)
+                if embedding is None:
+                    ranked, mode = keyword[:limit], "keyword"
+                else:
+                    fused = fuse([k for k, _ in keyword], [v[0] for v in vector])
+                    ranked, mode = fused[:limit], "hybrid"
+                found = await lookups.hits(conn, ranked, parsed, {v[0]: v[2] for v in vector})
+        finally:
+            if embedding is not None and not embedding.done():
+                embedding.cancel()
+        return SearchResults(tuple(found), mode, tuple(notes))
+
+    async def list_entries(
+        self,
+        *,
+        category: str | None = None,
+        status: str | None = None,
+        tag: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> list[Entry]:
+        """Notes newest first (by their `updated` field), optionally filtered."""
+        filters = Filters(category, (tag,) if tag else (), status)
+        async with self.database.engine.connect() as conn:
+            return await lookups.list_entries(conn, filters, limit, offset)
+
+    async def get(self, path: str) -> Entry | None:
+        async with self.database.engine.connect() as conn:
+            return await lookups.entry_at(conn, path)
+
+    async def backlinks(self, path: str, title: str | None = None) -> list[SearchHit]:
+        """Notes linking to the note at `path` (also by its `title`), newest first."""
+        async with self.database.engine.connect() as conn:
+            if title is None:
+                entry = await lookups.entry_at(conn, path)
+                title = entry.title if entry else None
+            return await lookups.backlinks(conn, path, title)

@@ -1,0 +1,103 @@
+"""Links between notes: wikilinks and Markdown links to `.md` files, for backlinks.
+
+A link keeps its target as written, reduced to comparable keys, and is resolved
+when someone asks for backlinks; so a link written before its target existed
+starts to count the moment the target appears. Keys are slug-like: case, accents,
+spaces, hyphens and underscores do not matter, which matches how Obsidian finds
+`[[Tea Ceremony]]` and how the vault names `tea-ceremony.md`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from storage.tokens import fold
+
+_FENCED = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+_MDLINK = re.compile(r"\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_NOT_KEY = re.compile(r"[\W_]+")
+CONTEXT_CHARS = 200
+
+
+def name_key(name: str) -> str:
+    """The comparable form of a note name: `Tea Ceremony`, `tea-ceremony` → `tea-ceremony`."""
+    return _NOT_KEY.sub("-", fold(name)).strip("-")
+
+
+def path_key(path: str) -> str:
+    """The comparable form of a vault path: `Projects/Q3 Plan.md` → `projects/q3-plan`."""
+    if path.lower().endswith(".md"):
+        path = path[:-3]
+    return "/".join(name_key(part) for part in path.split("/") if part)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One link found in a note.
+
+    `key` is the target's name key; `path` (when the link names folders) is the
+    target's path key, matched as a suffix of the target's path; `alt` is a second
+    exact reading of a Markdown link (relative to the vault root instead of the note).
+    """
+
+    key: str
+    path: str | None
+    alt: str | None
+    context: str
+
+
+def _context(body: str, start: int, end: int) -> str:
+    line_start = body.rfind("\n", 0, start) + 1
+    line_end = body.find("\n", end)
+    line = body[line_start : line_end if line_end >= 0 else len(body)].strip()
+    return line if len(line) <= CONTEXT_CHARS else line[: CONTEXT_CHARS - 1] + "…"
+
+
+def _wikilink(target: str) -> tuple[str, str | None, str | None] | None:
+    target = target.strip().strip("/")
+    if not target:
+        return None
+    key = name_key(posixpath.basename(target).removesuffix(".md"))
+    return (key, path_key(target) if "/" in target else None, None) if key else None
+
+
+def _markdown_link(target: str, source: str) -> tuple[str, str | None, str | None] | None:
+    target = target.strip("<>").split("#", 1)[0]
+    if not target or _SCHEME.match(target):
+        return None
+    target = unquote(target)
+    if not target.lower().endswith(".md"):
+        return None
+    if target.startswith("/"):
+        resolved, alt = posixpath.normpath(target.lstrip("/")), None
+    else:
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(source), target))
+        alt = None if target.startswith(".") else posixpath.normpath(target)
+    if resolved.startswith("..") and alt is None:
+        return None
+    key = name_key(posixpath.basename(target)[:-3])
+    if not key:
+        return None
+    exact = None if resolved.startswith("..") else path_key(resolved)
+    alt_key = path_key(alt) if alt and alt != resolved else None
+    return key, exact or alt_key, alt_key if exact else None
+
+
+def extract_links(body: str, source: str) -> list[Link]:
+    """Every distinct link in `body` of the note at vault path `source` (code blocks skipped)."""
+    text = _FENCED.sub(lambda m: " " * len(m.group(0)), body)
+    found: dict[tuple[str, str | None, str | None], Link] = {}
+    for match in _WIKILINK.finditer(text):
+        parsed = _wikilink(match.group(1))
+        if parsed and parsed not in found:
+            found[parsed] = Link(*parsed, _context(body, match.start(), match.end()))
+    for match in _MDLINK.finditer(text):
+        parsed = _markdown_link(match.group(1), source)
+        if parsed and parsed not in found:
+            found[parsed] = Link(*parsed, _context(body, match.start(), match.end()))
+    return list(found.values())

@@ -1,0 +1,117 @@
+"""Reading notes back out of the index: listings, search hits, backlinks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage.documents import decode_fields
+from storage.entry import Entry, SearchHit
+from storage.links import name_key, path_key
+from storage.search import Filters
+from storage.snippets import make_snippet
+from storage.tokens import ParsedQuery
+
+_ENTRY_COLUMNS = (
+    "e.path, e.category, e.title, e.fields, e.body, e.content_hash, e.frontmatter_error"
+)
+
+
+def _entry(row: Any) -> Entry:
+    return Entry(
+        path=row.path,
+        category=row.category,
+        title=row.title,
+        fields=decode_fields(row.fields),
+        body=row.body,
+        content_hash=row.content_hash,
+        frontmatter_error=row.frontmatter_error,
+    )
+
+
+async def list_entries(
+    conn: AsyncConnection, filters: Filters, limit: int, offset: int = 0
+) -> list[Entry]:
+    """Notes matching `filters`, most recently updated first."""
+    conditions, params = filters.sql()
+    where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+    params.update(limit=limit, offset=offset)
+    rows = await conn.execute(
+        text(
+            f"SELECT {_ENTRY_COLUMNS} FROM entries e {where}"
+            " ORDER BY e.updated DESC, e.id DESC LIMIT :limit OFFSET :offset"
+        ),
+        params,
+    )
+    return [_entry(r) for r in rows]
+
+
+async def entry_at(conn: AsyncConnection, path: str) -> Entry | None:
+    row = (
+        await conn.execute(
+            text(f"SELECT {_ENTRY_COLUMNS} FROM entries e WHERE e.path = :path"), {"path": path}
+        )
+    ).first()
+    return _entry(row) if row else None
+
+
+async def hits(
+    conn: AsyncConnection,
+    ranked: Sequence[tuple[int, float]],
+    query: ParsedQuery,
+    starts: dict[int, int],
+) -> list[SearchHit]:
+    """SearchHits for ranked entry ids, in that order, each with a snippet around the
+    first query word in the body (else from the best-matching chunk, else the start)."""
+    if not ranked:
+        return []
+    rows = await conn.execute(
+        text(
+            "SELECT id, path, title, category, body, updated FROM entries"
+            " WHERE id = ANY(CAST(:ids AS int[]))"
+        ),
+        {"ids": [entry_id for entry_id, _ in ranked]},
+    )
+    by_id = {r.id: r for r in rows}
+    prefixes = [w for w in query.words if len(w) >= 3]
+    out: list[SearchHit] = []
+    for entry_id, score in ranked:
+        row = by_id.get(entry_id)
+        if row is None:  # removed between the two queries
+            continue
+        snippet = make_snippet(
+            row.body, query.words, prefixes=prefixes, start=starts.get(entry_id, 0)
+        )
+        out.append(SearchHit(row.path, row.title, row.category, snippet, score, row.updated))
+    return out
+
+
+_BACKLINKS = text(
+    """
+    SELECT DISTINCT ON (e.path) e.path, e.title, e.category, l.context, e.updated
+    FROM links l JOIN entries e ON e.id = l.source_id
+    WHERE (l.target_key = :stem OR (l.target_path IS NULL AND l.target_key = :title))
+      AND (l.target_path IS NULL OR l.target_path = :path OR l.target_alt = :path
+           OR :path LIKE '%/' || l.target_path)
+      AND e.path <> :self
+    ORDER BY e.path, l.id
+    """
+)
+
+
+async def backlinks(conn: AsyncConnection, path: str, title: str | None) -> list[SearchHit]:
+    """Notes linking to the note at `path` (by file name, by title, or by path),
+    newest first; the snippet is the line holding the link."""
+    stem = path.rsplit("/", 1)[-1]
+    params = {
+        "stem": name_key(stem.removesuffix(".md")),
+        "title": name_key(title) if title else "",
+        "path": path_key(path),
+        "self": path,
+    }
+    rows = list(await conn.execute(_BACKLINKS, params))
+    rows.sort(key=lambda r: r.updated, reverse=True)
+    return [SearchHit(r.path, r.title, r.category, r.context, 1.0, r.updated) for r in rows]

@@ -1,0 +1,210 @@
+"""Ranking in SQL: BM25 over the postings tables, cosine over chunk vectors, and
+reciprocal-rank fusion of the two lists.
+
+BM25 rather than `ts_rank`: `ts_rank` has no inverse document frequency, so a
+common word weighs as much as a rare one, and `websearch_to_tsquery` ANDs every
+word, so a question in plain language matches almost nothing. The `simple`
+tsvector still serves explicit syntax ("a quoted phrase", -excluded) as a filter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage.documents import normal_tag
+from storage.tokens import ParsedQuery, like_prefix
+
+K1 = 1.2
+B = 0.75
+PREFIX_MIN_CHARS = 3
+PREFIX_EXPANSIONS = 8  # a prefix stands for at most this many terms (the most common ones)
+PREFIX_WEIGHT = 0.5  # weight of expansions of a word that also matches exactly
+RRF_K = 60
+HNSW_EF_MAX = 1000  # pgvector's limit for hnsw.ef_search
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Restrictions on which notes a search or listing returns. A `date` bound covers
+    that whole day; a `datetime` bound is exact (after: inclusive, before: exclusive)."""
+
+    category: str | None = None
+    tags: tuple[str, ...] = ()
+    status: str | None = None
+    modified_after: datetime | date | None = None
+    modified_before: datetime | date | None = None
+
+    def sql(self) -> tuple[list[str], dict[str, Any]]:
+        """WHERE conditions on `entries e`, and their parameters."""
+        conditions: list[str] = []
+        params: dict[str, Any] = {}
+        if self.category:
+            conditions.append("e.category = :f_category")
+            params["f_category"] = self.category
+        tags = [normal_tag(t) for t in self.tags if t.strip()]
+        if tags:
+            conditions.append("e.tags @> CAST(:f_tags AS text[])")
+            params["f_tags"] = tags
+        if self.status:
+            conditions.append("lower(e.status) = lower(:f_status)")
+            params["f_status"] = self.status
+        if self.modified_after is not None:
+            conditions.append("e.updated >= :f_after")
+            params["f_after"] = _bound(self.modified_after, next_day=False)
+        if self.modified_before is not None:
+            conditions.append("e.updated < :f_before")
+            params["f_before"] = _bound(self.modified_before, next_day=True)
+        return conditions, params
+
+    @property
+    def active(self) -> bool:
+        return bool(self.sql()[0])
+
+
+def _bound(value: datetime | date, *, next_day: bool) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    day = value + timedelta(days=1) if next_day else value
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+_BM25 = """
+WITH words AS (
+    SELECT w.word, w.low, w.high, w.pattern, w.is_last,
+           EXISTS (SELECT 1 FROM terms t WHERE t.term = w.word AND t.df > 0) AS known
+    FROM unnest(CAST(:words AS text[]), CAST(:lows AS text[]), CAST(:highs AS text[]),
+                CAST(:patterns AS text[]), CAST(:lasts AS boolean[]))
+         AS w(word, low, high, pattern, is_last)
+),
+query_terms AS (
+    SELECT t.term, t.df, 1.0::float8 AS weight
+    FROM words w JOIN terms t ON t.term = w.word WHERE t.df > 0
+    UNION ALL
+    SELECT x.term, x.df, CASE WHEN w.known THEN :prefix_weight ELSE 1.0 END
+    FROM words w CROSS JOIN LATERAL (
+        SELECT t.term, t.df FROM terms t
+        WHERE t.term ~>=~ w.low AND t.term ~<~ w.high AND t.term LIKE w.pattern
+          AND t.term <> w.word AND t.df > 0
+        ORDER BY t.df DESC LIMIT :expansions
+    ) x
+    WHERE char_length(w.word) >= :prefix_min AND (w.is_last OR NOT w.known)
+),
+q AS (SELECT term, max(df) AS df, max(weight) AS weight FROM query_terms GROUP BY term),
+stats AS (
+    SELECT greatest(doc_count, 1)::float8 AS n,
+           greatest(total_length::float8 / greatest(doc_count, 1), 1.0) AS avgdl
+    FROM index_meta WHERE id = 1
+)
+SELECT p.entry_id,
+       sum(q.weight * ln(1.0 + (s.n - q.df + 0.5) / (q.df + 0.5))
+           * p.tf * (:k1 + 1) / (p.tf + :k1 * (1 - :b + :b * p.dl / s.avgdl))) AS score
+FROM q JOIN postings p ON p.term = q.term CROSS JOIN stats s
+{join}
+GROUP BY p.entry_id
+ORDER BY score DESC, p.entry_id
+LIMIT :limit
+"""
+
+
+def _upper_bound(word: str) -> str:
+    # Byte order of UTF-8 is code point order, so this is above every `word...` term.
+    last = ord(word[-1])
+    return word[:-1] + chr(last + 1) if last < 0x10FFFF else word + "\U0010ffff"
+
+
+async def keyword_ranking(
+    conn: AsyncConnection, query: ParsedQuery, filters: Filters, limit: int
+) -> list[tuple[int, float]]:
+    """(entry id, BM25 score), best first. A word with no exact term, and the last word
+    (the one still being typed), also match the terms they begin."""
+    if not query.words:
+        return []
+    conditions, params = filters.sql()
+    if query.filter:
+        conditions.append("e.tsv @@ websearch_to_tsquery('simple', :f_syntax)")
+        params["f_syntax"] = query.filter
+    join = ""
+    if conditions:
+        join = "JOIN entries e ON e.id = p.entry_id WHERE " + " AND ".join(conditions)
+    words = list(query.words)
+    params.update(
+        words=words,
+        lows=words,
+        highs=[_upper_bound(w) for w in words],
+        patterns=[like_prefix(w) for w in words],
+        lasts=[i == len(words) - 1 for i in range(len(words))],
+        prefix_weight=PREFIX_WEIGHT,
+        expansions=PREFIX_EXPANSIONS,
+        prefix_min=PREFIX_MIN_CHARS,
+        k1=K1,
+        b=B,
+        limit=limit,
+    )
+    rows = await conn.execute(text(_BM25.format(join=join)), params)
+    return [(int(r[0]), float(r[1])) for r in rows]
+
+
+_VECTOR = """
+SELECT entry_id, 1 - distance AS similarity, start FROM (
+    SELECT DISTINCT ON (entry_id) entry_id, distance, start FROM (
+        SELECT c.entry_id, c.start, c.embedding <=> CAST(:vector AS vector) AS distance
+        FROM chunks c {join}
+        ORDER BY {order} LIMIT :candidates
+    ) nearest
+    ORDER BY entry_id, distance
+) best
+ORDER BY distance, entry_id
+LIMIT :limit
+"""
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+
+
+async def vector_ranking(
+    conn: AsyncConnection, vector: Sequence[float], filters: Filters, limit: int
+) -> list[tuple[int, float, int]]:
+    """(entry id, cosine similarity of its best chunk, that chunk's offset), best first.
+
+    pgvector 0.6's HNSW scan stops after `hnsw.ef_search` candidates and filters
+    them afterwards, so a selective filter leaves too few rows; then the same query
+    runs as an exact scan, which a selective filter makes cheap anyway.
+    """
+    conditions, params = filters.sql()
+    join = ""
+    if conditions:
+        join = "JOIN entries e ON e.id = c.entry_id WHERE " + " AND ".join(conditions)
+    candidates = limit * 4  # a note has several chunks; keep enough for `limit` notes
+    params.update(vector=vector_literal(vector), candidates=candidates, limit=limit)
+    ef = min(HNSW_EF_MAX, max(40, candidates * (5 if conditions else 1)))
+    await conn.execute(text("SELECT set_config('hnsw.ef_search', :ef, true)"), {"ef": str(ef)})
+    indexed = "c.embedding <=> CAST(:vector AS vector)"
+    rows = list(await conn.execute(text(_VECTOR.format(join=join, order=indexed)), params))
+    if len(rows) < limit:
+        # `+ 0` hides the expression from the index: an exact scan finds every match.
+        exact = f"({indexed}) + 0"
+        rows = list(await conn.execute(text(_VECTOR.format(join=join, order=exact)), params))
+    return [(int(r[0]), float(r[1]), int(r[2])) for r in rows]
+
+
+def fuse(
+    keyword: Sequence[int],
+    vector: Sequence[int],
+    *,
+    k: int = RRF_K,
+    keyword_weight: float = 1.0,
+    vector_weight: float = 1.0,
+) -> list[tuple[int, float]]:
+    """Reciprocal-rank fusion of two ranked id lists: sum of weight / (k + rank)."""
+    scores: dict[int, float] = {}
+    for weight, ranking in ((keyword_weight, keyword), (vector_weight, vector)):
+        for rank, entry_id in enumerate(ranking, start=1):
+            scores[entry_id] = scores.get(entry_id, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))

@@ -1,0 +1,316 @@
+"""The storage facade: the vault (the truth) and the index (derived), kept in step.
+
+Every write goes through the vault (in a worker thread: the vault is synchronous)
+and updates the index in the same call. The index records the vault commit it
+reflects; after one of our writes it moves forward only when the new commit sits
+directly on the one it had, otherwise something changed outside and a sync
+(run at once) picks that up from the git diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, ParamSpec
+
+import pygit2
+
+from storage.db import Database
+from storage.embeddings import Closable, Embedder
+from storage.entry import (
+    BOT_AUTHOR,
+    Author,
+    Change,
+    Entry,
+    ImportResult,
+    SearchHit,
+    SearchResults,
+    Written,
+)
+from storage.index import Index
+from storage.sync import SyncReport, read_notes, sync_index
+from storage.vault import Vault
+
+log = logging.getLogger(__name__)
+
+Source = Mapping[str, Any] | str | None
+ImportProgress = Callable[[str, int, int], None]  # (phase: "copy" | "index", done, total)
+_P = ParamSpec("_P")
+
+
+class Store:
+    """Vault + Index behind one async API (see the module doc)."""
+
+    def __init__(self, vault: Vault, index: Index, database: Database) -> None:
+        self.vault = vault
+        self.index = index
+        self.database = database
+        self._write_lock = asyncio.Lock()
+        self._repo = pygit2.Repository(str(vault.root))
+
+    @classmethod
+    async def open(
+        cls,
+        *,
+        vault_dir: Path,
+        categories: Sequence[str],
+        database: Database,
+        embedder: Embedder | None,
+        max_bytes: int = 1_000_000,
+    ) -> Store:
+        """Open (or create) the vault and its index, and bring the index up to date:
+        a full build the first time, else a sync of what changed while we were away."""
+        vault = await asyncio.to_thread(Vault, vault_dir, categories, max_bytes=max_bytes)
+        index = await Index.open(database, embedder)
+        store = cls(vault, index, database)
+        if await index.last_commit() is None:
+            await store.reindex()
+        else:
+            await store.sync()
+        return store
+
+    async def close(self) -> None:
+        """Release the embedder's client; the database belongs to the caller."""
+        if isinstance(self.index.embedder, Closable):
+            await self.index.embedder.close()
+
+    # ---- writes --------------------------------------------------------------------
+
+    async def _write(
+        self, call: Callable[_P, Written], *args: _P.args, **kwargs: _P.kwargs
+    ) -> Written:
+        async with self._write_lock:
+            written = await asyncio.to_thread(call, *args, **kwargs)
+            await self._index_change(written)
+        return written
+
+    async def _index_change(self, written: Written) -> None:
+        change = written.change
+        notes = [p for p in change.paths if p.endswith(".md")]
+        fresh = written.entry
+        others = [p for p in notes if fresh is None or p != fresh.path]
+        read = await asyncio.to_thread(read_notes, self.vault, others)
+        entries = list(read.entries)
+        modified = dict(read.modified)
+        if fresh is not None:
+            entries.append(fresh)
+        await self.index.remove(list(read.missing))
+        await self.index.upsert(entries, modified)
+        parent = await asyncio.to_thread(self._parent, change.commit)
+        if not await self.index.advance(change.commit, parent=parent):
+            # Something reached the vault between the index's commit and ours.
+            await sync_index(self.vault, self.index)
+
+    def _parent(self, commit: str) -> str | None:
+        parents = self._repo[commit].parent_ids  # type: ignore[attr-defined]
+        return str(parents[0]) if parents else None
+
+    async def create(
+        self,
+        category: str,
+        title: str,
+        body: str = "",
+        fields: Mapping[str, Any] | None = None,
+        *,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+    ) -> Entry:
+        """File a new note (see Vault.create) and index it."""
+        written = await self._write(
+            self.vault.create, category, title, body, fields, author=author, source=source
+        )
+        return await self._entry_of(written)
+
+    async def _entry_of(self, written: Written) -> Entry:
+        if written.entry is not None:
+            return written.entry
+        # The vault could not parse what it wrote (a moved non-UTF-8 file): say why.
+        notes = [p for p in written.change.paths if p.endswith(".md")]
+        present = [p for p in notes if await asyncio.to_thread(self.vault.exists, p)]
+        return await self.read((present or notes)[-1])
+
+    async def update(
+        self,
+        path: str,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        body: str | None = None,
+        remove_fields: Sequence[str] = (),
+        expected_hash: str | None = None,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+    ) -> Entry:
+        """Change fields and/or the body (see Vault.update) and re-index the note."""
+        written = await self._write(
+            self.vault.update,
+            path,
+            fields=fields,
+            body=body,
+            remove_fields=remove_fields,
+            expected_hash=expected_hash,
+            author=author,
+            source=source,
+        )
+        return await self._entry_of(written)
+
+    async def move(
+        self,
+        path: str,
+        category: str,
+        *,
+        expected_hash: str | None = None,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+    ) -> Entry:
+        """Move a note to another category (see Vault.move); the index follows."""
+        written = await self._write(
+            self.vault.move,
+            path,
+            category,
+            expected_hash=expected_hash,
+            author=author,
+            source=source,
+        )
+        return await self._entry_of(written)
+
+    async def delete(
+        self,
+        path: str,
+        *,
+        expected_hash: str | None = None,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+    ) -> Change:
+        """Delete a note (git keeps it) and drop it from the index."""
+        written = await self._write(
+            self.vault.delete, path, expected_hash=expected_hash, author=author, source=source
+        )
+        return written.change
+
+    async def undo(
+        self, commit: str, *, author: Author = BOT_AUTHOR, source: Source = None
+    ) -> Change:
+        """Revert an earlier change (see Vault.undo); every note it touches is re-indexed."""
+        written = await self._write(self.vault.undo, commit, author=author, source=source)
+        return written.change
+
+    async def write_note(
+        self,
+        path: str,
+        text: str,
+        *,
+        operation: str,
+        author: Author = BOT_AUTHOR,
+        message: str = "",
+        source: Source = None,
+    ) -> Written:
+        """Write a whole Markdown file (e.g. a digest) and index it."""
+        return await self._write(
+            self.vault.write_note,
+            path,
+            text,
+            operation=operation,
+            author=author,
+            message=message,
+            source=source,
+        )
+
+    async def write_attachment(
+        self, name: str, data: bytes, *, author: Author = BOT_AUTHOR, source: Source = None
+    ) -> str:
+        """Keep a file from chat under `attachments/`; returns its vault path."""
+        written = await self._write(
+            self.vault.write_attachment, name, data, author=author, source=source
+        )
+        return written.change.paths[0]
+
+    # ---- reads ---------------------------------------------------------------------
+
+    async def read(self, path: str) -> Entry:
+        """The note as it is on disk (EntryNotFound, UnsafePath...)."""
+        return await asyncio.to_thread(self.vault.read, path)
+
+    async def history(self, path: str | None = None, limit: int = 20) -> builtins.list[Change]:
+        """Changes newest first, of one note or of the whole vault."""
+        return await asyncio.to_thread(self.vault.history, path, limit)
+
+    async def list(
+        self,
+        category: str | None = None,
+        status: str | None = None,
+        tag: str | None = None,
+        limit: int = 20,
+    ) -> builtins.list[Entry]:
+        """Notes newest first (by `updated`), from the index."""
+        return await self.index.list_entries(category=category, status=status, tag=tag, limit=limit)
+
+    async def recent(self, limit: int = 10) -> builtins.list[Entry]:
+        """The most recently updated notes of every category."""
+        return await self.index.list_entries(limit=limit)
+
+    async def search(
+        self,
+        query: str,
+        *,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        status: str | None = None,
+        modified_after: datetime | date | None = None,
+        modified_before: datetime | date | None = None,
+        limit: int = 10,
+    ) -> SearchResults:
+        """Hybrid search with filters (see Index.search)."""
+        return await self.index.search(
+            query,
+            category=category,
+            tags=tags,
+            status=status,
+            modified_after=modified_after,
+            modified_before=modified_before,
+            limit=limit,
+        )
+
+    async def backlinks(self, path: str) -> builtins.list[SearchHit]:
+        """Notes linking to the note at `path`, newest first."""
+        return await self.index.backlinks(path)
+
+    # ---- keeping the index in step -------------------------------------------------
+
+    async def sync(self) -> SyncReport:
+        """Index what changed in the vault outside brainbot since the last sync."""
+        async with self._write_lock:
+            return await sync_index(self.vault, self.index)
+
+    async def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Rebuild the whole index from the vault; the number of notes indexed."""
+        async with self._write_lock:
+            head = await asyncio.to_thread(self.vault.head)
+            paths = await asyncio.to_thread(self.vault.note_paths)
+            notes = await asyncio.to_thread(read_notes, self.vault, paths)
+            count = await self.index.load(
+                notes.entries, notes.modified, replace_all=True, progress=progress
+            )
+            await self.index.mark_synced(head)
+            return count
+
+    async def import_folder(
+        self, src: Path, progress: ImportProgress | None = None
+    ) -> ImportResult:
+        """Copy a folder of Markdown into the vault as one commit and index it in bulk."""
+        copy_progress = (lambda done, total: progress("copy", done, total)) if progress else None
+        index_progress = (lambda done, total: progress("index", done, total)) if progress else None
+        async with self._write_lock:
+            result = await asyncio.to_thread(self.vault.import_tree, src, copy_progress)
+            if result.written is None:
+                return result
+            notes = await asyncio.to_thread(read_notes, self.vault, result.imported)
+            await self.index.load(notes.entries, notes.modified, progress=index_progress)
+            commit = result.written.change.commit
+            parent = await asyncio.to_thread(self._parent, commit)
+            if not await self.index.advance(commit, parent=parent):
+                await sync_index(self.vault, self.index)
+        return result

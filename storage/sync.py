@@ -1,0 +1,95 @@
+"""Keeping the index in step with the vault when the change did not come through it.
+
+The index remembers the vault commit it reflects. A sync asks the vault what
+changed since then (a tree diff plus uncommitted hand edits and new files), so its
+cost follows the size of the change, not of the vault, and re-indexes only that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from storage.entry import Entry
+from storage.errors import StorageError
+from storage.index import Index
+from storage.vault import Vault
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What one sync did: notes (re)indexed, notes dropped, and the commit reached."""
+
+    indexed: int
+    removed: int
+    head: str | None
+    embedded: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReadNotes:
+    """Notes read from the vault for indexing, with their files' modification times
+    (the `updated` of a note without dates), and paths that are no note any more."""
+
+    entries: tuple[Entry, ...]
+    modified: dict[str, datetime]
+    missing: tuple[str, ...]
+
+
+def read_notes(vault: Vault, paths: Sequence[str]) -> ReadNotes:
+    """Read `paths` (blocking: run it in a thread). A path that is gone or cannot be
+    read (not UTF-8, too large) counts as missing: it leaves the index."""
+    entries: list[Entry] = []
+    modified: dict[str, datetime] = {}
+    missing: list[str] = []
+    for path in paths:
+        try:
+            entry = vault.read(path)
+            mtime = (vault.root / entry.path).stat().st_mtime
+        except (StorageError, OSError) as exc:
+            if _safe_exists(vault, path):
+                log.warning("not indexed: %s", exc)
+            missing.append(path)
+            continue
+        entries.append(entry)
+        modified[entry.path] = datetime.fromtimestamp(mtime, UTC)
+    return ReadNotes(tuple(entries), modified, tuple(missing))
+
+
+def _safe_exists(vault: Vault, path: str) -> bool:
+    try:
+        return vault.exists(path)
+    except StorageError:
+        return False
+
+
+async def sync_index(vault: Vault, index: Index) -> SyncReport:
+    """Bring `index` up to the vault as it is now (the caller serialises writers)."""
+    last = await index.last_commit()
+    recheck = await index.recheck_paths()
+    changed = await asyncio.to_thread(vault.changed_since, last)
+    deleted = set(changed.deleted)
+    paths = sorted((set(changed.changed) | set(recheck)) - deleted)
+    notes = await asyncio.to_thread(read_notes, vault, paths)
+    gone = sorted(deleted | set(notes.missing))
+    if last is not None and len(changed.changed) >= max(1, await index.count()):
+        # The last commit is gone from history (rewritten, force-pushed): the vault
+        # reported every note as changed, and notes no longer there must go too.
+        present = set(changed.changed)
+        gone += [p for p in await index.paths() if p not in present]
+    removed = await index.remove(gone)
+    before = await index.content_hashes([e.path for e in notes.entries])
+    await index.upsert(notes.entries, notes.modified)
+    indexed = sum(1 for e in notes.entries if before.get(e.path) != e.content_hash)
+    # Uncommitted edits show up again next time anyway; the paths seen now are
+    # looked at once more, in case such an edit is reverted by hand meanwhile.
+    await index.mark_synced(changed.head, [*changed.changed, *changed.deleted])
+    embedded = await index.embed_pending()
+    if indexed or removed:
+        log.info("sync: %d notes indexed, %d removed, at %s", indexed, removed, changed.head)
+    return SyncReport(indexed, removed, changed.head, embedded)
