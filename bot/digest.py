@@ -1,23 +1,56 @@
-"""The digest: what matters today, built from the notes alone (no LLM needed)."""
+"""The digest: what matters today, built from the index alone (no LLM needed).
+
+Sections: next actions of open projects, admin items due or overdue, people to
+follow up, what was captured yesterday (this week, for the weekly review), the
+inbox waiting for a decision, and projects stuck for two weeks. Action items (next
+actions and due items) are numbered; the chat shows Done / Snooze / Open buttons
+for each (see bot.digest_buttons). The text stays well inside Telegram's 4,096
+characters and a handful of Slack blocks.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from storage.entry import Entry
+from storage.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
 
-SCAN_LIMIT = 500  # per category; a digest lists a handful, not the vault
+CLOSED_STATUSES = ("done", "cancelled", "canceled", "archived", "dropped", "complete", "completed")
 STUCK_AFTER = timedelta(days=14)
+SECTION_LINES = 8  # rows per section; the rest is counted ("…and 12 more")
+NEXT_ACTION_LINES = 5
+MAX_ACTIONS = 10  # items with buttons: three each, one Telegram row each
+LINE_CHARS = 160
+TEXT_LIMIT = 3500  # characters; leaves room for a notice under Telegram's 4,096
+
+
+@dataclass(frozen=True, slots=True)
+class DigestItem:
+    """One line. An action item (`action`) gets buttons; `state` says what a press did."""
+
+    text: str
+    path: str | None = None
+    action: bool = False
+    state: str | None = None  # "done" | "snoozed to 2026-11-21" | "not found"
 
 
 @dataclass(frozen=True, slots=True)
 class DigestSection:
     heading: str
-    lines: tuple[str, ...]
-    paths: tuple[str, ...] = ()  # entries a line is about, for action buttons
+    items: tuple[DigestItem, ...]
+    more: int = 0  # matching notes left out
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(item.text for item in self.items)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(item.path for item in self.items if item.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,18 +58,118 @@ class Digest:
     kind: str  # daily | weekly
     day: date
     sections: tuple[DigestSection, ...]
+    summary: str | None = None  # the model's short opening, when there is a model
+
+    @property
+    def title(self) -> str:
+        name = "Weekly review" if self.kind == "weekly" else "Daily digest"
+        return f"{name} for {self.day:%A} {self.day.isoformat()}"
+
+    @property
+    def actions(self) -> list[DigestItem]:
+        """The action items in display order (item n is button row n)."""
+        return [item for section in self.sections for item in section.items if item.action]
 
     @property
     def text(self) -> str:
-        title = "Weekly review" if self.kind == "weekly" else "Daily digest"
-        parts = [f"{title} for {self.day.isoformat()}"]
+        """Plain text for the chat: action items numbered, the others bulleted."""
+        parts = [self.title]
+        if self.summary:
+            parts.append(self.summary)
+        number = 0
         for section in self.sections:
-            parts.append(
-                f"\n{section.heading}\n" + "\n".join(f"• {line}" for line in section.lines)
-            )
+            lines = [section.heading]
+            for item in section.items:
+                if item.action:
+                    number += 1
+                    lines.append(f"{number}. {_with_state(item)}")
+                else:
+                    lines.append(f"• {item.text}")
+            if section.more:
+                lines.append(f"  …and {section.more} more")
+            parts.append("\n".join(lines))
         if not self.sections:
-            parts.append("\nNothing needs you today.")
-        return "\n".join(parts)
+            parts.append("Nothing needs you today.")
+        return "\n\n".join(parts)
+
+    def markdown(self) -> str:
+        """The digest as a note for `digests/YYYY-MM-DD.md` (readable in Obsidian)."""
+        out = [
+            "---",
+            f"title: {self.title}",
+            f"kind: {self.kind}",
+            f"date: {self.day.isoformat()}",
+            "---",
+            "",
+            f"# {self.title}",
+        ]
+        if self.summary:
+            out += ["", self.summary]
+        for section in self.sections:
+            out += ["", f"## {section.heading}", ""]
+            for item in section.items:
+                link = f" ([[{item.path.removesuffix('.md')}]])" if item.path else ""
+                box = "- [ ] " if item.action else "- "
+                out.append(f"{box}{item.text}{link}")
+            if section.more:
+                out.append(f"- …and {section.more} more")
+        if not self.sections:
+            out += ["", "Nothing needs you today."]
+        return "\n".join(out) + "\n"
+
+    def to_content(self) -> dict[str, Any]:
+        """JSON-safe form, kept with a sent digest so a button press can redraw it."""
+        return {
+            "kind": self.kind,
+            "day": self.day.isoformat(),
+            "summary": self.summary,
+            "sections": [
+                {"heading": s.heading, "more": s.more, "items": len(s.items)} for s in self.sections
+            ],
+            "items": [
+                {"text": i.text, "path": i.path, "action": i.action, "state": i.state}
+                for s in self.sections
+                for i in s.items
+            ],
+        }
+
+    @classmethod
+    def from_content(cls, content: Mapping[str, Any]) -> Digest:
+        items = iter(
+            DigestItem(i["text"], i.get("path"), bool(i.get("action")), i.get("state"))
+            for i in content["items"]
+        )
+        sections = tuple(
+            DigestSection(
+                s["heading"],
+                tuple(next(items) for _ in range(s["items"])),
+                int(s.get("more", 0)),
+            )
+            for s in content["sections"]
+        )
+        return cls(
+            content["kind"], date.fromisoformat(content["day"]), sections, content.get("summary")
+        )
+
+
+def _with_state(item: DigestItem) -> str:
+    if item.state is None:
+        return item.text
+    marks = {"done": "✓", "snoozed": "→"}
+    mark = marks.get(item.state.split(" ", 1)[0], "✗")
+    return f"{mark} {item.text} — {item.state}"
+
+
+def local_zone(name: str | None, default: str) -> ZoneInfo:
+    """A person's zone by name, else the deployment's default (also for a name this
+    machine's zone database does not know)."""
+    try:
+        return ZoneInfo(name or default)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo(default)
+
+
+# --- composing ------------------------------------------------------------------------
 
 
 def _as_date(value: Any) -> date | None:
@@ -44,7 +177,7 @@ def _as_date(value: Any) -> date | None:
         return value.date()
     if isinstance(value, date):
         return value
-    if isinstance(value, str) and value:
+    if isinstance(value, str) and len(value) >= 10:
         try:
             return date.fromisoformat(value[:10])
         except ValueError:
@@ -52,65 +185,123 @@ def _as_date(value: Any) -> date | None:
     return None
 
 
-def _is_open(entry: Entry) -> bool:
-    return (entry.status or "active").lower() not in ("done", "cancelled", "archived")
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
 
 
-async def compose_digest(store: Store, *, day: date, kind: str = "daily") -> Digest:
-    """The day's digest: next actions, due items, follow-ups, new captures, inbox, stuck work."""
-    span = timedelta(days=7 if kind == "weekly" else 1)
-    projects = [e for e in await store.list(category="projects", limit=SCAN_LIMIT) if _is_open(e)]
-    admin = [e for e in await store.list(category="admin", limit=SCAN_LIMIT) if _is_open(e)]
-    people = await store.list(category="people", limit=SCAN_LIMIT)
-    inbox = await store.list(category="inbox", limit=SCAN_LIMIT)
-    recent = await store.recent(limit=SCAN_LIMIT)
+def _plain(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "; ".join(str(v) for v in value if v not in (None, ""))
+    return "" if value is None else str(value)
 
+
+def _midnight(day: date, zone: tzinfo) -> datetime:
+    return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
+
+
+def _next_action(row: NoteRow) -> DigestItem:
+    due = _as_date(row.fields.get("due"))
+    suffix = f" (due {due.isoformat()})" if due else ""
+    return DigestItem(
+        _short(f"{row.title}: {_plain(row.fields.get('next_action'))}{suffix}"), row.path, True
+    )
+
+
+def _due_item(row: NoteRow, day: date) -> DigestItem:
+    due = _as_date(row.fields.get("due")) or day
+    if due < day:
+        when = f"overdue since {due.isoformat()}"
+    else:
+        when = "due today" if due == day else "due tomorrow"
+    return DigestItem(_short(f"{row.title} — {when}"), row.path, True)
+
+
+def _section(heading: str, listing: Listing, items: Sequence[DigestItem]) -> list[DigestSection]:
+    if not items:
+        return []
+    return [DigestSection(heading, tuple(items), max(0, listing.total - len(items)))]
+
+
+def digest_from_facts(facts: DigestFacts, *, day: date, kind: str) -> Digest:
+    """Sections from the query results; at most MAX_ACTIONS items get buttons."""
+    weekly = kind == "weekly"
     sections: list[DigestSection] = []
-    actions = [e for e in projects if e.fields.get("next_action")]
-    actions.sort(key=lambda e: _as_date(e.fields.get("due")) or date.max)
-    if actions[:5]:
-        sections.append(
-            DigestSection(
-                "Next actions",
-                tuple(f"{e.title}: {e.fields['next_action']}" for e in actions[:5]),
-                tuple(e.path for e in actions[:5]),
-            )
+    actions = [_next_action(r) for r in facts.next_actions.rows[:NEXT_ACTION_LINES]]
+    sections += _section("Next actions", facts.next_actions, actions)
+    due_rows = facts.due.rows[: max(0, MAX_ACTIONS - len(actions))]
+    sections += _section("Due and overdue", facts.due, [_due_item(r, day) for r in due_rows])
+    sections += _section(
+        "People to follow up",
+        facts.follow_ups,
+        [
+            DigestItem(_short(f"{r.title}: {_plain(r.fields.get('follow_ups'))}"), r.path)
+            for r in facts.follow_ups.rows[:SECTION_LINES]
+        ],
+    )
+    sections += _section(
+        "Captured this week" if weekly else "Captured yesterday",
+        facts.captured,
+        [
+            DigestItem(_short(f"{r.title} ({r.category})"), r.path)
+            for r in facts.captured.rows[:SECTION_LINES]
+        ],
+    )
+    if weekly:
+        sections += _section(
+            "Finished this week",
+            facts.finished,
+            [
+                DigestItem(_short(f"{r.title} ({r.category})"), r.path)
+                for r in facts.finished.rows[:SECTION_LINES]
+            ],
         )
-    due = [e for e in admin if (d := _as_date(e.fields.get("due"))) and d <= day + timedelta(1)]
-    due.sort(key=lambda e: _as_date(e.fields.get("due")) or date.max)
-    if due:
+    if facts.inbox:
+        noun = "item waits" if facts.inbox == 1 else "items wait"
         sections.append(
-            DigestSection(
-                "Due and overdue",
-                tuple(
-                    f"{e.title} (due {_as_date(e.fields.get('due'))}"
-                    + (", overdue)" if (_as_date(e.fields.get("due")) or day) < day else ")")
-                    for e in due[:8]
-                ),
-                tuple(e.path for e in due[:8]),
-            )
+            DigestSection("Inbox", (DigestItem(f"{facts.inbox} {noun} for a category"),))
         )
-    follow = [e for e in people if e.fields.get("follow_ups")]
-    if follow:
-        sections.append(
-            DigestSection(
-                "People to follow up",
-                tuple(f"{e.title}: {e.fields['follow_ups']}" for e in follow[:5]),
-            )
+    sections += _section(
+        f"Stuck projects (no change in {STUCK_AFTER.days} days)",
+        facts.stuck,
+        [
+            DigestItem(_short(f"{r.title} (last change {r.updated.date().isoformat()})"), r.path)
+            for r in facts.stuck.rows[:SECTION_LINES]
+        ],
+    )
+    return fit(Digest(kind, day, tuple(sections)))
+
+
+def fit(digest: Digest, limit: int = TEXT_LIMIT) -> Digest:
+    """Drop the last lines of the longest sections until the text fits in `limit`
+    characters; action items go last, and dropped lines are counted in `more`."""
+    sections = list(digest.sections)
+    while len(replace(digest, sections=tuple(sections)).text) > limit:
+        candidates = [i for i, s in enumerate(sections) if len(s.items) > 1]
+        if not candidates:
+            break
+        index = max(
+            candidates, key=lambda i: (not sections[i].items[-1].action, len(sections[i].items))
         )
-    since = day - span
-    new = [e for e in recent if (c := _as_date(e.fields.get("created"))) and since <= c < day]
-    if new:
-        label = "Captured this week" if kind == "weekly" else "Captured yesterday"
-        sections.append(DigestSection(label, tuple(f"{e.title} ({e.path})" for e in new[:10])))
-    if inbox:
-        sections.append(DigestSection("Inbox", (f"{len(inbox)} item(s) wait for a category",)))
-    stale_before = day - STUCK_AFTER
-    stuck = [e for e in projects if (u := _as_date(e.fields.get("updated"))) and u < stale_before]
-    if stuck:
-        sections.append(
-            DigestSection(
-                "Stuck projects (no change in 14 days)", tuple(e.title for e in stuck[:5])
-            )
-        )
-    return Digest(kind, day, tuple(sections))
+        section = sections[index]
+        sections[index] = DigestSection(section.heading, section.items[:-1], section.more + 1)
+    return replace(digest, sections=tuple(sections))
+
+
+async def compose_digest(
+    store: Store, *, day: date, kind: str = "daily", zone: tzinfo = UTC
+) -> Digest:
+    """The digest for local date `day` in `zone`: a handful of index queries, no LLM."""
+    span = 7 if kind == "weekly" else 1
+    query = DigestQuery(
+        start=_midnight(day - timedelta(days=span), zone),
+        end=_midnight(day, zone),
+        due_by=day + timedelta(days=1),
+        stuck_before=_midnight(day, zone) - STUCK_AFTER,
+        closed=CLOSED_STATUSES,
+        categories=store.vault.categories,
+        limit=max(SECTION_LINES, NEXT_ACTION_LINES, MAX_ACTIONS),
+        with_finished=kind == "weekly",
+    )
+    facts = await digest_facts(store.database.engine, query)
+    return digest_from_facts(facts, day=day, kind=kind)
