@@ -64,30 +64,28 @@ def decode_note(data: bytes, path: str) -> str:
         ) from None
 
 
-def _strip_file_newlines(rest: str) -> str:
-    if rest.startswith("\r\n"):
-        rest = rest[2:]
-    elif rest.startswith("\n"):
-        rest = rest[1:]
-    if rest.endswith("\r\n"):
-        return rest[:-2]
-    return rest[:-1] if rest.endswith("\n") else rest
+def _strip_file_newlines(rest: str, crlf: bool) -> str:
+    # The file's own line breaks around the body; CRLF only in files saved that way,
+    # so a body brainbot wrote (always LF) round-trips exactly, even ending in "\r".
+    newline = "\r\n" if crlf else "\n"
+    rest = rest.removeprefix(newline)
+    return rest.removesuffix(newline)
 
 
 def parse_note(text: str) -> ParsedNote:
     """Split a note into frontmatter fields and body; never raises."""
     text = text.removeprefix("\ufeff")
     opening = _OPEN.match(text)
+    crlf = text.endswith("\r\n") if opening is None else opening.group().endswith("\r\n")
+    whole = text.removesuffix("\r\n" if crlf else "\n")
     if not opening:
-        return ParsedNote({}, _strip_file_newlines("\n" + text))
+        return ParsedNote({}, whole)
     closing = _CLOSE.search(text, opening.end())
     if closing is None:
-        return ParsedNote(
-            {}, _strip_file_newlines("\n" + text), "the frontmatter's closing '---' is missing"
-        )
+        return ParsedNote({}, whole, "the frontmatter's closing '---' is missing")
     block = text[opening.end() : closing.start()]
     raw = text[: closing.end()]
-    body = _strip_file_newlines(text[closing.end() :])
+    body = _strip_file_newlines(text[closing.end() :], crlf)
     try:
         loaded = yaml.load(block, Loader=_Loader)
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
@@ -125,7 +123,7 @@ def render_frontmatter(fields: Mapping[str, Any]) -> str:
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
-        width=4096,
+        width=2**30,  # never fold a long value onto lines that could look like a fence
     )
     return f"---\n{block}---\n"
 

@@ -201,7 +201,7 @@ class Vault:
             self._commits.record_outside_edit(rel, old)
             subject = f"move {rel} -> {target}"
             change = self._commits.write({rel: None, target: new}, subject, author, source)
-        return Written(entry_from_bytes(target, new), change)
+        return Written(self._entry_or_none(target, new), change)
 
     def delete(
         self, path: str, *, expected_hash: str | None = None, author: Author, source: Source = None
@@ -365,10 +365,11 @@ class Vault:
             raise EntryTooLarge(rel, len(data), limit)
 
     def _free_path(self, rel: str, *, note: bool = True) -> str:
+        """`rel`, or the first of `-2`, `-3`... not taken. All are in one checked folder."""
+        _, full = self._paths.resolve(rel, note=note, for_write=True)
         for number in range(1, 100_000):
             candidate = rel if number == 1 else with_suffix_number(rel, number)
-            _, full = self._paths.resolve(candidate, note=note, for_write=True)
-            if not os.path.lexists(full):
+            if not os.path.lexists(full.with_name(candidate.rsplit("/", 1)[-1])):
                 return candidate
         raise StorageError(f"no free file name for {rel!r}")
 

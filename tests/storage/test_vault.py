@@ -177,12 +177,11 @@ def test_update_with_a_stale_hash_writes_nothing(vault: Vault) -> None:
             "ideas/stale.md", body="three", expected_hash=created.entry.content_hash, author=ANN
         )
     assert caught.value.expected_hash == created.entry.content_hash
-    for call in (
-        lambda h: vault.move("ideas/stale.md", "projects", expected_hash=h, author=ANN),
-        lambda h: vault.delete("ideas/stale.md", expected_hash=h, author=ANN),
-    ):
-        with pytest.raises(StaleEdit):
-            call(created.entry.content_hash)
+    stale = created.entry.content_hash
+    with pytest.raises(StaleEdit):
+        vault.move("ideas/stale.md", "projects", expected_hash=stale, author=ANN)
+    with pytest.raises(StaleEdit):
+        vault.delete("ideas/stale.md", expected_hash=stale, author=ANN)
     assert (vault.root / "ideas/stale.md").read_bytes() == on_disk
     assert commit_count(vault.root) == commits
     current = vault.read("ideas/stale.md").content_hash

@@ -1,0 +1,142 @@
+"""History and undo, checked against what git itself records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from storage.errors import ChangeNotFound, NothingToChange, StorageError, UndoConflict
+from storage.vault import Vault
+from tests.storage.vault_support import ANN, commit_count, git, make_vault, outside_commit, status
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Vault:
+    return make_vault(tmp_path / "vault")
+
+
+def test_history_is_newest_first_with_operations_and_paths(vault: Vault) -> None:
+    vault.create("ideas", "A")
+    vault.create("ideas", "B", author=ANN)
+    vault.update("ideas/a.md", body="changed", author=ANN)
+    vault.delete("ideas/b.md", author=ANN)
+    changes = vault.history()
+    assert [c.operation for c in changes] == ["delete", "update", "create", "create", "init"]
+    assert changes[0].paths == ("ideas/b.md",)
+    assert changes[0].author == "Ann Example"
+    assert changes[0].commit == git(vault.root, "rev-parse", "HEAD").strip()
+    assert changes[0].when.tzinfo is not None
+    assert [c.operation for c in vault.history(limit=2)] == ["delete", "update"]
+    assert [c.operation for c in vault.history("ideas/a.md")] == ["update", "create"]
+    # A deleted note still has its history.
+    assert [c.operation for c in vault.history("ideas/b.md")] == ["delete", "create"]
+
+
+def test_commits_made_outside_the_bot_are_edits(vault: Vault) -> None:
+    vault.create("ideas", "A")
+    (vault.root / "ideas/a.md").write_text("rewritten in Obsidian\n")
+    outside_commit(vault.root, "vault backup: 2026-11-20")
+    latest = vault.history(limit=1)[0]
+    assert latest.operation == "edit"
+    assert latest.paths == ("ideas/a.md",)
+    assert latest.author == "Hand"
+
+
+def test_undo_of_a_create_removes_the_note(vault: Vault) -> None:
+    created = vault.create("ideas", "Oops", "typo")
+    written = vault.undo(created.change.commit, author=ANN)
+    assert not (vault.root / "ideas/oops.md").exists()
+    subject = git(vault.root, "log", "-1", "--format=%s").strip()
+    assert subject == f"undo {created.change.commit[:10]} (create ideas/oops.md)"
+    assert written.change.operation == "undo"
+    assert written.change.paths == ("ideas/oops.md",)
+    assert written.entry is None
+    assert status(vault.root) == ""
+
+
+def test_undo_of_an_update_and_of_a_delete_restore_the_file(vault: Vault) -> None:
+    vault.create("projects", "Roof", "fix it", {"status": "active"})
+    original = (vault.root / "projects/roof.md").read_bytes()
+    updated = vault.update("projects/roof.md", fields={"status": "done"}, author=ANN)
+    restored = vault.undo(updated.change.commit, author=ANN)
+    assert (vault.root / "projects/roof.md").read_bytes() == original
+    assert restored.entry is not None and restored.entry.status == "active"
+    deleted = vault.delete("projects/roof.md", author=ANN)
+    vault.undo(deleted.change.commit, author=ANN)
+    assert (vault.root / "projects/roof.md").read_bytes() == original
+    assert status(vault.root) == ""
+
+
+def test_undo_of_a_move_moves_it_back(vault: Vault) -> None:
+    vault.create("ideas", "Shed")
+    original = (vault.root / "ideas/shed.md").read_bytes()
+    moved = vault.move("ideas/shed.md", "projects", author=ANN)
+    preview = vault.preview_undo(moved.change.commit)
+    assert "--- a/projects/shed.md" in preview.diff and "+++ b/ideas/shed.md" in preview.diff
+    assert preview.content_hash is None
+    vault.undo(moved.change.commit, author=ANN)
+    assert (vault.root / "ideas/shed.md").read_bytes() == original
+    assert not (vault.root / "projects/shed.md").exists()
+
+
+def test_undo_of_an_older_change_that_a_later_one_overlaps_is_a_conflict(vault: Vault) -> None:
+    vault.create("projects", "Deck", "build it", {"status": "active"})
+    first = vault.update("projects/deck.md", fields={"status": "paused"}, author=ANN)
+    vault.update("projects/deck.md", fields={"status": "done"}, author=ANN)
+    on_disk = (vault.root / "projects/deck.md").read_bytes()
+    head = vault.head()
+    with pytest.raises(UndoConflict) as caught:
+        vault.undo(first.change.commit, author=ANN)
+    assert caught.value.paths == ("projects/deck.md",)
+    with pytest.raises(UndoConflict):
+        vault.preview_undo(first.change.commit)
+    assert vault.head() == head
+    assert (vault.root / "projects/deck.md").read_bytes() == on_disk
+
+
+def test_undo_merges_a_later_change_to_another_part_of_the_file(vault: Vault) -> None:
+    lines = "\n".join(f"line {n}" for n in range(30))
+    (vault.root / "ideas/long.md").write_text(lines + "\n")
+    outside_commit(vault.root, "add long note")
+    (vault.root / "ideas/long.md").write_text(lines.replace("line 2\n", "line two\n") + "\n")
+    outside_commit(vault.root, "edit the top")
+    top_edit = git(vault.root, "rev-parse", "HEAD").strip()
+    (vault.root / "ideas/long.md").write_text(
+        lines.replace("line 2\n", "line two\n").replace("line 27", "line twenty-seven") + "\n"
+    )
+    outside_commit(vault.root, "edit the bottom")
+    vault.undo(top_edit, author=ANN)
+    text = (vault.root / "ideas/long.md").read_text()
+    assert "line 2\n" in text and "line twenty-seven" in text
+
+
+def test_undo_never_overwrites_uncommitted_hand_edits(vault: Vault) -> None:
+    created = vault.create("ideas", "Draft", "first")
+    (vault.root / "ideas/draft.md").write_text("typed by hand, not committed\n")
+    with pytest.raises(UndoConflict):
+        vault.undo(created.change.commit, author=ANN)
+    assert (vault.root / "ideas/draft.md").read_text() == "typed by hand, not committed\n"
+
+
+def test_undo_of_unknown_first_or_already_undone_changes(vault: Vault) -> None:
+    commits = commit_count(vault.root)
+    for ref in ("deadbeef", "0" * 40, "not-a-sha", ""):
+        with pytest.raises(ChangeNotFound):
+            vault.undo(ref, author=ANN)
+    first = git(vault.root, "rev-list", "--max-parents=0", "HEAD").strip()
+    with pytest.raises(StorageError, match="first commit"):
+        vault.undo(first, author=ANN)
+    created = vault.create("ideas", "Twice")
+    vault.undo(created.change.commit, author=ANN)
+    with pytest.raises(NothingToChange):
+        vault.undo(created.change.commit[:12], author=ANN)
+    assert commit_count(vault.root) == commits + 2
+
+
+def test_undo_of_an_undo_brings_the_change_back(vault: Vault) -> None:
+    created = vault.create("ideas", "Back")
+    undone = vault.undo(created.change.commit, author=ANN)
+    redone = vault.undo(undone.change.commit, author=ANN)
+    assert redone.entry is not None and redone.entry.title == "Back"
+    assert (vault.root / "ideas/back.md").exists()
