@@ -171,7 +171,8 @@ def vector_literal(vector: Sequence[float]) -> str:
 async def vector_ranking(
     conn: AsyncConnection, vector: Sequence[float], filters: Filters, limit: int
 ) -> list[tuple[int, float, int]]:
-    """(entry id, cosine similarity of its best chunk, that chunk's offset), best first.
+    """(entry id, cosine similarity of its best chunk, that chunk's offset), best first;
+    notes whose best chunk has no positive similarity are left out.
 
     pgvector 0.6's HNSW scan stops after `hnsw.ef_search` candidates and filters
     them afterwards, so a selective filter leaves too few rows; then the same query
@@ -191,7 +192,8 @@ async def vector_ranking(
         # `+ 0` hides the expression from the index: an exact scan finds every match.
         exact = f"({indexed}) + 0"
         rows = list(await conn.execute(text(_VECTOR.format(join=join, order=exact)), params))
-    return [(int(r[0]), float(r[1]), int(r[2])) for r in rows]
+    # A chunk pointing away from the query (cosine <= 0) is no match, only a neighbour.
+    return [(int(r[0]), float(r[1]), int(r[2])) for r in rows if float(r[1]) > 0]
 
 
 def fuse(

@@ -103,7 +103,13 @@ class Store:
         parent = await asyncio.to_thread(self._parent, change.commit)
         if not await self.index.advance(change.commit, parent=parent):
             # Something reached the vault between the index's commit and ours.
-            await sync_index(self.vault, self.index)
+            await sync_index(self.vault, self.index, self._has_commit)
+
+    def _has_commit(self, commit: str) -> bool:
+        try:
+            return self._repo.get(commit) is not None
+        except (ValueError, pygit2.GitError):
+            return False
 
     def _parent(self, commit: str) -> str | None:
         parents = self._repo[commit].parent_ids  # type: ignore[attr-defined]
@@ -283,7 +289,7 @@ class Store:
     async def sync(self) -> SyncReport:
         """Index what changed in the vault outside brainbot since the last sync."""
         async with self._write_lock:
-            return await sync_index(self.vault, self.index)
+            return await sync_index(self.vault, self.index, self._has_commit)
 
     async def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Rebuild the whole index from the vault; the number of notes indexed."""
@@ -312,5 +318,5 @@ class Store:
             commit = result.written.change.commit
             parent = await asyncio.to_thread(self._parent, commit)
             if not await self.index.advance(commit, parent=parent):
-                await sync_index(self.vault, self.index)
+                await sync_index(self.vault, self.index, self._has_commit)
         return result

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -68,18 +68,20 @@ def _safe_exists(vault: Vault, path: str) -> bool:
         return False
 
 
-async def sync_index(vault: Vault, index: Index) -> SyncReport:
-    """Bring `index` up to the vault as it is now (the caller serialises writers)."""
+async def sync_index(vault: Vault, index: Index, has_commit: Callable[[str], bool]) -> SyncReport:
+    """Bring `index` up to the vault as it is now (the caller serialises writers).
+    `has_commit` tells whether the vault's history still holds a commit."""
     last = await index.last_commit()
     recheck = await index.recheck_paths()
+    rewritten = last is not None and not await asyncio.to_thread(has_commit, last)
     changed = await asyncio.to_thread(vault.changed_since, last)
     deleted = set(changed.deleted)
     paths = sorted((set(changed.changed) | set(recheck)) - deleted)
     notes = await asyncio.to_thread(read_notes, vault, paths)
     gone = sorted(deleted | set(notes.missing))
-    if last is not None and len(changed.changed) >= max(1, await index.count()):
-        # The last commit is gone from history (rewritten, force-pushed): the vault
-        # reported every note as changed, and notes no longer there must go too.
+    if rewritten:
+        # The indexed commit is gone from history (rewritten, force-pushed): the vault
+        # reports every note as changed, and notes no longer there must go too.
         present = set(changed.changed)
         gone += [p for p in await index.paths() if p not in present]
     removed = await index.remove(gone)
