@@ -30,7 +30,8 @@ Callback = Callable[[], Awaitable[None]]
 
 class Leadership:
     """Poll for the scheduler lock; `on_elected` runs when this process becomes the
-    leader, `on_deposed` when it stops being one (lost connection or `stop`)."""
+    leader, `while_leading` at each later poll that finds it still leading,
+    `on_deposed` when it stops being one (lost connection or `stop`)."""
 
     def __init__(
         self,
@@ -38,6 +39,7 @@ class Leadership:
         *,
         on_elected: Callback,
         on_deposed: Callback,
+        while_leading: Callback | None = None,
         key: int = SCHEDULER_LOCK,
         poll_seconds: float = 10.0,
     ) -> None:
@@ -46,6 +48,7 @@ class Leadership:
         self.poll_seconds = poll_seconds
         self._on_elected = on_elected
         self._on_deposed = on_deposed
+        self._while_leading = while_leading
         self._conn: AsyncConnection | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -76,6 +79,8 @@ class Leadership:
         try:
             if self.is_leader:
                 await self._execute("SELECT 1")
+                if self._while_leading is not None:
+                    await self._while_leading()
             elif await self._try_lock():
                 self.is_leader = True
                 log.info("this process now runs the digest scheduler")

@@ -1,0 +1,185 @@
+"""Sending one digest: claim it in the digest log, compose it, send it to the
+person's home conversation, keep it in the vault.
+
+The claim comes first and cannot succeed twice, so whatever happens later (a crash
+mid-send, a second process, a late timer) the digest goes out at most once. A send
+that fails is recorded as failed, not retried: `brainbot digest --send` sends one by
+hand. Platforms are reached through a `deliver(conversation, reply)` callable, so
+this module knows no adapter.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Protocol
+
+from bot.config import Settings
+from bot.digest import Digest, compose_digest, local_zone
+from bot.digest_buttons import present
+from bot.digest_summary import with_summary
+from bot.events import Conversation, Reply
+from bot.llm import LLM
+from scheduler.schedule import Slot
+from storage.digest_log import DigestKey, DigestLog
+from storage.entry import BOT_AUTHOR
+from storage.errors import StorageError
+from storage.records import Person, Records
+from storage.store import Store
+
+log = logging.getLogger(__name__)
+
+Deliver = Callable[[Conversation, Reply], Awaitable[object]]
+DIGEST_FOLDER = "digests"
+
+
+class NoRoute(Exception):
+    """Raised by a `deliver` callable for a platform this process cannot reach."""
+
+    def __init__(self, platform: str) -> None:
+        super().__init__(f"no running adapter for {platform}")
+        self.platform = platform
+
+
+class Sends(Protocol):
+    """What `deliver_via` needs of an adapter."""
+
+    @property
+    def platform(self) -> str: ...
+
+    async def send(self, conversation: Conversation, reply: Reply) -> object: ...
+
+
+def deliver_via(adapters: Iterable[Sends]) -> Deliver:
+    """A `deliver` callable that sends through the running adapter of the
+    conversation's platform (NoRoute when there is none)."""
+    by_platform = {adapter.platform: adapter for adapter in adapters}
+
+    async def deliver(conversation: Conversation, reply: Reply) -> object:
+        adapter = by_platform.get(conversation.platform)
+        if adapter is None:
+            raise NoRoute(conversation.platform)
+        return await adapter.send(conversation, reply)
+
+    return deliver
+
+
+async def home_conversations(records: Records, user_id: int) -> list[Conversation]:
+    """Where a person gets proactive messages: the direct chat of each linked
+    account, the account they started with first."""
+    identities = sorted(await records.identities_of(user_id), key=lambda i: i.created_at)
+    return [Conversation(i.platform, i.home_chat_id) for i in identities if i.home_chat_id]
+
+
+def note_path(day: date) -> str:
+    return f"{DIGEST_FOLDER}/{day.isoformat()}.md"
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What came of one attempt: `sent`, `already` (claimed before), `failed`."""
+
+    status: str
+    detail: str = ""
+    conversation: Conversation | None = None
+
+
+class DigestDelivery:
+    """Compose and send digests for people, each at most once per local date and kind."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        records: Records,
+        digests: DigestLog,
+        settings: Settings,
+        llm: LLM | None,
+        deliver: Deliver,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.store = store
+        self.records = records
+        self.digests = digests
+        self.settings = settings
+        self.llm = llm
+        self.deliver = deliver
+        self.clock = clock
+
+    async def compose(self, person: Person, day: date, kind: str) -> Digest:
+        """The person's digest for local date `day`, with the model's opening if any."""
+        zone = local_zone(person.timezone, self.settings.timezone)
+        digest = await compose_digest(self.store, day=day, kind=kind, zone=zone)
+        return await with_summary(self.llm, digest)
+
+    async def send(self, person: Person, slot: Slot) -> Sent:
+        """Claim, compose, send and keep the digest of `slot`; never raises for a
+        failed send (it is logged and recorded)."""
+        key = DigestKey(person.id, slot.local_date, slot.kind)
+        if not await self.digests.claim(key, due_at=slot.due_at, now=self.clock()):
+            return Sent("already")
+        try:
+            digest = await self.compose(person, slot.local_date, slot.kind)
+            sent, message_id = await self.send_now(person, digest)
+        except Exception as exc:
+            # Recorded, not retried: the claim already promised "at most once".
+            log.exception(
+                "%s digest for user %s on %s failed", slot.kind, person.id, slot.local_date
+            )
+            await self.digests.finish(key, status="failed", now=self.clock(), detail=str(exc))
+            return Sent("failed", str(exc))
+        conversation = sent.conversation
+        await self.digests.finish(
+            key,
+            status=sent.status,
+            now=self.clock(),
+            detail=sent.detail,
+            platform=conversation.platform if conversation else None,
+            chat_id=conversation.chat_id if conversation else None,
+            message_id=message_id,
+        )
+        if sent.status == "sent":
+            await self.keep(digest)
+            log.info("%s digest sent to user %s for %s", slot.kind, person.id, slot.local_date)
+        else:
+            log.warning("%s digest for user %s not sent: %s", slot.kind, person.id, sent.detail)
+        return sent
+
+    async def send_now(self, person: Person, digest: Digest) -> tuple[Sent, str | None]:
+        """Send a composed digest to the person's first reachable home conversation
+        (no digest-log claim: for `brainbot digest --send` and for `send`)."""
+        homes = await home_conversations(self.records, person.id)
+        if not homes:
+            return Sent("failed", "no direct conversation to send to yet"), None
+        reply, message_id = await present(
+            digest,
+            user_id=person.id,
+            records=self.records,
+            digests=self.digests,
+            now=self.clock(),
+        )
+        unreachable: list[str] = []
+        for conversation in homes:
+            try:
+                await self.deliver(conversation, reply)
+            except NoRoute as exc:
+                unreachable.append(exc.platform)
+                continue
+            return Sent("sent", conversation=conversation), message_id
+        return Sent("failed", f"no running adapter for {', '.join(unreachable)}"), message_id
+
+    async def keep(self, digest: Digest) -> None:
+        """Save the digest as `digests/YYYY-MM-DD.md` (one commit); a failure here
+        is logged, since the person has the digest already."""
+        try:
+            await self.store.write_note(
+                note_path(digest.day),
+                digest.markdown(),
+                operation="digest",
+                author=BOT_AUTHOR,
+                message=digest.title,
+            )
+        except StorageError as exc:
+            log.warning("could not keep the digest of %s in the vault: %s", digest.day, exc)

@@ -1,0 +1,252 @@
+"""The digest scheduler: APScheduler jobs built from the users table, run by one
+process at a time.
+
+- The users table is the source of truth. The leader builds one job per person
+  (a MemoryJobStore: nothing to go stale), refreshes them from the table at every
+  leadership poll (a change made through another process arrives within one poll
+  interval) and at once when a change is made through this one.
+- Each job's trigger is the person's `DigestSchedule`, so APScheduler fires at the
+  instants `scheduler.schedule` computes (DST-safe). The job calls `run_due(now)`,
+  which is where the decisions are made, and which tests drive with their own clock.
+- On taking office, the leader sends digests missed less than BRAINBOT_DIGEST_GRACE
+  ago; older ones are recorded as skipped and logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
+
+from apscheduler.jobstores.memory import MemoryJobStore
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.base import BaseTrigger
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.config import Settings
+from bot.digest_buttons import DigestButtons
+from bot.people import WEEKDAYS
+from bot.runtime import Runtime
+from scheduler.delivery import Deliver, DigestDelivery, Sent
+from scheduler.leader import Leadership
+from scheduler.schedule import DigestSchedule, Slot, schedule_for
+from storage.digest_log import DigestKey, DigestLog
+from storage.records import Person, Records
+
+log = logging.getLogger(__name__)
+
+PARALLEL_SENDS = 4  # a catch-up after downtime sends to this many people at once
+
+
+class DigestTrigger(BaseTrigger):  # type: ignore[misc]
+    """APScheduler trigger firing at a person's digest instants."""
+
+    __slots__ = ("plan",)
+
+    def __init__(self, plan: DigestSchedule) -> None:
+        self.plan = plan
+
+    def get_next_fire_time(
+        self, previous_fire_time: datetime | None, now: datetime
+    ) -> datetime | None:
+        after = previous_fire_time if previous_fire_time is not None else now
+        return self.plan.next_after(after).due_at
+
+    def __str__(self) -> str:
+        weekly = WEEKDAYS[self.plan.weekly_day].title()
+        return f"digest[{self.plan.at:%H:%M} {self.plan.zone.key}, weekly review on {weekly}]"
+
+
+def job_id(user_id: int) -> str:
+    return f"digest-{user_id}"
+
+
+class DigestService:
+    """Leadership, the APScheduler jobs, and `run_due` (see the module doc)."""
+
+    def __init__(
+        self,
+        *,
+        delivery: DigestDelivery,
+        records: Records,
+        digests: DigestLog,
+        settings: Settings,
+        engine: AsyncEngine,
+        clock: Callable[[], datetime],
+        poll_seconds: float = 10.0,
+    ) -> None:
+        self.delivery = delivery
+        self.records = records
+        self.digests = digests
+        self.settings = settings
+        self.clock = clock
+        self.grace = timedelta(seconds=settings.digest_grace_seconds)
+        self.scheduler = AsyncIOScheduler(
+            timezone=UTC,
+            jobstores={"default": MemoryJobStore()},
+            job_defaults={
+                "coalesce": True,
+                "max_instances": 1,
+                # A job that runs late (a blocked loop, a suspended machine) still runs
+                # within the grace period; `run_due` decides what it sends.
+                "misfire_grace_time": max(1, int(self.grace.total_seconds())),
+            },
+        )
+        self.leadership = Leadership(
+            engine,
+            on_elected=self._take_office,
+            on_deposed=self._leave_office,
+            while_leading=self.refresh,
+            poll_seconds=poll_seconds,
+        )
+        self.plans: dict[int, DigestSchedule] = {}
+
+    async def start(self) -> None:
+        """Start the (idle) scheduler and compete for leadership; returns at once."""
+        self.scheduler.start()
+        await self.leadership.start()
+
+    async def stop(self) -> None:
+        """Give up leadership (another process takes over) and stop the scheduler."""
+        await self.leadership.stop()
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+
+    @property
+    def is_leader(self) -> bool:
+        return self.leadership.is_leader
+
+    def plan_for(self, person: Person) -> DigestSchedule | None:
+        return schedule_for(
+            person, default_time=self.settings.digest_time, default_zone=self.settings.timezone
+        )
+
+    # --- jobs -------------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """Bring the jobs in line with the users table."""
+        self._apply({p.id: self.plan_for(p) for p in await self.records.people()})
+
+    async def on_settings_changed(self, person: Person) -> None:
+        """People.listeners callback: reschedule this person now (when leading here)."""
+        if self.is_leader:
+            self._apply({person.id: self.plan_for(person)}, complete=False)
+
+    def _apply(self, plans: dict[int, DigestSchedule | None], *, complete: bool = True) -> None:
+        gone = set(self.plans) - set(plans) if complete else set()
+        for user_id in gone:
+            self._unschedule(user_id)
+        for user_id, plan in plans.items():
+            if plan is None:
+                self._unschedule(user_id)
+            elif self.plans.get(user_id) != plan:
+                self.plans[user_id] = plan
+                self.scheduler.add_job(
+                    self._fire,
+                    trigger=DigestTrigger(plan),
+                    args=(user_id,),
+                    id=job_id(user_id),
+                    name=f"digest for user {user_id}",
+                    replace_existing=True,
+                )
+                log.info("digest for user %s: next at %s", user_id, plan.next_after(self.clock()))
+
+    def _unschedule(self, user_id: int) -> None:
+        if self.plans.pop(user_id, None) is not None:
+            self.scheduler.remove_job(job_id(user_id))
+
+    async def _take_office(self) -> None:
+        await self.refresh()
+        await self.run_due(self.clock())
+
+    async def _leave_office(self) -> None:
+        self.scheduler.remove_all_jobs()
+        self.plans.clear()
+
+    async def _fire(self, user_id: int) -> None:
+        await self.run_due(self.clock(), user_ids=(user_id,))
+
+    # --- decisions ------------------------------------------------------------------
+
+    async def run_due(
+        self, now: datetime, user_ids: Iterable[int] | None = None
+    ) -> list[tuple[Slot, Sent]]:
+        """For each person (or those in `user_ids`), take their latest slot due at or
+        before `now`: send it when it is less than the grace period old (the digest
+        log lets it through only once), else record it as skipped."""
+        wanted = None if user_ids is None else set(user_ids)
+        people = [p for p in await self.records.people() if wanted is None or p.id in wanted]
+        gate = asyncio.Semaphore(PARALLEL_SENDS)
+
+        async def one(person: Person) -> tuple[Slot, Sent] | None:
+            plan = self.plan_for(person)
+            if plan is None:
+                return None
+            slot = plan.latest_until(now)
+            late = now - slot.due_at
+            if late <= self.grace:
+                async with gate:
+                    return slot, await self.delivery.send(person, slot)
+            if await self.digests.claim(
+                DigestKey(person.id, slot.local_date, slot.kind),
+                due_at=slot.due_at,
+                now=now,
+                status="skipped",
+                detail=f"missed by {late}, more than the grace period of {self.grace}",
+            ):
+                log.warning(
+                    "%s digest for user %s on %s skipped: missed by %s (grace %s)",
+                    slot.kind,
+                    person.id,
+                    slot.local_date,
+                    late,
+                    self.grace,
+                )
+                return slot, Sent("skipped")
+            return None
+
+        results = await asyncio.gather(*(one(p) for p in people))
+        return [r for r in results if r is not None]
+
+
+def build_service(
+    runtime: Runtime, deliver: Deliver, *, poll_seconds: float = 10.0
+) -> DigestService:
+    """The digest service of a runtime, not started: the Done / Snooze / Open buttons
+    and the settings listener are registered; `start_scheduler` also starts it."""
+    digests = DigestLog(runtime.database.engine)
+    DigestButtons(digests).register(runtime.engine.buttons)
+    delivery = DigestDelivery(
+        store=runtime.store,
+        records=runtime.records,
+        digests=digests,
+        settings=runtime.settings,
+        llm=runtime.llm,
+        deliver=deliver,
+        clock=runtime.engine.clock,
+    )
+    service = DigestService(
+        delivery=delivery,
+        records=runtime.records,
+        digests=digests,
+        settings=runtime.settings,
+        engine=runtime.database.engine,
+        clock=runtime.engine.clock,
+        poll_seconds=poll_seconds,
+    )
+    runtime.engine.people.listeners.append(service.on_settings_changed)
+    return service
+
+
+async def start_scheduler(
+    runtime: Runtime, deliver: Deliver, *, poll_seconds: float = 10.0
+) -> DigestService:
+    """Wire the digests into a running brainbot: the digest tables, the Done / Snooze
+    / Open buttons, settings changes, and the scheduler competing for leadership.
+    Call it in every process (buttons work everywhere; one process sends) once the
+    adapters are started; stop with `await service.stop()` before `runtime.close()`."""
+    await runtime.database.create_schema()  # the digest tables, on first start
+    service = build_service(runtime, deliver, poll_seconds=poll_seconds)
+    await service.start()
+    return service
