@@ -95,5 +95,6 @@ class Committer:
                 files[rel] = full.read_bytes()  # a file already there is what gets committed
             else:
                 atomic_write(full, data or b"")
+        added = [rel.split("/", 1)[0] for rel in files if rel.endswith("/.gitkeep")]
         subject = "init vault" if head is None else "add categories"
-        self.record(files, f"{subject} {', '.join(categories)}", BOT_AUTHOR, None)
+        self.record(files, f"{subject} {', '.join(added)}", BOT_AUTHOR, None)

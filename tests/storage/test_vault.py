@@ -321,3 +321,11 @@ def test_a_hand_edit_is_committed_on_its_own_before_a_change(vault: Vault) -> No
     entry = vault.read("ideas/hand.md")
     assert entry.body == "edited by hand" and entry.tags == ()
     assert status(vault.root) == ""
+
+
+def test_a_new_category_gets_its_folder_when_the_vault_opens(vault: Vault) -> None:
+    bigger = Vault(vault.root, (*vault.categories, "recipes"))
+    assert (bigger.root / "recipes/.gitkeep").is_file()
+    assert git(vault.root, "log", "-1", "--format=%s").strip() == "add categories recipes"
+    assert bigger.create("recipes", "Soup").change.paths == ("recipes/soup.md",)
+    assert status(vault.root) == ""

@@ -140,3 +140,10 @@ def test_undo_of_an_undo_brings_the_change_back(vault: Vault) -> None:
     redone = vault.undo(undone.change.commit, author=ANN)
     assert redone.entry is not None and redone.entry.title == "Back"
     assert (vault.root / "ideas/back.md").exists()
+
+
+def test_history_follows_a_rename_made_outside(vault: Vault) -> None:
+    vault.create("ideas", "Old name", "a body long enough for git to see the rename")
+    git(vault.root, "mv", "ideas/old-name.md", "ideas/new-name.md")
+    outside_commit(vault.root, "rename in Obsidian")
+    assert [c.operation for c in vault.history("ideas/new-name.md")] == ["edit", "create"]
