@@ -39,7 +39,7 @@ class PathChange:
 def signature(author: Author, when: datetime | None = None) -> pygit2.Signature:
     """A git signature that libgit2 accepts whatever a chat user's name looks like."""
     name = " ".join(author.name.replace("<", "").replace(">", "").split()) or "unknown"
-    email = "".join(author.email.replace("<", "").replace(">", "").split())
+    email = "".join(author.email.replace("<", "").replace(">", "").split()) or "unknown@localhost"
     stamp = int((when or datetime.now(UTC)).timestamp())
     return pygit2.Signature(name, email, stamp, 0)
 

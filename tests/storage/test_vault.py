@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from storage.entry import BOT_AUTHOR
+from storage.entry import BOT_AUTHOR, Author
 from storage.errors import (
     EntryNotFound,
     EntryTooLarge,
@@ -329,3 +329,11 @@ def test_a_new_category_gets_its_folder_when_the_vault_opens(vault: Vault) -> No
     assert git(vault.root, "log", "-1", "--format=%s").strip() == "add categories recipes"
     assert bigger.create("recipes", "Soup").change.paths == ("recipes/soup.md",)
     assert status(vault.root) == ""
+
+
+def test_any_chat_user_name_makes_a_valid_commit_author(vault: Vault) -> None:
+    odd = Author("<Zoë 🐙\nO'Brien>", "")
+    vault.create("ideas", "Odd author", author=odd)
+    assert git(vault.root, "log", "-1", "--format=%an|%ae").strip() == (
+        "Zoë 🐙 O'Brien|unknown@localhost"
+    )
