@@ -34,14 +34,23 @@ class Committer:
         source: Source,
         note: str = "",
     ) -> Change:
-        """Write (or, for None, remove) each file atomically, then commit them all."""
+        """Write (or, for None, remove) each file atomically, then commit them all. If
+        the commit fails, the files are put back as they were."""
+        before = {rel: _read_or_none(self.root / rel) for rel in files}
+        try:
+            self._apply(files)
+            return self.record(files, subject, author, source, note)
+        except BaseException:
+            self._apply(before)
+            raise
+
+    def _apply(self, files: Mapping[str, bytes | None]) -> None:
         for rel, data in files.items():
             full = self.root / rel
             if data is None:
                 remove_file(full, stop_at=self.root)
             else:
                 atomic_write(full, data)
-        return self.record(files, subject, author, source, note)
 
     def record(
         self,
@@ -98,3 +107,10 @@ class Committer:
         added = [rel.split("/", 1)[0] for rel in files if rel.endswith("/.gitkeep")]
         subject = "init vault" if head is None else "add categories"
         self.record(files, f"{subject} {', '.join(added)}", BOT_AUTHOR, None)
+
+
+def _read_or_none(full: Path) -> bytes | None:
+    try:
+        return full.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None

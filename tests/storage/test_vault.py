@@ -337,3 +337,24 @@ def test_any_chat_user_name_makes_a_valid_commit_author(vault: Vault) -> None:
     assert git(vault.root, "log", "-1", "--format=%an|%ae").strip() == (
         "Zoë 🐙 O'Brien|unknown@localhost"
     )
+
+
+def test_a_failed_commit_leaves_the_files_as_they_were(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.create("ideas", "Keep", "original")
+    before = (vault.root / "ideas/keep.md").read_bytes()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise StorageError("the vault's history changed while writing; try again")
+
+    monkeypatch.setattr(vault._git, "commit", refuse)
+    with pytest.raises(StorageError):
+        vault.update("ideas/keep.md", body="changed", author=ANN)
+    with pytest.raises(StorageError):
+        vault.create("ideas", "New one")
+    with pytest.raises(StorageError):
+        vault.delete("ideas/keep.md", author=ANN)
+    assert (vault.root / "ideas/keep.md").read_bytes() == before
+    assert not (vault.root / "ideas/new-one.md").exists()
+    assert status(vault.root) == ""
