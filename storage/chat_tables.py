@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, DateTime, Index, Text
+from sqlalchemy import Column, DateTime, Index, Table, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -130,3 +130,20 @@ class ToolCallLog(SQLModel, table=True):
     entry_path: str | None = None  # the entry the call wrote, for "that one" corrections
     duration_ms: float = 0.0
     created_at: datetime = _utc_column()
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The SQLAlchemy Table behind a SQLModel class, for typed core queries (`T.c.name`)."""
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
+USERS = table_of(User)
+IDENTITIES = table_of(Identity)
+LINK_CODES = table_of(LinkCode)
+EVENTS = table_of(InboundEvent)
+MESSAGES = table_of(Message)
+APPROVALS = table_of(Approval)
+BUTTON_ACTIONS = table_of(ButtonAction)
+TOOL_CALLS = table_of(ToolCallLog)

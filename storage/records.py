@@ -5,26 +5,33 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, select, update
+from sqlalchemy import Row, and_, delete, exists, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import SQLModel
 
 from storage.chat_tables import (
+    APPROVALS,
+    BUTTON_ACTIONS,
+    EVENTS,
+    IDENTITIES,
+    LINK_CODES,
+    MESSAGES,
+    TOOL_CALLS,
+    USERS,
     Approval,
     ButtonAction,
     Identity,
     InboundEvent,
-    LinkCode,
-    Message,
     ToolCallLog,
-    User,
 )
 
 _ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+_ENGINE_TABLES = [USERS, IDENTITIES, LINK_CODES, EVENTS, MESSAGES, APPROVALS, BUTTON_ACTIONS,
+                  TOOL_CALLS]  # fmt: skip
 
 
 def short_id(length: int = 10) -> str:
@@ -52,14 +59,21 @@ class HistoryItem:
     tool_call_id: str | None
 
 
-def _person(user: Any) -> Person:
+def _person(row: Row[Any]) -> Person:
+    m = row._mapping
     return Person(
-        id=user.id,
-        name=user.name,
-        timezone=user.timezone,
-        digest_enabled=user.digest_enabled,
-        digest_time=user.digest_time,
-        weekly_day=user.weekly_day,
+        id=m["id"],
+        name=m["name"],
+        timezone=m["timezone"],
+        digest_enabled=m["digest_enabled"],
+        digest_time=m["digest_time"],
+        weekly_day=m["weekly_day"],
+    )
+
+
+def _identity_is(platform: str, platform_user_id: str) -> Any:
+    return and_(
+        IDENTITIES.c.platform == platform, IDENTITIES.c.platform_user_id == platform_user_id
     )
 
 
@@ -70,12 +84,8 @@ class Records:
         self.engine = engine
 
     async def create_schema(self) -> None:
-        tables = [
-            t.__table__  # type: ignore[attr-defined]
-            for t in (User, Identity, LinkCode, InboundEvent, Message, Approval, ButtonAction)
-        ] + [ToolCallLog.__table__]  # type: ignore[attr-defined]
         async with self.engine.begin() as conn:
-            await conn.run_sync(SQLModel.metadata.create_all, tables=tables)
+            await conn.run_sync(SQLModel.metadata.create_all, tables=_ENGINE_TABLES)
 
     # --- inbound events -------------------------------------------------------------
 
@@ -93,7 +103,7 @@ class Records:
     ) -> bool:
         """Store the event; False when it was recorded before (a platform retry)."""
         stmt = (
-            insert(InboundEvent)
+            insert(EVENTS)
             .values(
                 platform=platform,
                 event_id=event_id,
@@ -106,15 +116,15 @@ class Records:
                 status="received",
             )
             .on_conflict_do_nothing()
-            .returning(InboundEvent.event_id)  # type: ignore[arg-type]
+            .returning(EVENTS.c.event_id)
         )
         async with self.engine.begin() as conn:
             return (await conn.execute(stmt)).first() is not None
 
     async def finish_event(self, platform: str, event_id: str, status: str, at: datetime) -> None:
         stmt = (
-            update(InboundEvent)
-            .where(and_(InboundEvent.platform == platform, InboundEvent.event_id == event_id))  # type: ignore[arg-type]
+            update(EVENTS)
+            .where(and_(EVENTS.c.platform == platform, EVENTS.c.event_id == event_id))
             .values(status=status, processed_at=at)
         )
         async with self.engine.begin() as conn:
@@ -122,7 +132,7 @@ class Records:
 
     async def unfinished_events(self) -> list[InboundEvent]:
         """Events recorded but never finished (the process died while handling them)."""
-        stmt = select(InboundEvent).where(InboundEvent.status == "received")  # type: ignore[arg-type]
+        stmt = select(EVENTS).where(EVENTS.c.status == "received")
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [InboundEvent.model_validate(row._mapping) for row in rows]
@@ -131,14 +141,9 @@ class Records:
 
     async def person_for(self, platform: str, platform_user_id: str) -> Person | None:
         stmt = (
-            select(User)
-            .join(Identity, Identity.user_id == User.id)  # type: ignore[arg-type]
-            .where(
-                and_(
-                    Identity.platform == platform,  # type: ignore[arg-type]
-                    Identity.platform_user_id == platform_user_id,  # type: ignore[arg-type]
-                )
-            )
+            select(USERS)
+            .join(IDENTITIES, IDENTITIES.c.user_id == USERS.c.id)
+            .where(_identity_is(platform, platform_user_id))
         )
         async with self.engine.connect() as conn:
             row = (await conn.execute(stmt)).first()
@@ -158,14 +163,14 @@ class Records:
         async with self.engine.begin() as conn:
             user_id = (
                 await conn.execute(
-                    insert(User)
+                    insert(USERS)
                     .values(name=name, timezone=timezone, created_at=now)
-                    .returning(User.id)  # type: ignore[arg-type]
+                    .returning(USERS.c.id)
                 )
             ).scalar_one()
             inserted = (
                 await conn.execute(
-                    insert(Identity)
+                    insert(IDENTITIES)
                     .values(
                         platform=platform,
                         platform_user_id=platform_user_id,
@@ -175,55 +180,38 @@ class Records:
                         created_at=now,
                     )
                     .on_conflict_do_nothing()
-                    .returning(Identity.user_id)  # type: ignore[arg-type]
+                    .returning(IDENTITIES.c.user_id)
                 )
             ).first()
             if inserted is None:
-                await conn.execute(delete(User).where(User.id == user_id))  # type: ignore[arg-type]
+                await conn.execute(delete(USERS).where(USERS.c.id == user_id))
         person = await self.person_for(platform, platform_user_id)
         assert person is not None
         return person
 
-    async def set_home_chat(self, platform: str, platform_user_id: str, chat_id: str) -> None:
-        stmt = (
-            update(Identity)
-            .where(
-                and_(
-                    Identity.platform == platform,  # type: ignore[arg-type]
-                    Identity.platform_user_id == platform_user_id,  # type: ignore[arg-type]
-                )
-            )
-            .values(home_chat_id=chat_id)
-        )
-        async with self.engine.begin() as conn:
-            await conn.execute(stmt)
-
     async def identities_of(self, user_id: int) -> list[Identity]:
-        stmt = select(Identity).where(Identity.user_id == user_id)  # type: ignore[arg-type]
+        stmt = select(IDENTITIES).where(IDENTITIES.c.user_id == user_id)
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [Identity.model_validate(row._mapping) for row in rows]
 
     async def people(self) -> list[Person]:
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(select(User).order_by(User.id))).all()  # type: ignore[arg-type]
+            rows = (await conn.execute(select(USERS).order_by(USERS.c.id))).all()
         return [_person(row) for row in rows]
 
     async def update_person(self, user_id: int, **values: Any) -> Person:
+        stmt = update(USERS).where(USERS.c.id == user_id).values(**values).returning(*USERS.c)
         async with self.engine.begin() as conn:
-            row = (
-                await conn.execute(
-                    update(User).where(User.id == user_id).values(**values).returning(User)  # type: ignore[arg-type]
-                )
-            ).one()
+            row = (await conn.execute(stmt)).one()
         return _person(row)
 
     async def new_link_code(self, user_id: int, expires_at: datetime) -> str:
         code = "".join(secrets.choice("0123456789") for _ in range(6))
         async with self.engine.begin() as conn:
-            await conn.execute(delete(LinkCode).where(LinkCode.user_id == user_id))  # type: ignore[arg-type]
+            await conn.execute(delete(LINK_CODES).where(LINK_CODES.c.user_id == user_id))
             await conn.execute(
-                insert(LinkCode).values(code=code, user_id=user_id, expires_at=expires_at)
+                insert(LINK_CODES).values(code=code, user_id=user_id, expires_at=expires_at)
             )
         return code
 
@@ -234,16 +222,21 @@ class Records:
         async with self.engine.begin() as conn:
             row = (
                 await conn.execute(
-                    delete(LinkCode)
-                    .where(and_(LinkCode.code == code, LinkCode.expires_at > now))  # type: ignore[arg-type]
-                    .returning(LinkCode.user_id)  # type: ignore[arg-type]
+                    delete(LINK_CODES)
+                    .where(and_(LINK_CODES.c.code == code, LINK_CODES.c.expires_at > now))
+                    .returning(LINK_CODES.c.user_id)
                 )
             ).first()
             if row is None:
                 return None
             user_id = row[0]
+            previous = (
+                await conn.execute(
+                    select(IDENTITIES.c.user_id).where(_identity_is(platform, platform_user_id))
+                )
+            ).scalar()
             await conn.execute(
-                insert(Identity)
+                insert(IDENTITIES)
                 .values(
                     platform=platform,
                     platform_user_id=platform_user_id,
@@ -255,6 +248,8 @@ class Records:
                     index_elements=["platform", "platform_user_id"], set_={"user_id": user_id}
                 )
             )
+            if previous is not None and previous != user_id:
+                await conn.execute(_delete_if_unused(previous))
         return await self.person_for(platform, platform_user_id)
 
     # --- conversation history -------------------------------------------------------
@@ -281,14 +276,15 @@ class Records:
             for item in items
         ]
         async with self.engine.begin() as conn:
-            await conn.execute(insert(Message), rows)
+            await conn.execute(insert(MESSAGES), rows)
 
     async def recent_messages(self, conversation_key: str, limit: int) -> list[HistoryItem]:
         """The last `limit` messages of a conversation, oldest first."""
+        c = MESSAGES.c
         stmt = (
-            select(Message.role, Message.content, Message.tool_calls, Message.tool_call_id)  # type: ignore[call-overload]
-            .where(Message.conversation_key == conversation_key)
-            .order_by(Message.id.desc())  # type: ignore[union-attr]
+            select(c.role, c.content, c.tool_calls, c.tool_call_id)
+            .where(c.conversation_key == conversation_key)
+            .order_by(c.id.desc())
             .limit(limit)
         )
         async with self.engine.connect() as conn:
@@ -299,30 +295,29 @@ class Records:
 
     async def add_approval(self, approval: Approval) -> None:
         async with self.engine.begin() as conn:
-            await conn.execute(insert(Approval).values(**approval.model_dump()))
+            await conn.execute(insert(APPROVALS).values(**approval.model_dump()))
 
     async def get_approval(self, approval_id: str) -> Approval | None:
+        stmt = select(APPROVALS).where(APPROVALS.c.id == approval_id)
         async with self.engine.connect() as conn:
-            row = (
-                await conn.execute(select(Approval).where(Approval.id == approval_id))  # type: ignore[arg-type]
-            ).first()
+            row = (await conn.execute(stmt)).first()
         return None if row is None else Approval.model_validate(row._mapping)
 
     async def claim_approval(self, approval_id: str, status: str, now: datetime) -> bool:
         """Move a pending approval to `status`; only one press can ever win."""
         stmt = (
-            update(Approval)
-            .where(and_(Approval.id == approval_id, Approval.status == "pending"))  # type: ignore[arg-type]
+            update(APPROVALS)
+            .where(and_(APPROVALS.c.id == approval_id, APPROVALS.c.status == "pending"))
             .values(status=status, decided_at=now)
-            .returning(Approval.id)  # type: ignore[arg-type]
+            .returning(APPROVALS.c.id)
         )
         async with self.engine.begin() as conn:
             return (await conn.execute(stmt)).first() is not None
 
     async def settle_approval(self, approval_id: str, status: str, outcome: str) -> None:
         stmt = (
-            update(Approval)
-            .where(Approval.id == approval_id)  # type: ignore[arg-type]
+            update(APPROVALS)
+            .where(APPROVALS.c.id == approval_id)
             .values(status=status, outcome=outcome)
         )
         async with self.engine.begin() as conn:
@@ -334,7 +329,7 @@ class Records:
         action_id = short_id()
         async with self.engine.begin() as conn:
             await conn.execute(
-                insert(ButtonAction).values(
+                insert(BUTTON_ACTIONS).values(
                     id=action_id, user_id=user_id, kind=kind, payload=payload, created_at=now
                 )
             )
@@ -342,18 +337,19 @@ class Records:
 
     async def use_button_action(self, action_id: str, now: datetime) -> ButtonAction | None:
         """Mark the action used and return it; None if unknown or already used."""
+        c = BUTTON_ACTIONS.c
         stmt = (
-            update(ButtonAction)
-            .where(and_(ButtonAction.id == action_id, ButtonAction.used_at.is_(None)))  # type: ignore[arg-type, union-attr]
+            update(BUTTON_ACTIONS)
+            .where(and_(c.id == action_id, c.used_at.is_(None)))
             .values(used_at=now)
-            .returning(ButtonAction)  # type: ignore[arg-type]
+            .returning(*BUTTON_ACTIONS.c)
         )
         async with self.engine.begin() as conn:
             row = (await conn.execute(stmt)).first()
         return None if row is None else ButtonAction.model_validate(row._mapping)
 
     async def get_button_action(self, action_id: str) -> ButtonAction | None:
-        stmt = select(ButtonAction).where(ButtonAction.id == action_id)  # type: ignore[arg-type]
+        stmt = select(BUTTON_ACTIONS).where(BUTTON_ACTIONS.c.id == action_id)
         async with self.engine.connect() as conn:
             row = (await conn.execute(stmt)).first()
         return None if row is None else ButtonAction.model_validate(row._mapping)
@@ -363,34 +359,39 @@ class Records:
     async def log_tool_calls(self, rows: Sequence[dict[str, Any]]) -> None:
         if rows:
             async with self.engine.begin() as conn:
-                await conn.execute(insert(ToolCallLog), list(rows))
+                await conn.execute(insert(TOOL_CALLS), list(rows))
 
     async def last_written_entry(self, conversation_key: str, since: datetime) -> str | None:
         """The entry path most recently written by a tool in this conversation."""
+        c = TOOL_CALLS.c
         stmt = (
-            select(ToolCallLog.entry_path)  # type: ignore[call-overload]
+            select(c.entry_path)
             .where(
                 and_(
-                    ToolCallLog.conversation_key == conversation_key,
-                    ToolCallLog.entry_path.is_not(None),  # type: ignore[union-attr]
-                    ToolCallLog.created_at >= since,
+                    c.conversation_key == conversation_key,
+                    c.entry_path.is_not(None),
+                    c.created_at >= since,
                 )
             )
-            .order_by(ToolCallLog.id.desc())  # type: ignore[union-attr]
+            .order_by(c.id.desc())
             .limit(1)
         )
         async with self.engine.connect() as conn:
-            row = (await conn.execute(stmt)).first()
-        return None if row is None else str(row[0])
+            value = (await conn.execute(stmt)).scalar()
+        return None if value is None else str(value)
 
     async def tool_calls(self, conversation_key: str | None = None) -> list[ToolCallLog]:
-        stmt = select(ToolCallLog).order_by(ToolCallLog.id)  # type: ignore[arg-type]
+        stmt = select(TOOL_CALLS).order_by(TOOL_CALLS.c.id)
         if conversation_key is not None:
-            stmt = stmt.where(ToolCallLog.conversation_key == conversation_key)  # type: ignore[arg-type]
+            stmt = stmt.where(TOOL_CALLS.c.conversation_key == conversation_key)
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [ToolCallLog.model_validate(row._mapping) for row in rows]
 
 
-def expiry(now: datetime, ttl_seconds: float) -> datetime:
-    return now + timedelta(seconds=ttl_seconds)
+def _delete_if_unused(user_id: int) -> Any:
+    """Delete the user made on first contact from an account that has since been linked,
+    if nothing refers to it any more."""
+    referrers = (IDENTITIES, APPROVALS, BUTTON_ACTIONS, LINK_CODES)
+    unused = [~exists().where(t.c.user_id == USERS.c.id) for t in referrers]
+    return delete(USERS).where(and_(USERS.c.id == user_id, *unused))

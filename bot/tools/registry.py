@@ -89,7 +89,9 @@ class ToolSpec:
         return func
 
     async def run(self, ctx: ToolContext, args: BaseModel) -> ToolResult:
-        return await self.executor(ctx, **args.model_dump())
+        return await self.executor(
+            ctx, **{name: getattr(args, name) for name in type(args).model_fields}
+        )
 
     def schema(self, categories: tuple[str, ...]) -> dict[str, Any]:
         """The OpenAI `tools` entry, strict: every property required, optional ones nullable."""
@@ -116,7 +118,7 @@ def tool(*, needs_approval: bool = False) -> Callable[[Executor], ToolSpec]:
         for name, param in list(inspect.signature(func).parameters.items())[1:]:
             default = ... if param.default is inspect.Parameter.empty else param.default
             fields[name] = (hints[name], Field(default, description=arg_docs.get(name)))
-        model = create_model(  # type: ignore[call-overload]
+        model = create_model(
             f"{func.__name__}_arguments",
             __config__=ConfigDict(extra="forbid"),
             **fields,
