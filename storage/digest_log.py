@@ -69,6 +69,15 @@ class DigestMessageRow(SQLModel, table=True):
 
 
 @dataclass(frozen=True, slots=True)
+class DigestKey:
+    """Which digest: one per person, local date and kind."""
+
+    user_id: int
+    local_date: date
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class DigestLogEntry:
     user_id: int
     local_date: date
@@ -106,8 +115,10 @@ _MESSAGE_COLUMNS = tuple(
 )
 
 
-def _key(user_id: int, local_date: date, kind: str) -> ColumnElement[bool]:
-    return and_(LOG.c.user_id == user_id, LOG.c.local_date == local_date, LOG.c.kind == kind)
+def _where(key: DigestKey) -> ColumnElement[bool]:
+    return and_(
+        LOG.c.user_id == key.user_id, LOG.c.local_date == key.local_date, LOG.c.kind == key.kind
+    )
 
 
 def new_message_id() -> str:
@@ -124,10 +135,8 @@ class DigestLog:
 
     async def claim(
         self,
+        key: DigestKey,
         *,
-        user_id: int,
-        local_date: date,
-        kind: str,
         due_at: datetime,
         now: datetime,
         status: str = "sending",
@@ -137,9 +146,9 @@ class DigestLog:
         stmt = (
             insert(LOG)
             .values(
-                user_id=user_id,
-                local_date=local_date,
-                kind=kind,
+                user_id=key.user_id,
+                local_date=key.local_date,
+                kind=key.kind,
                 status=status,
                 due_at=due_at,
                 claimed_at=now,
@@ -153,10 +162,8 @@ class DigestLog:
 
     async def finish(
         self,
+        key: DigestKey,
         *,
-        user_id: int,
-        local_date: date,
-        kind: str,
         status: str,
         now: datetime,
         detail: str = "",
@@ -166,7 +173,7 @@ class DigestLog:
     ) -> None:
         stmt = (
             update(LOG)
-            .where(_key(user_id, local_date, kind))
+            .where(_where(key))
             .values(
                 status=status,
                 finished_at=now,

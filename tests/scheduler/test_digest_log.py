@@ -9,7 +9,7 @@ from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.chat_tables import User
-from storage.digest_log import DigestLog, new_message_id
+from storage.digest_log import DigestKey, DigestLog, new_message_id
 
 NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)
 DAY = date(2026, 11, 20)
@@ -25,13 +25,11 @@ async def _log_with_user(engine: AsyncEngine) -> DigestLog:
 async def test_only_one_of_many_concurrent_claims_wins(engine: AsyncEngine) -> None:
     log = await _log_with_user(engine)
     claims = await asyncio.gather(
-        *(log.claim(user_id=1, local_date=DAY, kind="daily", due_at=NOW, now=NOW) for _ in range(8))
+        *(log.claim(DigestKey(1, DAY, "daily"), due_at=NOW, now=NOW) for _ in range(8))
     )
     assert sorted(claims) == [False] * 7 + [True]
-    assert await log.claim(user_id=1, local_date=DAY, kind="weekly", due_at=NOW, now=NOW)
-    await log.finish(
-        user_id=1, local_date=DAY, kind="daily", status="sent", now=NOW, platform="telegram"
-    )
+    assert await log.claim(DigestKey(1, DAY, "weekly"), due_at=NOW, now=NOW)
+    await log.finish(DigestKey(1, DAY, "daily"), status="sent", now=NOW, platform="telegram")
     (daily, weekly) = await log.entries(1)
     assert (daily.kind, daily.status, daily.platform) == ("daily", "sent", "telegram")
     assert (weekly.kind, weekly.status) == ("weekly", "sending")
