@@ -39,7 +39,7 @@ class NoRoute(Exception):
     """Raised by a `deliver` callable for a platform this process cannot reach."""
 
     def __init__(self, platform: str) -> None:
-        super().__init__(f"no running adapter for {platform}")
+        super().__init__(f"cannot reach {platform} from here (not configured or not running)")
         self.platform = platform
 
 
@@ -168,7 +168,8 @@ class DigestDelivery:
                 unreachable.append(exc.platform)
                 continue
             return Sent("sent", conversation=conversation), message_id
-        return Sent("failed", f"no running adapter for {', '.join(unreachable)}"), message_id
+        reason = f"cannot reach {', '.join(unreachable)} from here (not configured or not running)"
+        return Sent("failed", reason), message_id
 
     async def keep(self, digest: Digest) -> None:
         """Save the digest as `digests/YYYY-MM-DD.md` (one commit); a failure here
