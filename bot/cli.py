@@ -9,7 +9,11 @@ from collections.abc import Sequence
 
 # Each module defines `register(subparsers)`, adding its sub-commands; a sub-command
 # stores its handler as `func(args) -> int` (the exit code).
-COMMAND_MODULES: tuple[str, ...] = ("bot.commands.run", "bot.commands.storage")
+COMMAND_MODULES: tuple[str, ...] = (
+    "bot.commands.run",
+    "bot.commands.storage",
+    "bot.commands.digest",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
