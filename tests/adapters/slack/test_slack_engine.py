@@ -1,0 +1,208 @@
+"""End to end: fake Slack → real bolt app → real engine (temp vault, fresh database,
+fake OpenAI) → replies received by the fake Slack."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import frontmatter
+import pytest
+from aiohttp import web
+
+from adapters.slack import SlackAdapter
+from bot.runtime import Runtime
+from storage.entry import Author
+from tests.bot.helpers import notes
+from tests.fakes.brain import running_brain
+from tests.fakes.openai_server import FakeOpenAI, call
+from tests.fakes.slack_api import BOT_TOKEN, FakeSlack
+from tests.fakes.slack_payloads import (
+    CHANNEL,
+    SIGNING_SECRET,
+    block_actions,
+    dm_event,
+    event_body,
+    interactive_body,
+    mention_event,
+    post_signed,
+)
+
+CAPTURE = call(
+    "capture",
+    category="projects",
+    title="Launch the website",
+    body="Launch the new website before the conference",
+    confidence=0.9,
+    tags=["web"],
+    fields=[{"name": "next_action", "value": "write the copy"}],
+)
+UPDATE = call(
+    "update_entry",
+    path="ideas/tea.md",
+    set_fields=[{"name": "status", "value": "tried"}],
+    remove_fields=None,
+    body=None,
+    append="Tried oolong: great.",
+)
+
+
+@dataclass
+class SlackBrain:
+    brain: Runtime
+    fake: FakeSlack
+    url: str
+    session: aiohttp.ClientSession
+
+    @property
+    def vault(self) -> Path:
+        return self.brain.settings.vault_dir
+
+    async def post(self, payload: dict[str, Any], *, retry: int | None = None) -> None:
+        status, _ = await post_signed(self.session, self.url, event_body(payload), retry_num=retry)
+        assert status == 200
+
+    async def press(self, button: dict[str, Any], ts: str, user: str = "U0ALICE") -> None:
+        payload = block_actions(
+            action_id=button["action_id"], value=button["value"], message_ts=ts, user=user
+        )
+        status, _ = await post_signed(self.session, self.url, interactive_body(payload))
+        assert status == 200
+
+
+@pytest.fixture
+async def slack_brain(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, fake_slack: FakeSlack
+) -> AsyncIterator[SlackBrain]:
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        adapter = SlackAdapter(BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake_slack.api_url)
+        app = web.Application()
+        adapter.mount(app)
+        runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        await adapter.start(brain.engine.handle)
+        try:
+            async with aiohttp.ClientSession() as session:
+                url = f"http://127.0.0.1:{port}/slack/events"
+                yield SlackBrain(brain, fake_slack, url, session)
+        finally:
+            await adapter.stop()
+            await runner.cleanup()
+
+
+async def test_dm_capture_files_a_note_and_answers(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [CAPTURE]
+    payload = dm_event("launch the new website before the conference")
+    await slack_brain.post(payload)
+    [reply] = await slack_brain.fake.wait_for("chat.postMessage", within=15)
+    assert reply.args["channel"] == "D0ALICE"
+    assert "projects/launch-the-website.md" in reply.args["blocks"][0]["text"]["text"]
+    assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
+    post = frontmatter.load(slack_brain.vault / "projects/launch-the-website.md")
+    source: dict[str, str] = post["source"]  # type: ignore[assignment]
+    assert source["platform"] == "slack"
+    ts = payload["event"]["ts"].replace(".", "")
+    assert source["permalink"] == f"https://acme.slack.com/archives/D0ALICE/p{ts}"
+
+
+async def test_mention_in_a_channel_is_answered_in_the_thread(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [CAPTURE]
+    payload = mention_event("launch the new website before the conference")
+    await slack_brain.post(payload)
+    [reply] = await slack_brain.fake.wait_for("chat.postMessage", within=15)
+    assert (reply.args["channel"], reply.args["thread_ts"]) == (CHANNEL, payload["event"]["ts"])
+    assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
+
+
+async def test_retried_event_is_captured_once(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [CAPTURE, CAPTURE]
+    payload = dm_event("launch the new website before the conference")
+    await slack_brain.post(payload)
+    await slack_brain.post(payload, retry=1)
+    await slack_brain.fake.wait_for("chat.postMessage", within=15)
+    await slack_brain.post(dm_event("/list"))
+    await slack_brain.fake.wait_for("chat.postMessage", 2, within=15)
+    assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
+    assert len(openai_fake.script) == 1  # the retry never reached the model
+
+
+async def _approval_card(
+    sb: SlackBrain, openai_fake: FakeOpenAI
+) -> tuple[str, list[dict[str, Any]]]:
+    await sb.brain.store.create(
+        "ideas", "Tea", "Try more kinds of tea.", {}, author=Author("Ada", "ada@example.org")
+    )
+    openai_fake.script = [UPDATE]
+    await sb.post(dm_event("I tried oolong, it was great"))
+    [card] = await sb.fake.wait_for("chat.postMessage", within=15)
+    blocks = card.args["blocks"]
+    assert any(b["text"]["text"].startswith("```") for b in blocks if b["type"] == "section")
+    [actions] = [b for b in blocks if b["type"] == "actions"]
+    return str(card.response["ts"]), actions["elements"]
+
+
+def _button(buttons: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    return next(b for b in buttons if b["text"]["text"] == label)
+
+
+async def test_approve_applies_and_updates_the_card(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    ts, buttons = await _approval_card(slack_brain, openai_fake)
+    await slack_brain.press(_button(buttons, "Approve"), ts)
+    [update] = await slack_brain.fake.wait_for("chat.update", within=15)
+    assert update.args["ts"] == ts
+    assert update.args["blocks"][0]["text"]["text"].startswith("Approved")
+    assert all(b["type"] != "actions" for b in update.args["blocks"])
+    post = frontmatter.load(slack_brain.vault / "ideas/tea.md")
+    assert post["status"] == "tried"
+
+
+async def test_reject_changes_nothing_and_updates_the_card(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    ts, buttons = await _approval_card(slack_brain, openai_fake)
+    before = (slack_brain.vault / "ideas/tea.md").read_text()
+    await slack_brain.press(_button(buttons, "Reject"), ts)
+    [update] = await slack_brain.fake.wait_for("chat.update", within=15)
+    assert update.args["blocks"][0]["text"]["text"].startswith("Rejected")
+    assert (slack_brain.vault / "ideas/tea.md").read_text() == before
+
+
+async def test_someone_else_pressing_approve_changes_nothing(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    ts, buttons = await _approval_card(slack_brain, openai_fake)
+    before = (slack_brain.vault / "ideas/tea.md").read_text()
+    await slack_brain.press(_button(buttons, "Approve"), ts, user="U0BOB")
+    posts = await slack_brain.fake.wait_for("chat.postMessage", 2, within=15)
+    assert "Only the person who asked" in posts[-1].args["text"]
+    assert slack_brain.fake.calls_of("chat.update") == []
+    assert (slack_brain.vault / "ideas/tea.md").read_text() == before
+
+
+async def test_voice_clip_is_kept_and_its_transcript_captured(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.transcript = "launch the new website before the conference"
+    openai_fake.script = [CAPTURE]
+    clip = slack_brain.fake.add_file(
+        "audio_message.webm", b"OggS fake audio", "audio/webm", subtype="slack_audio"
+    )
+    await slack_brain.post(dm_event("", subtype="file_share", files=[clip]))
+    await slack_brain.fake.wait_for("chat.postMessage", within=15)
+    kept = list((slack_brain.vault / "attachments").iterdir())
+    assert [p.read_bytes() for p in kept] == [b"OggS fake audio"]
+    assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
