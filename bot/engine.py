@@ -75,7 +75,6 @@ class Engine:
         """Process one event from any platform; returns what to say (nothing for a retry)."""
         if not self.people.is_allowed(event.sender):
             return self._refuse(event)
-        now = self.clock()
         is_message = isinstance(event, InboundMessage)
         first = await self.records.record_event(
             platform=event.conversation.platform,
@@ -92,6 +91,11 @@ class Engine:
         if not first:
             log.info("duplicate event %s:%s ignored", event.conversation.platform, event.event_id)
             return []
+        return await self.process(event)
+
+    async def process(self, event: Event) -> list[Reply]:
+        """Handle an event that is already recorded, and mark it finished."""
+        now = self.clock()
         status = "failed"
         try:
             person = await self.people.resolve(event.sender, event.conversation, now)
@@ -135,6 +139,7 @@ class Engine:
             conversation=event.conversation,
             source=source,
             now=now,
+            event_key=f"{event.conversation.platform}:{event.event_id}",
         )
 
     async def _message(self, ctx: ToolContext, event: InboundMessage) -> list[Reply]:

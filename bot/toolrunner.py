@@ -168,6 +168,7 @@ class ToolRunner:
                     "outcome": outcome,
                     "detail": detail[:2000],
                     "entry_path": entry_path,
+                    "event_key": ctx.event_key,
                     "duration_ms": (time.perf_counter() - started) * 1000,
                     "created_at": ctx.now,
                 }

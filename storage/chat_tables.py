@@ -128,6 +128,7 @@ class ToolCallLog(SQLModel, table=True):
     outcome: str  # ok | error | approval | rejected
     detail: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
     entry_path: str | None = None  # the entry the call wrote, for "that one" corrections
+    event_key: str = Field(default="", index=True)  # "platform:event_id" that caused the call
     duration_ms: float = 0.0
     created_at: datetime = _utc_column()
 

@@ -303,6 +303,17 @@ class Records:
             row = (await conn.execute(stmt)).first()
         return None if row is None else Approval.model_validate(row._mapping)
 
+    async def reopen_approval(self, approval_id: str) -> bool:
+        """Put an approval whose run was cut short (a crash) back to pending."""
+        stmt = (
+            update(APPROVALS)
+            .where(and_(APPROVALS.c.id == approval_id, APPROVALS.c.status == "running"))
+            .values(status="pending", decided_at=None)
+            .returning(APPROVALS.c.id)
+        )
+        async with self.engine.begin() as conn:
+            return (await conn.execute(stmt)).first() is not None
+
     async def claim_approval(self, approval_id: str, status: str, now: datetime) -> bool:
         """Move a pending approval to `status`; only one press can ever win."""
         stmt = (
@@ -360,6 +371,11 @@ class Records:
         if rows:
             async with self.engine.begin() as conn:
                 await conn.execute(insert(TOOL_CALLS), list(rows))
+
+    async def event_has_tool_calls(self, event_key: str) -> bool:
+        stmt = select(exists().where(TOOL_CALLS.c.event_key == event_key))
+        async with self.engine.connect() as conn:
+            return bool((await conn.execute(stmt)).scalar())
 
     async def last_written_entry(self, conversation_key: str, since: datetime) -> str | None:
         """The entry path most recently written by a tool in this conversation."""

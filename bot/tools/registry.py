@@ -49,6 +49,7 @@ class ToolContext:
     now: datetime
     expected_hash: str | None = None  # set when an approved call re-runs
     attachments: tuple[str, ...] = ()  # vault paths of files that came with the message
+    event_key: str = ""  # "platform:event_id" of the event being handled, for the tool log
 
 
 @dataclass(frozen=True, slots=True)

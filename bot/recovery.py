@@ -1,0 +1,68 @@
+"""Resume what a crash cut short: events recorded but never finished.
+
+A message whose tools already ran (the tool log names its event) is marked done
+and not redone, so nothing is captured twice; one that never reached a tool is
+processed now and its reply delivered. An approval whose run was cut short goes
+back to pending, and its owner is asked to press again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC
+
+from bot.engine import Engine
+from bot.events import Conversation, InboundMessage, Reply, Sender
+from storage.chat_tables import InboundEvent
+
+log = logging.getLogger(__name__)
+
+Deliver = Callable[[Conversation, Reply], Awaitable[object]]
+
+
+async def resume_unfinished(engine: Engine, deliver: Deliver) -> int:
+    """Finish every unfinished event exactly once; returns how many were re-processed."""
+    resumed = 0
+    for row in await engine.records.unfinished_events():
+        conversation = Conversation(row.platform, row.chat_id, row.thread_id)
+        key = f"{row.platform}:{row.event_id}"
+        if await engine.records.event_has_tool_calls(key):
+            log.info("event %s finished its work before the restart; marking it done", key)
+            await engine.records.finish_event(row.platform, row.event_id, "done", engine.clock())
+            continue
+        if row.kind == "button":
+            await _reopen(engine, row, conversation, deliver)
+            continue
+        log.info("re-processing event %s after a restart", key)
+        for reply in await engine.process(_message(row)):
+            await deliver(conversation, reply)
+        resumed += 1
+    return resumed
+
+
+def _message(row: InboundEvent) -> InboundMessage:
+    platform, _, user_id = row.user_key.partition(":")
+    received = row.received_at if row.received_at.tzinfo else row.received_at.replace(tzinfo=UTC)
+    return InboundMessage(
+        row.event_id,
+        Conversation(row.platform, row.chat_id, row.thread_id),
+        Sender(platform, user_id),
+        row.text,
+        received,
+        source={"platform": row.platform, "resumed": "after a restart"},
+    )
+
+
+async def _reopen(
+    engine: Engine, row: InboundEvent, conversation: Conversation, deliver: Deliver
+) -> None:
+    action, _, value = row.text.partition(":")
+    await engine.records.finish_event(row.platform, row.event_id, "failed", engine.clock())
+    if action == "approve" and await engine.records.reopen_approval(value):
+        approval = await engine.records.get_approval(value)
+        summary = approval.summary if approval else "the change"
+        await deliver(
+            conversation,
+            Reply(f"I restarted before I could apply: {summary}. Press Approve again to apply it."),
+        )

@@ -1,0 +1,94 @@
+"""After a crash: recorded-but-unfinished events are finished exactly once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import update
+
+from bot.events import Conversation, Reply
+from bot.recovery import resume_unfinished
+from storage.chat_tables import APPROVALS, EVENTS
+from tests.bot.helpers import CHAT, message, notes, press
+from tests.fakes.brain import running_brain
+
+
+async def test_an_event_recorded_but_never_processed_is_processed_once(
+    tmp_path: Path, database_url: str
+) -> None:
+    event = message("idea: solar kettle", event_id="crashed-1")
+    delivered: list[tuple[Conversation, Reply]] = []
+
+    async def deliver(conversation: Conversation, reply: Reply) -> None:
+        delivered.append((conversation, reply))
+
+    async with running_brain(tmp_path, database_url) as brain:
+        await brain.records.record_event(
+            platform="test",
+            event_id="crashed-1",
+            kind="message",
+            user_key="test:U1",
+            chat_id=CHAT.chat_id,
+            thread_id=None,
+            text=event.text,
+            received_at=event.received_at,
+        )
+        assert await resume_unfinished(brain.engine, deliver) == 1
+        assert await resume_unfinished(brain.engine, deliver) == 0
+        assert await brain.engine.handle(event) == []  # the platform's retry, later
+        assert notes(brain.settings.vault_dir) == ["ideas/solar-kettle.md"]
+    assert [(c, r.text) for c, r in delivered] == [
+        (CHAT, "Saved to ideas/solar-kettle.md (ideas).")
+    ]
+
+
+async def test_an_event_whose_tools_ran_before_the_crash_is_not_redone(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        await brain.engine.handle(message("idea: wind chimes", event_id="crashed-2"))
+        async with brain.database.engine.begin() as conn:  # the crash came before "done"
+            await conn.execute(
+                update(EVENTS).where(EVENTS.c.event_id == "crashed-2").values(status="received")
+            )
+        delivered: list[Reply] = []
+
+        async def deliver(conversation: Conversation, reply: Reply) -> None:
+            delivered.append(reply)
+
+        assert await resume_unfinished(brain.engine, deliver) == 0
+        assert await brain.records.unfinished_events() == []
+        assert notes(brain.settings.vault_dir) == ["ideas/wind-chimes.md"]
+    assert delivered == []
+
+
+async def test_an_approval_cut_short_by_a_crash_can_be_pressed_again(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        await brain.engine.handle(message("idea: kites"))
+        (card,) = await brain.engine.handle(message("/delete ideas/kites.md"))
+        pressed = press(card, "Approve", event_id="crashed-3")
+        await brain.records.record_event(
+            platform="test",
+            event_id="crashed-3",
+            kind="button",
+            user_key="test:U1",
+            chat_id=CHAT.chat_id,
+            thread_id=None,
+            text=f"approve:{pressed.value}",
+            received_at=pressed.received_at,
+        )
+        async with brain.database.engine.begin() as conn:  # claimed, then the process died
+            await conn.execute(
+                update(APPROVALS).where(APPROVALS.c.id == pressed.value).values(status="running")
+            )
+        delivered: list[Reply] = []
+
+        async def deliver(conversation: Conversation, reply: Reply) -> None:
+            delivered.append(reply)
+
+        await resume_unfinished(brain.engine, deliver)
+        assert "Press Approve again" in delivered[0].text
+        (done,) = await brain.engine.handle(press(card, "Approve"))
+        assert done.text.startswith("Approved") and notes(brain.settings.vault_dir) == []
