@@ -1,0 +1,160 @@
+"""Composing one digest on a 10,000-note vault, without the model's own time.
+Target: median <= 150 ms.
+
+The vault is generated (projects with next actions and due dates, admin items due
+around today, people with follow-ups, ideas captured over three months, an inbox),
+imported in one commit and indexed; then the daily digest and the weekly review
+are composed repeatedly for one day. Postgres is the embedded one in a temporary
+folder unless DATABASE_URL is set.
+
+Run: `python -m bench.digest [runs]`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import yaml
+
+from bot.config import DEFAULT_CATEGORIES
+from bot.digest import compose_digest
+from storage.db import Database
+from storage.store import Store
+
+TARGET_MS = 150.0
+NOTES = 10_000
+WARMUP = 3
+DAY = date(2026, 11, 20)
+ZONE = ZoneInfo("Europe/Berlin")
+# Share of the vault per category.
+MIX = {"projects": 0.2, "admin": 0.25, "people": 0.15, "ideas": 0.3, "inbox": 0.1}
+WORDS = [
+    "plan",
+    "call",
+    "draft",
+    "review",
+    "budget",
+    "garden",
+    "tea",
+    "website",
+    "taxes",
+    "car",
+    "trip",
+    "book",
+    "seeds",
+]
+
+
+def _note(category: str, number: int, rng: random.Random) -> str:
+    created = datetime.combine(DAY, datetime.min.time(), tzinfo=UTC) - timedelta(
+        minutes=rng.randrange(90 * 24 * 60)
+    )
+    updated = created + timedelta(
+        minutes=rng.randrange(int((DAY - created.date()).days * 1440 + 1))
+    )
+    title = " ".join(rng.choice(WORDS) for _ in range(3)).capitalize() + f" {number}"
+    fields: dict[str, object] = {
+        "title": title,
+        "created": created.isoformat(),
+        "updated": updated.isoformat(),
+        "tags": [rng.choice(WORDS)],
+    }
+    if category == "projects":
+        fields["status"] = rng.choice(["active", "active", "active", "waiting", "done"])
+        fields["next_action"] = f"{rng.choice(WORDS)} the {rng.choice(WORDS)}"
+        if rng.random() < 0.5:
+            fields["due"] = (DAY + timedelta(days=rng.randrange(-30, 60))).isoformat()
+    elif category == "admin":
+        fields["status"] = rng.choice(["open", "open", "done"])
+        fields["due"] = (DAY + timedelta(days=rng.randrange(-60, 60))).isoformat()
+    elif category == "people":
+        fields["context"] = f"met at the {rng.choice(WORDS)} meetup"
+        fields["follow_ups"] = [f"ask about {rng.choice(WORDS)}"] if rng.random() < 0.2 else []
+    body = " ".join(rng.choice(WORDS) for _ in range(80))
+    return f"---\n{yaml.safe_dump(fields, sort_keys=False)}---\n{body}\n"
+
+
+def write_vault(folder: Path, count: int = NOTES, seed: int = 7) -> None:
+    """`count` generated notes under `folder`, split across the categories by MIX."""
+    rng = random.Random(seed)
+    number = 0
+    for category, share in MIX.items():
+        (folder / category).mkdir(parents=True, exist_ok=True)
+        for _ in range(round(count * share)):
+            number += 1
+            text = _note(category, number, rng)
+            (folder / category / f"note-{number:05d}.md").write_text(text, encoding="utf-8")
+
+
+async def measure(store: Store, runs: int, kind: str) -> list[float]:
+    """Milliseconds per composed digest of `kind`."""
+    timings: list[float] = []
+    for number in range(WARMUP + runs):
+        started = time.perf_counter()
+        digest = await compose_digest(store, day=DAY, kind=kind, zone=ZONE)
+        elapsed = (time.perf_counter() - started) * 1000
+        if not digest.sections:
+            raise RuntimeError("the generated vault produced an empty digest")
+        if number >= WARMUP:
+            timings.append(elapsed)
+    return timings
+
+
+async def run(runs: int = 30) -> dict[str, float]:
+    """Median and p90 compose times of the daily digest and the weekly review."""
+    with tempfile.TemporaryDirectory(prefix="brainbot-bench-digest-") as tmp:
+        root = Path(tmp)
+        write_vault(root / "source")
+        database = await Database.connect(os.environ.get("DATABASE_URL"), root / "data")
+        try:
+            store = await Store.open(
+                vault_dir=root / "vault",
+                categories=DEFAULT_CATEGORIES,
+                database=database,
+                embedder=None,
+            )
+            started = time.perf_counter()
+            await store.import_folder(root / "source")
+            setup = time.perf_counter() - started
+            daily = await measure(store, runs, "daily")
+            weekly = await measure(store, runs, "weekly")
+            await store.close()
+        finally:
+            await database.close()
+    return {
+        "runs": float(runs),
+        "import_s": setup,
+        "daily_median_ms": statistics.median(daily),
+        "daily_p90_ms": statistics.quantiles(daily, n=10)[-1],
+        "weekly_median_ms": statistics.median(weekly),
+        "weekly_p90_ms": statistics.quantiles(weekly, n=10)[-1],
+    }
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Print the figures; exit 1 when a median misses the target."""
+    runs = int(argv[0]) if argv else 30
+    result = asyncio.run(run(runs))
+    print(
+        f"digest: compose on {NOTES:,} notes (imported and indexed in "
+        f"{result['import_s']:.1f} s), {runs} runs: daily median "
+        f"{result['daily_median_ms']:.1f} ms, p90 {result['daily_p90_ms']:.1f} ms; weekly "
+        f"median {result['weekly_median_ms']:.1f} ms, p90 {result['weekly_p90_ms']:.1f} ms "
+        f"(target ≤ {TARGET_MS:.0f} ms, model time excluded)"
+    )
+    worst = max(result["daily_median_ms"], result["weekly_median_ms"])
+    return 0 if worst <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
