@@ -76,11 +76,10 @@ class Leadership:
 
     async def poll(self) -> bool:
         """One round: try to become the leader, or check that we still are."""
+        leading = self.is_leader
         try:
-            if self.is_leader:
+            if leading:
                 await self._execute("SELECT 1")
-                if self._while_leading is not None:
-                    await self._while_leading()
             elif await self._try_lock():
                 self.is_leader = True
                 log.info("this process now runs the digest scheduler")
@@ -90,6 +89,13 @@ class Leadership:
             await self._drop_connection()
             if self.is_leader:
                 await self._step_down()
+            return False
+        if leading and self._while_leading is not None:
+            try:
+                await self._while_leading()
+            except Exception:
+                # Only the lock's connection decides leadership; this is retried next poll.
+                log.exception("scheduler work between polls failed")
         return self.is_leader
 
     async def _loop(self) -> None:

@@ -104,3 +104,24 @@ async def test_a_failing_start_gives_the_lock_back(engine: AsyncEngine) -> None:
     await leadership.poll()
     assert len(attempts) == 2  # the lock was free again for a second attempt
     await leadership.stop()
+
+
+async def test_a_failing_refresh_does_not_cost_the_leadership(engine: AsyncEngine) -> None:
+    terms = Terms()
+    refreshes: list[int] = []
+
+    async def refresh() -> None:
+        refreshes.append(1)
+        raise RuntimeError("users table unreadable for a moment")
+
+    leadership = Leadership(
+        engine,
+        on_elected=terms.elected,
+        on_deposed=terms.deposed,
+        while_leading=refresh,
+        poll_seconds=60,
+    )
+    assert await leadership.poll()
+    assert await leadership.poll() and await leadership.poll()
+    assert len(refreshes) == 2 and terms.events == ["elected"]
+    await leadership.stop()
