@@ -48,6 +48,7 @@ from storage.errors import (
     UnknownCategory,
     UnsafePath,
 )
+from storage.gitlocks import recover_interrupted_write
 from storage.gitrepo import GitRepo
 from storage.history import history
 from storage.importer import collect_tree
@@ -93,6 +94,7 @@ class Vault:
         self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock")
         self._commits = Committer(self.root, self._git)
         with self._lock.hold():
+            recover_interrupted_write(self._git.repo, self.root)
             self._commits.ensure_layout(self.categories)
 
     # -- reading -------------------------------------------------------------------------
