@@ -7,6 +7,7 @@ recent entries and the recent turns of this conversation, and searches for the r
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,6 +76,12 @@ def _as_message(item: HistoryItem) -> dict[str, Any]:
     return {"role": item.role, "content": item.content}
 
 
+@functools.cache
+def tool_schemas(categories: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The `tools` list sent with every request: built once per set of categories."""
+    return [spec.schema(categories) for spec in REGISTRY.values()]
+
+
 class Agent:
     def __init__(
         self, llm: LLM, runner: ToolRunner, *, max_rounds: int, history_tokens: int
@@ -87,7 +94,7 @@ class Agent:
     async def respond(self, ctx: ToolContext, text: str) -> Turn:
         """Run the tool loop for one user message. Raises LLMUnavailable if the model is down."""
         categories = ctx.settings.categories
-        tools = [spec.schema(categories) for spec in REGISTRY.values()]
+        tools = tool_schemas(categories)
         history = await ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH)
         recent = await ctx.store.recent(limit=RECENT_ENTRIES)
         system = SYSTEM_PROMPT.format(

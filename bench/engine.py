@@ -1,0 +1,151 @@
+"""The conversation engine on a 10,000-note vault, with a fake OpenAI that answers
+every message at once with one `capture` call (so the model's own time is not counted).
+
+- engine time per captured message, inbound event to reply (target: median <= 40 ms);
+- 50 conversations sending 20 messages each concurrently, a tenth of them delivered
+  twice as platform retries: every message captured exactly once, throughput;
+- prompt tokens per message on a 100-note and a 10,000-note vault (must not grow).
+
+Run: `python -m bench.engine [runs]`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.digest import write_vault
+from bot.events import Conversation, InboundMessage, Sender
+from bot.runtime import Runtime
+from tests.fakes.brain import make_settings
+from tests.fakes.openai_server import FakeOpenAI, Step, call
+
+TARGET_MS = 40.0
+WARMUP = 5
+CONVERSATIONS = 50
+PER_CONVERSATION = 20
+
+
+def capture_everything(body: dict[str, Any]) -> Step:
+    said = body["messages"][-1].get("content") or "thought"
+    return call("capture", category="ideas", title=said[:60], body=said, confidence=0.9,
+                tags=[], fields=[])  # fmt: skip
+
+
+def message(chat: str, event_id: str, text: str) -> InboundMessage:
+    return InboundMessage(
+        event_id,
+        Conversation("bench", chat),
+        Sender("bench", f"user-{chat}", "Bench"),
+        text,
+        datetime.now(UTC),
+    )
+
+
+async def open_runtime(root: Path, notes: int, openai: FakeOpenAI) -> Runtime:
+    """An embedded-Postgres runtime whose vault holds `notes` imported notes."""
+    write_vault(root / "source", notes)
+    runtime = await Runtime.open(make_settings(root, None, openai))  # type: ignore[arg-type]
+    await runtime.store.import_folder(root / "source")
+    return runtime
+
+
+async def sequential(runtime: Runtime, runs: int) -> list[float]:
+    timings = []
+    for number in range(WARMUP + runs):
+        started = time.perf_counter()
+        replies = await runtime.engine.handle(message("solo", f"s{number}", f"seq note {number}"))
+        elapsed = (time.perf_counter() - started) * 1000
+        if not replies or "Saved to" not in replies[0].text:
+            raise RuntimeError(f"unexpected reply: {replies}")
+        if number >= WARMUP:
+            timings.append(elapsed)
+    return timings
+
+
+async def concurrent(runtime: Runtime) -> tuple[float, int, int]:
+    """(seconds, captures logged, notes on disk) for 50 x 20 messages with retries."""
+    before = len(list((runtime.settings.vault_dir / "ideas").glob("*.md")))
+
+    async def talk(chat: int) -> None:
+        for n in range(PER_CONVERSATION):
+            event = message(f"c{chat}", f"c{chat}-{n}", f"conversation {chat} thought {n}")
+            deliveries = [runtime.engine.handle(event)]
+            if n % 10 == 0:
+                deliveries.append(runtime.engine.handle(event))  # a platform retry
+            await asyncio.gather(*deliveries)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(talk(chat) for chat in range(CONVERSATIONS)))
+    elapsed = time.perf_counter() - started
+    logged = [
+        row for row in await runtime.records.tool_calls()
+        if row.tool == "capture" and row.conversation_key.startswith("bench:c")
+    ]  # fmt: skip
+    on_disk = len(list((runtime.settings.vault_dir / "ideas").glob("*.md"))) - before
+    return elapsed, len(logged), on_disk
+
+
+async def prompt_tokens(runtime: Runtime) -> int:
+    await runtime.engine.handle(message("tokens", "t1", "a thought to measure the prompt"))
+    return runtime.engine.last_prompt_tokens
+
+
+async def run(runs: int = 100) -> dict[str, float]:
+    openai = FakeOpenAI()
+    openai.responder = capture_everything
+    await openai.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="brainbot-bench-engine-") as tmp:
+            small = await open_runtime(Path(tmp) / "small", 100, openai)
+            try:
+                small_tokens = await prompt_tokens(small)
+            finally:
+                await small.close()
+            big = await open_runtime(Path(tmp) / "big", 10_000, openai)
+            try:
+                big_tokens = await prompt_tokens(big)
+                timings = await sequential(big, runs)
+                seconds, logged, on_disk = await concurrent(big)
+            finally:
+                await big.close()
+    finally:
+        await openai.stop()
+    expected = CONVERSATIONS * PER_CONVERSATION
+    if logged != expected or on_disk != expected:
+        raise RuntimeError(f"expected {expected} captures, logged {logged}, on disk {on_disk}")
+    return {
+        "median_ms": statistics.median(timings),
+        "p90_ms": statistics.quantiles(timings, n=10)[-1],
+        "throughput": expected / seconds,
+        "captured": float(on_disk),
+        "tokens_100": float(small_tokens),
+        "tokens_10k": float(big_tokens),
+    }
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Print the figures; exit 1 when the median misses its target."""
+    runs = int(argv[0]) if argv else 100
+    r = asyncio.run(run(runs))
+    print(
+        f"engine: capture, event to reply on 10,000 notes, {runs} runs: median "
+        f"{r['median_ms']:.1f} ms, p90 {r['p90_ms']:.1f} ms (target ≤ {TARGET_MS:.0f} ms)\n"
+        f"engine: {CONVERSATIONS} conversations x {PER_CONVERSATION} messages concurrently "
+        f"(10% delivered twice): {r['captured']:.0f} captured exactly once, "
+        f"{r['throughput']:.1f} messages/s\n"
+        f"engine: prompt tokens per message: {r['tokens_100']:.0f} with 100 notes, "
+        f"{r['tokens_10k']:.0f} with 10,000 notes"
+    )
+    return 0 if r["median_ms"] <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
