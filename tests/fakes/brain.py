@@ -41,7 +41,7 @@ def make_settings(
         values["OPENAI_BASE_URL"] = openai.base_url
         values["OPENAI_API_KEY"] = "test-key"
     values.update(overrides)
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+    return Settings(_env_file=None, **values)
 
 
 @asynccontextmanager
