@@ -11,7 +11,6 @@ Telegram's own error descriptions so a violation fails the test.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import re
@@ -90,7 +89,7 @@ class FakeTelegram:
         self._throttle: dict[str, tuple[int, float]] = {}
         self._update_ids = itertools.count(1000)
         self._message_ids = itertools.count(5000)
-        self._changed = asyncio.Event()
+        self._waiters: set[asyncio.Future[None]] = set()
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -130,7 +129,7 @@ class FakeTelegram:
         update = dict(update)
         update.setdefault("update_id", next(self._update_ids))
         self.updates.append(update)
-        self._changed.set()
+        self._notify()
         return int(update["update_id"])
 
     def add_file(self, file_id: str, data: bytes, *, file_size: int | None = None) -> None:
@@ -164,9 +163,26 @@ class FakeTelegram:
             if remaining <= 0:
                 seen = [r.method for r in self.requests]
                 raise AssertionError(f"{count} x {method} not received in {within}s; saw {seen}")
-            self._changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), remaining)
+            await self._next_change(remaining)
+
+    async def _next_change(self, within: float) -> None:
+        """Wait until a request or update arrives (or `within` passes).
+
+        Each waiter has its own future, registered before the caller's check is
+        stale, so a change can never slip between checking and waiting (a shared
+        Event cleared by one waiter would lose another waiter's wake-up).
+        """
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.add(waiter)
+        try:
+            await asyncio.wait({waiter}, timeout=max(within, 0))
+        finally:
+            self._waiters.discard(waiter)
+
+    def _notify(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     # -- the wire ----------------------------------------------------------------
 
@@ -176,7 +192,7 @@ class FakeTelegram:
         method = request.match_info["method"]
         params = await _decode(request)
         self.requests.append(Request(method, params, time.perf_counter()))
-        self._changed.set()
+        self._notify()
         handler = getattr(self, f"_m_{method}", None)
         if handler is None:
             return _error(ApiError(404, "Not Found"))
@@ -245,11 +261,7 @@ class FakeTelegram:
         self.updates = [u for u in self.updates if u["update_id"] >= offset]
         deadline = time.monotonic() + float(params.get("timeout") or 0)
         while not self.updates and time.monotonic() < deadline:
-            self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), deadline - time.monotonic())
-            except TimeoutError:
-                break
+            await self._next_change(deadline - time.monotonic())
         batch = self.updates[: int(params.get("limit") or 100)]
         now = time.perf_counter()
         for update in batch:
