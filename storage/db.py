@@ -16,6 +16,7 @@ from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 import storage.models  # noqa: F401  (registers the index tables on SQLModel.metadata)
+from storage.embedded_pg import clear_stale_state
 from storage.errors import DatabaseUnavailable
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ def _start_embedded(pgdata: Path) -> tuple[Any, str]:
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     try:
+        clear_stale_state(pgdata)
         server = get_server(pgdata, cleanup_mode="stop")
     except Exception as exc:
         message = f"could not start the embedded Postgres in {pgdata}: {exc}"
