@@ -154,6 +154,8 @@ class TelegramAdapter:
         if app.running:
             await app.stop()
         await app.shutdown()
+        # When only send/edit were used, the Application never started but its bot did.
+        await app.bot.shutdown()
 
     def mount(self, app: web.Application) -> None:
         """Add POST /telegram/webhook to the bot's aiohttp server (webhook mode)."""
@@ -182,7 +184,12 @@ class TelegramAdapter:
     async def send(
         self, conversation: Conversation, reply: Reply, *, reply_to: int | None = None
     ) -> SentRef:
-        """Send a reply as one or more messages; the buttons go on the last one."""
+        """Send a reply as one or more messages; the buttons go on the last one.
+
+        Works without `start()` too (digests sent from the CLI): the bot then
+        connects on first use, and `stop()` closes it.
+        """
+        await self._application.bot.initialize()  # a no-op once connected
         return await self._send_chunks(
             conversation, render_text(reply), keyboard(reply.buttons), reply_to
         )
@@ -218,6 +225,7 @@ class TelegramAdapter:
         message can no longer be edited, the reply is sent as a new message.
         """
         bot = self._application.bot
+        await bot.initialize()  # a no-op once connected
         chat_id, message_id = int(ref.conversation.chat_id), int(ref.message_ids[-1])
         chunks = render_text(reply)
         markup = keyboard(reply.buttons)

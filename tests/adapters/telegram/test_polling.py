@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.events import InboundMessage, Reply
+from bot.events import Conversation, InboundMessage, Reply
 from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates
@@ -172,3 +172,16 @@ async def test_the_bot_token_never_reaches_the_logs(
         await telegram.stop()
     assert caplog.records
     assert not [r for r in caplog.records if fake.token in r.getMessage()]
+
+
+async def test_send_works_without_start_and_stop_closes_it(
+    fake: FakeTelegram, updates: Updates
+) -> None:
+    telegram = make_adapter(fake)
+    ref = await telegram.send(Conversation("telegram", "42"), Reply("Your daily digest"))
+    await telegram.edit(ref, Reply("Your daily digest (done)"))
+    await telegram.stop()
+
+    assert fake.calls("sendMessage")[0]["text"] == "Your daily digest"
+    assert fake.calls("editMessageText")[0]["text"] == "Your daily digest (done)"
+    assert fake.calls("getUpdates") == []  # sending alone never competes for updates
