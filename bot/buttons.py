@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
+from bot import metrics
 from bot.events import Reply
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext, ToolError
@@ -44,6 +45,7 @@ class Buttons:
             return []
         if ctx.now >= approval.expires_at:
             if await records.claim_approval(approval.id, "expired", ctx.now):
+                metrics.approval_decided("expired")
                 return [Reply(f"Expired: {approval.summary}. Nothing changed.", replace=True)]
             return []
         if not await records.claim_approval(approval.id, "running", ctx.now):
@@ -56,12 +58,15 @@ class Buttons:
                 "so nothing changed. Ask again."
             )
             await records.settle_approval(approval.id, "failed", outcome)
+            metrics.approval_decided("failed")
             return [Reply(outcome, replace=True)]
         except (ToolError, StorageError) as exc:
             outcome = f"{approval.summary} failed: {exc}. Nothing changed."
             await records.settle_approval(approval.id, "failed", outcome)
+            metrics.approval_decided("failed")
             return [Reply(outcome, replace=True)]
         await records.settle_approval(approval.id, "approved", result.text)
+        metrics.approval_decided("approved")
         await records.add_messages(
             approval.conversation_key,
             ctx.person.id,
@@ -80,6 +85,7 @@ class Buttons:
         if not await records.claim_approval(approval.id, "rejected", ctx.now):
             return []
         await records.settle_approval(approval.id, "rejected", "rejected by the user")
+        metrics.approval_decided("rejected")
         # The rejection joins the conversation, so the user's next words (the reason)
         # reach the model with it.
         await records.add_messages(

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot import metrics
 from bot.events import Button, Reply
 from bot.tools import REGISTRY
 from bot.tools.registry import ToolContext, ToolError, ToolResult, ToolSpec
@@ -156,6 +157,7 @@ class ToolRunner:
         started: float,
         entry_path: str | None = None,
     ) -> None:
+        metrics.tool_called(name, outcome, entry_path)
         if not isinstance(arguments, dict):
             arguments = {"raw": str(arguments)[:2000]}
         await ctx.records.log_tool_calls(

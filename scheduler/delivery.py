@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
+from bot import metrics
 from bot.config import Settings
 from bot.digest import Digest, compose_digest, local_zone
 from bot.digest_buttons import present
@@ -129,6 +130,7 @@ class DigestDelivery:
                 "%s digest for user %s on %s failed", slot.kind, person.id, slot.local_date
             )
             await self.digests.finish(key, status="failed", now=self.clock(), detail=str(exc))
+            metrics.digest_delivered("failed")
             return Sent("failed", str(exc))
         conversation = sent.conversation
         await self.digests.finish(
@@ -140,6 +142,7 @@ class DigestDelivery:
             chat_id=conversation.chat_id if conversation else None,
             message_id=message_id,
         )
+        metrics.digest_delivered(sent.status)
         if sent.status == "sent":
             await self.keep(digest)
             log.info("%s digest sent to user %s for %s", slot.kind, person.id, slot.local_date)
