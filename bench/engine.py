@@ -35,8 +35,9 @@ PER_CONVERSATION = 20
 
 def capture_everything(body: dict[str, Any]) -> Step:
     said = body["messages"][-1].get("content") or "thought"
-    return call("capture", category="ideas", title=said[:60], body=said, confidence=0.9,
-                tags=[], fields=[])  # fmt: skip
+    return call(
+        "capture", category="ideas", title=said[:60], body=said, confidence=0.9, tags=[], fields=[]
+    )
 
 
 def message(chat: str, event_id: str, text: str) -> InboundMessage:
@@ -86,9 +87,10 @@ async def concurrent(runtime: Runtime) -> tuple[float, int, int]:
     await asyncio.gather(*(talk(chat) for chat in range(CONVERSATIONS)))
     elapsed = time.perf_counter() - started
     logged = [
-        row for row in await runtime.records.tool_calls()
+        row
+        for row in await runtime.records.tool_calls()
         if row.tool == "capture" and row.conversation_key.startswith("bench:c")
-    ]  # fmt: skip
+    ]
     on_disk = len(list((runtime.settings.vault_dir / "ideas").glob("*.md"))) - before
     return elapsed, len(logged), on_disk
 

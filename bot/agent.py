@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.events import Reply
-from bot.llm import LLM, Completion
+from bot.llm import LLM, Completion, LLMUnavailable
 from bot.toolrunner import Outcome, ToolRunner
 from bot.tools import REGISTRY
 from bot.tools.registry import ToolContext
@@ -112,14 +112,21 @@ class Agent:
             {"role": "user", "content": text},
         ]
         prompt_tokens = 0
+        done: list[Outcome] = []
         for _ in range(self.max_rounds):
-            completion = await self.llm.complete(messages, tools)
+            try:
+                completion = await self.llm.complete(messages, tools)
+            except LLMUnavailable:
+                if not done:
+                    raise  # nothing happened yet: the engine saves the text to the inbox
+                return _cut_short(done, new, prompt_tokens)
             prompt_tokens += completion.prompt_tokens
             if not completion.tool_calls:
                 answer = (completion.text or "").strip() or "Done."
                 new.append(HistoryItem("assistant", answer, None, None))
                 return Turn((Reply(answer),), tuple(new), prompt_tokens)
             outcomes = await self._run_calls(ctx, completion)
+            done.extend(outcomes)
             call_item = HistoryItem(
                 "assistant", completion.text or "", _tool_calls_json(completion), None
             )
@@ -163,6 +170,15 @@ def _direct_replies(outcomes: Sequence[Outcome]) -> tuple[Reply, ...] | None:
         replies.append(Reply("Could not do everything: " + "; ".join(failed)))
     replies.extend(a for a in approvals if a is not None)
     return tuple(replies)
+
+
+def _cut_short(done: Sequence[Outcome], new: list[HistoryItem], prompt_tokens: int) -> Turn:
+    """The model went away after tools ran: say what was done rather than redo it."""
+    lines = [o.result.text for o in done if o.result is not None]
+    text = "\n".join(lines) or "I started on that but could not finish."
+    new.append(HistoryItem("assistant", text, None, None))
+    notice = "The assistant stopped answering midway; this is what was done."
+    return Turn((Reply(text, notice=notice),), tuple(new), prompt_tokens)
 
 
 def _tool_calls_json(completion: Completion) -> list[dict[str, Any]]:

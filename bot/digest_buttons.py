@@ -12,9 +12,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.buttons import Buttons
 from bot.digest import Digest, local_zone
 from bot.events import Button, Reply
 from bot.tools.registry import ToolContext
@@ -22,6 +21,9 @@ from storage.chat_tables import ButtonAction
 from storage.digest_log import DigestLog, new_message_id
 from storage.errors import EntryNotFound, StorageError
 from storage.records import Records
+
+if TYPE_CHECKING:
+    from bot.buttons import Buttons
 
 log = logging.getLogger(__name__)
 

@@ -17,12 +17,14 @@ from datetime import UTC, datetime
 from bot.agent import Agent
 from bot.buttons import Buttons
 from bot.config import Settings
+from bot.digest_buttons import DigestButtons
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.people import People
 from bot.router import Router, title_from
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from storage.digest_log import DigestLog
 from storage.errors import StorageError
 from storage.records import HistoryItem, Person, Records
 from storage.store import Store
@@ -57,6 +59,8 @@ class Engine:
         self.people = People(records, settings.allowed_users)
         self.runner = ToolRunner(settings.approval_tools, settings.approval_ttl_seconds)
         self.buttons = Buttons(self.runner)
+        # Digest buttons work in every process, whichever one sent the digest.
+        DigestButtons(DigestLog(records.engine)).register(self.buttons)
         self.router = Router(self.runner, self.people)
         self.agent = (
             Agent(
@@ -140,6 +144,7 @@ class Engine:
             source=source,
             now=now,
             event_key=f"{event.conversation.platform}:{event.event_id}",
+            people=self.people,
         )
 
     async def _message(self, ctx: ToolContext, event: InboundMessage) -> list[Reply]:

@@ -65,12 +65,9 @@ class LLM:
     async def complete(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> Completion:
-        body = {
-            "model": self.model,
-            "messages": list(messages),
-            "tools": list(tools),
-            "parallel_tool_calls": True,
-        }
+        body: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        if tools:  # OpenAI refuses `parallel_tool_calls` without tools
+            body.update(tools=list(tools), parallel_tool_calls=True)
         try:
             # The body is plain JSON already; `chat.completions.create` would walk it
             # recursively to transform it, which costs more than the local round trip.

@@ -25,7 +25,6 @@ from apscheduler.triggers.base import BaseTrigger
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
-from bot.digest_buttons import DigestButtons
 from bot.people import WEEKDAYS
 from bot.runtime import Runtime
 from scheduler.delivery import Deliver, DigestDelivery, Sent
@@ -213,10 +212,9 @@ class DigestService:
 def build_service(
     runtime: Runtime, deliver: Deliver, *, poll_seconds: float = 10.0
 ) -> DigestService:
-    """The digest service of a runtime, not started: the Done / Snooze / Open buttons
-    and the settings listener are registered; `start_scheduler` also starts it."""
+    """The digest service of a runtime, not started: the settings listener is
+    registered; `start_scheduler` also starts it."""
     digests = DigestLog(runtime.database.engine)
-    DigestButtons(digests).register(runtime.engine.buttons)
     delivery = DigestDelivery(
         store=runtime.store,
         records=runtime.records,

@@ -30,8 +30,16 @@ from storage.chat_tables import (
 )
 
 _ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
-_ENGINE_TABLES = [USERS, IDENTITIES, LINK_CODES, EVENTS, MESSAGES, APPROVALS, BUTTON_ACTIONS,
-                  TOOL_CALLS]  # fmt: skip
+_ENGINE_TABLES = [
+    USERS,
+    IDENTITIES,
+    LINK_CODES,
+    EVENTS,
+    MESSAGES,
+    APPROVALS,
+    BUTTON_ACTIONS,
+    TOOL_CALLS,
+]
 
 
 def short_id(length: int = 10) -> str:

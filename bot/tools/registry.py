@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bot.config import Settings
 from bot.events import Button, Conversation
+from bot.people import People
 from storage.entry import Author
 from storage.records import Person, Records
 from storage.store import Store
@@ -50,6 +51,7 @@ class ToolContext:
     expected_hash: str | None = None  # set when an approved call re-runs
     attachments: tuple[str, ...] = ()  # vault paths of files that came with the message
     event_key: str = ""  # "platform:event_id" of the event being handled, for the tool log
+    people: People | None = None  # settings changes go through People (cache, listeners)
 
 
 @dataclass(frozen=True, slots=True)
