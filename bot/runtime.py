@@ -12,6 +12,7 @@ from bot.engine import Engine, utcnow
 from bot.llm import LLM
 from storage.db import Database
 from storage.embeddings import make_embedder
+from storage.migrations import migrate
 from storage.records import Records
 from storage.store import Store
 
@@ -29,9 +30,13 @@ class Runtime:
 
     @classmethod
     async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
-        """Connect the database (embedded when no DATABASE_URL), open the vault and index."""
+        """Connect the database (embedded when no DATABASE_URL), bring its schema up to
+        date (migrations), open the vault and index."""
         database = await Database.connect(settings.database_url, settings.data_dir)
         try:
+            applied = await migrate(database.engine)
+            if applied:
+                log.info("database schema migrated: %s", "; ".join(m.name for m in applied))
             embedder = make_embedder(
                 settings.embeddings,
                 settings.embedding_model,

@@ -1,0 +1,116 @@
+"""Database schema migrations, so an upgrade of brainbot keeps the data it has.
+
+A small versioned step rather than Alembic, because:
+- the schema is brainbot's alone and is declared once, in the SQLModel classes;
+  Alembic would add a second description of it (revision files) to keep in step,
+  and its autogenerate cannot express what the index decides at run time (the
+  length of the vector column follows the embedder);
+- what an upgrade has needed is small and additive (a table, a column, an index),
+  which plain SQL says in a line.
+
+How it works: `schema_version` holds one row per applied step. At start,
+`migrate` takes a transaction-scoped advisory lock (several processes may start
+at once; the second waits, then finds nothing to do), runs the steps not applied
+yet in order and records them, all in one transaction: Postgres DDL is
+transactional, so a step that fails leaves the database as it was. Step 1 creates
+the tables from the current models; each later step is written to be a no-op on
+a database step 1 created (IF NOT EXISTS), and adds what an older database lacks.
+A database newer than this code is refused rather than used half-understood.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlmodel import SQLModel
+
+import storage.chat_tables
+import storage.digest_log
+import storage.models  # noqa: F401  (the three modules register every table)
+from storage.errors import DatabaseUnavailable
+
+_MIGRATION_LOCK = 0x6272_6169_6E6D
+
+Step = Callable[[AsyncConnection], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    step: Step
+
+
+async def _create_tables(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all)
+
+
+async def _tool_call_event_key(conn: AsyncConnection) -> None:
+    await conn.execute(
+        text(
+            "ALTER TABLE tool_calls ADD COLUMN IF NOT EXISTS event_key VARCHAR NOT NULL DEFAULT ''"
+        )
+    )
+    await conn.execute(
+        text("CREATE INDEX IF NOT EXISTS ix_tool_calls_event_key ON tool_calls (event_key)")
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "create the tables brainbot had when migrations began", _create_tables),
+    Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
+)
+LATEST = MIGRATIONS[-1].version
+
+_CREATE_VERSION_TABLE = text(
+    "CREATE TABLE IF NOT EXISTS schema_version ("
+    " version INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL,"
+    " applied_at TIMESTAMPTZ NOT NULL)"
+)
+
+
+class SchemaTooNew(DatabaseUnavailable):
+    """The database was migrated by a newer brainbot than this one."""
+
+
+async def applied_versions(engine: AsyncEngine) -> list[int]:
+    """Versions recorded in `schema_version` (empty before the first migration)."""
+    async with engine.connect() as conn:
+        exists = await conn.scalar(text("SELECT to_regclass('schema_version') IS NOT NULL"))
+        if not exists:
+            return []
+        rows = await conn.execute(text("SELECT version FROM schema_version ORDER BY version"))
+        return [int(row[0]) for row in rows]
+
+
+async def migrate(
+    engine: AsyncEngine, migrations: tuple[Migration, ...] = MIGRATIONS
+) -> list[Migration]:
+    """Apply the migrations this database lacks, in order, under an advisory lock;
+    returns those applied now. SchemaTooNew when the database is ahead of this code."""
+    applied_now: list[Migration] = []
+    async with engine.begin() as conn:
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK})
+        await conn.execute(_CREATE_VERSION_TABLE)
+        done = {int(v) for v in await conn.scalars(text("SELECT version FROM schema_version"))}
+        newest = max((m.version for m in migrations), default=0)
+        if done and max(done) > newest:
+            raise SchemaTooNew(
+                f"the database schema is at version {max(done)}, newer than this brainbot "
+                f"knows ({newest}); run the newer brainbot, or restore a backup of the database"
+            )
+        for migration in sorted(migrations, key=lambda m: m.version):
+            if migration.version in done:
+                continue
+            await migration.step(conn)
+            await conn.execute(
+                text("INSERT INTO schema_version (version, name, applied_at) VALUES (:v, :n, :t)"),
+                {"v": migration.version, "n": migration.name, "t": datetime.now(UTC)},
+            )
+            applied_now.append(migration)
+    return applied_now
