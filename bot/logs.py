@@ -1,0 +1,159 @@
+"""Structured logs: JSON lines when stderr is not a terminal (a container, a service
+manager), readable lines when it is. Every record carries the id of the event being
+handled (`platform:event_id`), set once in `Engine.handle` through a context
+variable, so one message's path can be followed across modules and tasks.
+
+Secrets never reach the output: a filter on the handler replaces every configured
+token, key and password, and anything shaped like a Slack, Telegram or OpenAI
+credential, in the message, its arguments and any traceback.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import re
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from bot.config import Settings
+from bot.events import Event
+
+REDACTED = "[redacted]"
+
+_event_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "brainbot_event_id", default=None
+)
+
+# Credentials recognisable by their shape, whatever setting (or library) they came from.
+_PATTERNS = (
+    (re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{6,}"), REDACTED),  # Slack bot / user tokens
+    (re.compile(r"\bxapp-[A-Za-z0-9-]{6,}"), REDACTED),  # Slack app-level tokens
+    (re.compile(r"(?<!\d)\d{5,12}:[A-Za-z0-9_-]{30,}"), REDACTED),  # Telegram bot tokens
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), REDACTED),  # OpenAI-style API keys
+    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), rf"\g<1>{REDACTED}"),
+    (re.compile(r"(://[^/\s:@]*:)[^@\s/]+@"), rf"\g<1>{REDACTED}@"),  # passwords in URLs
+)
+_MIN_SECRET = 4  # shorter "secrets" would redact ordinary words
+
+
+def bind_event(event: Event) -> None:
+    """Mark the current task (and the tasks it starts) as handling `event`."""
+    _event_id.set(f"{event.conversation.platform}:{event.event_id}")
+
+
+def current_event_id() -> str | None:
+    return _event_id.get()
+
+
+def secrets_of(settings: Settings) -> list[str]:
+    """The literal secrets in the settings: tokens, keys, signing secrets, and the
+    passwords inside the database and git remote URLs."""
+    values = [
+        settings.openai_api_key,
+        settings.slack_bot_token,
+        settings.slack_app_token,
+        settings.slack_signing_secret,
+        settings.telegram_bot_token,
+        settings.telegram_webhook_secret,
+    ]
+    for url in (settings.database_url, settings.git_remote):
+        if url and "://" in url:
+            parts = urlsplit(url)
+            values.append(parts.password)
+            if parts.password is None and parts.username:
+                values.append(parts.username)  # https://TOKEN@host/...: the user is the secret
+    return [v for v in values if v and len(v) >= _MIN_SECRET]
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with every secret in `secrets` and every credential-shaped string replaced."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites each record so its message, arguments and traceback hold no secret,
+    and stamps it with the current event id."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self.secrets = tuple(secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.event_id = _event_id.get()
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            message = f"{record.msg!r} {record.args!r}"
+        record.msg = redact(message, self.secrets)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text, self.secrets)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, self.secrets)
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, event id, message, error."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        event_id = getattr(record, "event_id", None)
+        if event_id:
+            line["event_id"] = event_id
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            line["error"] = record.exc_text
+        if record.stack_info:
+            line["stack"] = record.stack_info
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+class ReadableFormatter(logging.Formatter):
+    """`12:00:01 INFO  bot.engine [slack:Ev123] message` for a person at a terminal."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)-5s %(name)s%(event)s %(message)s", "%H:%M:%S")
+
+    def format(self, record: logging.LogRecord) -> str:
+        event_id = getattr(record, "event_id", None)
+        record.event = f" [{event_id}]" if event_id else ""
+        return super().format(record)
+
+
+def configure(
+    settings: Settings, *, stream: TextIO | None = None, json_lines: bool | None = None
+) -> logging.Handler:
+    """Send every logger's records to `stream` (stderr) through the redacting filter,
+    as JSON lines unless the stream is a terminal. Replaces earlier handlers."""
+    out = stream or sys.stderr
+    handler = logging.StreamHandler(out)
+    as_json = not out.isatty() if json_lines is None else json_lines
+    handler.setFormatter(JsonFormatter() if as_json else ReadableFormatter())
+    handler.addFilter(RedactingFilter(secrets_of(settings)))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(settings.log_level.upper())
+    # Libraries that log every request at INFO (URLs may carry a bot token).
+    for noisy in ("httpx", "httpx2", "httpcore", "aiohttp.access"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    return handler
