@@ -1,27 +1,148 @@
-"""`brainbot run` (every configured adapter) and `brainbot chat` (the terminal)."""
+"""`brainbot run` (every configured platform, the scheduler and the HTTP server) and
+`brainbot chat` (the terminal only)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import signal
+import sys
+from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
+from bot import logs
 from bot.config import Settings
 from bot.runtime import Runtime
+from bot.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
+
+log = logging.getLogger(__name__)
+
+EXIT_CONFIG = 2
+
+
+class ConfigurationError(Exception):
+    """The settings name a platform but not enough to start it."""
 
 
 def register(subparsers: Any) -> None:
-    run = subparsers.add_parser("run", help="start the bot (console chat when no platform is set)")
-    run.set_defaults(func=lambda args: asyncio.run(_run(console_only=False)))
+    run = subparsers.add_parser(
+        "run",
+        help="start the bot: Slack, Telegram (or the console), digests, health and metrics",
+    )
+    run.set_defaults(func=lambda args: main_run())
     chat = subparsers.add_parser("chat", help="chat with the bot in this terminal")
-    chat.set_defaults(func=lambda args: asyncio.run(_run(console_only=True)))
+    chat.set_defaults(func=lambda args: asyncio.run(_chat()))
 
 
-async def _run(*, console_only: bool) -> int:
+def build_adapters(settings: Settings) -> list[RunAdapter]:
+    """An adapter per configured platform; the console when none is configured.
+    Each SDK is imported only when its platform is on."""
+    adapters: list[RunAdapter] = []
+    if settings.slack_bot_token:
+        if not (settings.slack_app_token or settings.slack_signing_secret):
+            raise ConfigurationError(
+                "SLACK_BOT_TOKEN is set, but neither SLACK_APP_TOKEN (Socket Mode) nor "
+                "SLACK_SIGNING_SECRET (HTTP mode at /slack/events): set one of them"
+            )
+        from adapters.slack import SlackAdapter
+
+        adapters.append(
+            SlackAdapter(
+                settings.slack_bot_token,
+                app_token=settings.slack_app_token,
+                signing_secret=settings.slack_signing_secret,
+                api_url=settings.slack_api_url,
+                shutdown_timeout=GRACE_SECONDS,
+            )
+        )
+    if settings.telegram_bot_token:
+        from adapters.telegram import TelegramAdapter
+
+        try:
+            adapters.append(
+                TelegramAdapter(
+                    settings.telegram_bot_token,
+                    api_url=settings.telegram_api_url,
+                    webhook_url=settings.telegram_webhook_url,
+                    webhook_secret=settings.telegram_webhook_secret,
+                )
+            )
+        except ValueError as exc:
+            raise ConfigurationError(str(exc)) from exc
+    if not adapters:
+        from adapters.console import ConsoleAdapter
+
+        log.info("no Slack or Telegram settings: chatting in this terminal")
+        adapters.append(ConsoleAdapter())
+    return adapters
+
+
+def _deliver_via(adapters: Sequence[RunAdapter]) -> Deliver:
+    from scheduler.delivery import deliver_via
+
+    return deliver_via(adapters)
+
+
+async def _start_scheduler(runtime: Runtime, deliver: Deliver) -> Stoppable:
+    from scheduler.service import start_scheduler
+
+    return await start_scheduler(runtime, deliver)
+
+
+async def run(settings: Settings) -> int:
+    """Serve until SIGTERM or SIGINT (a second one stops without waiting)."""
+    try:
+        adapters = build_adapters(settings)
+    except ConfigurationError as exc:
+        log.error("%s", exc)
+        return EXIT_CONFIG
+    service = Service(
+        settings, adapters, deliver_via=_deliver_via, start_scheduler=_start_scheduler
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def on_signal(name: str) -> None:
+        if stop.is_set():
+            log.warning("%s again: stopping without waiting", name)
+            service.hurry.set()
+        else:
+            log.info("%s: stopping", name)
+            stop.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, on_signal, signum.name)
+    try:
+        return await service.run(stop)
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+def load_settings() -> Settings | None:
+    """The settings, or None after saying what is wrong with them."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        print(f"brainbot: the settings are not valid:\n{exc}", file=sys.stderr)
+        return None
+
+
+def main_run() -> int:
+    settings = load_settings()
+    if settings is None:
+        return EXIT_CONFIG
+    logs.configure(settings)
+    return asyncio.run(run(settings))
+
+
+async def _chat() -> int:
     from adapters.console import ConsoleAdapter
 
     settings = Settings()
-    logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+    logs.configure(settings)
     runtime = await Runtime.open(settings)
     console = ConsoleAdapter()
     try:

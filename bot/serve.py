@@ -1,0 +1,279 @@
+"""`brainbot run` as one object: start everything in order, serve, drain, stop.
+
+Start: the HTTP server first (so /healthz answers during a slow start and the
+platform routes exist before Slack or Telegram call them), then the vault backup's
+pull, the runtime (database, migrations, vault, index), then the adapters, the
+scheduler, the backup pusher, and finally the re-processing of events a crash
+cut short. /readyz says 200 only after all of that.
+
+Stop (SIGTERM, SIGINT, or the console's end of input), within `grace` seconds:
+/readyz turns 503 and no new digest starts; events being handled finish and
+their replies are sent (each adapter stops taking new events and waits for its
+own); then the backup's last push, the HTTP server, and the runtime (the
+embedded database last). A second signal skips the waiting.
+
+This module knows adapters and the scheduler only by the small protocols below;
+`bot.commands.run` builds the concrete ones from the settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
+from typing import Protocol, runtime_checkable
+
+from sqlalchemy import text
+
+from bot import metrics
+from bot.config import Settings
+from bot.events import Conversation, Event, Reply
+from bot.http import HttpServer
+from bot.recovery import resume_unfinished
+from bot.runtime import Runtime
+from storage.backup import BackupError, BackupPusher, VaultBackup
+from storage.errors import StorageError
+
+log = logging.getLogger(__name__)
+
+EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
+Deliver = Callable[[Conversation, Reply], Awaitable[object]]
+GRACE_SECONDS = 20.0
+FINAL_PUSH_SECONDS = 10.0
+
+
+class RunAdapter(Protocol):
+    """What `brainbot run` needs of a platform adapter (see adapters.base)."""
+
+    @property
+    def platform(self) -> str: ...
+
+    async def start(self, on_event: EventHandler) -> None: ...
+
+    async def send(self, conversation: Conversation, reply: Reply) -> object: ...
+
+    async def stop(self) -> None: ...
+
+
+@runtime_checkable
+class EndsByItself(Protocol):
+    """An adapter that can finish on its own (the console, at end of input)."""
+
+    async def wait_closed(self) -> None: ...
+
+
+class Stoppable(Protocol):
+    async def stop(self) -> None: ...
+
+
+SchedulerStarter = Callable[[Runtime, Deliver], Awaitable[Stoppable]]
+DeliverFactory = Callable[[Sequence[RunAdapter]], Deliver]
+
+
+class InFlight:
+    """Wraps the engine's `handle`, counting the events being handled, so that
+    stopping can wait for them."""
+
+    def __init__(self, handle: EventHandler) -> None:
+        self._handle = handle
+        self.count = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def __call__(self, event: Event) -> Sequence[Reply]:
+        self.count += 1
+        self._idle.clear()
+        metrics.IN_FLIGHT.inc()
+        try:
+            return await self._handle(event)
+        finally:
+            self.count -= 1
+            metrics.IN_FLIGHT.dec()
+            if self.count == 0:
+                self._idle.set()
+
+    async def wait_idle(self) -> None:
+        await self._idle.wait()
+
+
+class Service:
+    """Every part of a running brainbot (see the module doc)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        adapters: Sequence[RunAdapter],
+        *,
+        deliver_via: DeliverFactory,
+        start_scheduler: SchedulerStarter | None = None,
+        grace: float = GRACE_SECONDS,
+    ) -> None:
+        self.settings = settings
+        self.adapters = adapters
+        self.deliver_via = deliver_via
+        self.start_scheduler = start_scheduler
+        self.grace = grace
+        self.http = HttpServer(settings.http_host, settings.http_port)
+        self.runtime: Runtime | None = None
+        self.started: list[RunAdapter] = []
+        self.hurry = asyncio.Event()  # a second signal: stop without waiting
+        self._scheduler: Stoppable | None = None
+        self._pusher: BackupPusher | None = None
+        self._resume: asyncio.Task[None] | None = None
+        self._gate: InFlight | None = None
+
+    async def run(self, stop: asyncio.Event) -> int:
+        """Start, serve until `stop` is set (or an adapter ends), then stop; the exit code."""
+        code = 0
+        try:
+            await self._start()
+            await self._serve(stop)
+        except Exception as exc:
+            log.error("brainbot could not start: %s", exc, exc_info=not _explained(exc))
+            code = 1
+        finally:
+            await self._stop()
+        return code
+
+    # -- start ---------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        for adapter in self.adapters:
+            self.http.mount(adapter)
+        await self.http.start()
+        await self._restore_backup()
+        self.runtime = runtime = await Runtime.open(self.settings)
+        self._gate = InFlight(runtime.engine.handle)
+        for adapter in self.adapters:
+            await adapter.start(self._gate)
+            self.started.append(adapter)
+        deliver = self.deliver_via(self.started)
+        if self.start_scheduler is not None:
+            self._scheduler = await self.start_scheduler(runtime, deliver)
+        if self.settings.git_remote:
+            backup = VaultBackup(self.settings.vault_dir, self.settings.git_remote)
+            self._pusher = BackupPusher(backup, on_push=metrics.backup_pushed)
+            await self._pusher.start()
+        self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver))
+        self._add_checks(runtime)
+        self.http.ready()
+        platforms = ", ".join(a.platform for a in self.started)
+        log.info("brainbot is ready: %s; http://%s:%d", platforms, self.http.host, self.http.port)
+
+    async def _restore_backup(self) -> None:
+        remote = self.settings.git_remote
+        if not remote:
+            return
+        backup = VaultBackup(self.settings.vault_dir, remote)
+        try:
+            result = await asyncio.to_thread(backup.restore)
+        except BackupError as exc:
+            # Start from what the vault has: a capture matters more than the backup.
+            log.error("could not update the vault from %s: %s", backup.shown, exc)
+            return
+        log.info("vault backup at %s: %s", backup.shown, result.outcome)
+
+    async def _resume_unfinished(self, runtime: Runtime, deliver: Deliver) -> None:
+        async def deliver_one(conversation: Conversation, reply: Reply) -> object:
+            try:
+                return await deliver(conversation, reply)
+            except Exception as exc:
+                log.warning("reply to a resumed %s event not sent: %s", conversation.platform, exc)
+                return None
+
+        try:
+            resumed = await resume_unfinished(runtime.engine, deliver_one)
+        except Exception:
+            log.exception("re-processing the events a restart cut short failed")
+            return
+        if resumed:
+            log.info("re-processed %d event(s) a restart had cut short", resumed)
+
+    def _add_checks(self, runtime: Runtime) -> None:
+        async def database() -> str | None:
+            async with runtime.database.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+            return None
+
+        async def vault() -> str | None:
+            return await asyncio.to_thread(_vault_problem, runtime)
+
+        async def adapters() -> str | None:
+            down = [a.platform for a in self.started if getattr(a, "connected", True) is False]
+            return f"not connected: {', '.join(down)}" if down else None
+
+        self.http.checks.update(database=database, vault=vault, adapters=adapters)
+
+    # -- serve ---------------------------------------------------------------------------
+
+    async def _serve(self, stop: asyncio.Event) -> None:
+        waits: list[asyncio.Future[object]] = [asyncio.ensure_future(stop.wait())]
+        waits += [
+            asyncio.ensure_future(a.wait_closed())
+            for a in self.started
+            if isinstance(a, EndsByItself)
+        ]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+
+    # -- stop ----------------------------------------------------------------------------
+
+    async def _stop(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.grace
+        self.http.stopping()
+        log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
+        if self._scheduler is not None:
+            await self._step("the scheduler", self._scheduler.stop(), deadline)
+        if self._resume is not None:
+            await self._step("re-processing", self._resume, deadline)
+        stops = [a.stop() for a in reversed(self.started)]
+        await self._step("the adapters", asyncio.gather(*stops, return_exceptions=True), deadline)
+        if self._gate is not None:
+            await self._step("events in progress", self._gate.wait_idle(), deadline)
+        if self._pusher is not None:
+            await self._step("the backup", self._pusher.stop(push_within=FINAL_PUSH_SECONDS), None)
+        await self.http.stop()
+        if self.runtime is not None:
+            await self.runtime.close()
+        log.info("brainbot stopped")
+
+    async def _step(self, what: str, step: Awaitable[object], deadline: float | None) -> None:
+        """Wait for one stopping step until the deadline (or a second signal)."""
+        task = asyncio.ensure_future(step)
+        hurry = asyncio.ensure_future(self.hurry.wait())
+        timeout = (
+            None if deadline is None else max(0.0, deadline - asyncio.get_running_loop().time())
+        )
+        try:
+            await asyncio.wait({task, hurry}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            hurry.cancel()
+        if not task.done():
+            log.warning("stopping %s took too long; cut short", what)
+            task.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await task
+        elif not task.cancelled() and task.exception() is not None:
+            log.warning("stopping %s failed: %r", what, task.exception())
+
+
+def _vault_problem(runtime: Runtime) -> str | None:
+    """None when a file can be created and removed in the vault's git folder."""
+    probe = runtime.store.vault.root / ".git" / f"brainbot-ready-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        return f"cannot write in the vault: {exc.strerror or exc}"
+    return None
+
+
+def _explained(exc: Exception) -> bool:
+    """Whether the exception's message says enough without a traceback."""
+    return isinstance(exc, StorageError | OSError | ValueError)

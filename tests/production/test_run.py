@@ -1,0 +1,67 @@
+"""`brainbot run` in a real process against the fake Slack, Telegram and OpenAI
+servers: health, readiness and metrics answer, and a capture from each platform
+lands in the vault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import aiohttp
+
+from tests.bot.helpers import notes
+from tests.fakes.slack_payloads import dm_event, event_body, post_signed
+from tests.fakes.telegram_updates import Updates
+from tests.production.conftest import Fakes
+from tests.production.process import Brainbot
+
+
+def metric(page: str, name: str) -> float:
+    """The value of one sample line of a Prometheus text page (0 when absent)."""
+    for line in page.splitlines():
+        if line.startswith(name + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+async def test_health_readiness_metrics_and_a_capture_from_each_platform(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    bot = await Brainbot(tmp_path, fakes.env(tmp_path, database_url)).start()
+    try:
+        await bot.wait_ready()
+        assert (await bot.get_json("/healthz"))[0] == 200
+        status, ready = await bot.get_json("/readyz")
+        assert (status, ready["ready"]) == (200, True)
+        assert ready["checks"] == ["adapters", "database", "vault"]
+
+        async with aiohttp.ClientSession() as session:
+            status, _ = await post_signed(
+                session,
+                f"{bot.url}/slack/events",
+                event_body(dm_event("Remember the tea shop on Elm Street")),
+            )
+        assert status == 200
+        posted = await fakes.slack.wait_for("chat.postMessage", within=20)
+        assert "ideas/remember-the-tea-shop-on-elm-street.md" in posted[0].args["text"]
+
+        fakes.telegram.queue_update(Updates().message("Buy a kite for the beach"))
+        sent = await fakes.telegram.wait_for("sendMessage", within=20)
+        assert "ideas/buy-a-kite-for-the-beach.md" in sent[0]["text"]
+
+        vault = tmp_path / "data" / "vault"
+        assert {
+            "ideas/remember-the-tea-shop-on-elm-street.md",
+            "ideas/buy-a-kite-for-the-beach.md",
+        } <= set(notes(vault))
+
+        status, page = await bot.get("/metrics")
+        assert status == 200
+        assert metric(page, 'brainbot_captures_total{category="ideas"}') == 2
+        assert metric(page, 'brainbot_tool_calls_total{outcome="ok",tool="capture"}') == 2
+        # LLM-METRIC assert metric(page, "brainbot_llm_call_seconds_count") >= 2
+        assert metric(page, "brainbot_ready") == 1
+        assert metric(page, "process_resident_memory_bytes") > 0
+    finally:
+        code = await bot.stop()
+    assert code == 0, bot.log()
+    assert "Traceback" not in bot.log()
