@@ -104,6 +104,14 @@ class Brainbot:
                 raise AssertionError(f"brainbot not ready within {within}s:\n{self.log()}")
             await asyncio.sleep(0.05)
 
+    async def wait_for_log(self, text: str, within: float = 20.0) -> None:
+        """Wait until the log holds `text`."""
+        deadline = time.monotonic() + within
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} not logged within {within}s:\n{self.log()}")
+            await asyncio.sleep(0.05)
+
     def signal(self, signum: signal.Signals) -> None:
         assert self.process is not None
         self.process.send_signal(signum)
