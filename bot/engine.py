@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from bot import logs, metrics
 from bot.agent import Agent
 from bot.buttons import Buttons
 from bot.config import Settings
@@ -77,6 +78,7 @@ class Engine:
 
     async def handle(self, event: Event) -> Sequence[Reply]:
         """Process one event from any platform; returns what to say (nothing for a retry)."""
+        logs.bind_event(event)
         if not self.people.is_allowed(event.sender):
             return self._refuse(event)
         is_message = isinstance(event, InboundMessage)
@@ -95,10 +97,12 @@ class Engine:
         if not first:
             log.info("duplicate event %s:%s ignored", event.conversation.platform, event.event_id)
             return []
+        metrics.message_received(event.conversation.platform, "message" if is_message else "button")
         return await self.process(event)
 
     async def process(self, event: Event) -> list[Reply]:
         """Handle an event that is already recorded, and mark it finished."""
+        logs.bind_event(event)  # also for events resumed after a restart
         now = self.clock()
         status = "failed"
         try:

@@ -11,6 +11,8 @@ import openai
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletion
 
+from bot import metrics
+
 log = logging.getLogger(__name__)
 
 
@@ -62,6 +64,7 @@ class LLM:
             max_retries=retries,
         )
 
+    @metrics.timed_llm_call
     async def complete(
         self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
     ) -> Completion:
