@@ -9,7 +9,8 @@ from pathlib import Path
 import aiohttp
 
 from tests.bot.helpers import notes
-from tests.fakes.slack_payloads import dm_event, event_body, post_signed
+from tests.fakes.slack_api import BOT_TOKEN
+from tests.fakes.slack_payloads import SIGNING_SECRET, dm_event, event_body, post_signed
 from tests.fakes.telegram_updates import Updates
 from tests.production.conftest import Fakes
 from tests.production.process import Brainbot
@@ -26,7 +27,8 @@ def metric(page: str, name: str) -> float:
 async def test_health_readiness_metrics_and_a_capture_from_each_platform(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
-    bot = await Brainbot(tmp_path, fakes.env(tmp_path, database_url)).start()
+    env = fakes.env(tmp_path, database_url, BRAINBOT_LOG_LEVEL="DEBUG")
+    bot = await Brainbot(tmp_path, env).start()
     try:
         await bot.wait_ready()
         assert (await bot.get_json("/healthz"))[0] == 200
@@ -58,10 +60,19 @@ async def test_health_readiness_metrics_and_a_capture_from_each_platform(
         assert status == 200
         assert metric(page, 'brainbot_captures_total{category="ideas"}') == 2
         assert metric(page, 'brainbot_tool_calls_total{outcome="ok",tool="capture"}') == 2
-        # LLM-METRIC assert metric(page, "brainbot_llm_call_seconds_count") >= 2
+        assert metric(page, "brainbot_llm_call_seconds_count") >= 2
+        assert metric(page, "brainbot_llm_call_failures_total") == 0
+        for platform in ("slack", "telegram"):
+            received = f'brainbot_messages_received_total{{kind="message",platform="{platform}"}}'
+            assert metric(page, received) == 1
         assert metric(page, "brainbot_ready") == 1
         assert metric(page, "process_resident_memory_bytes") > 0
     finally:
         code = await bot.stop()
     assert code == 0, bot.log()
     assert "Traceback" not in bot.log()
+    # Each message's log lines carry its event id.
+    assert '"event_id": "telegram:' in bot.log() and '"event_id": "slack:' in bot.log()
+    # Even at DEBUG, where the SDKs log their requests, no secret is written.
+    for secret in (BOT_TOKEN, SIGNING_SECRET, fakes.telegram.token, env["OPENAI_API_KEY"]):
+        assert secret not in bot.log()
