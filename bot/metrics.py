@@ -59,6 +59,12 @@ APPROVALS = Counter(
 DIGESTS = Counter(
     "brainbot_digests", "Digest deliveries by status (sent, failed).", ["status"], registry=REGISTRY
 )
+BACKUP_PUSHES = Counter(
+    "brainbot_backup_pushes",
+    "Pushes of the vault to BRAINBOT_GIT_REMOTE by outcome (ok, failed).",
+    ["outcome"],
+    registry=REGISTRY,
+)
 IN_FLIGHT = Gauge("brainbot_events_in_flight", "Events being handled right now.", registry=REGISTRY)
 READY = Gauge("brainbot_ready", "1 when /readyz answers 200.", registry=REGISTRY)
 
@@ -84,6 +90,10 @@ def approval_decided(outcome: str) -> None:
 
 def digest_delivered(status: str) -> None:
     DIGESTS.labels(status).inc()
+
+
+def backup_pushed(ok: bool) -> None:
+    BACKUP_PUSHES.labels("ok" if ok else "failed").inc()
 
 
 def timed_llm_call(call: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
