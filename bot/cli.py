@@ -13,6 +13,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.commands.run",
     "bot.commands.storage",
     "bot.commands.digest",
+    "bot.commands.doctor",
 )
 
 
