@@ -100,12 +100,16 @@ class VaultBackup:
     # -- git ---------------------------------------------------------------------------
 
     def git(
-        self, *args: str, check: bool = True, timeout: float | None = None
+        self,
+        *args: str,
+        check: bool = True,
+        timeout: float | None = None,
+        where: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run `git -C vault args...`; BackupError with git's message when it fails."""
         try:
             done = subprocess.run(
-                ["git", "-C", str(self.root), *args],
+                ["git", "-C", str(where or self.root), *args],
                 capture_output=True,
                 text=True,
                 env=self._env,
@@ -243,8 +247,9 @@ class VaultBackup:
         return side
 
     def reachable(self) -> None:
-        """Raise BackupError when the remote cannot be listed (for `brainbot doctor`)."""
-        self.git("ls-remote", "--heads", self.remote)
+        """Raise BackupError when the remote cannot be listed (for `brainbot doctor`);
+        works before the vault exists."""
+        self.git("ls-remote", "--heads", self.remote, where=Path.cwd())
 
 
 class BackupPusher:

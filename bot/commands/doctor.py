@@ -1,0 +1,226 @@
+"""`brainbot doctor`: check the settings and everything they point at, and say what
+is wrong and how to fix it. Exit code 1 when something is wrong.
+
+Checks: the configuration; the database and its `vector` extension and schema
+version; the vault (git, writable, lock files, backup remote and unmerged
+conflicts); each configured platform's token, through its API (Slack auth.test
+and apps.connections.open, Telegram getMe and getWebhookInfo); the model endpoint
+(models list, or a one-token completion) and the embeddings endpoint. Nothing is
+changed, except that the database schema is created or migrated as `brainbot run`
+would. Tokens never appear in the output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+from sqlalchemy import text
+
+from bot.config import Settings
+from bot.logs import redact, secrets_of
+from bot.probes import TIMEOUT, Finding, model, slack, telegram
+from storage.backup import BackupError, VaultBackup
+from storage.db import Database
+from storage.errors import StorageError
+from storage.gitlocks import lock_files
+from storage.migrations import LATEST, applied_versions, migrate
+
+
+def register(subparsers: Any) -> None:
+    doctor = subparsers.add_parser(
+        "doctor", help="check the settings, database, vault, platforms and model; say what to fix"
+    )
+    doctor.set_defaults(func=lambda args: asyncio.run(run_doctor(sys.stdout)))
+
+
+async def run_doctor(out: TextIO) -> int:
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        out.write(f"PROBLEM  configuration: the settings are not valid\n{exc}\n")
+        return 1
+    findings = await diagnose(settings)
+    out.write(render(findings, secrets_of(settings)))
+    return 1 if any(f.level == "problem" for f in findings) else 0
+
+
+async def diagnose(settings: Settings) -> list[Finding]:
+    """Every check, in order; a check that crashes is itself reported."""
+    findings: list[Finding] = []
+    for check in (configuration, database, vault, slack, telegram, model):
+        try:
+            findings.extend(await check(settings))
+        except Exception as exc:
+            findings.append(Finding("problem", check.__name__, f"the check failed: {exc!r}"))
+    return findings
+
+
+def render(findings: list[Finding], secrets: list[str]) -> str:
+    labels = {"ok": "ok", "note": "note", "warning": "warning", "problem": "PROBLEM"}
+    lines = []
+    for f in findings:
+        lines.append(f"{labels[f.level]:<8} {f.topic}: {f.detail}")
+        if f.fix:
+            lines.append(f"{'':<8} fix: {f.fix}")
+    problems = sum(f.level == "problem" for f in findings)
+    lines.append(f"\n{problems} problem(s)." if problems else "\nNo problems found.")
+    return redact("\n".join(lines) + "\n", secrets)
+
+
+# -- configuration -------------------------------------------------------------------
+
+
+async def configuration(s: Settings) -> list[Finding]:
+    found: list[Finding] = []
+    platforms = []
+    if s.slack_bot_token:
+        if s.slack_app_token or s.slack_signing_secret:
+            platforms.append(
+                "Slack (" + ("Socket Mode" if s.slack_app_token else "HTTP mode") + ")"
+            )
+        else:
+            found.append(
+                Finding(
+                    "problem",
+                    "configuration",
+                    "SLACK_BOT_TOKEN is set without SLACK_APP_TOKEN or SLACK_SIGNING_SECRET",
+                    "set SLACK_APP_TOKEN (xapp-…, Socket Mode) or SLACK_SIGNING_SECRET "
+                    "(HTTP mode, events at /slack/events)",
+                )
+            )
+    if s.telegram_bot_token:
+        if s.telegram_webhook_url and not s.telegram_webhook_secret:
+            found.append(
+                Finding(
+                    "problem",
+                    "configuration",
+                    "TELEGRAM_WEBHOOK_URL is set without TELEGRAM_WEBHOOK_SECRET",
+                    "set TELEGRAM_WEBHOOK_SECRET to a random string of A-Z, a-z, 0-9, _ and -",
+                )
+            )
+        platforms.append("Telegram (" + ("webhook" if s.telegram_webhook_url else "polling") + ")")
+    if platforms and not s.allowed_users:
+        found.append(
+            Finding(
+                "warning",
+                "configuration",
+                "BRAINBOT_ALLOWED_USERS is empty: anyone who can message the bot can use it",
+                "list who may use it, e.g. BRAINBOT_ALLOWED_USERS=slack:U123,telegram:42",
+            )
+        )
+    model = f"model {s.llm_model}" if s.llm_enabled else "no model (command router)"
+    where = ", ".join(platforms) or "the console only (no Slack or Telegram settings)"
+    found.insert(0, Finding("ok", "configuration", f"{where}; {model}; embeddings {s.embeddings}"))
+    return found
+
+
+# -- database and vault --------------------------------------------------------------
+
+
+async def database(s: Settings) -> list[Finding]:
+    where = "the embedded Postgres" if s.database_url is None else "DATABASE_URL"
+    try:
+        async with asyncio.timeout(60):
+            db = await Database.connect(s.database_url, s.data_dir)
+    except (StorageError, TimeoutError) as exc:
+        fix = (
+            "check DATABASE_URL; the server needs the pgvector extension (the "
+            "pgvector/pgvector image has it)"
+            if s.database_url
+            else f"check that {s.data_dir} is writable and not on a network share"
+        )
+        reason = str(exc).splitlines()[0] if str(exc) else "no answer within 60 s"
+        return [Finding("problem", "database", f"{where}: {reason}", fix)]
+    try:
+        async with db.engine.connect() as conn:
+            version = await conn.scalar(text("SHOW server_version"))
+            vector = await conn.scalar(
+                text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            )
+        before = await applied_versions(db.engine)
+        await migrate(db.engine)
+    finally:
+        await db.close()
+    schema = f"schema version {max(before, default=0)} of {LATEST}"
+    if len(before) < LATEST:
+        schema += " (brainbot run migrates it at start; done now)"
+    return [Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")]
+
+
+async def vault(s: Settings) -> list[Finding]:
+    return await asyncio.to_thread(_vault, s)
+
+
+def _vault(s: Settings) -> list[Finding]:
+    found: list[Finding] = []
+    root = s.vault_dir
+    has_git = shutil.which("git") is not None
+    if not has_git:
+        level = "problem" if s.git_remote else "warning"
+        found.append(
+            Finding(
+                level, "vault", "the git command is not installed", "install git (apt install git)"
+            )
+        )
+    existing = root if root.exists() else next(p for p in root.parents if p.exists())
+    if not os.access(existing, os.W_OK):
+        found.append(
+            Finding(
+                "problem",
+                "vault",
+                f"{existing} is not writable by this user",
+                "chown the folder to this user, or set BRAINBOT_VAULT_DIR",
+            )
+        )
+    elif not root.exists():
+        found.append(Finding("ok", "vault", f"{root} will be created at the first start"))
+    elif not (root / ".git").is_dir():
+        found.append(
+            Finding("note", "vault", f"{root} is not a git repository yet; it becomes one at start")
+        )
+    else:
+        found.append(Finding("ok", "vault", f"{root} is a writable git repository"))
+        for lock in lock_files(root / ".git"):
+            found.append(
+                Finding(
+                    "warning",
+                    "vault",
+                    f"{lock.name} is left in .git",
+                    "if no git command is running, brainbot removes it at the next start",
+                )
+            )
+    if s.git_remote and has_git:
+        found.extend(_backup(s))
+    return found
+
+
+def _backup(s: Settings) -> list[Finding]:
+    backup = VaultBackup(s.vault_dir, s.git_remote or "", timeout=TIMEOUT * 3)
+    try:
+        backup.reachable()
+    except BackupError as exc:
+        return [
+            Finding(
+                "problem",
+                "backup",
+                f"cannot reach {backup.shown}: {exc.detail}",
+                "check BRAINBOT_GIT_REMOTE and its credentials (a deploy key or a token)",
+            )
+        ]
+    found = [Finding("ok", "backup", f"{backup.shown} is reachable")]
+    if (s.vault_dir / ".git").is_dir():
+        for branch in backup.conflicts():
+            found.append(
+                Finding(
+                    "problem",
+                    "backup",
+                    f"a conflict with the remote waits on branch {branch}",
+                    f"git -C {s.vault_dir} merge {branch}, resolve, commit; then restart",
+                )
+            )
+    return found

@@ -1,0 +1,82 @@
+"""`brainbot doctor` against the fake Slack, Telegram and OpenAI servers: a healthy
+set-up passes; each broken part is named with its fix, and no token is printed."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from tests.fakes.slack_api import BOT_TOKEN
+from tests.production.conftest import Fakes
+from tests.production.process import ROOT
+
+
+async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.cli",
+        "doctor",
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode()
+
+
+async def test_a_healthy_setup_passes(tmp_path: Path, database_url: str, fakes: Fakes) -> None:
+    env = fakes.env(
+        tmp_path,
+        database_url,
+        slack="socket",
+        BRAINBOT_EMBEDDINGS="openai",
+        BRAINBOT_ALLOWED_USERS="slack:U0ALICE",
+    )
+    code, out = await doctor(env, tmp_path)
+    assert code == 0, out
+    assert "PROBLEM" not in out and "No problems found." in out
+    for line in (
+        "ok       configuration: Slack (Socket Mode), Telegram (polling);",
+        "ok       database: DATABASE_URL: Postgres 16",
+        "ok       slack: signed in as brainbot in Acme",
+        "ok       slack: Socket Mode is allowed for SLACK_APP_TOKEN",
+        "ok       telegram: signed in as @brainbot_test_bot",
+        "ok       embeddings: text-embedding-3-small answers",
+    ):
+        assert line in out
+
+
+async def test_each_broken_part_is_named_with_its_fix(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    fakes.openai.down = True
+    wrong_slack = "xoxb-0000000000-wrongtokenvalue"
+    wrong_telegram = "999999:WRONG-token-of-a-bot-that-does-not-exist"
+    env = fakes.env(
+        tmp_path,
+        database_url.replace("/t", "/missing_t", 1),
+        slack="http",
+        SLACK_BOT_TOKEN=wrong_slack,
+        TELEGRAM_BOT_TOKEN=wrong_telegram,
+        BRAINBOT_GIT_REMOTE=str(tmp_path / "no-such-remote.git"),
+    )
+    code, out = await doctor(env, tmp_path)
+    assert code == 1, out
+    for expected in (
+        "PROBLEM  database: DATABASE_URL: cannot connect",
+        "PROBLEM  slack: SLACK_BOT_TOKEN was refused (invalid_auth)",
+        "PROBLEM  telegram: TELEGRAM_BOT_TOKEN was refused (401",
+        "ask @BotFather",
+        "PROBLEM  model:",
+        "answered 503",
+        "PROBLEM  backup: cannot reach",
+        "warning  configuration: BRAINBOT_ALLOWED_USERS is empty",
+    ):
+        assert expected in out
+    assert out.count("fix: ") >= 5
+    for secret in (wrong_slack, wrong_telegram, BOT_TOKEN, env["OPENAI_API_KEY"]):
+        assert secret not in out
