@@ -25,6 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/hadolint --no-color Dockerfile
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
