@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import aiohttp
+import psycopg
+from sqlalchemy.engine import make_url
 
 from tests.bot.helpers import notes
 from tests.fakes.slack_api import BOT_TOKEN
@@ -76,3 +78,36 @@ async def test_health_readiness_metrics_and_a_capture_from_each_platform(
     # Even at DEBUG, where the SDKs log their requests, no secret is written.
     for secret in (BOT_TOKEN, SIGNING_SECRET, fakes.telegram.token, env["OPENAI_API_KEY"]):
         assert secret not in bot.log()
+
+
+async def test_readiness_reports_a_database_that_went_away(
+    tmp_path: Path, database_url: str, pg_server: str, fakes: Fakes
+) -> None:
+    name = make_url(database_url).database or ""
+    bot = await Brainbot(tmp_path, fakes.env(tmp_path, database_url, slack=None)).start()
+    try:
+        await bot.wait_ready()
+        await set_connections(pg_server, name, allowed=False)
+        status, body = await bot.get_json("/readyz")
+        assert status == 503
+        assert list(body["problems"]) == ["database"]
+        assert (await bot.get_json("/healthz"))[0] == 200  # alive all the same
+
+        await set_connections(pg_server, name, allowed=True)
+        await bot.wait_ready(within=10)
+    finally:
+        assert await bot.stop() == 0, bot.log()
+
+
+async def set_connections(admin_url: str, database: str, *, allowed: bool) -> None:
+    """Let connections to `database` in, or shut it and end the ones it has."""
+    connection = await psycopg.AsyncConnection.connect(admin_url, autocommit=True)
+    async with connection:
+        await connection.execute(
+            f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS {str(allowed).lower()}'
+        )
+        if not allowed:
+            await connection.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (database,),
+            )
