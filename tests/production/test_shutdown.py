@@ -78,7 +78,7 @@ def embedded_postgres(data_dir: Path) -> list[psutil.Process]:
 
 
 async def test_kill_9_then_restart_with_the_embedded_database(tmp_path: Path, fakes: Fakes) -> None:
-    fakes.openai.responder = slow_model(5.0)
+    fakes.openai.responder = slow_model(2.0)  # longer than the kill takes
     env = fakes.env(tmp_path, None, slack=None)
     first = await Brainbot(tmp_path, env, name="first").start()
     await first.wait_ready()
