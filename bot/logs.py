@@ -153,7 +153,8 @@ def configure(
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(settings.log_level.upper())
-    # Libraries that log every request at INFO (URLs may carry a bot token).
-    for noisy in ("httpx", "httpx2", "httpcore", "aiohttp.access"):
+    logging.captureWarnings(True)  # Python warnings become log lines in the same format
+    # Libraries that log every request (URLs may carry a bot token) or command at INFO.
+    for noisy in ("httpx", "httpx2", "httpcore", "aiohttp.access", "pgserver"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
     return handler

@@ -34,7 +34,6 @@ from bot.http import HttpServer
 from bot.recovery import resume_unfinished
 from bot.runtime import Runtime
 from storage.backup import BackupError, BackupPusher, VaultBackup
-from storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +130,8 @@ class Service:
             await self._start()
             await self._serve(stop)
         except Exception as exc:
-            log.error("brainbot could not start: %s", exc, exc_info=not _explained(exc))
+            log.error("brainbot could not start: %s (`brainbot doctor` says what to fix)", exc)
+            log.debug("what failed at start", exc_info=True)
             code = 1
         finally:
             await self._stop()
@@ -227,7 +227,8 @@ class Service:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.grace
         self.http.stopping()
-        log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
+        if self.started:
+            log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
         if self._scheduler is not None:
             await self._step("the scheduler", self._scheduler.stop(), deadline)
         if self._resume is not None:
@@ -272,8 +273,3 @@ def _vault_problem(runtime: Runtime) -> str | None:
     except OSError as exc:
         return f"cannot write in the vault: {exc.strerror or exc}"
     return None
-
-
-def _explained(exc: Exception) -> bool:
-    """Whether the exception's message says enough without a traceback."""
-    return isinstance(exc, StorageError | OSError | ValueError)

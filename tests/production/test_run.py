@@ -111,3 +111,14 @@ async def set_connections(admin_url: str, database: str, *, allowed: bool) -> No
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
                 (database,),
             )
+
+
+async def test_a_refused_token_stops_the_start_with_the_reason(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, slack="socket", SLACK_BOT_TOKEN="xoxb-0-refused")
+    bot = await Brainbot(tmp_path, env).start()
+    assert await bot.wait() == 1
+    errors = [line for line in bot.log().splitlines() if '"level": "error"' in line]
+    assert len(errors) == 1 and "could not start: Slack auth.test failed: invalid_auth" in errors[0]
+    assert "brainbot doctor" in errors[0]
