@@ -15,7 +15,7 @@ from tests.fakes.slack_api import BOT_TOKEN
 from tests.fakes.slack_payloads import SIGNING_SECRET, dm_event, event_body, post_signed
 from tests.fakes.telegram_updates import Updates
 from tests.production.conftest import Fakes
-from tests.production.process import Brainbot
+from tests.production.process import Brainbot, free_port
 
 
 def metric(page: str, name: str) -> float:
@@ -122,3 +122,37 @@ async def test_a_refused_token_stops_the_start_with_the_reason(
     errors = [line for line in bot.log().splitlines() if '"level": "error"' in line]
     assert len(errors) == 1 and "could not start: Slack auth.test failed: invalid_auth" in errors[0]
     assert "brainbot doctor" in errors[0]
+
+
+async def test_socket_mode_and_the_telegram_webhook_on_the_same_server(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    port = free_port()
+    env = fakes.env(
+        tmp_path,
+        database_url,
+        slack="socket",
+        BRAINBOT_HTTP_PORT=str(port),
+        TELEGRAM_WEBHOOK_URL=f"https://bot.example.org/telegram/webhook?port={port}",
+        TELEGRAM_WEBHOOK_SECRET="webhook-secret",
+    )
+    bot = await Brainbot(tmp_path, env).start()
+    try:
+        await bot.wait_ready()
+        assert fakes.telegram.webhook["url"] == env["TELEGRAM_WEBHOOK_URL"]
+        update = {"update_id": 77, **Updates().message("Water the ferns on Sunday")}
+        async with aiohttp.ClientSession() as session:
+            headers = {"X-Telegram-Bot-Api-Secret-Token": "webhook-secret"}
+            url = f"{bot.url}/telegram/webhook"
+            async with session.post(url, json=update, headers=headers) as response:
+                assert response.status == 200
+        await fakes.telegram.wait_for("sendMessage", within=20)
+
+        await fakes.slack.push("events_api", dm_event("Renew the passport in March"))
+        await fakes.slack.wait_for("chat.postMessage", within=20)
+    finally:
+        assert await bot.stop() == 0, bot.log()
+    assert {
+        "ideas/water-the-ferns-on-sunday.md",
+        "ideas/renew-the-passport-in-march.md",
+    } <= set(notes(tmp_path / "data" / "vault"))
