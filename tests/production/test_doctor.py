@@ -7,9 +7,14 @@ import asyncio
 import sys
 from pathlib import Path
 
+from bot.commands.doctor import vault as vault_check
+from bot.config import Settings
+from storage.backup import VaultBackup
 from tests.fakes.slack_api import BOT_TOKEN
 from tests.production.conftest import Fakes
+from tests.production.gitremote import bare_remote, commit_file, other_machine
 from tests.production.process import ROOT
+from tests.storage.vault_support import ANN, make_vault
 
 
 async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:
@@ -80,3 +85,23 @@ async def test_each_broken_part_is_named_with_its_fix(
     assert out.count("fix: ") >= 5
     for secret in (wrong_slack, wrong_telegram, BOT_TOKEN, env["OPENAI_API_KEY"]):
         assert secret not in out
+
+
+async def test_an_unmerged_backup_conflict_is_a_problem_until_merged(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path / "remote.git")
+    vault = make_vault(tmp_path / "data" / "vault")
+    written = vault.create("ideas", "Tea", body="green tea", author=ANN)
+    backup = VaultBackup(vault.root, str(remote))
+    backup.push()
+    commit_file(other_machine(remote, tmp_path / "laptop"), "ideas/tea.md", "black tea\n")
+    vault.update(written.change.paths[0], body="oolong tea", author=ANN)
+    branch = backup.restore().branch
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, BRAINBOT_DATA_DIR=str(tmp_path / "data"), BRAINBOT_GIT_REMOTE=str(remote)
+    )
+
+    findings = await vault_check(settings)
+
+    problem = next(f for f in findings if f.level == "problem")
+    assert problem.detail == f"a conflict with the remote waits on branch {branch}"
+    assert problem.fix.startswith(f"git -C {vault.root} merge {branch}")
