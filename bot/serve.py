@@ -73,19 +73,26 @@ DeliverFactory = Callable[[Sequence[RunAdapter]], Deliver]
 
 class InFlight:
     """Wraps the engine's `handle`, counting the events being handled, so that
-    stopping can wait for them."""
+    stopping can wait for them. New events wait until `open()`: the re-processing
+    of events a crash cut short looks for unfinished events, and must not find
+    (and handle a second time) one that is merely in progress here."""
 
     def __init__(self, handle: EventHandler) -> None:
         self._handle = handle
         self.count = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self._open = asyncio.Event()
+
+    def open(self) -> None:
+        self._open.set()
 
     async def __call__(self, event: Event) -> Sequence[Reply]:
         self.count += 1
         self._idle.clear()
         metrics.IN_FLIGHT.inc()
         try:
+            await self._open.wait()
             return await self._handle(event)
         finally:
             self.count -= 1
@@ -156,7 +163,7 @@ class Service:
             backup = VaultBackup(self.settings.vault_dir, self.settings.git_remote)
             self._pusher = BackupPusher(backup, on_push=metrics.backup_pushed)
             await self._pusher.start()
-        self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver))
+        self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver, self._gate))
         self._add_checks(runtime)
         self.http.ready()
         platforms = ", ".join(a.platform for a in self.started)
@@ -175,7 +182,14 @@ class Service:
             return
         log.info("vault backup at %s: %s", backup.shown, result.outcome)
 
-    async def _resume_unfinished(self, runtime: Runtime, deliver: Deliver) -> None:
+    async def _resume_unfinished(self, runtime: Runtime, deliver: Deliver, gate: InFlight) -> None:
+        """Re-process what a crash cut short, then let new events through."""
+        try:
+            await self._resume_cut_short(runtime, deliver)
+        finally:
+            gate.open()
+
+    async def _resume_cut_short(self, runtime: Runtime, deliver: Deliver) -> None:
         async def deliver_one(conversation: Conversation, reply: Reply) -> object:
             try:
                 return await deliver(conversation, reply)
@@ -233,6 +247,8 @@ class Service:
             await self._step("the scheduler", self._scheduler.stop(), deadline)
         if self._resume is not None:
             await self._step("re-processing", self._resume, deadline)
+        elif self._gate is not None:
+            self._gate.open()  # the start failed before re-processing: drain what came in
         stops = [a.stop() for a in reversed(self.started)]
         await self._step("the adapters", asyncio.gather(*stops, return_exceptions=True), deadline)
         if self._gate is not None:
