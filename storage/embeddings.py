@@ -158,8 +158,13 @@ class LocalEmbedder:
 
     @property
     def dimensions(self) -> int:
-        dimension = self._load().get_sentence_embedding_dimension()
-        return int(dimension)
+        model = self._load()
+        # sentence-transformers 5 renamed the method; older releases have only the old name.
+        get = (
+            getattr(model, "get_embedding_dimension", None)
+            or model.get_sentence_embedding_dimension
+        )
+        return int(get())
 
     def _load(self) -> Any:
         if self._model is None:

@@ -173,6 +173,10 @@ class Index:
                     progress(done, total)
             if rebuild_vectors:
                 await indexer.create_vector_index(conn, self.dimensions)
+        # Fresh statistics, or the planner keeps planning for the tables as they were.
+        async with self.database.engine.connect() as conn:
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+            await conn.execute(text("ANALYZE entries, postings, terms, chunks, links"))
         return total
 
     async def _drop_vector_index_for(self, conn: AsyncConnection, adding: int) -> bool:

@@ -14,13 +14,17 @@ from tests.storage.index_support import note, opened_index
 
 
 async def test_a_rare_word_outweighs_a_common_one(database_url: str) -> None:
-    common = [note(f"ideas/m{i}.md", "meeting meeting meeting about things") for i in range(30)]
+    common = [note(f"ideas/m{i}.md", "meeting meeting meeting about things") for i in range(20)]
+    other = [note(f"ideas/o{i}.md", "garden notes about things") for i in range(30)]
     rare = note("ideas/airship.md", "the zeppelin flight plan, one meeting")
     async with opened_index(database_url) as index:
-        await index.upsert([*common, rare])
+        await index.upsert([*common, *other, rare])
         results = await index.search("meeting zeppelin", limit=5)
+        about = await index.search("about zeppelin", limit=5)
     assert results.hits[0].path == "ideas/airship.md"
     assert len(results.hits) == 5  # words are ORed: notes with only "meeting" still count
+    # "about" is in most notes: it is skipped while a rarer word is there.
+    assert [h.path for h in about.hits] == ["ideas/airship.md"]
 
 
 async def test_natural_language_question_finds_the_note(database_url: str) -> None:
