@@ -7,11 +7,13 @@ import itertools
 import os
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.fakes.openai_server import FakeOpenAI
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 for _name in list(os.environ):
@@ -81,3 +83,12 @@ def database_url(pg_server: str) -> Iterator[str]:
     yield pg_server.replace("/postgres?", f"/{name}?")
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def openai_fake() -> AsyncIterator[FakeOpenAI]:
+    """The fake OpenAI-compatible API on 127.0.0.1, stopped after the test."""
+    fake = FakeOpenAI()
+    await fake.start()
+    yield fake
+    await fake.stop()

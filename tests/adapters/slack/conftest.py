@@ -11,7 +11,6 @@ from aiohttp import web
 
 from adapters.slack import SlackAdapter
 from bot.events import Event, InboundMessage, Reply
-from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.slack_api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from tests.fakes.slack_payloads import SIGNING_SECRET
 
@@ -48,14 +47,6 @@ async def fake_slack() -> AsyncIterator[FakeSlack]:
     await fake.start()
     yield fake
     await fake.close()
-
-
-@pytest.fixture
-async def openai_fake() -> AsyncIterator[FakeOpenAI]:
-    fake = FakeOpenAI()
-    await fake.start()
-    yield fake
-    await fake.stop()
 
 
 @pytest.fixture

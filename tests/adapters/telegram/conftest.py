@@ -11,7 +11,6 @@ import pytest
 
 from adapters.telegram import TelegramAdapter
 from bot.events import Event, Reply
-from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates
 
@@ -73,11 +72,3 @@ def make_adapter(fake: FakeTelegram, **options: Any) -> TelegramAdapter:
     options.setdefault("poll_timeout", 5)
     options.setdefault("typing_interval", 4.0)
     return TelegramAdapter(fake.token, api_url=fake.root, **options)
-
-
-@pytest.fixture
-async def openai_fake() -> AsyncIterator[FakeOpenAI]:
-    fake = FakeOpenAI()
-    await fake.start()
-    yield fake
-    await fake.stop()
