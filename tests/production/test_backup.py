@@ -37,14 +37,14 @@ async def test_changes_are_pushed_in_batches(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "vault")
     pushes: list[bool] = []
     pusher = BackupPusher(
-        VaultBackup(vault.root, str(remote)), debounce=0.3, poll=0.05, on_push=pushes.append
+        VaultBackup(vault.root, str(remote)), debounce=1.0, poll=0.05, on_push=pushes.append
     )
     await pusher.start()
     try:
         for n in range(5):
             vault.create("ideas", f"Thought {n}", author=ANN)
-        await eventually(lambda: remote_head(remote) == vault.head())
-        assert pushes == [True]
+        await eventually(lambda: bool(pushes))
+        assert pushes == [True] and remote_head(remote) == vault.head()
     finally:
         await pusher.stop()
 
@@ -66,8 +66,8 @@ async def test_a_failing_remote_never_blocks_a_capture_and_is_retried(tmp_path: 
         assert pusher.last_error is not None and "not-there-yet" in pusher.last_error
 
         bare_remote(remote)  # the remote comes back
-        await eventually(lambda: remote_head(remote) == vault.head())
-        assert pushes[-1] is True and pusher.failures == 0
+        await eventually(lambda: pushes[-1] is True)
+        assert remote_head(remote) == vault.head() and pusher.failures == 0
     finally:
         await pusher.stop()
 
