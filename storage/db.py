@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -34,17 +35,34 @@ def _safe(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+# pgserver hands every caller in a process the same server object and stops the
+# server at its first cleanup(); count our users so the last one stops it.
+_users: dict[int, int] = {}
+_users_lock = threading.Lock()
+
+
 def _start_embedded(pgdata: Path) -> tuple[Any, str]:
     from pgserver.postgres_server import get_server
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        clear_stale_state(pgdata)
-        server = get_server(pgdata, cleanup_mode="stop")
-    except Exception as exc:
-        message = f"could not start the embedded Postgres in {pgdata}: {exc}"
-        raise DatabaseUnavailable(message) from exc
+    with _users_lock:
+        try:
+            clear_stale_state(pgdata)
+            server = get_server(pgdata, cleanup_mode="stop")
+        except Exception as exc:
+            message = f"could not start the embedded Postgres in {pgdata}: {exc}"
+            raise DatabaseUnavailable(message) from exc
+        _users[id(server)] = _users.get(id(server), 0) + 1
     return server, server.get_uri()
+
+
+def _stop_embedded(server: Any) -> None:
+    with _users_lock:
+        _users[id(server)] -= 1
+        if _users[id(server)] > 0:
+            return
+        del _users[id(server)]
+        server.cleanup()
 
 
 class Database:
@@ -107,4 +125,4 @@ class Database:
         await self.engine.dispose()
         if self._server is not None:
             server, self._server = self._server, None
-            await asyncio.to_thread(server.cleanup)
+            await asyncio.to_thread(_stop_embedded, server)

@@ -144,14 +144,16 @@ async def test_attachments_and_whole_notes(tmp_path: Path, database_url: str) ->
 
 async def test_embedded_postgres_when_no_url(tmp_path: Path) -> None:
     database = await Database.connect(None, tmp_path / "data")
+    second = await Database.connect(None, tmp_path / "data")  # same server, same process
     try:
         assert (tmp_path / "data" / "pg" / "PG_VERSION").is_file()
+        await second.create_schema()  # a second time changes nothing
+        await second.close()  # the server stays up for the first user
         async with database.engine.connect() as conn:
             version = await conn.execute(
                 text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             )
             assert version.scalar_one() >= "0.6"
-        await database.create_schema()  # a second time changes nothing
     finally:
         await database.close()
 
