@@ -46,9 +46,15 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class NeedsProbe(Protocol):
-    """An embedder whose dimensions are only known after asking the service once."""
+    """An embedder whose dimensions are only known after asking the service once
+    (or from what the index recorded, when the service is down at start)."""
+
+    @property
+    def name(self) -> str: ...
 
     async def probe(self) -> int: ...
+
+    def assume_dimensions(self, dimensions: int) -> None: ...
 
 
 @runtime_checkable
@@ -96,6 +102,11 @@ class OpenAIEmbedder:
         if self._dimensions is None:
             self._dimensions = len((await self._embed_batch(["dimension probe"]))[0])
         return self._dimensions
+
+    def assume_dimensions(self, dimensions: int) -> None:
+        """Take the length the index recorded for this model, without asking."""
+        if self._dimensions is None:
+            self._dimensions = dimensions
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []

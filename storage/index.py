@@ -50,10 +50,29 @@ class Index:
         what the chunks were made with, the chunks are dropped (`needs_embedding`)."""
         index = cls(database, embedder)
         if isinstance(embedder, NeedsProbe):
-            await embedder.probe()
+            await index._probe(embedder)
         index.dimensions = embedder.dimensions if embedder else None
         await index._prepare_vectors()
         return index
+
+    async def _probe(self, embedder: NeedsProbe) -> None:
+        try:
+            await embedder.probe()
+        except EmbeddingError:
+            # The service is down at start: the length recorded for the same model
+            # lets the bot run (keyword search) instead of failing or dropping vectors.
+            async with self.database.engine.connect() as conn:
+                row = (
+                    await conn.execute(
+                        text("SELECT embedder, dimensions FROM index_meta WHERE id = 1")
+                    )
+                ).first()
+            if row is None or row.embedder != embedder.name or not row.dimensions:
+                raise
+            log.warning(
+                "index: %s unreachable; assuming %d dimensions", row.embedder, row.dimensions
+            )
+            embedder.assume_dimensions(int(row.dimensions))
 
     async def _prepare_vectors(self) -> None:
         name = self.embedder.name if self.embedder else None
