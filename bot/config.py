@@ -20,7 +20,9 @@ def _split_csv(value: object) -> object:
 class Settings(BaseSettings):
     """Every setting brainbot reads. The README's configuration table mirrors this class."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", populate_by_name=True, env_ignore_empty=True
+    )
 
     data_dir: Path = Field(Path("data"), alias="BRAINBOT_DATA_DIR")
     vault_dir_setting: Path | None = Field(None, alias="BRAINBOT_VAULT_DIR")

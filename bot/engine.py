@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -51,12 +52,14 @@ class Engine:
         settings: Settings,
         llm: LLM | None,
         clock: Callable[[], datetime] = utcnow,
+        owner: int = 0,
     ) -> None:
         self.store = store
         self.records = records
         self.settings = settings
         self.llm = llm
         self.clock = clock
+        self.owner = owner  # this process's liveness token, recorded on each event
         self.people = People(records, settings.allowed_users)
         self.runner = ToolRunner(settings.approval_tools, settings.approval_ttl_seconds)
         self.buttons = Buttons(self.runner)
@@ -93,6 +96,7 @@ class Engine:
             if isinstance(event, InboundMessage)
             else f"{event.action}:{event.value}",
             received_at=event.received_at,
+            owner=self.owner,
         )
         if not first:
             log.info("duplicate event %s:%s ignored", event.conversation.platform, event.event_id)
@@ -114,15 +118,19 @@ class Engine:
                 replies = await self._message(ctx, event)
             status = "done"
             return replies
+        except asyncio.CancelledError:
+            status = "received"  # cut short by shutdown: left for resume_unfinished
+            raise
         except Exception:
             log.exception("event %s failed", event.event_id)
             return [
                 Reply("Sorry, something went wrong on my side. Your message is kept; try again.")
             ]
         finally:
-            await self.records.finish_event(
-                event.conversation.platform, event.event_id, status, self.clock()
-            )
+            if status != "received":
+                await self.records.finish_event(
+                    event.conversation.platform, event.event_id, status, self.clock()
+                )
 
     def _refuse(self, event: Event) -> Sequence[Reply]:
         key = (event.conversation.platform, event.event_id)

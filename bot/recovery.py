@@ -15,16 +15,24 @@ from datetime import UTC
 from bot.engine import Engine
 from bot.events import Conversation, InboundMessage, Reply, Sender
 from storage.chat_tables import InboundEvent
+from storage.liveness import ProcessLiveness
 
 log = logging.getLogger(__name__)
 
 Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 
 
-async def resume_unfinished(engine: Engine, deliver: Deliver) -> int:
-    """Finish every unfinished event exactly once; returns how many were re-processed."""
+async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: Deliver) -> int:
+    """Finish every unfinished event of a dead process exactly once (an event a live
+    process is handling is left to it); returns how many were re-processed."""
     resumed = 0
     for row in await engine.records.unfinished_events():
+        if await liveness.is_alive(row.owner):
+            continue
+        if not await engine.records.claim_event(
+            row.platform, row.event_id, old=row.owner, new=liveness.token
+        ):
+            continue  # another process took it over first
         conversation = Conversation(row.platform, row.chat_id, row.thread_id)
         key = f"{row.platform}:{row.event_id}"
         if await engine.records.event_has_tool_calls(key):

@@ -12,6 +12,7 @@ from bot.engine import Engine, utcnow
 from bot.llm import LLM
 from storage.db import Database
 from storage.embeddings import make_embedder
+from storage.liveness import ProcessLiveness
 from storage.migrations import migrate
 from storage.records import Records
 from storage.store import Store
@@ -27,6 +28,7 @@ class Runtime:
     records: Records
     llm: LLM | None
     engine: Engine
+    liveness: ProcessLiveness
 
     @classmethod
     async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
@@ -53,6 +55,7 @@ class Runtime:
             )
             records = Records(database.engine)
             await records.create_schema()
+            liveness = await ProcessLiveness.acquire(database.engine)
         except BaseException:
             await database.close()
             raise
@@ -70,11 +73,19 @@ class Runtime:
         )
         if llm is None:
             log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
-        engine = Engine(store=store, records=records, settings=settings, llm=llm, clock=clock)
-        return cls(settings, database, store, records, llm, engine)
+        engine = Engine(
+            store=store,
+            records=records,
+            settings=settings,
+            llm=llm,
+            clock=clock,
+            owner=liveness.token,
+        )
+        return cls(settings, database, store, records, llm, engine, liveness)
 
     async def close(self) -> None:
         if self.llm is not None:
             await self.llm.close()
         await self.store.close()
+        await self.liveness.release()
         await self.database.close()

@@ -198,7 +198,7 @@ class Service:
                 return None
 
         try:
-            resumed = await resume_unfinished(runtime.engine, deliver_one)
+            resumed = await resume_unfinished(runtime.engine, runtime.liveness, deliver_one)
         except Exception:
             log.exception("re-processing the events a restart cut short failed")
             return

@@ -60,9 +60,16 @@ async def _tool_call_event_key(conn: AsyncConnection) -> None:
     )
 
 
+async def _event_owner(conn: AsyncConnection) -> None:
+    await conn.execute(
+        text("ALTER TABLE inbound_events ADD COLUMN IF NOT EXISTS owner INTEGER NOT NULL DEFAULT 0")
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
+    Migration(3, "inbound_events.owner: the process handling each event", _event_owner),
 )
 LATEST = MIGRATIONS[-1].version
 

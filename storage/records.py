@@ -108,6 +108,7 @@ class Records:
         thread_id: str | None,
         text: str,
         received_at: datetime,
+        owner: int = 0,
     ) -> bool:
         """Store the event; False when it was recorded before (a platform retry)."""
         stmt = (
@@ -122,6 +123,7 @@ class Records:
                 text=text,
                 received_at=received_at,
                 status="received",
+                owner=owner,
             )
             .on_conflict_do_nothing()
             .returning(EVENTS.c.event_id)
@@ -144,6 +146,25 @@ class Records:
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [InboundEvent.model_validate(row._mapping) for row in rows]
+
+    async def claim_event(self, platform: str, event_id: str, *, old: int, new: int) -> bool:
+        """Take over an unfinished event from a dead process; only one claimant wins."""
+        c = EVENTS.c
+        stmt = (
+            update(EVENTS)
+            .where(
+                and_(
+                    c.platform == platform,
+                    c.event_id == event_id,
+                    c.owner == old,
+                    c.status == "received",
+                )
+            )
+            .values(owner=new)
+            .returning(c.event_id)
+        )
+        async with self.engine.begin() as conn:
+            return (await conn.execute(stmt)).first() is not None
 
     # --- people ---------------------------------------------------------------------
 

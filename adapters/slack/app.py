@@ -113,6 +113,17 @@ class SlackAdapter:
             "Socket Mode" if self._app_token else "HTTP mode",
         )
 
+    @property
+    def connected(self) -> bool:
+        """Serving events now: started, and in Socket Mode with the websocket open."""
+        if self._bolt is None:
+            return False
+        if self._socket is None:
+            return True  # HTTP mode: Slack reaches us whenever we run
+        client = self._socket.client
+        session = client.current_session
+        return not client.closed and session is not None and not session.closed
+
     async def stop(self) -> None:
         """Disconnect, let running handlers finish (bounded), close the HTTP session."""
         self._bolt = None

@@ -146,6 +146,14 @@ class TelegramAdapter:
             )
         log.info("Telegram adapter started as @%s", app.bot.username)
 
+    @property
+    def connected(self) -> bool:
+        """Receiving updates now: started, and polling unless a webhook delivers them."""
+        app = self._application
+        if not app.running:
+            return False
+        return bool(self._webhook_url) or (app.updater is not None and app.updater.running)
+
     async def stop(self) -> None:
         """Stop fetching, let updates in progress finish, close connections."""
         app = self._application

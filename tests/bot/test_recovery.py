@@ -9,6 +9,7 @@ from sqlalchemy import update
 from bot.events import Conversation, Reply
 from bot.recovery import resume_unfinished
 from storage.chat_tables import APPROVALS, EVENTS
+from storage.liveness import ProcessLiveness
 from tests.bot.helpers import CHAT, message, notes, press
 from tests.fakes.brain import running_brain
 
@@ -33,8 +34,8 @@ async def test_an_event_recorded_but_never_processed_is_processed_once(
             text=event.text,
             received_at=event.received_at,
         )
-        assert await resume_unfinished(brain.engine, deliver) == 1
-        assert await resume_unfinished(brain.engine, deliver) == 0
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 1
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 0
         assert await brain.engine.handle(event) == []  # the platform's retry, later
         assert notes(brain.settings.vault_dir) == ["ideas/solar-kettle.md"]
     assert [(c, r.text) for c, r in delivered] == [
@@ -49,14 +50,16 @@ async def test_an_event_whose_tools_ran_before_the_crash_is_not_redone(
         await brain.engine.handle(message("idea: wind chimes", event_id="crashed-2"))
         async with brain.database.engine.begin() as conn:  # the crash came before "done"
             await conn.execute(
-                update(EVENTS).where(EVENTS.c.event_id == "crashed-2").values(status="received")
+                update(EVENTS)
+                .where(EVENTS.c.event_id == "crashed-2")
+                .values(status="received", owner=0)  # owned by a process now gone
             )
         delivered: list[Reply] = []
 
         async def deliver(conversation: Conversation, reply: Reply) -> None:
             delivered.append(reply)
 
-        assert await resume_unfinished(brain.engine, deliver) == 0
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 0
         assert await brain.records.unfinished_events() == []
         assert notes(brain.settings.vault_dir) == ["ideas/wind-chimes.md"]
     assert delivered == []
@@ -88,7 +91,36 @@ async def test_an_approval_cut_short_by_a_crash_can_be_pressed_again(
         async def deliver(conversation: Conversation, reply: Reply) -> None:
             delivered.append(reply)
 
-        await resume_unfinished(brain.engine, deliver)
+        await resume_unfinished(brain.engine, brain.liveness, deliver)
         assert "Press Approve again" in delivered[0].text
         (done,) = await brain.engine.handle(press(card, "Approve"))
         assert done.text.startswith("Approved") and notes(brain.settings.vault_dir) == []
+
+
+async def test_an_event_a_live_process_is_handling_is_left_to_it(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        other = await ProcessLiveness.acquire(brain.database.engine)  # another brainbot
+        event = message("idea: sails", event_id="theirs")
+        await brain.records.record_event(
+            platform="test",
+            event_id="theirs",
+            kind="message",
+            user_key="test:U1",
+            chat_id=CHAT.chat_id,
+            thread_id=None,
+            text=event.text,
+            received_at=event.received_at,
+            owner=other.token,
+        )
+        delivered: list[Reply] = []
+
+        async def deliver(conversation: Conversation, reply: Reply) -> None:
+            delivered.append(reply)
+
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 0
+        assert notes(brain.settings.vault_dir) == []
+        await other.release()  # that process died
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 1
+        assert notes(brain.settings.vault_dir) == ["ideas/sails.md"]

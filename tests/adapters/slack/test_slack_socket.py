@@ -79,10 +79,13 @@ async def test_slash_command_over_the_socket(
 
 async def test_stop_closes_the_socket(fake_slack: FakeSlack) -> None:
     adapter = SlackAdapter(BOT_TOKEN, app_token="xapp-fake-app-token", api_url=fake_slack.api_url)
+    assert not adapter.connected
     await adapter.start(Recorder())
     await fake_slack.wait_until(lambda: any(not ws.closed for ws in fake_slack.sockets))
+    assert adapter.connected
     await adapter.stop()
     await fake_slack.wait_until(lambda: all(ws.closed for ws in fake_slack.sockets))
+    assert not adapter.connected
 
 
 async def test_bad_app_token_fails_start(fake_slack: FakeSlack) -> None:

@@ -185,3 +185,15 @@ async def test_send_works_without_start_and_stop_closes_it(
     assert fake.calls("sendMessage")[0]["text"] == "Your daily digest"
     assert fake.calls("editMessageText")[0]["text"] == "Your daily digest (done)"
     assert fake.calls("getUpdates") == []  # sending alone never competes for updates
+
+
+async def test_connected_while_polling_and_not_after_stop(
+    fake: FakeTelegram, engine: Engine
+) -> None:
+    adapter = make_adapter(fake)
+    assert not adapter.connected
+    await adapter.start(engine)
+    await fake.wait_for("getUpdates")
+    assert adapter.connected
+    await adapter.stop()
+    assert not adapter.connected
