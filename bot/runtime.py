@@ -20,6 +20,24 @@ from storage.store import Store
 log = logging.getLogger(__name__)
 
 
+async def open_store(settings: Settings, database: Database) -> Store:
+    """The vault and its index as the settings describe them, opened and brought up to date."""
+    embedder = make_embedder(
+        settings.embeddings,
+        settings.embedding_model,
+        settings.openai_api_key,
+        settings.openai_base_url,
+        settings.embedding_dimensions,
+    )
+    return await Store.open(
+        vault_dir=settings.vault_dir,
+        categories=settings.categories,
+        database=database,
+        embedder=embedder,
+        max_bytes=settings.max_note_bytes,
+    )
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -39,20 +57,7 @@ class Runtime:
             applied = await migrate(database.engine)
             if applied:
                 log.info("database schema migrated: %s", "; ".join(m.name for m in applied))
-            embedder = make_embedder(
-                settings.embeddings,
-                settings.embedding_model,
-                settings.openai_api_key,
-                settings.openai_base_url,
-                settings.embedding_dimensions,
-            )
-            store = await Store.open(
-                vault_dir=settings.vault_dir,
-                categories=settings.categories,
-                database=database,
-                embedder=embedder,
-                max_bytes=settings.max_note_bytes,
-            )
+            store = await open_store(settings, database)
             records = Records(database.engine)
             await records.create_schema()
             liveness = await ProcessLiveness.acquire(database.engine)

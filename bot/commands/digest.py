@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from datetime import date
 from typing import Any, TextIO
 
+from bot.commands.run import ConfigurationError, build_adapters
 from bot.config import Settings
 from bot.digest import compose_digest, local_zone
 from bot.digest_summary import with_summary
@@ -70,23 +71,7 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
 async def outbound(settings: Settings) -> AsyncIterator[list[Sends]]:
     """The configured platforms, for sending only. They are not started: a started
     adapter would compete with the running bot for Telegram updates and Slack events."""
-    from adapters.slack import SlackAdapter
-    from adapters.telegram import TelegramAdapter
-
-    senders: list[Any] = []
-    if settings.telegram_bot_token:
-        senders.append(
-            TelegramAdapter(settings.telegram_bot_token, api_url=settings.telegram_api_url)
-        )
-    if settings.slack_bot_token and (settings.slack_app_token or settings.slack_signing_secret):
-        senders.append(
-            SlackAdapter(
-                settings.slack_bot_token,
-                app_token=settings.slack_app_token,
-                signing_secret=settings.slack_signing_secret,
-                api_url=settings.slack_api_url,
-            )
-        )
+    senders: list[Any] = build_adapters(settings, console_fallback=False)
     try:
         yield senders
     finally:
@@ -103,7 +88,7 @@ async def run_digest(args: argparse.Namespace, settings: Settings, out: TextIO =
         return 1
     try:
         return await _digest(runtime, args, out)
-    except UsageError as exc:
+    except (UsageError, ConfigurationError) as exc:
         print(f"brainbot digest: {exc}", file=sys.stderr)
         return 2
     finally:

@@ -36,9 +36,9 @@ def register(subparsers: Any) -> None:
     chat.set_defaults(func=lambda args: asyncio.run(_chat()))
 
 
-def build_adapters(settings: Settings) -> list[RunAdapter]:
-    """An adapter per configured platform; the console when none is configured.
-    Each SDK is imported only when its platform is on."""
+def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list[RunAdapter]:
+    """An adapter per configured platform; the console when none is configured (and
+    `console_fallback`). Each SDK is imported only when its platform is on."""
     adapters: list[RunAdapter] = []
     if settings.slack_bot_token:
         if not (settings.slack_app_token or settings.slack_signing_secret):
@@ -71,7 +71,7 @@ def build_adapters(settings: Settings) -> list[RunAdapter]:
             )
         except ValueError as exc:
             raise ConfigurationError(str(exc)) from exc
-    if not adapters:
+    if not adapters and console_fallback:
         from adapters.console import ConsoleAdapter
 
         log.info("no Slack or Telegram settings: chatting in this terminal")

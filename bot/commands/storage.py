@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.config import Settings
+from bot.runtime import open_store
 from storage.db import Database
-from storage.embeddings import make_embedder
 from storage.entry import ImportResult, SearchResults
 from storage.errors import StorageError
 from storage.store import Store
@@ -46,31 +46,12 @@ def _main(work: Any) -> int:
     return code
 
 
-def load_settings() -> Settings:
-    """Settings from the environment and `.env` (nothing passed in by hand)."""
-    from_environment: dict[str, Any] = {}
-    return Settings(**from_environment)
-
-
 @asynccontextmanager
-async def open_store(settings: Settings) -> AsyncIterator[Store]:
+async def opened_store(settings: Settings) -> AsyncIterator[Store]:
     """The Store the settings describe, opened (and synced) and closed again."""
     database = await Database.connect(settings.database_url, settings.data_dir)
     try:
-        embedder = make_embedder(
-            settings.embeddings,
-            settings.embedding_model,
-            settings.openai_api_key,
-            settings.openai_base_url,
-            settings.embedding_dimensions,
-        )
-        store = await Store.open(
-            vault_dir=settings.vault_dir,
-            categories=settings.categories,
-            database=database,
-            embedder=embedder,
-            max_bytes=settings.max_note_bytes,
-        )
+        store = await open_store(settings, database)
         try:
             yield store
         finally:
@@ -118,7 +99,7 @@ def _import_command(args: argparse.Namespace) -> int:
 async def _import(path: Path) -> int:
     bar = ProgressBar(sys.stderr)
     try:
-        async with open_store(load_settings()) as store:
+        async with opened_store(Settings()) as store:
             result = await store.import_folder(path, progress=bar)
     finally:
         bar.close()
@@ -140,7 +121,7 @@ def _import_summary(result: ImportResult) -> str:
 async def _reindex() -> int:
     bar = ProgressBar(sys.stderr)
     try:
-        async with open_store(load_settings()) as store:
+        async with opened_store(Settings()) as store:
             count = await store.reindex(progress=lambda done, total: bar("index", done, total))
     finally:
         bar.close()
@@ -179,7 +160,7 @@ def _print_text(results: SearchResults) -> None:
 
 
 async def _search(args: argparse.Namespace) -> int:
-    async with open_store(load_settings()) as store:
+    async with opened_store(Settings()) as store:
 
         async def run(query: str) -> SearchResults:
             return await store.search(query, category=args.category, limit=max(1, args.limit))
