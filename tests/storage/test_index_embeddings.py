@@ -3,7 +3,6 @@ the index does when that server is down."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,41 +13,31 @@ from tests.fakes.openai_server import FakeOpenAI
 from tests.storage.index_support import opened_store
 
 
-@pytest.fixture
-async def openai() -> AsyncIterator[FakeOpenAI]:
-    fake = FakeOpenAI()
-    await fake.start()
-    try:
-        yield fake
-    finally:
-        await fake.stop()
-
-
-async def test_batches_floats_and_probed_dimensions(openai: FakeOpenAI) -> None:
+async def test_batches_floats_and_probed_dimensions(openai_fake: FakeOpenAI) -> None:
     embedder = OpenAIEmbedder(
-        "nomic-embed-text", api_key=None, base_url=openai.base_url, batch_size=2, max_retries=0
+        "nomic-embed-text", api_key=None, base_url=openai_fake.base_url, batch_size=2, max_retries=0
     )
     assert await embedder.probe() == 32
     vectors = await embedder.embed(["budget call", "", "tea"])
     await embedder.close()
     assert [len(v) for v in vectors] == [32, 32, 32]
-    bodies = [body for path, body in openai.requests if path == "embeddings"]
+    bodies = [body for path, body in openai_fake.requests if path == "embeddings"]
     assert [body["input"] for body in bodies[1:]] == [["budget call", " "], ["tea"]]
     assert all(body["encoding_format"] == "float" for body in bodies)
     assert "dimensions" not in bodies[0]
 
 
-async def test_configured_dimensions_are_sent(openai: FakeOpenAI) -> None:
-    embedder = make_embedder("openai", "text-embedding-3-small", "key", openai.base_url, 16)
+async def test_configured_dimensions_are_sent(openai_fake: FakeOpenAI) -> None:
+    embedder = make_embedder("openai", "text-embedding-3-small", "key", openai_fake.base_url, 16)
     assert isinstance(embedder, OpenAIEmbedder) and embedder.dimensions == 16
     assert len((await embedder.embed(["x"]))[0]) == 16
     await embedder.close()
-    assert openai.requests[-1][1]["dimensions"] == 16
+    assert openai_fake.requests[-1][1]["dimensions"] == 16
 
 
-async def test_a_failing_service_is_an_embedding_error(openai: FakeOpenAI) -> None:
-    openai.down = True
-    embedder = OpenAIEmbedder("m", base_url=openai.base_url, dimensions=8, max_retries=0)
+async def test_a_failing_service_is_an_embedding_error(openai_fake: FakeOpenAI) -> None:
+    openai_fake.down = True
+    embedder = OpenAIEmbedder("m", base_url=openai_fake.base_url, dimensions=8, max_retries=0)
     with pytest.raises(EmbeddingError):
         await embedder.embed(["x"])
     await embedder.close()
@@ -64,17 +53,17 @@ def test_make_embedder_kinds() -> None:
 
 
 async def test_notes_saved_while_embeddings_are_down_are_embedded_later(
-    tmp_path: Path, database_url: str, openai: FakeOpenAI
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
-    embedder = OpenAIEmbedder("m", base_url=openai.base_url, dimensions=32, max_retries=0)
+    embedder = OpenAIEmbedder("m", base_url=openai_fake.base_url, dimensions=32, max_retries=0)
     async with opened_store(tmp_path / "vault", database_url, embedder) as store:
-        openai.down = True
+        openai_fake.down = True
         entry = await store.create("ideas", "Airship", "Zeppelin flight over the lake.")
         results = await store.search("zeppelin")
         assert [h.path for h in results.hits] == [entry.path]  # found by keyword
         assert results.mode == "keyword" and "embedding the query failed" in results.notes[0]
 
-        openai.down = False
+        openai_fake.down = False
         report = await store.sync()
         assert report.embedded == 1
         async with store.database.engine.connect() as conn:
@@ -85,14 +74,14 @@ async def test_notes_saved_while_embeddings_are_down_are_embedded_later(
 
 
 async def test_service_down_at_start_keeps_the_recorded_vectors(
-    tmp_path: Path, database_url: str, openai: FakeOpenAI
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
     def embedder() -> OpenAIEmbedder:
-        return OpenAIEmbedder("nomic", base_url=openai.base_url, max_retries=0)
+        return OpenAIEmbedder("nomic", base_url=openai_fake.base_url, max_retries=0)
 
     async with opened_store(tmp_path / "vault", database_url, embedder()) as store:
         entry = await store.create("ideas", "Airship", "Zeppelin flight over the lake.")
-    openai.down = True
+    openai_fake.down = True
     async with opened_store(tmp_path / "vault", database_url, embedder()) as store:
         assert [h.path for h in (await store.search("zeppelin")).hits] == [entry.path]
         async with store.database.engine.connect() as conn:
@@ -102,6 +91,6 @@ async def test_service_down_at_start_keeps_the_recorded_vectors(
         async with opened_store(
             tmp_path / "vault",
             database_url,
-            OpenAIEmbedder("other", base_url=openai.base_url, max_retries=0),
+            OpenAIEmbedder("other", base_url=openai_fake.base_url, max_retries=0),
         ):
             pass
