@@ -72,6 +72,7 @@ class Settings(BaseSettings):
     telegram_webhook_url: str | None = Field(None, alias="TELEGRAM_WEBHOOK_URL")
     telegram_webhook_secret: str | None = Field(None, alias="TELEGRAM_WEBHOOK_SECRET")
 
+    sync_interval_seconds: float = Field(30.0, alias="BRAINBOT_SYNC_INTERVAL")
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
     log_level: str = Field("INFO", alias="BRAINBOT_LOG_LEVEL")
 

@@ -128,6 +128,7 @@ class Service:
         self._scheduler: Stoppable | None = None
         self._pusher: BackupPusher | None = None
         self._resume: asyncio.Task[None] | None = None
+        self._sync: asyncio.Task[None] | None = None
         self._gate: InFlight | None = None
 
     async def run(self, stop: asyncio.Event) -> int:
@@ -164,6 +165,10 @@ class Service:
             self._pusher = BackupPusher(backup, on_push=metrics.backup_pushed)
             await self._pusher.start()
         self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver, self._gate))
+        if self.settings.sync_interval_seconds > 0:
+            self._sync = asyncio.create_task(
+                follow_outside_edits(runtime, self.settings.sync_interval_seconds)
+            )
         self._add_checks(runtime)
         self.http.ready()
         platforms = ", ".join(a.platform for a in self.started)
@@ -243,6 +248,8 @@ class Service:
         self.http.stopping()
         if self.started:
             log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
+        if self._sync is not None:
+            self._sync.cancel()
         if self._scheduler is not None:
             await self._step("the scheduler", self._scheduler.stop(), deadline)
         if self._resume is not None:
@@ -278,6 +285,24 @@ class Service:
                 await task
         elif not task.cancelled() and task.exception() is not None:
             log.warning("stopping %s failed: %r", what, task.exception())
+
+
+async def follow_outside_edits(runtime: Runtime, interval: float) -> None:
+    """Index what changed in the vault outside the bot (a hand edit, a `git pull`):
+    each sync reads the git diff since the last one, so a quiet vault costs little."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            report = await runtime.store.sync()
+        except Exception:
+            log.exception("syncing the index with the vault failed; trying again later")
+            continue
+        if report.indexed or report.removed:
+            log.info(
+                "vault changed outside the bot: %d indexed, %d removed",
+                report.indexed,
+                report.removed,
+            )
 
 
 def _vault_problem(runtime: Runtime) -> str | None:
