@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,10 @@ def async_url(url: str) -> str:
 def _safe(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
+
+# pgserver's platformdirs falls back to /tmp when XDG_RUNTIME_DIR is unset (any
+# server or container), with a warning nobody can act on.
+warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
 
 # pgserver hands every caller in a process the same server object and stops the
 # server at its first cleanup(); count our users so the last one stops it.
