@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.documents import decode_fields
+from storage.notefile import parse_timestamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,20 +138,6 @@ async def _listing(conn: AsyncConnection, sql: str, params: Mapping[str, Any]) -
     return Listing(tuple(_row(r) for r in rows), rows[0].total if rows else 0)
 
 
-def _created(fields: Mapping[str, Any]) -> datetime | None:
-    value = fields.get("created")
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime.combine(value, time(), tzinfo=UTC)
-    return None
-
-
 async def _captured(conn: AsyncConnection, query: DigestQuery) -> Listing:
     params = {
         "start": query.start,
@@ -160,7 +147,7 @@ async def _captured(conn: AsyncConnection, query: DigestQuery) -> Listing:
         "last_day": (query.end.date() + timedelta(days=1)).isoformat(),
     }
     rows = [_row(r) for r in (await conn.execute(text(_CAPTURED), params)).all()]
-    created = [(c, r) for r in rows if (c := _created(r.fields)) is not None]
+    created = [(c, r) for r in rows if (c := parse_timestamp(r.fields.get("created"))) is not None]
     inside = [
         r
         for c, r in sorted(created, key=lambda cr: cr[0], reverse=True)

@@ -15,6 +15,7 @@ from typing import Any
 from storage.chunking import Chunk, chunk_note
 from storage.entry import Entry
 from storage.links import Link, extract_links
+from storage.notefile import parse_timestamp
 from storage.tokens import fold, term_frequencies
 
 # Fields that say nothing about a note's subject; everything else is searchable text.
@@ -58,25 +59,12 @@ def searchable_text(entry: Entry) -> str:
     return f"{entry.title}\n{entry.title}\n{fields}\n{entry.body}"
 
 
-def _as_utc(value: Any) -> datetime | None:
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime.combine(value, time(), tzinfo=UTC)
-    return None
-
-
 def updated_at(entry: Entry, fallback: datetime | None = None) -> datetime:
     """When the note last changed: its `updated` field, else `created`, else `fallback`
     (the file's modification time), else now."""
     return (
-        _as_utc(entry.fields.get("updated"))
-        or _as_utc(entry.fields.get("created"))
+        parse_timestamp(entry.fields.get("updated"))
+        or parse_timestamp(entry.fields.get("created"))
         or fallback
         or datetime.now(UTC)
     )
