@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.digest import local_zone
 from bot.events import Reply
 from bot.llm import LLM, Completion, LLMUnavailable
 from bot.toolrunner import Outcome, ToolRunner
@@ -97,10 +98,11 @@ class Agent:
         tools = tool_schemas(categories)
         history = await ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH)
         recent = await ctx.store.recent(limit=RECENT_ENTRIES)
+        zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
         system = SYSTEM_PROMPT.format(
             categories=", ".join(categories),
-            today=ctx.now.date().isoformat(),
-            timezone=ctx.person.timezone or ctx.settings.timezone,
+            today=ctx.now.astimezone(zone).strftime("%A %Y-%m-%d %H:%M"),
+            timezone=zone.key,
         )
         if recent:
             listing = "\n".join(f"- {e.title} ({e.path})" for e in recent)

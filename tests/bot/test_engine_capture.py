@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import frontmatter
 
 from tests.bot.helpers import git_log, git_status, message, notes, press
-from tests.fakes.brain import running_brain
+from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, ToolCall, call, calls, say
 
 
@@ -196,3 +197,16 @@ async def test_oversize_message_is_refused_with_a_clear_message(
         assert notes(brain.settings.vault_dir) == []
     assert "at most 100" in reply.text
     assert openai_fake.chat_requests() == []
+
+
+async def test_the_model_is_told_the_date_in_the_persons_own_time_zone(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    clock = Clock(datetime(2026, 11, 20, 23, 30, tzinfo=UTC))  # already the 21st in Berlin
+    openai_fake.script = [say("Noted.")]
+    async with running_brain(
+        tmp_path, database_url, openai_fake, clock=clock, BRAINBOT_TIMEZONE="Europe/Berlin"
+    ) as brain:
+        await brain.engine.handle(message("what day is it?"))
+    system = openai_fake.chat_requests()[0]["messages"][0]["content"]
+    assert "Saturday 2026-11-21 00:30" in system and "Europe/Berlin" in system
