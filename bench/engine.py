@@ -19,25 +19,18 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from bench.digest import write_vault
 from bot.events import Conversation, InboundMessage, Sender
 from bot.runtime import Runtime
 from tests.fakes.brain import make_settings
-from tests.fakes.openai_server import FakeOpenAI, Step, call
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.scripts import capture_everything
 
 TARGET_MS = 40.0
 WARMUP = 5
 CONVERSATIONS = 50
 PER_CONVERSATION = 20
-
-
-def capture_everything(body: dict[str, Any]) -> Step:
-    said = body["messages"][-1].get("content") or "thought"
-    return call(
-        "capture", category="ideas", title=said[:60], body=said, confidence=0.9, tags=[], fields=[]
-    )
 
 
 def message(chat: str, event_id: str, text: str) -> InboundMessage:

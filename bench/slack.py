@@ -13,12 +13,9 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -78,24 +75,10 @@ async def measure(fake: FakeSlack, url: str, runs: int) -> list[float]:
 async def real_engine() -> AsyncIterator[EventHandler]:
     """The engine on a temporary vault and embedded Postgres, its LLM a fake that
     answers every message at once with one `capture` call."""
-    from tests.fakes.brain import running_brain
-    from tests.fakes.openai_server import FakeOpenAI, Step, call
+    from tests.fakes.brain import instant_model_brain
 
-    def capture(body: dict[str, Any]) -> Step:
-        said = body["messages"][-1].get("content") or "thought"
-        return call(
-            "capture", category="ideas", title=said, body=said, confidence=0.9, tags=[], fields=[]
-        )
-
-    openai = FakeOpenAI()
-    openai.responder = capture
-    await openai.start()
-    try:
-        with tempfile.TemporaryDirectory(prefix="brainbot-bench-slack-") as tmp:
-            async with running_brain(Path(tmp), database_url=None, openai=openai) as brain:  # type: ignore[arg-type]
-                yield brain.engine.handle
-    finally:
-        await openai.stop()
+    async with instant_model_brain("brainbot-bench-slack-") as brain:
+        yield brain.engine.handle
 
 
 async def run(runs: int = 50, *, adapter_only: bool = False) -> dict[str, float]:

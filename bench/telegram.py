@@ -15,11 +15,8 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
 
 from adapters.base import EventHandler
 from adapters.telegram import TelegramAdapter
@@ -51,28 +48,12 @@ async def telegram_bot(fake: FakeTelegram, on_event: EventHandler) -> AsyncItera
 async def real_engine() -> AsyncIterator[EventHandler]:
     """The engine on a temporary vault and embedded Postgres, its LLM a fake that
     answers every message at once with one `capture` call."""
-    from tests.fakes.brain import running_brain
-    from tests.fakes.openai_server import FakeOpenAI, Step, call
+    from tests.fakes.brain import instant_model_brain
 
-    def capture(body: dict[str, Any]) -> Step:
-        said = body["messages"][-1].get("content") or "thought"
-        return call(
-            "capture", category="ideas", title=said, body=said, confidence=0.9, tags=[], fields=[]
-        )
-
-    openai = FakeOpenAI()
-    openai.responder = capture
-    await openai.start()
-    try:
-        with tempfile.TemporaryDirectory(prefix="brainbot-bench-telegram-") as tmp:
-            # No DATABASE_URL: the runtime starts an embedded Postgres under tmp.
-            embedded: Any = None
-            async with running_brain(
-                Path(tmp), embedded, openai, BRAINBOT_ALLOWED_USERS="telegram:42"
-            ) as brain:
-                yield brain.engine.handle
-    finally:
-        await openai.stop()
+    async with instant_model_brain(
+        "brainbot-bench-telegram-", BRAINBOT_ALLOWED_USERS="telegram:42"
+    ) as brain:
+        yield brain.engine.handle
 
 
 async def measure(fake: FakeTelegram, runs: int) -> list[float]:

@@ -11,15 +11,7 @@ from storage.entry import Author
 from tests.bot.helpers import git_log, message, notes, press
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, call, say
-
-UPDATE = call(
-    "update_entry",
-    path="ideas/tea.md",
-    set_fields=[{"name": "status", "value": "tried"}],
-    remove_fields=None,
-    body=None,
-    append="Tried oolong: great.",
-)
+from tests.fakes.scripts import UPDATE
 
 
 async def _with_tea(brain: object) -> None:

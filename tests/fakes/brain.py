@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -58,3 +59,21 @@ async def running_brain(
         yield runtime
     finally:
         await runtime.close()
+
+
+@asynccontextmanager
+async def instant_model_brain(prefix: str, **overrides: Any) -> AsyncIterator[Runtime]:
+    """A runtime on a temporary vault and embedded Postgres whose fake model files
+    every message at once with one `capture` call: the engine's own time, for benchmarks."""
+    from tests.fakes.scripts import capture_everything
+
+    openai = FakeOpenAI()
+    openai.responder = capture_everything
+    await openai.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+            embedded: Any = None  # no DATABASE_URL: the runtime starts its own Postgres
+            async with running_brain(Path(tmp), embedded, openai, **overrides) as brain:
+                yield brain
+    finally:
+        await openai.stop()

@@ -18,7 +18,8 @@ from bot.runtime import Runtime
 from storage.entry import Author
 from tests.bot.helpers import notes
 from tests.fakes.brain import running_brain
-from tests.fakes.openai_server import FakeOpenAI, call
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.scripts import CAPTURE, UPDATE
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlack
 from tests.fakes.slack_payloads import (
     CHANNEL,
@@ -29,24 +30,6 @@ from tests.fakes.slack_payloads import (
     interactive_body,
     mention_event,
     post_signed,
-)
-
-CAPTURE = call(
-    "capture",
-    category="projects",
-    title="Launch the website",
-    body="Launch the new website before the conference",
-    confidence=0.9,
-    tags=["web"],
-    fields=[{"name": "next_action", "value": "write the copy"}],
-)
-UPDATE = call(
-    "update_entry",
-    path="ideas/tea.md",
-    set_fields=[{"name": "status", "value": "tried"}],
-    remove_fields=None,
-    body=None,
-    append="Tried oolong: great.",
 )
 
 

@@ -16,28 +16,12 @@ from storage.entry import Author
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain
-from tests.fakes.openai_server import FakeOpenAI, call
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.scripts import CAPTURE, UPDATE
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_html import visible_text
 from tests.fakes.telegram_updates import Updates
 
-CAPTURE = call(
-    "capture",
-    category="projects",
-    title="Launch the website",
-    body="Launch the new website before the conference",
-    confidence=0.9,
-    tags=["web"],
-    fields=[{"name": "next_action", "value": "write the copy"}],
-)
-UPDATE = call(
-    "update_entry",
-    path="ideas/tea.md",
-    set_fields=[{"name": "status", "value": "tried"}],
-    remove_fields=None,
-    body=None,
-    append="Tried oolong: great.",
-)
 MALLORY = {"id": 666, "is_bot": False, "first_name": "Mallory"}
 
 
