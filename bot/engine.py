@@ -28,7 +28,7 @@ from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
 from storage.digest_log import DigestLog
 from storage.errors import StorageError
-from storage.records import HistoryItem, Person, Records
+from storage.records import HistoryItem, Person, Records, StoredFile
 from storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,10 @@ class Engine:
             else f"{event.action}:{event.value}",
             received_at=event.received_at,
             owner=self.owner,
+            files=[
+                StoredFile(a.kind, a.file_name, a.mime_type, a.data)
+                for a in (event.attachments if isinstance(event, InboundMessage) else ())
+            ],
         )
         if not first:
             log.info("duplicate event %s:%s ignored", event.conversation.platform, event.event_id)

@@ -40,11 +40,14 @@ class Sender:
         return f"{self.platform}:{self.id}"
 
 
+AttachmentKind = Literal["voice", "audio", "photo", "document"]
+
+
 @dataclass(frozen=True, slots=True)
 class Attachment:
     """A file that came with a message, already downloaded by the adapter."""
 
-    kind: Literal["voice", "audio", "photo", "document"]
+    kind: AttachmentKind
     data: bytes
     file_name: str
     mime_type: str | None = None

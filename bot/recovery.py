@@ -9,13 +9,15 @@ back to pending, and its owner is asked to press again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC
+from typing import cast
 
 from bot.engine import Engine
-from bot.events import Conversation, InboundMessage, Reply, Sender
+from bot.events import Attachment, AttachmentKind, Conversation, InboundMessage, Reply, Sender
 from storage.chat_tables import InboundEvent
 from storage.liveness import ProcessLiveness
+from storage.records import StoredFile
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +45,14 @@ async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: 
             await _reopen(engine, row, conversation, deliver)
             continue
         log.info("re-processing event %s after a restart", key)
-        for reply in await engine.process(_message(row)):
+        files = await engine.records.event_files(row.platform, row.event_id)
+        for reply in await engine.process(_message(row, files)):
             await deliver(conversation, reply)
         resumed += 1
     return resumed
 
 
-def _message(row: InboundEvent) -> InboundMessage:
+def _message(row: InboundEvent, files: Sequence[StoredFile]) -> InboundMessage:
     platform, _, user_id = row.user_key.partition(":")
     received = row.received_at if row.received_at.tzinfo else row.received_at.replace(tzinfo=UTC)
     return InboundMessage(
@@ -58,6 +61,10 @@ def _message(row: InboundEvent) -> InboundMessage:
         Sender(platform, user_id),
         row.text,
         received,
+        attachments=tuple(
+            Attachment(cast(AttachmentKind, f.kind), f.data, f.file_name, f.mime_type)
+            for f in files
+        ),
         source={"platform": row.platform, "resumed": "after a restart"},
     )
 

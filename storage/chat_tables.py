@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, DateTime, Index, Table, Text
+from sqlalchemy import Column, DateTime, Index, LargeBinary, Table, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -66,6 +66,21 @@ class InboundEvent(SQLModel, table=True):
     owner: int = 0  # liveness token of the process handling it (storage.liveness)
     received_at: datetime = _utc_column()
     processed_at: datetime | None = _utc_column(nullable=True)
+
+
+class InboundFile(SQLModel, table=True):
+    """A file that came with an event (a voice note, a photo), kept until the event is
+    handled, so a crash in between loses nothing."""
+
+    __tablename__ = "inbound_files"
+
+    platform: str = Field(primary_key=True)
+    event_id: str = Field(primary_key=True)
+    position: int = Field(primary_key=True)
+    kind: str
+    file_name: str
+    mime_type: str | None = None
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
 
 
 class Message(SQLModel, table=True):
@@ -145,6 +160,7 @@ USERS = table_of(User)
 IDENTITIES = table_of(Identity)
 LINK_CODES = table_of(LinkCode)
 EVENTS = table_of(InboundEvent)
+FILES = table_of(InboundFile)
 MESSAGES = table_of(Message)
 APPROVALS = table_of(Approval)
 BUTTON_ACTIONS = table_of(ButtonAction)

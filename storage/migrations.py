@@ -30,7 +30,7 @@ from sqlmodel import SQLModel
 
 import storage.chat_tables
 import storage.digest_log
-import storage.models  # noqa: F401  (the three modules register every table)
+import storage.models  # (the three modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -66,10 +66,15 @@ async def _event_owner(conn: AsyncConnection) -> None:
     )
 
 
+async def _inbound_files(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.chat_tables.FILES])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
     Migration(3, "inbound_events.owner: the process handling each event", _event_owner),
+    Migration(4, "inbound_files: files kept with their event until it is handled", _inbound_files),
 )
 LATEST = MIGRATIONS[-1].version
 

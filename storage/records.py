@@ -17,6 +17,7 @@ from storage.chat_tables import (
     APPROVALS,
     BUTTON_ACTIONS,
     EVENTS,
+    FILES,
     IDENTITIES,
     LINK_CODES,
     MESSAGES,
@@ -35,6 +36,7 @@ _ENGINE_TABLES = [
     IDENTITIES,
     LINK_CODES,
     EVENTS,
+    FILES,
     MESSAGES,
     APPROVALS,
     BUTTON_ACTIONS,
@@ -57,6 +59,16 @@ class Person:
     digest_enabled: bool
     digest_time: str | None
     weekly_day: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    """A file recorded with its event, to be handed over again after a crash."""
+
+    kind: str
+    file_name: str
+    mime_type: str | None
+    data: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +121,10 @@ class Records:
         text: str,
         received_at: datetime,
         owner: int = 0,
+        files: Sequence[StoredFile] = (),
     ) -> bool:
-        """Store the event; False when it was recorded before (a platform retry)."""
+        """Store the event (and its files, in the same transaction); False when it was
+        recorded before (a platform retry)."""
         stmt = (
             insert(EVENTS)
             .values(
@@ -129,15 +143,48 @@ class Records:
             .returning(EVENTS.c.event_id)
         )
         async with self.engine.begin() as conn:
-            return (await conn.execute(stmt)).first() is not None
+            if (await conn.execute(stmt)).first() is None:
+                return False
+            if files:
+                rows = [
+                    {
+                        "platform": platform,
+                        "event_id": event_id,
+                        "position": n,
+                        "kind": f.kind,
+                        "file_name": f.file_name,
+                        "mime_type": f.mime_type,
+                        "data": f.data,
+                    }
+                    for n, f in enumerate(files)
+                ]
+                await conn.execute(insert(FILES), rows)
+            return True
+
+    async def event_files(self, platform: str, event_id: str) -> list[StoredFile]:
+        c = FILES.c
+        stmt = (
+            select(c.kind, c.file_name, c.mime_type, c.data)
+            .where(and_(c.platform == platform, c.event_id == event_id))
+            .order_by(c.position)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [StoredFile(*row) for row in rows]
 
     async def finish_event(self, platform: str, event_id: str, status: str, at: datetime) -> None:
+        """Mark the event handled; its files are in the vault by now, so drop their copy."""
         stmt = (
             update(EVENTS)
             .where(and_(EVENTS.c.platform == platform, EVENTS.c.event_id == event_id))
             .values(status=status, processed_at=at)
         )
         async with self.engine.begin() as conn:
+            await conn.execute(
+                delete(FILES).where(
+                    and_(FILES.c.platform == platform, FILES.c.event_id == event_id)
+                )
+            )
             await conn.execute(stmt)
 
     async def unfinished_events(self) -> list[InboundEvent]:

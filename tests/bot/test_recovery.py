@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import frontmatter
 from sqlalchemy import update
 
-from bot.events import Conversation, Reply
+from bot.events import Attachment, Conversation, Reply
 from bot.recovery import resume_unfinished
 from storage.chat_tables import APPROVALS, EVENTS
 from storage.liveness import ProcessLiveness
+from storage.records import StoredFile
 from tests.bot.helpers import CHAT, message, notes, press
 from tests.fakes.brain import running_brain
+from tests.fakes.openai_server import FakeOpenAI, call
 
 
 async def test_an_event_recorded_but_never_processed_is_processed_once(
@@ -124,3 +128,49 @@ async def test_an_event_a_live_process_is_handling_is_left_to_it(
         await other.release()  # that process died
         assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 1
         assert notes(brain.settings.vault_dir) == ["ideas/sails.md"]
+
+
+async def test_a_voice_note_cut_short_keeps_its_audio_through_the_restart(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.transcript = "buy seeds for the balcony"
+    openai_fake.script = [
+        call(
+            "capture",
+            category="admin",
+            title="Seeds",
+            body="buy seeds for the balcony",
+            confidence=0.9,
+            tags=[],
+            fields=[],
+        ),
+    ]
+    audio = b"OggS" + bytes(range(256)) * 40
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        voice = dataclasses.replace(
+            message("", event_id="voice-1"),
+            attachments=(Attachment("voice", audio, "voice-1.ogg", "audio/ogg"),),
+        )
+        await brain.records.record_event(  # recorded, then the process died
+            platform="test",
+            event_id="voice-1",
+            kind="message",
+            user_key="test:U1",
+            chat_id=CHAT.chat_id,
+            thread_id=None,
+            text="",
+            received_at=voice.received_at,
+            files=[StoredFile("voice", "voice-1.ogg", "audio/ogg", audio)],
+        )
+
+        async def deliver(conversation: Conversation, reply: Reply) -> None:
+            return None
+
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 1
+        vault = brain.settings.vault_dir
+        (kept,) = [p for p in vault.glob("attachments/*") if p.suffix == ".ogg"]
+        assert kept.read_bytes() == audio
+        post = frontmatter.load(vault / "admin/seeds.md")
+        assert f"![[attachments/{kept.name}]]" in post.content
+        assert await brain.records.event_files("test", "voice-1") == []
+    assert openai_fake.requests[0] == ("transcribe", {"model": "whisper-1", "bytes": len(audio)})
