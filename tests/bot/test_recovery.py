@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
-import dataclasses
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import frontmatter
 from sqlalchemy import update
 
-from bot.events import Attachment, Conversation, Reply
+from bot.events import Conversation, Reply
 from bot.recovery import resume_unfinished
 from storage.chat_tables import APPROVALS, EVENTS
 from storage.liveness import ProcessLiveness
-from storage.records import StoredFile
+from storage.records import Records, StoredFile
 from tests.bot.helpers import CHAT, message, notes, press
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, call
+
+
+async def record_only(
+    records: Records, event_id: str, text: str, *, kind: str = "message", **extra: Any
+) -> None:
+    """Record an event of the test chat the way `Engine.handle` does, and go no further:
+    what a process that died right after recording leaves behind."""
+    await records.record_event(
+        platform="test",
+        event_id=event_id,
+        kind=kind,
+        user_key="test:U1",
+        chat_id=CHAT.chat_id,
+        thread_id=None,
+        text=text,
+        received_at=datetime.now(UTC),
+        **extra,
+    )
 
 
 async def test_an_event_recorded_but_never_processed_is_processed_once(
@@ -28,16 +47,7 @@ async def test_an_event_recorded_but_never_processed_is_processed_once(
         delivered.append((conversation, reply))
 
     async with running_brain(tmp_path, database_url) as brain:
-        await brain.records.record_event(
-            platform="test",
-            event_id="crashed-1",
-            kind="message",
-            user_key="test:U1",
-            chat_id=CHAT.chat_id,
-            thread_id=None,
-            text=event.text,
-            received_at=event.received_at,
-        )
+        await record_only(brain.records, "crashed-1", event.text)
         assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 1
         assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 0
         assert await brain.engine.handle(event) == []  # the platform's retry, later
@@ -76,16 +86,7 @@ async def test_an_approval_cut_short_by_a_crash_can_be_pressed_again(
         await brain.engine.handle(message("idea: kites"))
         (card,) = await brain.engine.handle(message("/delete ideas/kites.md"))
         pressed = press(card, "Approve", event_id="crashed-3")
-        await brain.records.record_event(
-            platform="test",
-            event_id="crashed-3",
-            kind="button",
-            user_key="test:U1",
-            chat_id=CHAT.chat_id,
-            thread_id=None,
-            text=f"approve:{pressed.value}",
-            received_at=pressed.received_at,
-        )
+        await record_only(brain.records, "crashed-3", f"approve:{pressed.value}", kind="button")
         async with brain.database.engine.begin() as conn:  # claimed, then the process died
             await conn.execute(
                 update(APPROVALS).where(APPROVALS.c.id == pressed.value).values(status="running")
@@ -106,18 +107,7 @@ async def test_an_event_a_live_process_is_handling_is_left_to_it(
 ) -> None:
     async with running_brain(tmp_path, database_url) as brain:
         other = await ProcessLiveness.acquire(brain.database.engine)  # another brainbot
-        event = message("idea: sails", event_id="theirs")
-        await brain.records.record_event(
-            platform="test",
-            event_id="theirs",
-            kind="message",
-            user_key="test:U1",
-            chat_id=CHAT.chat_id,
-            thread_id=None,
-            text=event.text,
-            received_at=event.received_at,
-            owner=other.token,
-        )
+        await record_only(brain.records, "theirs", "idea: sails", owner=other.token)
         delivered: list[Reply] = []
 
         async def deliver(conversation: Conversation, reply: Reply) -> None:
@@ -147,21 +137,8 @@ async def test_a_voice_note_cut_short_keeps_its_audio_through_the_restart(
     ]
     audio = b"OggS" + bytes(range(256)) * 40
     async with running_brain(tmp_path, database_url, openai_fake) as brain:
-        voice = dataclasses.replace(
-            message("", event_id="voice-1"),
-            attachments=(Attachment("voice", audio, "voice-1.ogg", "audio/ogg"),),
-        )
-        await brain.records.record_event(  # recorded, then the process died
-            platform="test",
-            event_id="voice-1",
-            kind="message",
-            user_key="test:U1",
-            chat_id=CHAT.chat_id,
-            thread_id=None,
-            text="",
-            received_at=voice.received_at,
-            files=[StoredFile("voice", "voice-1.ogg", "audio/ogg", audio)],
-        )
+        files = [StoredFile("voice", "voice-1.ogg", "audio/ogg", audio)]
+        await record_only(brain.records, "voice-1", "", files=files)
 
         async def deliver(conversation: Conversation, reply: Reply) -> None:
             return None
