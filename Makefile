@@ -24,6 +24,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/deptry .
 	$(BIN)/mypy
 	$(BIN)/hadolint --no-color Dockerfile
 
