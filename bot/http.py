@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, runtime_checkable
@@ -29,6 +30,18 @@ CHECK_TIMEOUT = 3.0
 @runtime_checkable
 class Mountable(Protocol):
     def mount(self, app: web.Application) -> None: ...
+
+
+class PortInUse(Exception):
+    """Another program listens on the configured address: says which, and what to change."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(
+            f"port {port} on {host} is already in use: set BRAINBOT_HTTP_PORT to a free port "
+            "(or stop the program that holds it)"
+        )
+        self.host = host
+        self.port = port
 
 
 class HttpServer:
@@ -57,8 +70,10 @@ class HttpServer:
         site = web.TCPSite(runner, self.host, self.port)
         try:
             await site.start()
-        except OSError:
+        except OSError as exc:
             await runner.cleanup()
+            if exc.errno == errno.EADDRINUSE:
+                raise PortInUse(self.host, self.port) from exc
             raise
         self._runner = runner
         server: Any = site._server

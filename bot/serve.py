@@ -30,7 +30,7 @@ from sqlalchemy import text
 from bot import metrics
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply
-from bot.http import HttpServer
+from bot.http import HttpServer, PortInUse
 from bot.recovery import resume_unfinished
 from bot.runtime import Runtime
 from storage.backup import BackupError, BackupPusher, VaultBackup
@@ -150,7 +150,13 @@ class Service:
     async def _start(self) -> None:
         for adapter in self.adapters:
             self.http.mount(adapter)
-        await self.http.start()
+        try:
+            await self.http.start()
+        except PortInUse as exc:
+            if any(a.platform != "console" for a in self.adapters):
+                raise
+            # A terminal chat needs no health or metrics endpoint: chat on without them.
+            log.warning("%s; chatting without /healthz, /readyz and /metrics", exc)
         await self._restore_backup()
         self.runtime = runtime = await Runtime.open(self.settings)
         self._gate = InFlight(runtime.engine.handle)

@@ -1,0 +1,68 @@
+"""A port someone else holds: the terminal chat goes on without the HTTP server, and a
+platform run stops with one line that names the port and the setting to change."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.bot.helpers import notes
+from tests.production.conftest import Fakes
+from tests.production.process import ROOT, Brainbot, clean_env
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port another program listens on for the whole test."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield int(holder.getsockname()[1])
+
+
+async def test_the_console_chats_on_when_the_port_is_taken(
+    tmp_path: Path, database_url: str, busy_port: int
+) -> None:
+    env = clean_env(
+        BRAINBOT_DATA_DIR=str(tmp_path / "data"),
+        DATABASE_URL=database_url,
+        BRAINBOT_EMBEDDINGS="none",
+        BRAINBOT_HTTP_PORT=str(busy_port),
+        PYTHONPATH=str(ROOT),
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.cli",
+        "run",
+        env=env,
+        cwd=tmp_path,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(b"project: paint the fence\n"), 60)
+
+    assert process.returncode == 0, err.decode()
+    assert "Saved to projects/paint-the-fence.md" in out.decode()
+    assert f"port {busy_port} on 127.0.0.1 is already in use" in err.decode()
+    assert "projects/paint-the-fence.md" in notes(tmp_path / "data" / "vault")
+
+
+async def test_a_platform_run_names_the_port_and_the_setting(
+    tmp_path: Path, database_url: str, fakes: Fakes, busy_port: int
+) -> None:
+    env = fakes.env(tmp_path, database_url, slack=None, BRAINBOT_HTTP_PORT=str(busy_port))
+    bot = await Brainbot(tmp_path, env).start()
+
+    assert await bot.wait() == 1
+    complaints = [line for line in bot.log().splitlines() if "already in use" in line]
+    assert len(complaints) == 1, bot.log()
+    assert f"port {busy_port}" in complaints[0]
+    assert "BRAINBOT_HTTP_PORT" in complaints[0]
+    assert "Traceback" not in bot.log()
