@@ -7,9 +7,11 @@ through exactly the same engine path as Slack and Telegram.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import itertools
 import sys
+import threading
 import uuid
 from datetime import UTC, datetime
 from typing import TextIO
@@ -81,13 +83,20 @@ class ConsoleAdapter:
         print(text, file=self.stdout, flush=True)
 
     async def _serve(self, on_event: EventHandler) -> None:
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        # A daemon thread, not the loop's executor: a read still waiting for a line
+        # when SIGTERM stops the bot must not keep the process from exiting.
+        threading.Thread(
+            target=self._read_lines, args=(loop, lines), name="console-stdin", daemon=True
+        ).start()
         try:
             while True:
                 if self.prompt:
                     self.stdout.write("> ")
                     self.stdout.flush()
-                line = await asyncio.to_thread(self.stdin.readline)
-                if not line:
+                line = await lines.get()
+                if line is None:
                     break
                 text = line.strip()
                 if not text:
@@ -96,6 +105,17 @@ class ConsoleAdapter:
                     await self.send(self.conversation, reply)
         finally:
             self.closed.set()
+
+    def _read_lines(
+        self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]
+    ) -> None:
+        """Hand each line of standard input to the loop; None at its end."""
+        try:
+            for line in iter(self.stdin.readline, ""):
+                loop.call_soon_threadsafe(lines.put_nowait, line)
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop closed first
+                loop.call_soon_threadsafe(lines.put_nowait, None)
 
     def _event(self, text: str) -> InboundMessage | ButtonPress:
         event_id = f"{self._session}-{next(self._lines)}"
