@@ -20,8 +20,9 @@ from storage.store import Store
 log = logging.getLogger(__name__)
 
 
-async def open_store(settings: Settings, database: Database) -> Store:
-    """The vault and its index as the settings describe them, opened and brought up to date."""
+async def open_store(settings: Settings, database: Database, *, reembed: bool = False) -> Store:
+    """The vault and its index as the settings describe them, opened and brought up to date
+    (`reembed`: the settings' embedder may replace vectors another one made)."""
     embedder = make_embedder(
         settings.embeddings,
         settings.embedding_model,
@@ -35,6 +36,7 @@ async def open_store(settings: Settings, database: Database) -> Store:
         database=database,
         embedder=embedder,
         max_bytes=settings.max_note_bytes,
+        reembed=reembed,
     )
 
 

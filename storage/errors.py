@@ -79,3 +79,19 @@ class BrokenFrontmatter(StorageError):
         super().__init__(f"{path!r} has frontmatter that does not parse ({problem}); fix it first")
         self.path = path
         self.problem = problem
+
+
+class EmbedderChanged(StorageError):
+    """The index holds vectors from another embedder than the settings name; replacing
+    them means embedding every note again, which only `brainbot reindex --embed` does."""
+
+    def __init__(self, stored: str, wanted: str | None, notes: int) -> None:
+        wanted_text = wanted or "no embeddings (BRAINBOT_EMBEDDINGS=none)"
+        super().__init__(
+            f"the index holds vectors of {notes} notes from {stored}, but the settings ask for "
+            f"{wanted_text}: set BRAINBOT_EMBEDDINGS and BRAINBOT_EMBEDDING_MODEL back, or run "
+            "`brainbot reindex --embed` to embed every note again"
+        )
+        self.stored = stored
+        self.wanted = wanted
+        self.notes = notes

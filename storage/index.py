@@ -20,6 +20,7 @@ from storage.db import Database
 from storage.documents import Document, prepare
 from storage.embeddings import Embedder, EmbeddingError, NeedsProbe
 from storage.entry import Entry, SearchHit, SearchResults
+from storage.errors import EmbedderChanged
 from storage.search import Filters, fuse, keyword_ranking, vector_ranking
 from storage.tokens import parse_query
 
@@ -38,17 +39,23 @@ def _prepare_all(entries: Sequence[Entry], modified: Mapping[str, datetime]) -> 
 class Index:
     """Notes in Postgres: BM25 terms, chunk vectors, links and a listing table."""
 
-    def __init__(self, database: Database, embedder: Embedder | None) -> None:
+    def __init__(
+        self, database: Database, embedder: Embedder | None, *, reembed: bool = False
+    ) -> None:
         self.database = database
         self.embedder = embedder
+        self.reembed = reembed  # vectors of another embedder may be replaced
         self.dimensions: int | None = None
-        self.needs_embedding = False  # the embedder changed: every note must be re-embedded
+        self.needs_embedding = False  # notes without vectors wait for `embed_pending`
 
     @classmethod
-    async def open(cls, database: Database, embedder: Embedder | None) -> Index:
-        """Ready the index for `embedder`; when its name or vector length differs from
-        what the chunks were made with, the chunks are dropped (`needs_embedding`)."""
-        index = cls(database, embedder)
+    async def open(
+        cls, database: Database, embedder: Embedder | None, *, reembed: bool = False
+    ) -> Index:
+        """Ready the index for `embedder`. Vectors another embedder made are never dropped
+        on the way: with no embedder they wait unused (keyword search), and a different
+        one is refused (`EmbedderChanged`) unless `reembed` lets it replace them."""
+        index = cls(database, embedder, reembed=reembed)
         if isinstance(embedder, NeedsProbe):
             await index._probe(embedder)
         index.dimensions = embedder.dimensions if embedder else None
@@ -84,6 +91,8 @@ class Index:
                     " VALUES (1, 0, 0, '{}') ON CONFLICT (id) DO NOTHING"
                 )
             )
+            if name is None and not self.reembed:
+                return  # keyword search only; stored vectors stay for when embeddings return
             row = (
                 await conn.execute(text("SELECT embedder, dimensions FROM index_meta WHERE id = 1"))
             ).one()
@@ -101,6 +110,7 @@ class Index:
                 self.dimensions,
                 self.dimensions,
             ):
+                await self._refuse_to_drop_vectors(conn, row.embedder, name)
                 await indexer.drop_vector_index(conn)
                 await conn.execute(text("TRUNCATE chunks"))
                 column = f"vector({self.dimensions})" if self.dimensions else "vector"
@@ -117,6 +127,17 @@ class Index:
                     text("SELECT 1 FROM entries WHERE NOT embedded LIMIT 1")
                 )
                 self.needs_embedding = pending.first() is not None
+
+    async def _refuse_to_drop_vectors(
+        self, conn: AsyncConnection, stored: str | None, wanted: str | None
+    ) -> None:
+        if self.reembed:
+            return
+        embedded = (
+            await conn.execute(text("SELECT count(*) FROM entries WHERE embedded"))
+        ).scalar_one()
+        if stored is not None and embedded:
+            raise EmbedderChanged(stored, wanted, int(embedded))
 
     # ---- writing -------------------------------------------------------------------
 
@@ -177,6 +198,11 @@ class Index:
         async with self.database.engine.begin() as conn:
             await indexer.lock(conn)
             if replace_all:
+                if self.embedder is None:
+                    stored = (
+                        await conn.execute(text("SELECT embedder FROM index_meta WHERE id = 1"))
+                    ).scalar_one_or_none()
+                    await self._refuse_to_drop_vectors(conn, stored, None)
                 await conn.execute(text("TRUNCATE entries, chunks, postings, terms, links"))
                 await conn.execute(
                     text("UPDATE index_meta SET doc_count = 0, total_length = 0 WHERE id = 1")

@@ -27,7 +27,12 @@ def register(subparsers: Any) -> None:
     imp.set_defaults(func=_import_command)
 
     reindex = subparsers.add_parser("reindex", help="rebuild the search index from the vault")
-    reindex.set_defaults(func=lambda args: _main(_reindex()))
+    reindex.add_argument(
+        "--embed",
+        action="store_true",
+        help="embed every note again with the embedder the settings name (after changing it)",
+    )
+    reindex.set_defaults(func=lambda args: _main(_reindex(args.embed)))
 
     search = subparsers.add_parser("search", help="search the notes ('-': queries from stdin)")
     search.add_argument("query", help="what to look for; '-' reads one query per line")
@@ -47,11 +52,11 @@ def _main(work: Any) -> int:
 
 
 @asynccontextmanager
-async def opened_store(settings: Settings) -> AsyncIterator[Store]:
+async def opened_store(settings: Settings, *, reembed: bool = False) -> AsyncIterator[Store]:
     """The Store the settings describe, opened (and synced) and closed again."""
     database = await Database.connect(settings.database_url, settings.data_dir)
     try:
-        store = await open_store(settings, database)
+        store = await open_store(settings, database, reembed=reembed)
         try:
             yield store
         finally:
@@ -118,10 +123,10 @@ def _import_summary(result: ImportResult) -> str:
     return "\n".join(lines)
 
 
-async def _reindex() -> int:
+async def _reindex(embed: bool) -> int:
     bar = ProgressBar(sys.stderr)
     try:
-        async with opened_store(Settings()) as store:
+        async with opened_store(Settings(), reembed=embed) as store:
             count = await store.reindex(progress=lambda done, total: bar("index", done, total))
     finally:
         bar.close()

@@ -39,6 +39,7 @@ async def opened_store(
     embedder: Embedder | None = None,
     *,
     keyword_only: bool = False,
+    reembed: bool = False,
 ) -> AsyncIterator[Store]:
     """A Store on a vault at `vault_dir`; hashing embeddings unless told otherwise."""
     async with connected(database_url) as database:
@@ -47,6 +48,7 @@ async def opened_store(
             categories=CATEGORIES,
             database=database,
             embedder=None if keyword_only else embedder or HashingEmbedder(64),
+            reembed=reembed,
         )
         try:
             yield store

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from tests.fakes.openai_server import FakeOpenAI
 
 
 @pytest.fixture
@@ -94,3 +96,67 @@ def test_import_of_a_missing_folder_fails_cleanly(
 ) -> None:
     assert main(["import", str(tmp_path / "nope")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def chunk_count(database_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT count(*) FROM chunks").fetchone()
+        return int(row[0]) if row else 0
+
+
+async def test_switching_embeddings_never_drops_vectors_silently(
+    brainbot_env: Path,
+    tmp_path: Path,
+    database_url: str,
+    openai_fake: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def run(args: list[str]) -> int:
+        # In a thread: the fake model server answers on this test's event loop.
+        return await asyncio.to_thread(main, args)
+
+    monkeypatch.setenv("BRAINBOT_EMBEDDINGS", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_fake.base_url)
+    monkeypatch.setenv("BRAINBOT_EMBEDDING_MODEL", "first-model")
+    assert await run(["import", str(notes_folder(tmp_path))]) == 0
+    vectors = chunk_count(database_url)
+    assert vectors >= 3
+
+    def embedded() -> int:
+        return sum(
+            len(body["input"]) for path, body in openai_fake.requests if path == "embeddings"
+        )
+
+    # One command without embeddings: keyword search, and the vectors stay.
+    monkeypatch.setenv("BRAINBOT_EMBEDDINGS", "none")
+    assert await run(["search", "zeppelin"]) == 0
+    assert await run(["reindex"]) == 1
+    assert "brainbot reindex --embed" in capsys.readouterr().err
+    assert chunk_count(database_url) == vectors
+
+    # Another model is refused with what to do, and changes nothing.
+    monkeypatch.setenv("BRAINBOT_EMBEDDINGS", "openai")
+    monkeypatch.setenv("BRAINBOT_EMBEDDING_MODEL", "second-model")
+    assert await run(["search", "zeppelin"]) == 1
+    err = capsys.readouterr().err
+    assert "openai:first-model" in err and "openai:second-model" in err
+    assert "reindex --embed" in err
+    assert chunk_count(database_url) == vectors
+
+    # Back to the first: hybrid search on the vectors it had; only the query is embedded.
+    monkeypatch.setenv("BRAINBOT_EMBEDDING_MODEL", "first-model")
+    before = embedded()
+    assert await run(["search", "zeppelin", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "hybrid"
+    assert embedded() - before <= 2  # a dimension probe and the query, no note
+
+    # Asked for explicitly, the new model replaces them.
+    monkeypatch.setenv("BRAINBOT_EMBEDDING_MODEL", "second-model")
+    assert await run(["reindex", "--embed"]) == 0
+    assert "Indexed 3 notes." in capsys.readouterr().out
+    assert await run(["search", "zeppelin", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "hybrid"
+    assert chunk_count(database_url) == vectors

@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from storage.db import Database
 from storage.embeddings import HashingEmbedder
-from storage.errors import DatabaseUnavailable
+from storage.errors import DatabaseUnavailable, EmbedderChanged
 from storage.store import Store
 from tests.storage.index_support import connected, opened_store
 from tests.storage.vault_support import ANN, CATEGORIES
@@ -98,13 +98,16 @@ async def test_second_start_is_idempotent_and_syncs(tmp_path: Path, database_url
         assert await store.index.count() == 2
 
 
-async def test_changing_the_embedder_re_embeds_every_note(
+async def test_another_embedder_is_refused_until_asked_to_re_embed_every_note(
     tmp_path: Path, database_url: str
 ) -> None:
     vault = tmp_path / "vault"
     async with opened_store(vault, database_url, HashingEmbedder(64)) as store:
         await store.create("ideas", "Kite", "A red kite.")
-    async with opened_store(vault, database_url, HashingEmbedder(32)) as store:
+    with pytest.raises(EmbedderChanged, match=r"hashing:64.*hashing:32"):
+        async with opened_store(vault, database_url, HashingEmbedder(32)):
+            pass
+    async with opened_store(vault, database_url, HashingEmbedder(32), reembed=True) as store:
         async with store.database.engine.connect() as conn:
             dims = await conn.execute(text("SELECT DISTINCT vector_dims(embedding) FROM chunks"))
             assert list(dims.scalars()) == [32]
