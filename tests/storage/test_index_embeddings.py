@@ -45,7 +45,7 @@ async def test_a_failing_service_is_an_embedding_error(openai_fake: FakeOpenAI) 
 
 def test_make_embedder_kinds() -> None:
     assert make_embedder("none", "text-embedding-3-small") is None
-    assert make_embedder("local", "text-embedding-3-small").name == "local:all-MiniLM-L6-v2"  # type: ignore[union-attr]
+    assert make_embedder("local", "text-embedding-3-small").name == "local:multilingual-e5-small"  # type: ignore[union-attr]
     hashing = make_embedder("hashing", "ignored", dimensions=48)
     assert isinstance(hashing, HashingEmbedder) and hashing.dimensions == 48
     with pytest.raises(ValueError):

@@ -1,0 +1,146 @@
+"""Ranking on Markdown this project did not write: keyword, vector and hybrid search
+over a public docs vault, imported the way a user imports one (`brainbot import`),
+with questions written by hand (bench/sets/*.tsv, one relevant page each).
+
+The pages are not in this repository. Set BRAINBOT_BENCH_CORPORA to a folder holding
+one sub-folder per corpus (e.g. `obsidian-help/en/...`, the `en` folder of the public
+obsidian-help repository); a set whose corpus is missing is skipped, said so.
+
+Prints recall@1/5/10 and MRR per set and mode. Needs: hybrid >= keyword - noise.
+
+Run: `python -m bench.thirdparty_ranking`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import text
+
+from bench.storage_ranking import pick_embedder
+from storage.db import Database
+from storage.embeddings import Embedder, HashingEmbedder
+from storage.search import Filters, keyword_ranking, vector_ranking
+from storage.store import Store
+from storage.tokens import parse_query
+
+SETS = Path(__file__).parent / "sets"
+DEPTH = 10
+NOISE = 0.02
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    name: str
+    corpus: Path  # the folder imported
+    questions: list[tuple[str, str]]  # (query, relevant path relative to the corpus)
+
+
+def load_sets(root: Path) -> tuple[list[LabelledSet], list[str]]:
+    """The sets whose corpus is under `root`, and a line for each one that is not."""
+    found: list[LabelledSet] = []
+    missing: list[str] = []
+    for tsv in sorted(SETS.glob("*.tsv")):
+        corpus_name, _, folder = tsv.stem.rpartition("-")
+        corpus = root / corpus_name / folder
+        if not corpus.is_dir():
+            missing.append(f"{tsv.stem}: no corpus at {corpus_name}/{folder}")
+            continue
+        questions = []
+        for line in tsv.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                query, relevant = line.split("\t")
+                questions.append((query.strip(), relevant.strip()))
+        found.append(LabelledSet(tsv.stem, corpus, questions))
+    return found, missing
+
+
+def scores(rankings: Sequence[Sequence[str]], relevant: Sequence[str]) -> dict[str, float]:
+    n = len(relevant)
+    ranks = [
+        (ranked.index(want) + 1 if want in ranked else None)
+        for ranked, want in zip(rankings, relevant, strict=True)
+    ]
+    out = {f"R@{k}": sum(1 for r in ranks if r and r <= k) / n for k in (1, 5, 10)}
+    out["MRR"] = sum(1 / r for r in ranks if r) / n
+    return out
+
+
+async def rank(store: Store, queries: Sequence[str]) -> dict[str, list[list[str]]]:
+    """Keyword, vector and hybrid rankings (hybrid as the bot searches) of each query."""
+    index = store.index
+    async with store.database.engine.connect() as conn:
+        rows = await conn.execute(text("SELECT id, path FROM entries"))
+        path_of = {int(r.id): str(r.path) for r in rows}
+    vectors = await index.embed_queries(queries)
+    out: dict[str, list[list[str]]] = {"keyword": [], "vector": [], "hybrid": []}
+    for query, vector in zip(queries, vectors, strict=True):
+        async with store.database.engine.begin() as conn:
+            keyword = await keyword_ranking(conn, parse_query(query), Filters(), DEPTH)
+            near = await vector_ranking(conn, vector, Filters(), DEPTH)
+        out["keyword"].append([path_of[i] for i, _ in keyword])
+        out["vector"].append([path_of[i] for i, _, _ in near])
+        out["hybrid"].append([h.path for h in (await store.search(query, limit=DEPTH)).hits])
+    return out
+
+
+async def measure(labelled: LabelledSet, embedder: Embedder) -> dict[str, dict[str, float]]:
+    root = Path(tempfile.mkdtemp(prefix="brainbot-bench-"))
+    try:
+        database = await Database.connect(None, root)
+        try:
+            store = await Store.open(
+                vault_dir=root / "vault",
+                categories=("inbox",),
+                database=database,
+                embedder=embedder,
+            )
+            await store.import_folder(labelled.corpus)
+            rankings = await rank(store, [q for q, _ in labelled.questions])
+        finally:
+            await database.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    relevant = [r for _, r in labelled.questions]
+    return {mode: scores(ranked, relevant) for mode, ranked in rankings.items()}
+
+
+async def run(hashing: bool) -> int:
+    root = os.environ.get("BRAINBOT_BENCH_CORPORA")
+    if not root:
+        print("BRAINBOT_BENCH_CORPORA is not set: no third-party corpus to rank (skipped)")
+        return 0
+    sets, missing = load_sets(Path(root))
+    for line in missing:
+        print(f"(skipped {line})")
+    embedder, embedder_name = pick_embedder(hashing)
+    print(f"vector side: {embedder_name}\n")
+    print("| set | questions | mode | R@1 | R@5 | R@10 | MRR |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
+    ok = True
+    for labelled in sets:
+        table = await measure(labelled, embedder)
+        for mode, values in table.items():
+            cells = " | ".join(f"{values[k]:.3f}" for k in ("R@1", "R@5", "R@10", "MRR"))
+            print(f"| {labelled.name} | {len(labelled.questions)} | {mode} | {cells} |")
+        meaningful = not isinstance(embedder, HashingEmbedder)
+        if meaningful and table["hybrid"]["R@5"] < table["keyword"]["R@5"] - NOISE:
+            ok = False
+    print(f"\nhybrid >= keyword on every set: {'yes' if ok else 'NO'}")
+    return 0 if ok else 1
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """`[--hashing]`; exit 1 when hybrid ranks below keyword on a set."""
+    return asyncio.run(run(hashing="--hashing" in argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,36 @@
+"""The local extra's embedder (multilingual-e5-small on the CPU) for real: notes are
+found by meaning, across languages, with no network and no PyTorch."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from storage.embeddings import EmbeddingError, LocalEmbedder, make_embedder
+from tests.storage.index_support import opened_store
+
+
+async def test_notes_are_found_by_meaning_in_several_languages(
+    tmp_path: Path, database_url: str
+) -> None:
+    embedder = make_embedder("local", "text-embedding-3-small")
+    assert isinstance(embedder, LocalEmbedder) and embedder.dimensions == 384
+    async with opened_store(tmp_path / "vault", database_url, embedder) as store:
+        protein = await store.create(
+            "ideas", "Eiweiß", "Erwachsene brauchen etwa 50 Gramm Eiweiß am Tag."
+        )
+        await store.create("ideas", "Paris trip", "Visit the Eiffel tower in spring.")
+        await store.create("ideas", "Garden", "Plant tomatoes along the south fence.")
+
+        results = await store.search("how much protein should I eat daily")
+
+    assert results.mode == "hybrid"
+    assert results.hits[0].path == protein.path  # no shared word: found by meaning
+    assert "torch" not in sys.modules
+
+
+def test_only_the_shipped_model_is_offered() -> None:
+    with pytest.raises(EmbeddingError, match="BRAINBOT_EMBEDDINGS=openai"):
+        LocalEmbedder("all-MiniLM-L6-v2")
