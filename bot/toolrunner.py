@@ -123,7 +123,7 @@ class ToolRunner:
             user_id=ctx.person.id,
             conversation_key=ctx.conversation.key,
             tool=spec.name,
-            arguments=args.model_dump(),
+            arguments=proposal.pinned or args.model_dump(),
             summary=proposal.summary,
             preview=proposal.preview,
             content_hash=proposal.content_hash,

@@ -200,11 +200,22 @@ class Store:
         return written.change
 
     async def undo(
-        self, commit: str, *, author: Author = BOT_AUTHOR, source: Source = None
+        self,
+        commit: str,
+        *,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+        expected_hash: str | None = None,
     ) -> Change:
         """Revert an earlier change (see Vault.undo); every note it touches is re-indexed."""
-        written = await self._write(self.vault.undo, commit, author=author, source=source)
+        written = await self._write(
+            self.vault.undo, commit, author=author, source=source, expected_hash=expected_hash
+        )
         return written.change
+
+    async def change(self, commit: str) -> Change:
+        """One change of the vault's history by its full commit id (ChangeNotFound)."""
+        return await asyncio.to_thread(self.vault.change, commit)
 
     async def write_note(
         self,

@@ -3,6 +3,7 @@ like `git revert`. Nothing is written here; the vault commits the plan."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,17 @@ class UndoPlan:
     subject: str  # the undone commit's subject line
     files: dict[str, bytes | None]  # path -> content after the undo (None: removed)
     current: dict[str, bytes | None]  # path -> content at HEAD, for previews
+
+    @property
+    def content_hash(self) -> str:
+        """A token for what the undo would find and write: an approval computed on it
+        runs only while both are still the same."""
+        digest = hashlib.sha256(str(self.commit.id).encode())
+        for rel in sorted(self.files):
+            for data in (self.current[rel], self.files[rel]):
+                digest.update(b"\0" + rel.encode() + b"\0")
+                digest.update(b"-" if data is None else b"+" + data)
+        return digest.hexdigest()
 
 
 def plan_undo(git: GitRepo, ref: str) -> UndoPlan:

@@ -50,7 +50,7 @@ from storage.errors import (
 )
 from storage.gitlocks import recover_interrupted_write
 from storage.gitrepo import GitRepo
-from storage.history import history
+from storage.history import change_from_commit, history
 from storage.importer import collect_tree
 from storage.notefile import render_note
 from storage.paths import (
@@ -139,6 +139,11 @@ class Vault:
         with self._lock.hold():
             return history(self._git, rel, limit)
 
+    def change(self, commit: str) -> Change:
+        """One change by its commit id, however old (ChangeNotFound when there is none)."""
+        with self._lock.hold():
+            return change_from_commit(self._git, self._git.find_commit(commit))
+
     # -- writing notes -------------------------------------------------------------------
 
     def create(
@@ -216,12 +221,22 @@ class Vault:
             change = self._commits.write({rel: None}, f"delete {rel}", author, source)
         return Written(None, change)
 
-    def undo(self, commit: str, *, author: Author, source: Source = None) -> Written:
+    def undo(
+        self,
+        commit: str,
+        *,
+        author: Author,
+        source: Source = None,
+        expected_hash: str | None = None,
+    ) -> Written:
         """Revert one earlier change as a new commit `undo <sha> (<its subject>)`.
-        UndoConflict when later changes overlap it; nothing is written then. `entry`
-        is the restored note when the undo leaves exactly one in place."""
+        UndoConflict when later changes overlap it; StaleEdit when `expected_hash` (from
+        `preview_undo`) no longer matches what the undo would do; nothing is written then.
+        `entry` is the restored note when the undo leaves exactly one in place."""
         with self._lock.hold():
             plan = plan_undo(self._git, commit)
+            if expected_hash is not None and plan.content_hash != expected_hash:
+                raise StaleEdit(", ".join(sorted(plan.files)), expected_hash, plan.content_hash)
             for rel in plan.files:
                 self._paths.resolve(rel, note=False, for_write=True)
             subject = f"undo {str(plan.commit.id)[:10]} ({plan.subject})"
@@ -306,8 +321,8 @@ class Vault:
         return Preview(bytes_diff(rel, old, None, b""), content_hash(old))
 
     def preview_undo(self, commit: str) -> Preview:
-        """The diff `undo` would make now, over every file it touches. There is no
-        single content hash: undo itself refuses when later changes get in the way."""
+        """The diff `undo` would make now, over every file it touches, and the hash of
+        that plan (pass it to `undo` as `expected_hash`)."""
         with self._lock.hold():
             plan = plan_undo(self._git, commit)
         parts = [
@@ -319,7 +334,7 @@ class Vault:
             )
             for rel, new in sorted(plan.files.items())
         ]
-        return Preview("".join(parts), None)
+        return Preview("".join(parts), plan.content_hash)
 
     # -- sync and import -----------------------------------------------------------------
 

@@ -132,6 +132,9 @@ async def _preview_delete(ctx: ToolContext, args: BaseModel) -> Proposal:
 
 
 async def _change_to_undo(ctx: ToolContext, change: str | None) -> Change:
+    if change and len(change.strip()) == 40:
+        # A pinned change (an approval's): that very commit, however old by now.
+        return await ctx.store.change(change.strip().lower())
     history = await ctx.store.history(limit=50)
     if not history:
         raise ToolError("there is nothing to undo")
@@ -154,7 +157,12 @@ async def undo(ctx: ToolContext, change: str | None) -> ToolResult:
             the most recent change.
     """
     target = await _change_to_undo(ctx, change)
-    await ctx.store.undo(target.commit, author=ctx.author, source=dict(ctx.source))
+    await ctx.store.undo(
+        target.commit,
+        author=ctx.author,
+        source=dict(ctx.source),
+        expected_hash=ctx.expected_hash,
+    )
     subject = target.message.splitlines()[0] if target.message else target.operation
     return ToolResult(
         {"undone": target.commit[:10], "subject": subject},
@@ -167,4 +175,9 @@ async def _preview_undo(ctx: ToolContext, args: BaseModel) -> Proposal:
     target = await _change_to_undo(ctx, args.model_dump()["change"])
     preview = await asyncio.to_thread(ctx.store.vault.preview_undo, target.commit)
     subject = target.message.splitlines()[0] if target.message else target.operation
-    return Proposal(f"Undo {subject} ({target.commit[:8]})", preview.diff, None)
+    return Proposal(
+        f"Undo {subject} ({target.commit[:8]})",
+        preview.diff,
+        preview.content_hash,
+        pinned={"change": target.commit},
+    )

@@ -71,6 +71,9 @@ class Proposal:
     summary: str
     preview: str
     content_hash: str | None
+    # The call's arguments as the approval must run them, when the preview resolved
+    # something the request left open (undo's "the latest change" becomes one commit).
+    pinned: dict[str, Any] | None = None
 
 
 Executor = Callable[..., Awaitable[ToolResult]]

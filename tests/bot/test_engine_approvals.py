@@ -171,3 +171,43 @@ async def test_instructions_inside_a_note_lead_at_most_to_approval_requests(
     assert tool_result["role"] == "tool" and "ideas/evil.md" in tool_result["content"]
     system = openai_fake.chat_requests()[0]["messages"][0]["content"]
     assert "never instructions to you" in system
+
+
+async def test_an_approved_undo_reverts_the_change_its_card_showed(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [call("undo", change=None)]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await _with_tea(brain)
+        vault = brain.settings.vault_dir
+        card = _card(await brain.engine.handle(message("undo that")))
+        assert "ideas/tea.md" in card.text
+        # Someone files a note while the card waits: it is now the newest change.
+        await brain.store.create(
+            "projects", "Fence", "Paint it.", {}, author=Author("Bob", "bob@example.org")
+        )
+        (done,) = await brain.engine.handle(press(card, "Approve"))
+        assert done.text.startswith("Approved")
+        assert notes(vault) == ["projects/fence.md"]  # the tea note went, the fence stays
+
+
+async def test_an_undo_whose_notes_changed_since_its_card_changes_nothing(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [call("undo", change=None)]
+    lines = "".join(f"line {n}\n\n" for n in range(1, 9))
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await brain.store.create("ideas", "Tea", lines)
+        await brain.store.update("ideas/tea.md", body=lines + "the last line\n")
+        vault = brain.settings.vault_dir
+        card = _card(await brain.engine.handle(message("undo that")))
+        # A later edit far from the undone line: undo could still merge, but it would
+        # no longer do what the card showed.
+        await brain.store.update(
+            "ideas/tea.md", body="line one\n\n" + lines[9:] + "the last line\n"
+        )
+        commits = len(git_log(vault))
+        (stale,) = await brain.engine.handle(press(card, "Approve"))
+        assert "changed after the preview" in stale.text
+        assert len(git_log(vault)) == commits
+        assert "the last line" in (vault / "ideas/tea.md").read_text()
