@@ -14,6 +14,7 @@ Run: `python -m bench.thirdparty_ranking`.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -27,6 +28,7 @@ from sqlalchemy import text
 from bench.storage_ranking import pick_embedder
 from storage.db import Database
 from storage.embeddings import Embedder, HashingEmbedder
+from storage.index import CANDIDATES
 from storage.search import Filters, keyword_ranking, vector_ranking
 from storage.store import Store
 from storage.tokens import parse_query
@@ -73,22 +75,46 @@ def scores(rankings: Sequence[Sequence[str]], relevant: Sequence[str]) -> dict[s
     return out
 
 
-async def rank(store: Store, queries: Sequence[str]) -> dict[str, list[list[str]]]:
-    """Keyword, vector and hybrid rankings (hybrid as the bot searches) of each query."""
+Scored = list[tuple[str, float]]
+
+
+async def rank(
+    store: Store, queries: Sequence[str]
+) -> tuple[dict[str, list[list[str]]], list[tuple[Scored, Scored]]]:
+    """Keyword, vector and hybrid rankings (hybrid as the bot searches) of each query,
+    and each query's scored keyword and vector candidates (for fusion experiments)."""
     index = store.index
     async with store.database.engine.connect() as conn:
         rows = await conn.execute(text("SELECT id, path FROM entries"))
         path_of = {int(r.id): str(r.path) for r in rows}
     vectors = await index.embed_queries(queries)
     out: dict[str, list[list[str]]] = {"keyword": [], "vector": [], "hybrid": []}
+    candidates: list[tuple[Scored, Scored]] = []
     for query, vector in zip(queries, vectors, strict=True):
         async with store.database.engine.begin() as conn:
-            keyword = await keyword_ranking(conn, parse_query(query), Filters(), DEPTH)
-            near = await vector_ranking(conn, vector, Filters(), DEPTH)
-        out["keyword"].append([path_of[i] for i, _ in keyword])
-        out["vector"].append([path_of[i] for i, _, _ in near])
+            keyword = await keyword_ranking(conn, parse_query(query), Filters(), CANDIDATES)
+            near = await vector_ranking(conn, vector, Filters(), CANDIDATES)
+        candidates.append(
+            ([(path_of[i], s) for i, s in keyword], [(path_of[i], s) for i, s, _ in near])
+        )
+        out["keyword"].append([path_of[i] for i, _ in keyword[:DEPTH]])
+        out["vector"].append([path_of[i] for i, _, _ in near[:DEPTH]])
         out["hybrid"].append([h.path for h in (await store.search(query, limit=DEPTH)).hits])
-    return out
+    return out, candidates
+
+
+def dump(labelled: LabelledSet, candidates: list[tuple[Scored, Scored]]) -> None:
+    """With BENCH_DUMP=folder, keep the scored candidates there: other fusions can then
+    be tried without indexing again."""
+    folder = os.environ.get("BENCH_DUMP")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    rows = [
+        {"query": q, "relevant": r, "keyword": kw, "vector": vec}
+        for (q, r), (kw, vec) in zip(labelled.questions, candidates, strict=True)
+    ]
+    (Path(folder) / f"{labelled.name}.json").write_text(json.dumps(rows))
 
 
 async def measure(labelled: LabelledSet, embedder: Embedder) -> dict[str, dict[str, float]]:
@@ -103,12 +129,13 @@ async def measure(labelled: LabelledSet, embedder: Embedder) -> dict[str, dict[s
                 embedder=embedder,
             )
             await store.import_folder(labelled.corpus)
-            rankings = await rank(store, [q for q, _ in labelled.questions])
+            rankings, candidates = await rank(store, [q for q, _ in labelled.questions])
         finally:
             await database.close()
     finally:
         shutil.rmtree(root, ignore_errors=True)
     relevant = [r for _, r in labelled.questions]
+    dump(labelled, candidates)
     return {mode: scores(ranked, relevant) for mode, ranked in rankings.items()}
 
 
