@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 
 from bot import metrics
 from bot.events import Reply
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext, ToolError
+from storage.chat_tables import Approval
 from storage.errors import StaleEdit, StorageError
 from storage.records import HistoryItem
 
 log = logging.getLogger(__name__)
 
+STUCK_AFTER = timedelta(minutes=10)  # an approval still "running" after this was cut short
 ButtonHandler = Callable[[ToolContext, str], Awaitable[list[Reply]]]
 
 
@@ -41,8 +45,19 @@ class Buttons:
             return [Reply("I don't know that approval; nothing changed.")]
         if approval.user_id != ctx.person.id:
             return [Reply("Only the person who asked for this change can approve it.")]
+        if approval.status == "running":
+            started = approval.decided_at or approval.created_at
+            if ctx.now - started < STUCK_AFTER:
+                return [Reply(f"Still applying: {approval.summary}.")]
+            # The process that ran it died midway: end it, saying what the vault holds.
+            outcome = (
+                f"{approval.summary} was interrupted; look at the note to see whether it "
+                "changed, and ask again if not."
+            )
+            await records.settle_approval(approval.id, "failed", outcome)
+            return [Reply(outcome, replace=True)]
         if approval.status != "pending":
-            return []
+            return []  # decided already: a second press changes and says nothing
         if ctx.now >= approval.expires_at:
             if await records.claim_approval(approval.id, "expired", ctx.now):
                 metrics.approval_decided("expired")
@@ -50,6 +65,7 @@ class Buttons:
             return []
         if not await records.claim_approval(approval.id, "running", ctx.now):
             return []  # a second press of the same button
+        head = await asyncio.to_thread(ctx.store.vault.head)
         try:
             result = await self.runner.run_approved(ctx, approval)
         except StaleEdit:
@@ -65,6 +81,11 @@ class Buttons:
             await records.settle_approval(approval.id, "failed", outcome)
             metrics.approval_decided("failed")
             return [Reply(outcome, replace=True)]
+        except Exception as exc:
+            # Disk full, a git or database error: the approval still ends, and the
+            # person learns whether the vault took the change.
+            log.exception("approved %s %s failed", approval.tool, approval.id)
+            return [await self._failed(ctx, approval, head, exc)]
         await records.settle_approval(approval.id, "approved", result.text)
         metrics.approval_decided("approved")
         await records.add_messages(
@@ -74,6 +95,27 @@ class Buttons:
             ctx.now,
         )
         return [Reply(f"Approved: {approval.summary}.\n{result.text}", replace=True)]
+
+    async def _failed(
+        self, ctx: ToolContext, approval: Approval, head: str | None, exc: Exception
+    ) -> Reply:
+        now = await asyncio.to_thread(ctx.store.vault.head)
+        reason = str(exc) or type(exc).__name__
+        if now != head:
+            outcome = (
+                f"{approval.summary}: the vault took the change (commit {str(now)[:8]}), "
+                f"but finishing it failed ({reason}); search may miss it until the next sync."
+            )
+            status = "approved"
+        else:
+            outcome = f"{approval.summary} failed: {reason}. Nothing changed."
+            status = "failed"
+        try:
+            await ctx.records.settle_approval(approval.id, status, outcome)
+        except Exception:
+            log.exception("could not record the end of approval %s", approval.id)
+        metrics.approval_decided(status)
+        return Reply(outcome, replace=True)
 
     async def reject(self, ctx: ToolContext, approval_id: str) -> list[Reply]:
         records = ctx.records

@@ -166,7 +166,7 @@ class Router:
         if category not in ctx.settings.categories:
             return None
         last = await ctx.records.last_written_entry(
-            ctx.conversation.key, ctx.now - timedelta(days=1)
+            ctx.conversation.key, ctx.person.id, ctx.now - timedelta(days=1)
         )
         if last is None:
             return [

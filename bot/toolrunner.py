@@ -109,7 +109,7 @@ class ToolRunner:
             return False
         if spec.name == "move_entry":
             last = await ctx.records.last_written_entry(
-                ctx.conversation.key, ctx.now - CORRECTION_WINDOW
+                ctx.conversation.key, ctx.person.id, ctx.now - CORRECTION_WINDOW
             )
             path = str(args.get("path", ""))
             return last is None or path not in (last, last.removesuffix(".md"))

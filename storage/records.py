@@ -453,14 +453,19 @@ class Records:
         async with self.engine.connect() as conn:
             return bool((await conn.execute(stmt)).scalar())
 
-    async def last_written_entry(self, conversation_key: str, since: datetime) -> str | None:
-        """The entry path most recently written by a tool in this conversation."""
+    async def last_written_entry(
+        self, conversation_key: str, user_id: int, since: datetime
+    ) -> str | None:
+        """The note this person most recently filed (or refiled) in this conversation."""
         c = TOOL_CALLS.c
         stmt = (
             select(c.entry_path)
             .where(
                 and_(
                     c.conversation_key == conversation_key,
+                    c.user_id == user_id,
+                    c.tool.in_(("capture", "move_entry")),
+                    c.outcome == "ok",
                     c.entry_path.is_not(None),
                     c.created_at >= since,
                 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import frontmatter
+from sqlalchemy import text
 
 from bot.events import Reply
 from storage.entry import Author
@@ -211,3 +212,21 @@ async def test_an_undo_whose_notes_changed_since_its_card_changes_nothing(
         assert "changed after the preview" in stale.text
         assert len(git_log(vault)) == commits
         assert "the last line" in (vault / "ideas/tea.md").read_text()
+
+
+async def test_an_approval_whose_run_breaks_after_the_commit_still_ends_with_a_reply(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [UPDATE]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await _with_tea(brain)
+        card = _card(await brain.engine.handle(message("I tried oolong")))
+        async with brain.database.engine.begin() as conn:
+            # The tool log goes: the commit lands, recording the call fails.
+            await conn.execute(text("DROP TABLE tool_calls"))
+        (ended,) = await brain.engine.handle(press(card, "Approve"))
+        assert "the vault took the change" in ended.text and ended.replace
+        assert "Tried oolong: great." in (brain.settings.vault_dir / "ideas/tea.md").read_text()
+        assert await brain.engine.handle(press(card, "Approve")) == []
+        approval = await brain.records.get_approval(card.buttons[0].value)
+        assert approval is not None and approval.status == "approved"

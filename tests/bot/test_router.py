@@ -117,3 +117,16 @@ async def test_author_of_the_commit_is_the_chat_user(tmp_path: Path, database_ur
         history = await brain.store.history("ideas/paper-planes.md")
     assert history[0].author.startswith("Ada")
     assert post["source"]["message_id"] == "42"
+
+
+async def test_in_a_shared_chat_only_the_person_who_filed_a_note_corrects_it_at_once(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        vault = brain.settings.vault_dir
+        await brain.engine.handle(message("project: repaint the fence", user="U1"))
+        (other,) = await brain.engine.handle(message("fix: admin", user="U2"))
+        assert notes(vault) == ["projects/repaint-the-fence.md"]
+        assert not other.text.startswith("Moved")
+        await brain.engine.handle(message("fix: admin", user="U1"))
+        assert notes(vault) == ["admin/repaint-the-fence.md"]
