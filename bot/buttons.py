@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import timedelta
 
 from bot import metrics
@@ -162,14 +163,22 @@ class Buttons:
         choices = list(action.payload["choices"])
         if not index.isdigit() or int(index) >= len(choices):
             return [Reply("That choice is unknown; nothing changed.")]
+        if ctx.now - action.created_at > timedelta(seconds=ctx.settings.approval_ttl_seconds):
+            return [Reply("Those category buttons have expired; nothing changed.", replace=True)]
         if await ctx.records.use_button_action(action_id, ctx.now) is None:
             return []
         category = choices[int(index)]
         path = str(action.payload["path"])
+        # Old buttons carry no hash; they still move only what is at the path now.
+        ctx = replace(ctx, expected_hash=action.payload.get("content_hash"))
         try:
             result = await self.runner.run_now(
                 ctx, "move_entry", {"path": path, "category": category}, "category button"
             )
+        except StaleEdit:
+            return [
+                Reply(f"{path} changed since those buttons were made; nothing moved.", replace=True)
+            ]
         except (ToolError, StorageError) as exc:
             return [Reply(f"Could not file {path}: {exc}", replace=True)]
         return [Reply(f"Filed in {category}: {result.entry_path}.", replace=True)]

@@ -17,6 +17,12 @@ def _split_csv(value: object) -> object:
     return value
 
 
+# The tools that can wait for Approve (each has a preview), and the command words
+# people may use for them in BRAINBOT_APPROVAL_TOOLS.
+APPROVABLE_TOOLS = ("update_entry", "move_entry", "delete_entry", "undo")
+APPROVAL_ALIASES = {"update": "update_entry", "move": "move_entry", "delete": "delete_entry"}
+
+
 class Settings(BaseSettings):
     """Every setting brainbot reads. The README's configuration table mirrors this class."""
 
@@ -50,7 +56,7 @@ class Settings(BaseSettings):
     confidence_threshold: float = Field(0.6, alias="BRAINBOT_CONFIDENCE_THRESHOLD")
     approval_ttl_seconds: float = Field(24 * 3600, alias="BRAINBOT_APPROVAL_TTL")
     approval_tools: Annotated[tuple[str, ...], NoDecode] = Field(
-        ("update_entry", "move_entry", "delete_entry", "undo"), alias="BRAINBOT_APPROVAL_TOOLS"
+        APPROVABLE_TOOLS, alias="BRAINBOT_APPROVAL_TOOLS"
     )
     max_message_chars: int = Field(20_000, alias="BRAINBOT_MAX_MESSAGE_CHARS")
     history_token_budget: int = Field(3_000, alias="BRAINBOT_HISTORY_TOKENS")
@@ -80,6 +86,18 @@ class Settings(BaseSettings):
     @classmethod
     def _csv(cls, value: object) -> object:
         return _split_csv(value)
+
+    @field_validator("approval_tools", mode="after")
+    @classmethod
+    def _known_approval_tools(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        names = tuple(APPROVAL_ALIASES.get(name.lower(), name.lower()) for name in value)
+        unknown = [name for name in names if name not in APPROVABLE_TOOLS]
+        if unknown:
+            raise ValueError(
+                f"BRAINBOT_APPROVAL_TOOLS names unknown tools {unknown}; valid names: "
+                f"{', '.join(APPROVABLE_TOOLS)} (or {', '.join(APPROVAL_ALIASES)})"
+            )
+        return tuple(dict.fromkeys(names))
 
     @model_validator(mode="after")
     def _inbox_is_a_category(self) -> Settings:

@@ -109,9 +109,10 @@ async def capture(
     if confident:
         return ToolResult(data, f"Saved to {entry.path} ({target}).", entry_path=entry.path)
     choices = [c for c in ctx.settings.categories if c != "inbox"]
-    action_id = await ctx.records.add_button_action(
-        ctx.person.id, "file", {"path": entry.path, "choices": choices}, ctx.now
-    )
+    # The hash ties the buttons to this very note: pressed after it changed or went
+    # (and another took its path), they change nothing.
+    payload = {"path": entry.path, "choices": choices, "content_hash": entry.content_hash}
+    action_id = await ctx.records.add_button_action(ctx.person.id, "file", payload, ctx.now)
     buttons = tuple(
         Button(choice, "file", f"{action_id}.{i}", "primary" if choice == category else None)
         for i, choice in enumerate(choices)

@@ -130,3 +130,17 @@ async def test_in_a_shared_chat_only_the_person_who_filed_a_note_corrects_it_at_
         assert not other.text.startswith("Moved")
         await brain.engine.handle(message("fix: admin", user="U1"))
         assert notes(vault) == ["admin/repaint-the-fence.md"]
+
+
+async def test_old_category_buttons_never_move_another_note_at_the_same_path(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        vault = brain.settings.vault_dir
+        (card,) = await brain.engine.handle(message("blue"))
+        await brain.store.delete("inbox/blue.md")
+        await brain.store.create("inbox", "blue", "A different thought, filed later.")
+        (pressed,) = await brain.engine.handle(press(card, "ideas"))
+        assert "nothing moved" in pressed.text
+        assert notes(vault) == ["inbox/blue.md"]
+        assert "A different thought" in (vault / "inbox/blue.md").read_text()

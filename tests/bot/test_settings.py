@@ -1,0 +1,50 @@
+"""Settings that would quietly weaken the bot stop the start with what to write instead."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bot.config import APPROVABLE_TOOLS, Settings
+from bot.tools import REGISTRY
+from tests.production.process import ROOT, clean_env
+
+
+def test_the_approvable_tools_are_those_with_a_preview() -> None:
+    assert set(APPROVABLE_TOOLS) == {n for n, spec in REGISTRY.items() if spec.previewer}
+
+
+def test_command_words_name_their_tools(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete, Update,move,undo")
+    assert Settings().approval_tools == ("delete_entry", "update_entry", "move_entry", "undo")
+
+
+def test_unknown_approval_tools_are_refused_with_the_valid_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete,remove_everything")
+    with pytest.raises(ValidationError, match=r"remove_everything.*valid names: update_entry"):
+        Settings()
+
+
+def test_brainbot_run_stops_on_them_and_says_why(tmp_path: Path) -> None:
+    env = clean_env(
+        BRAINBOT_DATA_DIR=str(tmp_path / "data"),
+        BRAINBOT_APPROVAL_TOOLS="erase",
+        PYTHONPATH=str(ROOT),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "run"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "BRAINBOT_APPROVAL_TOOLS" in done.stderr and "delete_entry" in done.stderr
+    assert not (tmp_path / "data" / "vault").exists()
