@@ -6,9 +6,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.events import Conversation, Event, Reply
+from bot.events import Conversation, Event, Reply, Sender
 
 EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
+# Asked before anything is downloaded for a sender: a stranger's files are never fetched.
+MayUse = Callable[[Sender], Awaitable[bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +26,7 @@ class Adapter(Protocol):
 
     platform: str
 
-    async def start(self, on_event: EventHandler) -> None: ...
+    async def start(self, on_event: EventHandler, may_use: MayUse | None = None) -> None: ...
 
     async def send(self, conversation: Conversation, reply: Reply) -> SentRef: ...
 

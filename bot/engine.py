@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -34,9 +35,12 @@ from storage.store import Store
 log = logging.getLogger(__name__)
 
 REFUSAL = (
-    "Sorry, I only work for the people this brainbot was set up for. Ask its owner to add you."
+    "Sorry, I only work for the people this brainbot was set up for. Ask its owner to add "
+    "you; if you are setting it up, send /start with the claim code from its log."
 )
 REFUSALS_REMEMBERED = 10_000
+LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
+CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
 
 def utcnow() -> datetime:
@@ -82,8 +86,9 @@ class Engine:
     async def handle(self, event: Event) -> Sequence[Reply]:
         """Process one event from any platform; returns what to say (nothing for a retry)."""
         logs.bind_event(event)
-        if not self.people.is_allowed(event.sender):
-            return self._refuse(event)
+        if not await self.people.is_allowed(event.sender):
+            claimed = await self._claim(event)
+            return [claimed] if claimed is not None else self._refuse(event)
         is_message = isinstance(event, InboundMessage)
         first = await self.records.record_event(
             platform=event.conversation.platform,
@@ -136,6 +141,22 @@ class Engine:
                     event.conversation.platform, event.event_id, status, self.clock()
                 )
 
+    async def _claim(self, event: Event) -> Reply | None:
+        """`/start CODE`, `claim CODE` or `/link CODE` from a stranger: all a closed
+        install listens to from them (see storage.admission). Nothing is recorded."""
+        if not isinstance(event, InboundMessage):
+            return None
+        text = event.text.strip()
+        link = LINK.match(text)
+        if link is not None:
+            # Another account of an admitted person joins it with the code it was given.
+            return Reply(await self.people.finish_link(event.sender, link["code"], self.clock()))
+        match = CLAIM.match(text)
+        if match is None:
+            return None
+        answer = await self.people.claim(event.sender, match.group("code"), self.clock())
+        return None if answer is None else Reply(answer)
+
     def _refuse(self, event: Event) -> Sequence[Reply]:
         key = (event.conversation.platform, event.event_id)
         if key in self._refused:
@@ -147,9 +168,13 @@ class Engine:
         return [Reply(REFUSAL)]
 
     def _context(self, event: Event, person: Person, now: datetime) -> ToolContext:
+        event_key = f"{event.conversation.platform}:{event.event_id}"
         source = {"platform": event.conversation.platform}
         if isinstance(event, InboundMessage):
             source.update(event.source)
+        # Every commit made for this event names it: after a crash, the vault itself
+        # says whether the event's writes happened (see bot.recovery).
+        source["event"] = event_key
         return ToolContext(
             store=self.store,
             records=self.records,
@@ -159,7 +184,7 @@ class Engine:
             conversation=event.conversation,
             source=source,
             now=now,
-            event_key=f"{event.conversation.platform}:{event.event_id}",
+            event_key=event_key,
             people=self.people,
         )
 

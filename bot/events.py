@@ -33,6 +33,10 @@ class Sender:
     id: str
     name: str = ""
     timezone: str | None = None  # IANA name when the platform knows it (Slack does)
+    # Slack: the sender's own workspace, and whether it is another one than the bot's
+    # (a Slack Connect guest); `slack:*` admits only the bot's own workspace.
+    team: str | None = None
+    foreign: bool = False
 
     @property
     def key(self) -> str:

@@ -9,12 +9,15 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.events import Conversation, Sender
+from storage.admission import Admission
 from storage.entry import Author
 from storage.records import Person, Records
 
 log = logging.getLogger(__name__)
 
 LINK_CODE_TTL = timedelta(minutes=10)
+WRONG_CODES_ALLOWED = 5  # claim or link codes, per sender, before a lockout
+LOCKOUT = timedelta(minutes=15)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 SettingsListener = Callable[[Person], Awaitable[None]]
@@ -25,19 +28,62 @@ class People:
 
     def __init__(self, records: Records, allowed: tuple[str, ...]) -> None:
         self.records = records
+        self.admission = Admission(records.engine)
         self.allowed = frozenset(allowed)
         self._cache: dict[tuple[str, str], Person] = {}
+        self._admitted: set[str] = set()
+        self._wrong_codes: dict[str, tuple[int, datetime]] = {}
         self.listeners: list[SettingsListener] = []
-        if not self.allowed:
-            log.warning(
-                "BRAINBOT_ALLOWED_USERS is empty: everyone who can reach the bot may use it"
-            )
 
-    def is_allowed(self, sender: Sender) -> bool:
-        # Whoever has the terminal has the vault's files already.
-        if sender.platform == "console" or not self.allowed:
+    def in_setting(self, sender: Sender) -> bool:
+        """Whether BRAINBOT_ALLOWED_USERS names this sender (`platform:id`, `platform:*`
+        for the bot's own workspace, `slack:TEAM:*` for a whole other workspace)."""
+        if sender.key in self.allowed:
             return True
-        return sender.key in self.allowed or f"{sender.platform}:*" in self.allowed
+        if sender.team and f"{sender.platform}:{sender.team}:*" in self.allowed:
+            return True
+        return not sender.foreign and f"{sender.platform}:*" in self.allowed
+
+    async def is_allowed(self, sender: Sender) -> bool:
+        """The console always (whoever has the terminal has the files); on a platform,
+        who the setting names or who was admitted by a claim or a link."""
+        if sender.platform == "console" or self.in_setting(sender):
+            return True
+        if sender.key in self._admitted:
+            return True
+        if await self.admission.is_admitted(sender.key):
+            self._admitted.add(sender.key)
+            return True
+        return False
+
+    async def claim(self, sender: Sender, code: str, now: datetime) -> str | None:
+        """`/start CODE` from a stranger: the owner's welcome when CODE is this install's
+        claim code, a refusal when it is not, None when the sender may not try (yet)."""
+        if self.locked_out(sender, now):
+            return None
+        if await self.admission.claim(code, sender.key, now):
+            self._admitted.add(sender.key)
+            self._wrong_codes.pop(sender.key, None)
+            log.warning("brainbot was claimed by %s, its owner", sender.key)
+            return (
+                "Welcome! This brain is yours now: you are its owner. Tell me a thought to "
+                "file it, or send /help."
+            )
+        self.wrong_code(sender, now)
+        return "That code is not valid."
+
+    def locked_out(self, sender: Sender, now: datetime) -> bool:
+        """After WRONG_CODES_ALLOWED wrong codes a sender may not try for a while."""
+        count, since = self._wrong_codes.get(sender.key, (0, now))
+        if count >= WRONG_CODES_ALLOWED and now - since < LOCKOUT:
+            return True
+        if now - since >= LOCKOUT:
+            self._wrong_codes.pop(sender.key, None)
+        return False
+
+    def wrong_code(self, sender: Sender, now: datetime) -> None:
+        count, since = self._wrong_codes.get(sender.key, (0, now))
+        self._wrong_codes[sender.key] = (count + 1, since)
 
     async def resolve(self, sender: Sender, conversation: Conversation, now: datetime) -> Person:
         """The person behind `sender`, created on first contact."""
@@ -70,6 +116,10 @@ class People:
         )
 
     async def finish_link(self, sender: Sender, code: str, now: datetime) -> str:
+        """`/link CODE` from the other account: it joins the person who asked for CODE
+        (and may use the bot from then on). Wrong codes count towards a lockout."""
+        if self.locked_out(sender, now):
+            return "Too many wrong codes. Wait a quarter of an hour, then ask for a new one."
         person = await self.records.redeem_link_code(
             code.strip(),
             platform=sender.platform,
@@ -78,7 +128,12 @@ class People:
             now=now,
         )
         if person is None:
+            self.wrong_code(sender, now)
             return "That code is unknown or has expired. Ask for a new one with /link."
+        self._wrong_codes.pop(sender.key, None)
+        if sender.platform != "console" and not self.in_setting(sender):
+            await self.admission.admit(sender.key, "link", now)
+            self._admitted.add(sender.key)
         self._cache[(sender.platform, sender.id)] = person
         return f"Linked: this {sender.platform} account now reaches the brain of {person.name}."
 

@@ -1,6 +1,7 @@
 """Resume what a crash cut short: events recorded but never finished.
 
-A message whose tools already ran (the tool log names its event) is marked done
+A message whose tools already ran (the tool log names its event, or a commit in
+the vault does: a crash can fall between the commit and the log) is marked done
 and not redone, so nothing is captured twice; one that never reached a tool is
 processed now and its reply delivered. An approval whose run was cut short goes
 back to pending, and its owner is asked to press again.
@@ -37,7 +38,9 @@ async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: 
             continue  # another process took it over first
         conversation = Conversation(row.platform, row.chat_id, row.thread_id)
         key = f"{row.platform}:{row.event_id}"
-        if await engine.records.event_has_tool_calls(key):
+        if await engine.records.event_has_tool_calls(key) or await engine.store.has_event_commit(
+            key, since=row.received_at
+        ):
             log.info("event %s finished its work before the restart; marking it done", key)
             await engine.records.finish_event(row.platform, row.event_id, "done", engine.clock())
             continue

@@ -29,7 +29,7 @@ from sqlalchemy import text
 
 from bot import metrics
 from bot.config import Settings
-from bot.events import Conversation, Event, Reply
+from bot.events import Conversation, Event, Reply, Sender
 from bot.http import HttpServer, PortInUse
 from bot.recovery import resume_unfinished
 from bot.runtime import Runtime
@@ -49,7 +49,9 @@ class RunAdapter(Protocol):
     @property
     def platform(self) -> str: ...
 
-    async def start(self, on_event: EventHandler) -> None: ...
+    async def start(
+        self, on_event: EventHandler, may_use: Callable[[Sender], Awaitable[bool]] | None = None
+    ) -> None: ...
 
     async def send(self, conversation: Conversation, reply: Reply) -> object: ...
 
@@ -159,9 +161,10 @@ class Service:
             log.warning("%s; chatting without /healthz, /readyz and /metrics", exc)
         await self._restore_backup()
         self.runtime = runtime = await Runtime.open(self.settings)
+        await self._announce_claim(runtime)
         self._gate = InFlight(runtime.engine.handle)
         for adapter in self.adapters:
-            await adapter.start(self._gate)
+            await adapter.start(self._gate, runtime.engine.people.is_allowed)
             self.started.append(adapter)
         deliver = self.deliver_via(self.started)
         if self.start_scheduler is not None:
@@ -179,6 +182,19 @@ class Service:
         self.http.ready()
         platforms = ", ".join(a.platform for a in self.started)
         log.info("brainbot is ready: %s; http://%s:%d", platforms, self.http.host, self.http.port)
+
+    async def _announce_claim(self, runtime: Runtime) -> None:
+        """A platform install with no allow-list is closed until its owner claims it."""
+        if self.settings.allowed_users or all(a.platform == "console" for a in self.adapters):
+            return
+        code = await runtime.engine.people.admission.claim_code(runtime.engine.clock())
+        if code is not None:
+            log.warning(
+                "nobody may use this brainbot yet: send `/start %s` to the bot (in Slack: "
+                "`claim %s` in a DM) to become its owner, or set BRAINBOT_ALLOWED_USERS",
+                code,
+                code,
+            )
 
     async def _restore_backup(self) -> None:
         remote = self.settings.git_remote

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pygit2
 from pygit2.enums import SortMode
@@ -103,3 +103,22 @@ def _moved_from(git: GitRepo, commit: pygit2.Commit, path: str) -> str | None:
     if match and match.group(2) == path and commit.committer.name == BOT_AUTHOR.name:
         return match.group(1)
     return git.renamed_from(commit, path)
+
+
+# Commits a little older than asked for are read too: clocks of hosts differ.
+CLOCK_SLACK = timedelta(minutes=5)
+
+
+def commits_since_mention(git: GitRepo, text: str, since: datetime) -> bool:
+    """Whether a commit made since `since` has `text` in a line of its message (or at its
+    end); the walk stops at the first older commit, so it costs what came since."""
+    head = git.head_commit()
+    if head is None:
+        return False
+    oldest = (since if since.tzinfo else since.replace(tzinfo=UTC)) - CLOCK_SLACK
+    for commit in git.repo.walk(head.id, SortMode.TIME):
+        if datetime.fromtimestamp(commit.commit_time, UTC) < oldest:
+            return False
+        if any(line.endswith(text) or f"{text} " in line for line in commit.message.splitlines()):
+            return True
+    return False

@@ -28,9 +28,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlmodel import SQLModel
 
+import storage.admission
 import storage.chat_tables
 import storage.digest_log
-import storage.models  # (the three modules register every table)
+import storage.models  # (the four modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -70,11 +71,19 @@ async def _inbound_files(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.chat_tables.FILES])
 
 
+async def _admission(conn: AsyncConnection) -> None:
+    await conn.run_sync(
+        SQLModel.metadata.create_all,
+        tables=[storage.admission.CLAIM_CODES, storage.admission.ADMITTED],
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
     Migration(3, "inbound_events.owner: the process handling each event", _event_owner),
     Migration(4, "inbound_files: files kept with their event until it is handled", _inbound_files),
+    Migration(5, "claim_codes, admitted_identities: who may use a closed install", _admission),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -13,6 +13,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import SQLModel
 
+from storage.admission import new_code, normal_code
 from storage.chat_tables import (
     APPROVALS,
     BUTTON_ACTIONS,
@@ -42,6 +43,9 @@ _ENGINE_TABLES = [
     BUTTON_ACTIONS,
     TOOL_CALLS,
 ]
+
+
+LINK_CODE_LENGTH = 8  # ~40 bits; with the lockout after wrong codes, not guessable
 
 
 def short_id(length: int = 10) -> str:
@@ -283,7 +287,7 @@ class Records:
         return _person(row)
 
     async def new_link_code(self, user_id: int, expires_at: datetime) -> str:
-        code = "".join(secrets.choice("0123456789") for _ in range(6))
+        code = new_code(LINK_CODE_LENGTH)
         async with self.engine.begin() as conn:
             await conn.execute(delete(LINK_CODES).where(LINK_CODES.c.user_id == user_id))
             await conn.execute(
@@ -299,7 +303,9 @@ class Records:
             row = (
                 await conn.execute(
                     delete(LINK_CODES)
-                    .where(and_(LINK_CODES.c.code == code, LINK_CODES.c.expires_at > now))
+                    .where(
+                        and_(LINK_CODES.c.code == normal_code(code), LINK_CODES.c.expires_at > now)
+                    )
                     .returning(LINK_CODES.c.user_id)
                 )
             ).first()

@@ -213,6 +213,11 @@ class Store:
         )
         return written.change
 
+    async def has_event_commit(self, event_key: str, since: datetime) -> bool:
+        """Whether a commit made since `since` was made for the event `event_key` (its
+        commit message's source line names it)."""
+        return await asyncio.to_thread(self.vault.has_event_commit, event_key, since)
+
     async def change(self, commit: str) -> Change:
         """One change of the vault's history by its full commit id (ChangeNotFound)."""
         return await asyncio.to_thread(self.vault.change, commit)

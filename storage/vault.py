@@ -21,6 +21,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ from storage.errors import (
 )
 from storage.gitlocks import recover_interrupted_write
 from storage.gitrepo import GitRepo
-from storage.history import change_from_commit, history
+from storage.history import change_from_commit, commits_since_mention, history
 from storage.importer import collect_tree
 from storage.notefile import render_note
 from storage.paths import (
@@ -138,6 +139,12 @@ class Vault:
         rel = self._paths.resolve(path, note=False)[0] if path is not None else None
         with self._lock.hold():
             return history(self._git, rel, limit)
+
+    def has_event_commit(self, event_key: str, since: datetime) -> bool:
+        """Whether a commit since `since` names `event=<event_key>` in its source line."""
+        marker = f" event={event_key}"
+        with self._lock.hold():
+            return commits_since_mention(self._git, marker, since)
 
     def change(self, commit: str) -> Change:
         """One change by its commit id, however old (ChangeNotFound when there is none)."""

@@ -16,7 +16,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import TextIO
 
-from adapters.base import EventHandler, SentRef
+from adapters.base import EventHandler, MayUse, SentRef
 from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
 
 
@@ -44,7 +44,7 @@ class ConsoleAdapter:
         self._task: asyncio.Task[None] | None = None
         self.closed = asyncio.Event()
 
-    async def start(self, on_event: EventHandler) -> None:
+    async def start(self, on_event: EventHandler, may_use: MayUse | None = None) -> None:
         self._task = asyncio.create_task(self._serve(on_event))
 
     async def wait_closed(self) -> None:

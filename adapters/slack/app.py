@@ -11,6 +11,7 @@ import logging
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
@@ -18,8 +19,8 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncBoltRequest
 
-from adapters.base import EventHandler, SentRef
-from bot.events import Attachment, Conversation, Reply
+from adapters.base import EventHandler, MayUse, SentRef
+from bot.events import Attachment, Conversation, Reply, Sender
 
 from .render import SlackMessage, plain_message, render
 from .translate import (
@@ -67,6 +68,7 @@ class SlackAdapter:
         self._bolt: AsyncApp | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._on_event: EventHandler | None = None
+        self._may_use: MayUse | None = None
         self._identity: BotIdentity | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._seen: OrderedDict[str, None] = OrderedDict()
@@ -86,7 +88,7 @@ class SlackAdapter:
             return
         app.router.add_post(EVENTS_PATH, self._serve_http)
 
-    async def start(self, on_event: EventHandler) -> None:
+    async def start(self, on_event: EventHandler, may_use: MayUse | None = None) -> None:
         """Check the token (auth.test), build the bolt app and connect Socket Mode if configured."""
         await self._api.open()
         socket: AsyncSocketModeHandler | None = None
@@ -106,6 +108,7 @@ class SlackAdapter:
             raise
         self._socket = socket
         self._on_event = on_event
+        self._may_use = may_use
         self._bolt = bolt
         log.info(
             "Slack connected as %s (%s)",
@@ -232,8 +235,11 @@ class SlackAdapter:
         on_event = self._on_event
         if on_event is None:
             return
-        sender = await self._api.sender(incoming.user_id)
-        attachments = await self._download(incoming)
+        sender = self._with_team(incoming, await self._api.sender(incoming.user_id))
+        # A stranger's files are never fetched: the engine refuses them anyway.
+        may_use = self._may_use
+        allowed = may_use is None or await may_use(sender)
+        attachments = await self._download(incoming) if allowed else ()
         try:
             replies: Sequence[Reply] = await on_event(incoming.to_event(sender, attachments))
         except Exception:
@@ -241,6 +247,12 @@ class SlackAdapter:
             replies = [Reply(text=APOLOGY)]
         for reply in replies:
             await self._deliver(incoming.origin, reply)
+
+    def _with_team(self, incoming: Incoming, sender: Sender) -> Sender:
+        team = incoming.user_team or sender.team
+        home = self._identity.team_id if self._identity else None
+        foreign = bool(home and team and team != home)
+        return replace(sender, team=team, foreign=foreign)
 
     async def _download(self, incoming: Incoming) -> tuple[Attachment, ...]:
         attachments: list[Attachment] = []

@@ -69,6 +69,16 @@ class Incoming:
     files: tuple[FileRef, ...] = ()
     raw: Any = field(default=None, compare=False, repr=False)
 
+    @property
+    def user_team(self) -> str | None:
+        """The workspace the sender belongs to, as the payload says (Slack Connect guests
+        come from another one than the bot's)."""
+        body = self.raw if isinstance(self.raw, dict) else {}
+        event = body.get("event") or {}
+        user = body.get("user") if isinstance(body.get("user"), dict) else {}
+        team = event.get("user_team") or (user or {}).get("team_id") or body.get("user_team")
+        return str(team) if team else None
+
     def to_event(self, sender: Sender, attachments: tuple[Attachment, ...] = ()) -> Event:
         """The engine event, with the sender and the downloaded files added by the adapter."""
         conversation = Conversation(PLATFORM, self.origin.channel, self.origin.thread_ts)
@@ -124,7 +134,7 @@ def sender_from_profile(user: dict[str, Any]) -> Sender:
         or user.get("name")
         or user.get("id", "")
     )
-    return Sender(PLATFORM, user["id"], name, user.get("tz") or None)
+    return Sender(PLATFORM, user["id"], name, user.get("tz") or None, user.get("team_id") or None)
 
 
 def permalink(team_url: str | None, channel: str, ts: str, thread_ts: str | None = None) -> str:

@@ -31,7 +31,7 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application, ApplicationBuilder, TypeHandler
 
-from adapters.base import EventHandler, SentRef
+from adapters.base import EventHandler, MayUse, SentRef
 from adapters.telegram.render import keyboard, render_text
 from adapters.telegram.retry import RetryAfterLimiter
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip, translate
@@ -123,13 +123,15 @@ class TelegramAdapter:
         self._poll_timeout = poll_timeout
         self._typing_interval = typing_interval
         self._on_event: EventHandler | None = None
+        self._may_use: MayUse | None = None
         self._seen = _Recent()
 
     # -- lifecycle ---------------------------------------------------------------
 
-    async def start(self, on_event: EventHandler) -> None:
+    async def start(self, on_event: EventHandler, may_use: MayUse | None = None) -> None:
         """Connect (getMe), register the command menu, then poll or set the webhook."""
         self._on_event = on_event
+        self._may_use = may_use
         app = self._application
         await app.initialize()
         await app.bot.set_my_commands(COMMANDS)
@@ -307,7 +309,7 @@ class TelegramAdapter:
         done = asyncio.Event()
         typing = asyncio.create_task(self._keep_typing(conversation, done))
         try:
-            if files and isinstance(event, InboundMessage):
+            if files and isinstance(event, InboundMessage) and await self._may_fetch(event):
                 attachments = tuple([await self._download(ref) for ref in files])
                 event = replace(event, attachments=attachments)
             replies: Sequence[Reply] = await self._on_event(event)
@@ -326,6 +328,10 @@ class TelegramAdapter:
                 await self.edit(SentRef(conversation, (str(pressed),)), reply)
             else:
                 await self.send(conversation, reply, reply_to=reply_to)
+
+    async def _may_fetch(self, event: InboundMessage) -> bool:
+        # A stranger's files are never fetched: the engine refuses them anyway.
+        return self._may_use is None or await self._may_use(event.sender)
 
     async def _download(self, ref: FileRef) -> Attachment:
         if ref.file_size is not None and ref.file_size > MAX_DOWNLOAD:

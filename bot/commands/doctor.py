@@ -16,6 +16,7 @@ import asyncio
 import os
 import shutil
 import sys
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from pydantic import ValidationError
@@ -24,6 +25,7 @@ from sqlalchemy import text
 from bot.config import Settings
 from bot.logs import redact, secrets_of
 from bot.probes import TIMEOUT, Finding, model, slack, telegram
+from storage.admission import Admission
 from storage.backup import BackupError, VaultBackup
 from storage.db import Database
 from storage.errors import StorageError
@@ -104,15 +106,6 @@ async def configuration(s: Settings) -> list[Finding]:
                 )
             )
         platforms.append("Telegram (" + ("webhook" if s.telegram_webhook_url else "polling") + ")")
-    if platforms and not s.allowed_users:
-        found.append(
-            Finding(
-                "warning",
-                "configuration",
-                "BRAINBOT_ALLOWED_USERS is empty: anyone who can message the bot can use it",
-                "list who may use it, e.g. BRAINBOT_ALLOWED_USERS=slack:U123,telegram:42",
-            )
-        )
     model = f"model {s.llm_model}" if s.llm_enabled else "no model (command router)"
     where = ", ".join(platforms) or "the console only (no Slack or Telegram settings)"
     found.insert(0, Finding("ok", "configuration", f"{where}; {model}; embeddings {s.embeddings}"))
@@ -144,12 +137,32 @@ async def database(s: Settings) -> list[Finding]:
             )
         before = await applied_versions(db.engine)
         await migrate(db.engine)
+        admission = await _admission(s, Admission(db.engine))
     finally:
         await db.close()
     schema = f"schema version {max(before, default=0)} of {LATEST}"
     if len(before) < LATEST:
         schema += " (brainbot run migrates it at start; done now)"
-    return [Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")]
+    ok = Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")
+    return [ok, *admission]
+
+
+async def _admission(s: Settings, admission: Admission) -> list[Finding]:
+    """Who may use the bot when BRAINBOT_ALLOWED_USERS is empty: nobody until claimed."""
+    if s.allowed_users or not (s.slack_bot_token or s.telegram_bot_token):
+        return []
+    code = await admission.claim_code(datetime.now(UTC))
+    if code is None:
+        return [Finding("ok", "access", "claimed by its owner; others need /link or the setting")]
+    return [
+        Finding(
+            "warning",
+            "access",
+            "nobody may use the bot yet (BRAINBOT_ALLOWED_USERS is empty)",
+            f"send `/start {code}` to the bot (in Slack: `claim {code}` in a DM) to become "
+            "its owner, or list people in BRAINBOT_ALLOWED_USERS",
+        )
+    ]
 
 
 async def vault(s: Settings) -> list[Finding]:

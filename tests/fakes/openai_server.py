@@ -70,6 +70,7 @@ class FakeOpenAI:
         self.transcript = "transcribed speech"
         self.down = False
         self.embedding_dimensions = 32
+        self.embedding_delay = 0.0  # seconds each embeddings request takes
         self._ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -155,6 +156,8 @@ class FakeOpenAI:
     async def _embeddings(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.requests.append(("embeddings", body))
+        if self.embedding_delay:
+            await asyncio.sleep(self.embedding_delay)
         if self.down:
             return _error(503, "service unavailable")
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]

@@ -147,10 +147,19 @@ class FakeSlack:
 
     # -- test controls -------------------------------------------------------
 
-    def add_user(self, user_id: str, name: str, *, display_name: str = "", tz: str = "UTC") -> None:
-        """Make a user known to users.info."""
+    def add_user(
+        self,
+        user_id: str,
+        name: str,
+        *,
+        display_name: str = "",
+        tz: str = "UTC",
+        team_id: str = TEAM_ID,
+    ) -> None:
+        """Make a user known to users.info (`team_id`: their own workspace)."""
         self.users[user_id] = {
             "id": user_id,
+            "team_id": team_id,
             "name": name,
             "real_name": display_name or name,
             "tz": tz,

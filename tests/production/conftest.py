@@ -60,6 +60,7 @@ class Fakes:
             "OPENAI_API_KEY": "sk-test-key-for-the-fake-server",
             "BRAINBOT_LLM_RETRIES": "0",
             "BRAINBOT_LLM_TIMEOUT": "30",
+            "BRAINBOT_ALLOWED_USERS": "slack:*,telegram:*",
         }
         if database_url is not None:
             settings["DATABASE_URL"] = database_url

@@ -79,7 +79,6 @@ async def test_each_broken_part_is_named_with_its_fix(
         "PROBLEM  model:",
         "answered 503",
         "PROBLEM  backup: cannot reach",
-        "warning  configuration: BRAINBOT_ALLOWED_USERS is empty",
     ):
         assert expected in out
     assert out.count("fix: ") >= 5
@@ -105,3 +104,15 @@ async def test_an_unmerged_backup_conflict_is_a_problem_until_merged(tmp_path: P
     problem = next(f for f in findings if f.level == "problem")
     assert problem.detail == f"a conflict with the remote waits on branch {branch}"
     assert problem.fix.startswith(f"git -C {vault.root} merge {branch}")
+
+
+async def test_an_install_nobody_claimed_shows_its_claim_code(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, BRAINBOT_ALLOWED_USERS="")
+    _, out = await doctor(env, tmp_path)
+    assert "warning  access: nobody may use the bot yet" in out
+    code = out.split("send `/start ", 1)[1].split("`", 1)[0]
+    assert len(code.replace("-", "")) == 12
+    _, again = await doctor(env, tmp_path)
+    assert f"/start {code}`" in again  # the same code until it is claimed

@@ -107,3 +107,36 @@ async def test_kill_9_then_restart_with_the_embedded_database(tmp_path: Path, fa
     assert [n for n in notes(vault) if "tomatoes" in n] == ["ideas/plant-tomatoes-in-may.md"]
     assert len([s for s in git_log(vault) if "tomatoes" in s]) == 1
     assert embedded_postgres(tmp_path / "data") == []  # the clean stop stopped the server
+
+
+async def test_kill_9_between_the_commit_and_the_tool_log_files_the_note_once(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, slack=None, BRAINBOT_EMBEDDINGS="openai")
+    first = await Brainbot(tmp_path, env, name="first").start()
+    await first.wait_ready()
+    fakes.openai.embedding_delay = 30.0  # the note is committed, then waits for its vectors
+    fakes.telegram.queue_update(Updates().message("Plant tomatoes in May"))
+    deadline = time.monotonic() + 20
+    while not any(
+        "tomatoes" in str(body.get("input"))
+        for path, body in fakes.openai.requests
+        if path == "embeddings"
+    ):
+        assert time.monotonic() < deadline, first.log()
+        await asyncio.sleep(0.05)
+    first.signal(signal.SIGKILL)
+    assert await first.wait() == -signal.SIGKILL
+    vault = tmp_path / "data" / "vault"
+    assert [n for n in notes(vault) if "tomatoes" in n] == ["ideas/plant-tomatoes-in-may.md"]
+
+    fakes.openai.embedding_delay = 0.0
+    second = await Brainbot(tmp_path, env, name="second").start()
+    try:
+        await second.wait_ready()
+        await second.wait_for_log("finished its work before the restart")
+    finally:
+        assert await second.stop() == 0, second.log()
+
+    assert [n for n in notes(vault) if "tomatoes" in n] == ["ideas/plant-tomatoes-in-may.md"]
+    assert len([s for s in git_log(vault) if "tomatoes" in s]) == 1

@@ -74,8 +74,8 @@ def test_undo_of_a_move_moves_it_back(vault: Vault) -> None:
     moved = vault.move("ideas/shed.md", "projects", author=ANN)
     preview = vault.preview_undo(moved.change.commit)
     assert "--- a/projects/shed.md" in preview.diff and "+++ b/ideas/shed.md" in preview.diff
-    assert preview.content_hash is None
-    vault.undo(moved.change.commit, author=ANN)
+    assert preview.content_hash is not None
+    vault.undo(moved.change.commit, author=ANN, expected_hash=preview.content_hash)
     assert (vault.root / "ideas/shed.md").read_bytes() == original
     assert not (vault.root / "projects/shed.md").exists()
 

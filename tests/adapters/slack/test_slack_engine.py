@@ -69,7 +69,7 @@ async def slack_brain(
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        await adapter.start(brain.engine.handle)
+        await adapter.start(brain.engine.handle, brain.engine.people.is_allowed)
         try:
             async with aiohttp.ClientSession() as session:
                 url = f"http://127.0.0.1:{port}/slack/events"
@@ -189,3 +189,16 @@ async def test_voice_clip_is_kept_and_its_transcript_captured(
     kept = list((slack_brain.vault / "attachments").iterdir())
     assert [p.read_bytes() for p in kept] == [b"OggS fake audio"]
     assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
+
+
+async def test_a_slack_connect_guest_is_not_slack_star_and_their_files_stay_put(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    slack_brain.fake.add_user("U0GUEST", "guest", team_id="T0OTHER")
+    clip = slack_brain.fake.add_file("secret.webm", b"OggS guest audio", "audio/webm")
+    await slack_brain.post(dm_event("file this", user="U0GUEST", user_team="T0OTHER", files=[clip]))
+    (posted,) = await slack_brain.fake.wait_for("chat.postMessage", within=15)
+    assert posted.args["text"].startswith("Sorry")
+    assert slack_brain.fake.calls_of("file") == []
+    assert notes(slack_brain.vault) == []
+    assert openai_fake.chat_requests() == []

@@ -221,3 +221,26 @@ async def test_a_double_press_applies_the_change_once(
     assert len(tg.fake.calls("editMessageText")) == 1
     assert len([m for m in git_log(tg.vault) if "tea.md" in m]) == 2  # created, updated once
     assert frontmatter.load(tg.vault / "ideas/tea.md")["status"] == "tried"
+
+
+async def test_a_strangers_file_is_never_downloaded(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, fake: FakeTelegram
+) -> None:
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_ALLOWED_USERS="telegram:42"
+    ) as brain:
+        adapter = make_adapter(fake)
+        await adapter.start(brain.engine.handle, brain.engine.people.is_allowed)
+        try:
+            fake.add_file("big", b"OggS twenty megabytes, a stranger's")
+            voice = {"file_id": "big", "file_unique_id": "u", "duration": 4}
+            fake.queue_update(Updates().message(voice=voice, user=MALLORY))
+            (refusal,) = await fake.wait_for("sendMessage", within=15)
+        finally:
+            await adapter.stop()
+    assert refusal["text"].startswith("Sorry")
+    assert fake.calls("getFile") == []
+    assert [kind for kind, _ in openai_fake.requests if kind == "transcribe"] == []
+    assert not (brain.settings.vault_dir / "attachments").exists() or not any(
+        (brain.settings.vault_dir / "attachments").iterdir()
+    )
