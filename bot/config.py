@@ -58,6 +58,7 @@ class Settings(BaseSettings):
     approval_tools: Annotated[tuple[str, ...], NoDecode] = Field(
         APPROVABLE_TOOLS, alias="BRAINBOT_APPROVAL_TOOLS"
     )
+    max_attachment_bytes: int = Field(20_000_000, alias="BRAINBOT_MAX_ATTACHMENT_BYTES")
     max_message_chars: int = Field(20_000, alias="BRAINBOT_MAX_MESSAGE_CHARS")
     history_token_budget: int = Field(3_000, alias="BRAINBOT_HISTORY_TOKENS")
 

@@ -36,6 +36,7 @@ async def open_store(settings: Settings, database: Database, *, reembed: bool = 
         database=database,
         embedder=embedder,
         max_bytes=settings.max_note_bytes,
+        max_attachment_bytes=settings.max_attachment_bytes,
         reembed=reembed,
     )
 

@@ -61,12 +61,19 @@ class Store:
         database: Database,
         embedder: Embedder | None,
         max_bytes: int = 1_000_000,
+        max_attachment_bytes: int = 20_000_000,
         reembed: bool = False,
     ) -> Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
         `reembed` lets a new embedder replace the vectors of another (see Index.open)."""
-        vault = await asyncio.to_thread(Vault, vault_dir, categories, max_bytes=max_bytes)
+        vault = await asyncio.to_thread(
+            Vault,
+            vault_dir,
+            categories,
+            max_bytes=max_bytes,
+            max_attachment_bytes=max_attachment_bytes,
+        )
         index = await Index.open(database, embedder, reembed=reembed)
         store = cls(vault, index, database)
         if await index.last_commit() is None:

@@ -32,7 +32,7 @@ from .translate import (
     parse_mention,
     parse_message,
 )
-from .webapi import BotIdentity, SlackCallError, SlackWebAPI
+from .webapi import MAX_FILE_BYTES, BotIdentity, SlackCallError, SlackWebAPI
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,7 @@ class SlackAdapter:
         signing_secret: str | None = None,
         api_url: str = "https://slack.com/api/",
         shutdown_timeout: float = 10.0,
+        max_file_bytes: int = MAX_FILE_BYTES,
     ):
         if not app_token and not signing_secret:
             raise ValueError(
@@ -65,6 +66,7 @@ class SlackAdapter:
         self._signing_secret = signing_secret
         self._api = SlackWebAPI(bot_token, api_url)
         self._shutdown_timeout = shutdown_timeout
+        self._max_file_bytes = max_file_bytes
         self._bolt: AsyncApp | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._on_event: EventHandler | None = None
@@ -258,7 +260,9 @@ class SlackAdapter:
         attachments: list[Attachment] = []
         for file in incoming.files:
             try:
-                data = await self._api.download(file.url)
+                if file.size > self._max_file_bytes:
+                    raise SlackCallError("files.download", "file_too_large")
+                data = await self._api.download(file.url, limit=self._max_file_bytes)
             except SlackCallError as failure:
                 log.warning("Slack file %s not downloaded: %s", file.name, failure.error)
                 note = (

@@ -54,9 +54,15 @@ COMMANDS = (
     BotCommand("settings", "Your timezone and digest time"),
 )
 TOO_BIG = (
-    "That file is too big for me: Telegram lets bots download files up to 20 MB. "
+    "That file is too big for me: I keep files up to {limit}. "
     "Nothing was saved — send a smaller file, or a link to it."
 )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.0f} MB" if size >= 2**20 else f"{max(1, round(size / 1024))} kB"
+
+
 FAILED = "Sorry — something went wrong on my side while handling that. Please try again."
 
 
@@ -95,6 +101,7 @@ class TelegramAdapter:
         webhook_secret: str | None = None,
         poll_timeout: float = 30.0,
         typing_interval: float = 4.0,
+        max_file_bytes: int = MAX_DOWNLOAD,
     ) -> None:
         if webhook_url and not webhook_secret:
             # Without a secret anyone who finds the URL could post updates as any user.
@@ -122,6 +129,7 @@ class TelegramAdapter:
         self._webhook_secret = webhook_secret
         self._poll_timeout = poll_timeout
         self._typing_interval = typing_interval
+        self._max_file_bytes = min(max_file_bytes, MAX_DOWNLOAD)
         self._on_event: EventHandler | None = None
         self._may_use: MayUse | None = None
         self._seen = _Recent()
@@ -314,7 +322,7 @@ class TelegramAdapter:
                 event = replace(event, attachments=attachments)
             replies: Sequence[Reply] = await self._on_event(event)
         except FileTooBig:
-            replies = [Reply(TOO_BIG)]
+            replies = [Reply(TOO_BIG.format(limit=_megabytes(self._max_file_bytes)))]
         except Exception:
             log.exception("handling a Telegram event failed")
             replies = [Reply(FAILED)]
@@ -334,7 +342,7 @@ class TelegramAdapter:
         return self._may_use is None or await self._may_use(event.sender)
 
     async def _download(self, ref: FileRef) -> Attachment:
-        if ref.file_size is not None and ref.file_size > MAX_DOWNLOAD:
+        if ref.file_size is not None and ref.file_size > self._max_file_bytes:
             raise FileTooBig(ref.file_name)
         try:
             file = await self._application.bot.get_file(ref.file_id)
@@ -342,6 +350,8 @@ class TelegramAdapter:
             if "file is too big" in exc.message.lower():
                 raise FileTooBig(ref.file_name) from exc
             raise
+        if file.file_size is not None and file.file_size > self._max_file_bytes:
+            raise FileTooBig(ref.file_name)
         data = bytes(await file.download_as_bytearray())
         return Attachment(ref.kind, data, ref.file_name, ref.mime_type)
 

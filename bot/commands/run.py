@@ -55,6 +55,7 @@ def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list
                 signing_secret=settings.slack_signing_secret,
                 api_url=settings.slack_api_url,
                 shutdown_timeout=GRACE_SECONDS,
+                max_file_bytes=settings.max_attachment_bytes,
             )
         )
     if settings.telegram_bot_token:
@@ -67,6 +68,7 @@ def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list
                     api_url=settings.telegram_api_url,
                     webhook_url=settings.telegram_webhook_url,
                     webhook_secret=settings.telegram_webhook_secret,
+                    max_file_bytes=settings.max_attachment_bytes,
                 )
             )
         except ValueError as exc:

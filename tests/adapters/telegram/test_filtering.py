@@ -97,7 +97,7 @@ async def test_a_file_over_20_mb_gets_a_clear_reply_and_nothing_reaches_the_engi
 
     sent = await fake.wait_for("sendMessage")
 
-    assert sent[0]["text"] == TOO_BIG
+    assert sent[0]["text"] == TOO_BIG.format(limit="20 MB")
     assert engine.events == []
     assert fake.calls("getFile") == []  # the size was known upfront
 
@@ -111,7 +111,7 @@ async def test_a_file_the_bot_api_refuses_as_too_big_gets_the_same_reply(
 
     sent = await fake.wait_for("sendMessage")
 
-    assert sent[0]["text"] == TOO_BIG
+    assert sent[0]["text"] == TOO_BIG.format(limit="20 MB")
     assert len(fake.calls("getFile")) == 1
     assert engine.events == []
 

@@ -244,3 +244,23 @@ async def test_a_strangers_file_is_never_downloaded(
     assert not (brain.settings.vault_dir / "attachments").exists() or not any(
         (brain.settings.vault_dir / "attachments").iterdir()
     )
+
+
+async def test_a_file_over_the_attachment_setting_is_not_downloaded(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, fake: FakeTelegram
+) -> None:
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_MAX_ATTACHMENT_BYTES=1000
+    ) as brain:
+        adapter = make_adapter(fake, max_file_bytes=brain.settings.max_attachment_bytes)
+        await adapter.start(brain.engine.handle, brain.engine.people.is_allowed)
+        try:
+            fake.add_file("long", b"x" * 5000)
+            voice = {"file_id": "long", "file_unique_id": "u", "duration": 40, "file_size": 5000}
+            fake.queue_update(Updates().message(voice=voice))
+            (answer,) = await fake.wait_for("sendMessage", within=15)
+        finally:
+            await adapter.stop()
+    assert "too big" in answer["text"] and "1 kB" in answer["text"]
+    assert fake.calls("getFile") == []
+    assert notes(brain.settings.vault_dir) == []
