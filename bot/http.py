@@ -25,6 +25,11 @@ log = logging.getLogger(__name__)
 
 Check = Callable[[], Awaitable[str | None]]  # None when fine, else what is wrong
 CHECK_TIMEOUT = 3.0
+# A client gets this long to send a request's head, and again its body; then it is
+# dropped. Without it a few slow connections (slowloris) would hold the server.
+HEAD_TIMEOUT = 5.0
+BODY_TIMEOUT = 10.0
+KEEPALIVE_TIMEOUT = 15.0
 
 
 @runtime_checkable
@@ -47,10 +52,18 @@ class PortInUse(Exception):
 class HttpServer:
     """Health, readiness and metrics, plus whatever the adapters mount."""
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        head_timeout: float = HEAD_TIMEOUT,
+        body_timeout: float = BODY_TIMEOUT,
+    ) -> None:
         self.host = host
         self.port = port
-        self.app = web.Application()
+        self.head_timeout = head_timeout
+        self.app = web.Application(middlewares=[_body_deadline(body_timeout)])
         self.app.router.add_get("/healthz", self._healthz)
         self.app.router.add_get("/readyz", self._readyz)
         self.app.router.add_get("/metrics", self._metrics)
@@ -65,9 +78,15 @@ class HttpServer:
 
     async def start(self) -> None:
         """Listen (port 0 picks a free port; `self.port` then holds it)."""
-        runner = web.AppRunner(self.app, handle_signals=False, access_log=None)
+        runner = web.AppRunner(
+            self.app,
+            handle_signals=False,
+            access_log=None,
+            keepalive_timeout=KEEPALIVE_TIMEOUT,
+            lingering_time=1.0,  # what a client still sends after our answer is not awaited
+        )
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
+        site = _GuardedSite(runner, self.host, self.port, self.head_timeout)
         try:
             await site.start()
         except OSError as exc:
@@ -76,9 +95,7 @@ class HttpServer:
                 raise PortInUse(self.host, self.port) from exc
             raise
         self._runner = runner
-        server: Any = site._server
-        if server is not None and server.sockets:
-            self.port = int(server.sockets[0].getsockname()[1])
+        self.port = site.port
         log.info("HTTP server on %s:%d (/healthz, /readyz, /metrics)", self.host, self.port)
 
     def ready(self) -> None:
@@ -128,3 +145,79 @@ class HttpServer:
         response = web.Response(body=body)
         response.headers["Content-Type"] = content_type
         return response
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def _body_deadline(timeout: float) -> Any:
+    @web.middleware
+    async def body_deadline(request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Read the whole body within `timeout` (aiohttp keeps it for the handler)."""
+        if request.body_exists:
+            try:
+                async with asyncio.timeout(timeout):
+                    await request.read()
+            except TimeoutError:
+                response = web.Response(status=408, text="request body too slow")
+                response.force_close()
+                return response
+        return await handler(request)
+
+    return body_deadline
+
+
+class _GuardedSite(web.TCPSite):
+    """A TCP site whose connections must send their first request head in time."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, head_timeout: float) -> None:
+        super().__init__(runner, host, port)
+        self._head_timeout = head_timeout
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)
+        server = self._runner.server
+        assert server is not None
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(
+            lambda: _HeadDeadline(server(), self._head_timeout), self._host, self._port
+        )
+        self._bound_port = int(self._server.sockets[0].getsockname()[1])
+
+
+class _HeadDeadline(asyncio.Protocol):
+    """Passes everything to aiohttp's protocol, and closes the connection when the
+    request head (up to the blank line) has not arrived within `timeout` seconds."""
+
+    def __init__(self, inner: Any, timeout: float) -> None:
+        self._inner = inner
+        self._timeout = timeout
+        self._timer: asyncio.TimerHandle | None = None
+        self._seen = b""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._timer = asyncio.get_running_loop().call_later(self._timeout, transport.close)
+        self._inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._timer is not None:
+            self._seen = (self._seen + data)[-4096:]
+            if b"\r\n\r\n" in self._seen:
+                self._timer.cancel()
+                self._timer = None
+                self._seen = b""
+        self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received()  # type: ignore[no-any-return]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()

@@ -167,7 +167,11 @@ class SlackAdapter:
         bolt = self._bolt
         if bolt is None:
             return web.Response(status=503, text="brainbot is not connected to Slack yet")
-        return await to_aiohttp_response(await bolt.async_dispatch(await to_bolt_request(request)))
+        try:
+            bolt_request = await to_bolt_request(request)
+        except ValueError:  # bolt parses the body first: broken JSON or form data
+            return web.Response(status=400, text="the request body is not valid")
+        return await to_aiohttp_response(await bolt.async_dispatch(bolt_request))
 
     def _build_bolt(self) -> AsyncApp:
         # process_before_response: our listeners return within milliseconds (they

@@ -324,3 +324,15 @@ async def test_file_that_cannot_be_fetched_is_reported(
     [event] = http_bot.recorder.events
     assert isinstance(event, InboundMessage)
     assert (event.text, event.attachments) == ("the plan", ())
+
+
+async def test_a_signed_request_with_broken_json_gets_400(
+    http_bot: HttpBot, fake_slack: FakeSlack
+) -> None:
+    for body in (
+        ('{"type": "event_callback", "event": {', "application/json"),
+        ("payload=%7Bnot+json", "application/x-www-form-urlencoded"),
+    ):
+        status, _ = await post_signed(http_bot.session, http_bot.url, body)
+        assert status == 400
+    assert http_bot.recorder.events == []
