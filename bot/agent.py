@@ -10,7 +10,7 @@ import asyncio
 import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.digest import local_zone
@@ -85,15 +85,34 @@ def tool_schemas(categories: tuple[str, ...]) -> list[dict[str, Any]]:
 
 class Agent:
     def __init__(
-        self, llm: LLM, runner: ToolRunner, *, max_rounds: int, history_tokens: int
+        self,
+        llm: LLM,
+        runner: ToolRunner,
+        *,
+        max_rounds: int,
+        history_tokens: int,
+        max_tool_calls: int = 20,
     ) -> None:
         self.llm = llm
         self.runner = runner
         self.max_rounds = max_rounds
         self.history_tokens = history_tokens
+        self.max_tool_calls = max_tool_calls
 
     async def respond(self, ctx: ToolContext, text: str) -> Turn:
-        """Run the tool loop for one user message. Raises LLMUnavailable if the model is down."""
+        """Run the tool loop for one user message. Raises LLMUnavailable if the model is down.
+        At most `max_tool_calls` calls run for one message, however many the model asks for."""
+        budget = _Budget(self.max_tool_calls)
+        turn = await self._respond(ctx, text, budget)
+        if budget.refused:
+            notice = Reply(
+                f"I stopped after {budget.limit} actions for one message; "
+                f"{budget.refused} more were not done. Send the rest in another message."
+            )
+            turn = replace(turn, replies=(*turn.replies, notice))
+        return turn
+
+    async def _respond(self, ctx: ToolContext, text: str, budget: _Budget) -> Turn:
         categories = ctx.settings.categories
         tools = tool_schemas(categories)
         history = await ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH)
@@ -127,7 +146,7 @@ class Agent:
                 answer = (completion.text or "").strip() or "Done."
                 new.append(HistoryItem("assistant", answer, None, None))
                 return Turn((Reply(answer),), tuple(new), prompt_tokens)
-            outcomes = await self._run_calls(ctx, completion)
+            outcomes = await self._run_calls(ctx, completion, budget)
             done.extend(outcomes)
             call_item = HistoryItem(
                 "assistant", completion.text or "", _tool_calls_json(completion), None
@@ -147,12 +166,33 @@ class Agent:
         new.append(HistoryItem("assistant", answer, None, None))
         return Turn((Reply(answer),), tuple(new), prompt_tokens)
 
-    async def _run_calls(self, ctx: ToolContext, completion: Completion) -> list[Outcome]:
-        return list(
+    async def _run_calls(
+        self, ctx: ToolContext, completion: Completion, budget: _Budget
+    ) -> list[Outcome]:
+        calls = completion.tool_calls
+        allowed = budget.take(len(calls))
+        outcomes = list(
             await asyncio.gather(
-                *(self.runner.call(ctx, c.name, c.arguments) for c in completion.tool_calls)
+                *(self.runner.call(ctx, c.name, c.arguments) for c in calls[:allowed])
             )
         )
+        refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
+        return outcomes + [Outcome(c.name, refusal, ok=False) for c in calls[allowed:]]
+
+
+@dataclass
+class _Budget:
+    """Tool calls one message may still make (a model reply can ask for hundreds)."""
+
+    limit: int
+    used: int = 0
+    refused: int = 0
+
+    def take(self, wanted: int) -> int:
+        granted = max(0, min(wanted, self.limit - self.used))
+        self.used += granted
+        self.refused += wanted - granted
+        return granted
 
 
 def _direct_replies(outcomes: Sequence[Outcome]) -> tuple[Reply, ...] | None:

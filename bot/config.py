@@ -58,6 +58,8 @@ class Settings(BaseSettings):
     approval_tools: Annotated[tuple[str, ...], NoDecode] = Field(
         APPROVABLE_TOOLS, alias="BRAINBOT_APPROVAL_TOOLS"
     )
+    max_tool_calls: int = Field(20, ge=1, alias="BRAINBOT_MAX_TOOL_CALLS")
+    rate_limit_per_minute: int = Field(30, ge=0, alias="BRAINBOT_RATE_LIMIT")
     max_attachment_bytes: int = Field(20_000_000, alias="BRAINBOT_MAX_ATTACHMENT_BYTES")
     max_message_chars: int = Field(20_000, alias="BRAINBOT_MAX_MESSAGE_CHARS")
     history_token_budget: int = Field(3_000, alias="BRAINBOT_HISTORY_TOKENS")

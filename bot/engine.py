@@ -24,6 +24,7 @@ from bot.digest_buttons import DigestButtons
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.people import People
+from bot.ratelimit import RateLimit
 from bot.router import Router, title_from
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
@@ -39,6 +40,10 @@ REFUSAL = (
     "you; if you are setting it up, send /start with the claim code from its log."
 )
 REFUSALS_REMEMBERED = 10_000
+SLOW_DOWN = (
+    "You are sending messages faster than I file them (at most {limit} a minute). "
+    "That one was not saved: wait a moment, then send it again."
+)
 LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
@@ -76,11 +81,13 @@ class Engine:
                 self.runner,
                 max_rounds=settings.llm_max_rounds,
                 history_tokens=settings.history_token_budget,
+                max_tool_calls=settings.max_tool_calls,
             )
             if llm is not None
             else None
         )
         self._refused: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._rate = RateLimit(settings.rate_limit_per_minute)
         self.last_prompt_tokens = 0
 
     async def handle(self, event: Event) -> Sequence[Reply]:
@@ -90,6 +97,9 @@ class Engine:
             claimed = await self._claim(event)
             return [claimed] if claimed is not None else self._refuse(event)
         is_message = isinstance(event, InboundMessage)
+        if is_message and not self._rate.admit(event.sender.key, self.clock()):
+            # Not recorded, so nothing is half-kept: the person is told to send it again.
+            return [Reply(SLOW_DOWN.format(limit=self.settings.rate_limit_per_minute))]
         first = await self.records.record_event(
             platform=event.conversation.platform,
             event_id=event.event_id,
