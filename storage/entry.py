@@ -17,6 +17,8 @@ class Author:
 
 
 BOT_AUTHOR = Author("brainbot", "brainbot@localhost")
+# The author of commits that record what people changed by hand (Obsidian, an editor).
+OUTSIDE_AUTHOR = Author("edited outside brainbot", "outside@brainbot.local")
 
 
 @dataclass(frozen=True, slots=True)

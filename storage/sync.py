@@ -1,6 +1,8 @@
 """Keeping the index in step with the vault when the change did not come through it.
 
-The index remembers the vault commit it reflects. A sync asks the vault what
+Notes edited by hand are committed first (one commit per sync, by "edited outside
+brainbot"), so they reach the history and the backups. The index remembers the
+vault commit it reflects. A sync asks the vault what
 changed since then (a tree diff plus uncommitted hand edits and new files), so its
 cost follows the size of the change, not of the vault, and re-indexes only that.
 """
@@ -71,6 +73,9 @@ def _safe_exists(vault: Vault, path: str) -> bool:
 async def sync_index(vault: Vault, index: Index, has_commit: Callable[[str], bool]) -> SyncReport:
     """Bring `index` up to the vault as it is now (the caller serialises writers).
     `has_commit` tells whether the vault's history still holds a commit."""
+    outside = await asyncio.to_thread(vault.commit_outside_edits)
+    if outside is not None:
+        log.info("sync: committed %s (edited outside brainbot)", ", ".join(outside.paths))
     last = await index.last_commit()
     recheck = await index.recheck_paths()
     rewritten = last is not None and not await asyncio.to_thread(has_commit, last)

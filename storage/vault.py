@@ -32,6 +32,7 @@ from storage.diffs import bytes_diff
 from storage.edits import content_hash, entry_from_bytes, moved_note, updated_note
 from storage.entry import (
     BOT_AUTHOR,
+    OUTSIDE_AUTHOR,
     Author,
     Change,
     ChangedPaths,
@@ -344,6 +345,31 @@ class Vault:
         return Preview("".join(parts), plan.content_hash)
 
     # -- sync and import -----------------------------------------------------------------
+
+    def commit_outside_edits(self) -> Change | None:
+        """Commit notes edited, added or deleted outside brainbot (Obsidian, an editor) as
+        one commit by OUTSIDE_AUTHOR, so they are in the history and the backups and
+        `git status` is clean again. None when there were none."""
+        with self._lock.hold():
+            present, gone = self._git.uncommitted()
+            files: dict[str, bytes | None] = {}
+            for rel in sorted(present | gone):
+                try:
+                    _, full = self._paths.resolve(rel)
+                except UnsafePath:
+                    continue  # not a note: hidden, app settings, other files
+                if full.is_file():
+                    data = full.read_bytes()
+                    if len(data) <= self.max_bytes:
+                        files[rel] = data
+                elif rel in gone:
+                    files[rel] = None
+            if not files:
+                return None
+            names = next(iter(files)) if len(files) == 1 else f"{len(files)} notes"
+            return self._commits.record(
+                files, f"edit {names}", OUTSIDE_AUTHOR, None, "edited outside brainbot"
+            )
 
     def changed_since(self, commit: str | None) -> ChangedPaths:
         """Notes changed or deleted since `commit`: committed changes (a tree diff, so

@@ -138,3 +138,33 @@ async def test_reindex_rebuilds_everything(tmp_path: Path, database_url: str) ->
         assert len(await store.backlinks("ideas/note-0.md")) == 4
         assert await paths_for(store, "body") == {f"ideas/note-{n}.md" for n in range(5)}
         assert await store.index.last_commit() == store.vault.head()
+
+
+async def test_hand_edits_are_committed_once_per_sync(tmp_path: Path, database_url: str) -> None:
+    vault = tmp_path / "vault"
+    async with opened_store(vault, database_url, keyword_only=True) as store:
+        kite = await store.create("ideas", "Kite", "A red kite.")
+        tea = await store.create("ideas", "Tea", "Green tea.")
+        (vault / kite.path).write_text("---\ntitle: Kite\n---\nA blue glider.\n")
+        (vault / tea.path).unlink()
+        (vault / "inbox" / "new note.md").write_text("Remember the glider club.\n")
+        (vault / ".obsidian").mkdir()
+        (vault / ".obsidian" / "app.json").write_text("{}")
+        commits = len(git(vault, "log", "--format=%H").split())
+
+        await store.sync()
+
+        log = git(vault, "log", "--format=%an|%s").splitlines()
+        assert len(log) == commits + 1
+        assert log[0] == "edited outside brainbot|edit 3 notes"
+        shown = git(vault, "show", "--name-status", "--format=", "HEAD").split("\n")
+        assert sorted(line.split("\t")[1] for line in shown if line) == [
+            "ideas/kite.md",
+            "ideas/tea.md",
+            "inbox/new note.md",
+        ]
+        status = git(vault, "status", "--porcelain")
+        assert status.strip() in ("", "?? .obsidian/")  # notes clean; app settings untouched
+        await store.sync()
+        assert len(git(vault, "log", "--format=%H").split()) == commits + 1
+        assert await paths_for(store, "glider") == {kite.path, "inbox/new note.md"}
