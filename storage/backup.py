@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 
 CONFLICT_PREFIX = "brainbot/conflict-"
 UNMERGED_PREFIX = "brainbot/unmerged-"
+MOVED_ON = ("(fetch first)", "(non-fast-forward)")
+# The last push failure, kept beside the vault's git data for `brainbot doctor`.
+PUSH_ERROR_FILE = "brainbot-push-error"
 REMOTE_REF = "refs/remotes/backup/"
 GIT_TIMEOUT = 120.0
 
@@ -232,7 +235,9 @@ class VaultBackup:
             self.git("push", "--quiet", self.remote, f"HEAD:refs/heads/{branch}", timeout=timeout)
             return branch
         except BackupError as exc:
-            if "rejected" not in exc.detail and "fetch first" not in exc.detail:
+            # Only a remote that moved on goes to the side branch. "[remote rejected]"
+            # (a hook, a protected branch, no permission) is a failure like any other.
+            if not any(why in exc.detail for why in MOVED_ON):
                 raise
         side = f"{UNMERGED_PREFIX}{branch}"
         self.git(
@@ -245,6 +250,35 @@ class VaultBackup:
             side,
         )
         return side
+
+    def backed_up(self) -> str | None:
+        """None when the remote holds this vault's HEAD (on its branch or the side
+        branch); else what is wrong, with the last push error brainbot recorded."""
+        head = self.head()
+        if head is None:
+            return None
+        branch = self.branch()
+        listed = self.git(
+            "ls-remote",
+            self.remote,
+            f"refs/heads/{branch}",
+            f"refs/heads/{UNMERGED_PREFIX}{branch}",
+        ).stdout
+        if head in {line.split("\t", 1)[0] for line in listed.splitlines()}:
+            return None
+        error_file = self.root / ".git" / PUSH_ERROR_FILE
+        last = error_file.read_text().strip() if error_file.is_file() else ""
+        return f"the backup lacks the vault's latest change ({head[:10]})" + (
+            f"; the last push failed: {last}" if last else ""
+        )
+
+    def record_push(self, error: str | None) -> None:
+        """Keep the last push failure for `brainbot doctor` (None: it worked)."""
+        error_file = self.root / ".git" / PUSH_ERROR_FILE
+        if error is None:
+            error_file.unlink(missing_ok=True)
+        else:
+            error_file.write_text(error + "\n")
 
     def reachable(self) -> None:
         """Raise BackupError when the remote cannot be listed (for `brainbot doctor`);
@@ -320,14 +354,16 @@ class BackupPusher:
         except BackupError as exc:
             self.failures += 1
             self.last_error = str(exc)
-            log.warning(
+            log.error(
                 "vault backup to %s failed (attempt %d): %s", self.backup.shown, self.failures, exc
             )
+            await asyncio.to_thread(self.backup.record_push, str(exc))
             if self.on_push is not None:
                 self.on_push(False)
             return False
         if self.failures:
             log.info("vault backup to %s works again", self.backup.shown)
+        await asyncio.to_thread(self.backup.record_push, None)
         self.pushed, self.failures, self.last_error = head, 0, None
         if self.on_push is not None:
             self.on_push(True)

@@ -227,6 +227,17 @@ def _backup(s: Settings) -> list[Finding]:
         ]
     found = [Finding("ok", "backup", f"{backup.shown} is reachable")]
     if (s.vault_dir / ".git").is_dir():
+        behind = backup.backed_up()
+        if behind is not None:
+            found.append(
+                Finding(
+                    "problem",
+                    "backup",
+                    behind,
+                    f"make {backup.shown} accept pushes to the vault's branch (a protected "
+                    "branch, a hook or missing write access refuse them); brainbot retries",
+                )
+            )
         for branch in backup.conflicts():
             found.append(
                 Finding(

@@ -168,3 +168,31 @@ async def test_brainbot_run_pulls_at_start_and_pushes_its_captures(
 
     pushed = git(remote, "ls-tree", "-r", "--name-only", "main").split()
     assert {"ideas/written-on-the-laptop.md", "ideas/call-the-plumber.md"} <= set(pushed)
+
+
+async def test_a_push_the_remote_refuses_is_a_failure_and_doctor_says_so(tmp_path: Path) -> None:
+    remote = bare_remote(tmp_path / "remote.git")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'main is protected' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    vault = make_vault(tmp_path / "vault")
+    backup = VaultBackup(vault.root, str(remote))
+    pushes: list[bool] = []
+    pusher = BackupPusher(backup, debounce=0.05, poll=0.02, on_push=pushes.append)
+    await pusher.start()
+    try:
+        vault.create("ideas", "First", author=ANN)
+        await eventually(lambda: pushes.count(False) >= 1)
+    finally:
+        await pusher.stop(push_within=5)
+    assert True not in pushes  # not taken for "the remote moved on"
+    assert remote_head(remote) is None
+    assert remote_head(remote, "brainbot/unmerged-main") is None
+    assert pusher.last_error is not None and "pre-receive hook declined" in pusher.last_error
+    behind = backup.backed_up()
+    assert behind is not None and "pre-receive hook declined" in behind
+
+    hook.unlink()  # the remote accepts pushes again
+    assert backup.push() == "main"
+    backup.record_push(None)
+    assert backup.backed_up() is None
