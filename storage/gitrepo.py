@@ -162,6 +162,7 @@ class GitRepo:
         present: set[str] = set()
         gone: set[str] = set()
         self._refresh_index()
+        self._index()  # a damaged index is rebuilt first, or status fails
         for path, flags in self.repo.status(untracked_files="all").items():
             if flags & FileStatus.IGNORED:
                 continue
@@ -236,6 +237,24 @@ class GitRepo:
         # git has no empty folders: a tree left empty disappears from its parent.
         return builder.write() if len(builder) else None
 
+    def _index(self) -> pygit2.Index:
+        """The git index; a damaged one (a crash, a full disk) is rebuilt from HEAD, as
+        `git reset` would: HEAD and the files are the truth, the index only a cache."""
+        try:
+            index: pygit2.Index = self.repo.index
+            index.read(False)
+            return index
+        except pygit2.GitError as exc:
+            log.warning("the vault's git index is damaged (%s); rebuilding it from HEAD", exc)
+        (Path(self.repo.path) / "index").unlink(missing_ok=True)
+        index = self.repo.index
+        index.clear()
+        head = self.head_commit()
+        if head is not None:
+            index.read_tree(head.tree)
+        index.write()
+        return index
+
     def _update_index(self, changes: Mapping[str, pygit2.Oid | None]) -> None:
         self._index_backlog.update(changes)
         self._refresh_index()
@@ -246,9 +265,8 @@ class GitRepo:
         holds the index lock, they are kept for the next write."""
         if not self._index_backlog:
             return
-        index = self.repo.index
         try:
-            index.read(False)
+            index = self._index()
             for path in sorted(self._index_backlog):
                 if (self.root / path).is_file():
                     index.add(path)

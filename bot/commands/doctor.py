@@ -227,7 +227,8 @@ def _backup(s: Settings) -> list[Finding]:
         ]
     found = [Finding("ok", "backup", f"{backup.shown} is reachable")]
     if (s.vault_dir / ".git").is_dir():
-        behind = backup.backed_up()
+        # With a conflict waiting, the backup is behind because of it: say that alone.
+        behind = None if backup.conflicts() else backup.backed_up()
         if behind is not None:
             found.append(
                 Finding(

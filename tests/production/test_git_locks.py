@@ -47,3 +47,24 @@ def test_a_lock_a_running_process_holds_is_left_alone(tmp_path: Path) -> None:
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=10)
+
+
+def test_a_damaged_git_index_never_makes_a_committed_write_look_failed(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    vault = make_vault(root)
+    vault.create("ideas", "Before", author=ANN)
+    (root / ".git" / "index").write_bytes(b"DIRC garbage from a full disk")
+
+    written = vault.create("ideas", "After", author=ANN)
+
+    assert vault.head() == written.change.commit
+    assert (root / "ideas/after.md").is_file()  # the file stays: HEAD has it
+    assert status(root) == ""
+    assert vault.changed_since(written.change.commit).changed == ()
+    again = vault.create("ideas", "Later", author=ANN)
+    assert sorted(e.path for e in vault.list("ideas")) == [
+        "ideas/after.md",
+        "ideas/before.md",
+        "ideas/later.md",
+    ]
+    assert again.change.paths == ("ideas/later.md",)
