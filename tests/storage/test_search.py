@@ -184,7 +184,7 @@ async def test_hybrid_fuses_both_rankings(database_url: str) -> None:
 
 def test_reciprocal_rank_fusion_rewards_agreement() -> None:
     fused = fuse([1, 2, 3], [3, 4, 1])
-    assert [entry_id for entry_id, _ in fused][:2] == [1, 3]
+    assert {entry_id for entry_id, _ in fused[:2]} == {1, 3}  # found by both sides
     assert {entry_id for entry_id, _ in fused} == {1, 2, 3, 4}
     weighted = fuse([1], [2], keyword_weight=2.0)
     assert weighted[0][0] == 1
