@@ -158,7 +158,7 @@ class Vault:
         new_fields = schema.new_entry_fields(category, title, fields, source, stamp)
         data = render_note(new_fields, body).encode("utf-8")
         with self._lock.hold():
-            rel = self._free_path(f"{category}/{schema.entry_slug(title)}.md")
+            rel = self._free_path(f"{category}/{schema.entry_stem(category, title)}.md")
             self._check_size(rel, data, self.max_bytes)
             change = self._commits.write({rel: data}, f"create {rel}", author, source)
         return Written(entry_from_bytes(rel, data), change)
