@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
@@ -11,8 +10,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bot.events import Conversation, Sender
 from storage.entry import Author
 from storage.records import Person, Records
-
-log = logging.getLogger(__name__)
 
 LINK_CODE_TTL = timedelta(minutes=10)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -28,10 +25,6 @@ class People:
         self.allowed = frozenset(allowed)
         self._cache: dict[tuple[str, str], Person] = {}
         self.listeners: list[SettingsListener] = []
-        if not self.allowed:
-            log.warning(
-                "BRAINBOT_ALLOWED_USERS is empty: everyone who can reach the bot may use it"
-            )
 
     def is_allowed(self, sender: Sender) -> bool:
         # Whoever has the terminal has the vault's files already.

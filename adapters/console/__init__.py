@@ -1,7 +1,8 @@
 """The console adapter: chat with brainbot in a terminal or through a pipe.
 
 Buttons show as numbered choices; typing the number presses the button. It goes
-through exactly the same engine path as Slack and Telegram.
+through exactly the same engine path as Slack and Telegram. `/quit`, `exit` or
+`quit` (or Ctrl-D, or the end of piped input) ends the session.
 """
 
 from __future__ import annotations
@@ -12,10 +13,19 @@ import itertools
 import sys
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TextIO
 
 from adapters.base import EventHandler, SentRef
+from adapters.console.lines import LineReader
 from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
+from bot.questions import is_leave_word
+
+GREETING = (
+    "brainbot: write a thought to file it, ask a question to search your notes, "
+    "/help for commands, /quit to leave."
+)
+STALE_CHOICE = "That choice is no longer open; nothing changed."
 
 
 class ConsoleAdapter:
@@ -28,6 +38,7 @@ class ConsoleAdapter:
         stdout: TextIO | None = None,
         user: str | None = None,
         prompt: bool | None = None,
+        history_file: Path | None = None,
     ) -> None:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
@@ -35,6 +46,7 @@ class ConsoleAdapter:
         self.sender = Sender("console", name, name)
         self.conversation = Conversation("console", name)
         self.prompt = self.stdin.isatty() if prompt is None else prompt
+        self.history_file = history_file
         self._session = uuid.uuid4().hex[:8]
         self._lines = itertools.count(1)
         self._message_ids = itertools.count(1)
@@ -81,20 +93,34 @@ class ConsoleAdapter:
         print(text, file=self.stdout, flush=True)
 
     async def _serve(self, on_event: EventHandler) -> None:
+        lines = LineReader(
+            self.stdin,
+            self.stdout,
+            prompt="> " if self.prompt else None,
+            history_file=self.history_file,
+        )
         try:
+            if self.prompt:
+                self._print(GREETING)
             while True:
-                if self.prompt:
-                    self.stdout.write("> ")
-                    self.stdout.flush()
-                line = await asyncio.to_thread(self.stdin.readline)
-                if not line:
+                line = await lines.read()
+                if line is None:
                     break
                 text = line.strip()
                 if not text:
                     continue
-                for reply in await on_event(self._event(text)):
+                if is_leave_word(text):
+                    if self.prompt:
+                        self._print("Bye.")
+                    break
+                event = self._event(text)
+                replies = await on_event(event)
+                if isinstance(event, ButtonPress) and not replies:
+                    self._print(STALE_CHOICE)  # a button already pressed (or expired)
+                for reply in replies:
                     await self.send(self.conversation, reply)
         finally:
+            lines.close()
             self.closed.set()
 
     def _event(self, text: str) -> InboundMessage | ButtonPress:
