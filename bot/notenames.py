@@ -42,17 +42,18 @@ def split_leading_reference(text: str) -> tuple[str, str] | None:
 
 
 async def notes_named(store: Store, reference: str, *, exact: bool = False) -> list[Entry]:
-    """The notes `reference` may mean: the note at that path if there is one, else the
-    notes with that title, file name or alias (with `exact` False, also those whose
-    title contains it). UnsafePath for a path that may not be used (`..`, absolute)."""
+    """The notes `reference` may mean: the note at that path (when it looks like one),
+    else the notes with that title, file name or alias (with `exact` False, also those
+    whose title contains it). UnsafePath for a path that may not be used (`..`, `/x`)."""
     name = clean_reference(reference)
     if not name:
         return []
-    if "/" in name or "\\" in name:
+    if "/" in name or "\\" in name or name.lower().endswith(".md"):
         check_relpath(name)  # a path trick is refused, not looked up as a title
-    for path in (name, f"{name}.md"):
-        try:
-            return [await store.read(path)]
-        except (EntryNotFound, UnsafePath):
-            continue
+        for path in (name, f"{name}.md"):
+            try:
+                return [await store.read(path)]
+            except (EntryNotFound, UnsafePath):
+                continue
+    # A bare name may be the title of notes in several folders: all of them count.
     return await store.find(name, exact=exact)

@@ -154,6 +154,8 @@ class Router:
         """A line that is not a command, without a model: a question is answered by
         searching; a stray choice number or a leave word is answered, not filed; any
         other line is captured."""
+        if not any(c.isalnum() for c in text) and "\ufffd" in text:
+            return [Reply("I could not read that line (it was not valid text). Nothing was saved.")]
         if BARE_NUMBER.match(text):
             return [
                 Reply(
