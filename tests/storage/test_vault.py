@@ -358,3 +358,16 @@ def test_a_failed_commit_leaves_the_files_as_they_were(
     assert (vault.root / "ideas/keep.md").read_bytes() == before
     assert not (vault.root / "ideas/new-one.md").exists()
     assert status(vault.root) == ""
+
+
+def test_attachments_named_like_windows_devices_get_a_suffix(vault: Vault) -> None:
+    for name, kept in (
+        ("CON.txt", "CON-note.txt"),
+        ("aux", "aux-note"),
+        ("com1.jpg", "com1-note.jpg"),
+    ):
+        written = vault.write_attachment(name, b"data", author=ANN)
+        assert written.change.paths == (f"attachments/{kept}",)
+    assert vault.write_attachment("console.txt", b"x", author=ANN).change.paths == (
+        "attachments/console.txt",
+    )
