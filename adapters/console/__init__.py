@@ -64,6 +64,8 @@ class ConsoleAdapter:
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
+            if self.prompt:  # stopped mid-session (Ctrl-C): end the prompt's line
+                self._print("\nBye.")
         self.closed.set()
 
     async def send(self, conversation: Conversation, reply: Reply) -> SentRef:

@@ -164,8 +164,7 @@ def main_chat() -> int:
     configure_logs(settings, console=True)
     try:
         return asyncio.run(_chat(settings))
-    except KeyboardInterrupt:
-        print("\nBye.", flush=True)
+    except KeyboardInterrupt:  # the console has said goodbye; no traceback
         return 0
 
 
