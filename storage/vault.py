@@ -151,8 +151,8 @@ class Vault:
         author: Author = BOT_AUTHOR,
         source: Source = None,
     ) -> Written:
-        """File a new note under `category/<slug>.md` (a person under their name) (`-2`,
-        `-3`... when that name is taken)."""
+        """File a new note under `category/<slug>.md`, a person's under their name
+        ("Sarah Kim.md"); `-2`, `-3`... when that name is taken."""
         self._check_category(category)
         title = schema.entry_title(title, body)
         stamp = schema.now_utc()
