@@ -75,6 +75,7 @@ class Engine:
         # Digest buttons work in every process, whichever one sent the digest.
         DigestButtons(DigestLog(records.engine)).register(self.buttons)
         self.router = Router(self.runner, self.people)
+        self.router.register(self.buttons)
         self.agent = (
             Agent(
                 llm,
@@ -219,7 +220,7 @@ class Engine:
         if correction is not None:
             return correction
         if self.agent is None:
-            replies = await self.router.capture(ctx, text)
+            replies = await self.router.plain_text(ctx, text)
         else:
             replies = await self._ask_model(ctx, text, notices)
         if notices and replies:

@@ -17,6 +17,7 @@ import re
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TextIO
 from urllib.parse import urlsplit
 
@@ -155,6 +156,21 @@ def configure(
     root.setLevel(settings.log_level.upper())
     logging.captureWarnings(True)  # Python warnings become log lines in the same format
     # Libraries that log every request (URLs may carry a bot token) or command at INFO.
-    for noisy in ("httpx", "httpx2", "httpcore", "aiohttp.access", "pgserver"):
+    # APScheduler reports every job it adds and runs, with its arguments' repr.
+    for noisy in ("httpx", "httpx2", "httpcore", "aiohttp.access", "pgserver", "apscheduler"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
     return handler
+
+
+def terminal_chat_log(settings: Settings) -> Path:
+    """Where the logs of a chat at a terminal go, so no log line prints over the prompt."""
+    return settings.data_dir / "logs" / "brainbot.log"
+
+
+def configure_terminal_chat(settings: Settings) -> Path:
+    """Log to `terminal_chat_log` (readable lines, appended) instead of the terminal;
+    returns the file's path, to tell the person where the logs are."""
+    path = terminal_chat_log(settings)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    configure(settings, stream=path.open("a", encoding="utf-8"), json_lines=False)
+    return path

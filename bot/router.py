@@ -2,29 +2,43 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from bot.buttons import Buttons
 from bot.events import Reply, Sender
+from bot.notecommands import NoteCommands
 from bot.people import People
-from bot.toolrunner import Outcome, ToolRunner
+from bot.questions import is_leave_word, is_question, search_words
+from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
 
-HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note.
+HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
+ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.
 /capture TEXT  file a note (plain text works too; start with "project:" or "[person]" to choose)
-/list [CATEGORY]  newest notes
+/list [CATEGORY] [PAGE]  newest notes
 /search QUERY  find notes
-/get PATH  show a note
-/move PATH CATEGORY  move a note (asks for approval)
-/delete PATH  delete a note (asks for approval; git keeps it)
+/get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
+/move NOTE CATEGORY  move a note (asks for approval)
+/delete NOTE  delete a note (asks for approval; git keeps it)
+/append NOTE TEXT  add a line to a note (asks for approval)
+/tag NOTE TAG...  tag a note (asks for approval)
+/backlinks NOTE  notes that link to a note
 /undo  undo the last change (asks for approval)
 /digest [weekly]  what matters today
 /link [CODE]  connect your Slack and Telegram accounts
 /settings  digest time, time zone, weekly review day
-fix: CATEGORY  refile the note I just saved"""
+fix: CATEGORY  refile the note I just saved
+/quit  leave the chat (in the terminal)"""
+PAGE_SIZE = 10
+# "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
+PERSON_NAME = re.compile(
+    r"^(?P<name>[^\W\d_][\w'\u2019.-]*(?:\s+[^\W\d_][\w'\u2019.-]*){0,3})\s*(?:[-\u2013\u2014:,(]|$)\s*(?P<rest>.*)$",
+    re.DOTALL,
+)
+BARE_NUMBER = re.compile(r"^\s*\d{1,4}\s*[.)]?\s*$")
 
 ALIASES = {
     "person": "people",
@@ -123,34 +137,92 @@ def title_from(text: str, limit: int = 60) -> str:
     return first[:limit].rsplit(" ", 1)[0] + "…"
 
 
-def outcome_replies(outcomes: list[Outcome]) -> list[Reply]:
-    replies: list[Reply] = []
-    for outcome in outcomes:
-        if outcome.approval is not None:
-            replies.append(outcome.approval)
-        elif outcome.result is not None:
-            replies.append(Reply(outcome.result.text, buttons=outcome.result.buttons))
-        else:
-            replies.append(Reply("Sorry: " + json.loads(outcome.content)["error"]))
-    return replies
-
-
 class Router:
     def __init__(self, runner: ToolRunner, people: People) -> None:
         self.runner = runner
         self.people = people
+        self.notes = NoteCommands(runner, ALIASES)
+
+    def register(self, buttons: Buttons) -> None:
+        """Add the router's own buttons (the choice between same-named notes)."""
+        self.notes.register(buttons)
 
     async def _call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
-        return outcome_replies([await self.runner.call(ctx, name, arguments)])
+        return await self.notes.call(ctx, name, **arguments)
+
+    async def plain_text(self, ctx: ToolContext, text: str) -> list[Reply]:
+        """A line that is not a command, without a model: a question is answered by
+        searching; a stray choice number or a leave word is answered, not filed; any
+        other line is captured."""
+        if not any(c.isalnum() for c in text) and "\ufffd" in text:
+            return [Reply("I could not read that line (it was not valid text). Nothing was saved.")]
+        if BARE_NUMBER.match(text):
+            return [
+                Reply(
+                    f"That choice is no longer open, so I did nothing with {text.strip()!r}. "
+                    "Send /help for what I can do."
+                )
+            ]
+        if is_leave_word(text):
+            return [Reply("Nothing was saved. To leave the terminal chat, send /quit.")]
+        if is_question(text):
+            return await self.answer(ctx, text)
+        return await self.capture(ctx, text)
+
+    async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:
+        """Answer a question with the notes that best match its words."""
+        query = search_words(question)
+        outcome = await self.runner.call(
+            ctx,
+            "search_entries",
+            {
+                "query": query,
+                "category": None,
+                "tags": None,
+                "status": None,
+                "modified_after": None,
+                "modified_before": None,
+                "limit": 5,
+            },
+        )
+        keep = "(I did not save your question. To keep it as a note: /capture TEXT)"
+        if outcome.result is None or not outcome.result.data["results"]:
+            return [Reply(f'I found no notes about "{query}".\n{keep}')]
+        return [Reply(f'Notes about "{query}":\n{outcome.result.text}\n{keep}')]
+
+    async def list_page(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        """`/list [CATEGORY] [PAGE]`: ten notes a page, newest first, and how many more."""
+        words = rest.lower().split()
+        page = int(words.pop()) if words and words[-1].isdigit() else 1
+        category = ALIASES.get(words[0], words[0]) if words else None
+        if len(words) > 1 or (category and category not in ctx.settings.categories) or page < 1:
+            names = ", ".join(ctx.settings.categories)
+            return [Reply(f"Usage: /list [CATEGORY] [PAGE] (categories: {names})")]
+        total = await ctx.store.count(category)
+        entries = await ctx.store.list(category, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        if not entries:
+            return [Reply("Nothing there yet." if page == 1 else f"There is no page {page}.")]
+        lines = [f"- {e.title} ({e.path})" for e in entries]
+        more = total - (page - 1) * PAGE_SIZE - len(entries)
+        if more > 0:
+            command = " ".join(["/list", *([category] if category else []), str(page + 1)])
+            lines.append(f"… and {more} more: {command}")
+        return [Reply("\n".join(lines))]
 
     async def capture(self, ctx: ToolContext, text: str) -> list[Reply]:
         guess = classify(text, ctx.settings.categories)
+        title, body = title_from(guess.text), guess.text
+        if guess.category == "people" and guess.confidence == 1.0:
+            # An explicit person note is named after the person, so [[Their Name]] links.
+            person = PERSON_NAME.match(guess.text)
+            if person:
+                title, body = person.group("name"), person.group("rest").strip() or guess.text
         return await self._call(
             ctx,
             "capture",
             category=guess.category,
-            title=title_from(guess.text),
-            body=guess.text,
+            title=title,
+            body=body,
             confidence=guess.confidence,
             tags=[],
             fields=[],
@@ -164,7 +236,10 @@ class Router:
         word = match.group("category").lower()
         category = ALIASES.get(word, word)
         if category not in ctx.settings.categories:
-            return None
+            if not text.lstrip().lower().startswith("fix:"):
+                return None  # "actually it's a pity..." is a thought, not a correction
+            names = ", ".join(ctx.settings.categories)
+            return [Reply(f"{word!r} is not a category; use one of {names}. Nothing changed.")]
         last = await ctx.records.last_written_entry(
             ctx.conversation.key, ctx.person.id, ctx.now - timedelta(days=1)
         )
@@ -184,10 +259,7 @@ class Router:
         if name == "/capture":
             return await self.capture(ctx, rest) if rest else [Reply("Usage: /capture TEXT")]
         if name == "/list":
-            category = ALIASES.get(rest.lower(), rest.lower()) or None
-            return await self._call(
-                ctx, "list_entries", category=category, status=None, tag=None, limit=10
-            )
+            return await self.list_page(ctx, rest)
         if name == "/search":
             if not rest:
                 return [Reply("Usage: /search QUERY")]
@@ -202,24 +274,18 @@ class Router:
                 modified_before=None,
                 limit=10,
             )
-        if name == "/get":
-            return (
-                await self._call(ctx, "get_entry", path=rest)
-                if rest
-                else [Reply("Usage: /get PATH")]
-            )
-        if name == "/move":
-            if len(words) != 2:
-                return [Reply("Usage: /move PATH CATEGORY")]
-            return await self._call(
-                ctx, "move_entry", path=words[0], category=ALIASES.get(words[1].lower(), words[1])
-            )
-        if name == "/delete":
-            return (
-                await self._call(ctx, "delete_entry", path=rest)
-                if rest
-                else [Reply("Usage: /delete PATH")]
-            )
+        on_note = {
+            "/get": self.notes.get,
+            "/move": self.notes.move,
+            "/delete": self.notes.delete,
+            "/append": self.notes.append,
+            "/tag": self.notes.tag,
+            "/backlinks": self.notes.backlinks,
+        }.get(name)
+        if on_note is not None:
+            return await on_note(ctx, rest)
+        if name in ("/quit", "/exit"):
+            return [Reply("Nothing to leave here; just stop writing. I'm here when you need me.")]
         if name == "/undo":
             return await self._call(ctx, "undo", change=rest or None)
         if name == "/digest":

@@ -149,7 +149,13 @@ class DigestService:
                     name=f"digest for user {user_id}",
                     replace_existing=True,
                 )
-                log.info("digest for user %s: next at %s", user_id, plan.next_after(self.clock()))
+                upcoming = plan.next_after(self.clock())
+                log.debug(
+                    "digest for user %s: next %s digest at %s",
+                    user_id,
+                    upcoming.kind,
+                    upcoming.due_at.isoformat(),
+                )
 
     def _unschedule(self, user_id: int) -> None:
         if self.plans.pop(user_id, None) is not None:

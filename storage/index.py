@@ -411,6 +411,19 @@ class Index:
         async with self.database.engine.connect() as conn:
             return await lookups.list_entries(conn, filters, limit, offset)
 
+    async def count_entries(
+        self, *, category: str | None = None, status: str | None = None, tag: str | None = None
+    ) -> int:
+        """How many notes `list_entries` would give without a limit."""
+        filters = Filters(category, (tag,) if tag else (), status)
+        async with self.database.engine.connect() as conn:
+            return await lookups.count_entries(conn, filters)
+
+    async def find(self, name: str, limit: int = 10, *, exact: bool = False) -> list[Entry]:
+        """Notes called `name` (path, title, file name or alias); see `entries_named`."""
+        async with self.database.engine.connect() as conn:
+            return await lookups.entries_named(conn, name, limit, exact=exact)
+
     async def get(self, path: str) -> Entry | None:
         async with self.database.engine.connect() as conn:
             return await lookups.entry_at(conn, path)

@@ -115,3 +115,53 @@ async def backlinks(conn: AsyncConnection, path: str, title: str | None) -> list
     rows = list(await conn.execute(_BACKLINKS, params))
     rows.sort(key=lambda r: r.updated, reverse=True)
     return [SearchHit(r.path, r.title, r.category, r.context, 1.0, r.updated) for r in rows]
+
+
+async def count_entries(conn: AsyncConnection, filters: Filters) -> int:
+    """How many notes match `filters`."""
+    conditions, params = filters.sql()
+    where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+    total = await conn.scalar(text(f"SELECT count(*) FROM entries e {where}"), params)
+    return int(total or 0)
+
+
+_NAMED_CANDIDATES = 200
+
+
+async def entries_named(
+    conn: AsyncConnection, name: str, limit: int, *, exact: bool = False
+) -> list[Entry]:
+    """Notes a person may mean by `name`: a path (with or without `.md`), a title, a file
+    name or an alias, compared without case, accents or punctuation. When none is
+    called exactly that (and not `exact`), the notes whose title or path contains it,
+    newest first."""
+    key = name_key(name)
+    if not key:
+        return []
+    pattern = "%" + "%".join(key.split("-")) + "%"
+    rows = await conn.execute(
+        text(
+            f"SELECT {_ENTRY_COLUMNS} FROM entries e"
+            " WHERE e.title ILIKE :pattern OR e.path ILIKE :pattern"
+            " OR CAST(e.fields -> 'aliases' AS text) ILIKE :pattern"
+            " ORDER BY e.updated DESC, e.id DESC LIMIT :candidates"
+        ),
+        {"pattern": pattern, "candidates": _NAMED_CANDIDATES},
+    )
+    candidates = [_entry(r) for r in rows]
+    wanted_path = path_key(name)
+    matches = [e for e in candidates if key in _names_of(e) or path_key(e.path) == wanted_path]
+    if matches or exact:
+        return matches[:limit]
+    return [e for e in candidates if any(key in n for n in _names_of(e))][:limit]
+
+
+def _names_of(entry: Entry) -> set[str]:
+    stem = entry.path.rsplit("/", 1)[-1].removesuffix(".md")
+    aliases = entry.fields.get("aliases")
+    if isinstance(aliases, str):
+        aliases = [aliases]
+    names = {name_key(entry.title), name_key(stem)}
+    if isinstance(aliases, list):
+        names.update(name_key(str(a)) for a in aliases if a)
+    return names

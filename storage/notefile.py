@@ -20,7 +20,8 @@ from storage.errors import StorageError
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
-_HEADING = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_HEADING = re.compile(r"#[ \t]+(.+?)[ \t#]*")
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -42,8 +43,16 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper.add_representer(datetime, _represent_datetime)
-_Dumper.add_representer(str, _represent_str)
+class _PyDumper(yaml.SafeDumper):
+    """`_Dumper` on the pure-Python emitter, for text libyaml would escape."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+for _dumper in (_Dumper, _PyDumper):
+    _dumper.add_representer(datetime, _represent_datetime)
+    _dumper.add_representer(str, _represent_str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,15 +126,24 @@ def render_frontmatter(fields: Mapping[str, Any]) -> str:
     """The fenced YAML block for `fields`, keys in the given order."""
     if not fields:
         return "---\n---\n"
-    block = yaml.dump(
-        plain(fields),
-        Dumper=_Dumper,
+    values = plain(fields)
+    block = _dump(values, _Dumper)
+    if "\\U" in block:
+        # libyaml escapes characters beyond U+FFFF (emoji) even with allow_unicode;
+        # the pure-Python emitter writes them as UTF-8, as Obsidian shows them.
+        block = _dump(values, _PyDumper)
+    return f"---\n{block}---\n"
+
+
+def _dump(values: Any, dumper: type[yaml.SafeDumper]) -> str:
+    return yaml.dump(
+        values,
+        Dumper=dumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
         width=2**30,  # never fold a long value onto lines that could look like a fence
     )
-    return f"---\n{block}---\n"
 
 
 def render_note(fields: Mapping[str, Any], body: str) -> str:
@@ -139,12 +157,33 @@ def join_note(frontmatter: str, body: str) -> str:
 
 
 def note_title(fields: Mapping[str, Any], body: str, stem: str) -> str:
-    """The frontmatter `title`, else the first `# heading`, else the file name's stem."""
+    """The frontmatter `title`, else the first `# heading` outside code blocks (and not a
+    template's `{{title}}`), else the file name's stem."""
     title = fields.get("title")
     if isinstance(title, str | int | float) and str(title).strip():
         return str(title)
-    heading = _HEADING.search(body)
-    return heading.group(1) if heading else stem
+    return first_heading(body) or stem
+
+
+def first_heading(body: str) -> str | None:
+    """The first level-1 heading of a Markdown body that is text a person wrote: code
+    examples (fenced blocks) and template placeholders do not count."""
+    fence: str | None = None
+    for line in body.splitlines():
+        opening = _FENCE.match(line)
+        if opening:
+            marker = opening.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        heading = _HEADING.fullmatch(line)
+        if heading and "{{" not in heading.group(1):
+            return heading.group(1)
+    return None
 
 
 def parse_timestamp(value: object) -> datetime | None:

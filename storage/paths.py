@@ -18,6 +18,12 @@ NOTE_SUFFIX = ".md"
 _MAX_NAME_BYTES = 255
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _UNSAFE_NAME_CHARS = re.compile(r"[^\w.\- ]+")
+# Names Windows reserves for devices, whatever the extension: a vault holding one
+# cannot be checked out there.
+_WINDOWS_RESERVED = frozenset(
+    ["con", "prn", "aux", "nul"]
+    + [f"{port}{n}" for port in ("com", "lpt") for n in (*"123456789", "¹", "²", "³")]
+)
 
 
 def is_note_path(rel: str) -> bool:
@@ -98,11 +104,17 @@ def safe_file_name(name: str, *, fallback: str = "attachment") -> str:
     if not dot:
         stem, ext = base, ""
     ext = ext[:16]
-    stem = stem.strip(" .-") or fallback
+    stem = windows_safe(stem.strip(" .-") or fallback)
     budget = _MAX_NAME_BYTES - 24 - len(ext.encode("utf-8"))
     while len(stem.encode("utf-8")) > budget:
         stem = stem[:-1]
     return f"{stem}.{ext}" if ext else stem
+
+
+def windows_safe(stem: str) -> str:
+    """`stem`, or `stem-note` when Windows reserves it as a device name (`con`, `nul`...)."""
+    base = stem.split(".", 1)[0].rstrip(" ").lower()
+    return f"{stem}-note" if base in _WINDOWS_RESERVED else stem
 
 
 def with_suffix_number(rel: str, number: int) -> str:

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from storage.paths import windows_safe
+
 # Fields every entry carries, in the order they are written.
 COMMON_FIELDS = ("id", "title", "created", "updated", "tags", "source")
 # Fields the vault maintains itself: an update cannot set them.
@@ -25,6 +27,8 @@ CATEGORY_FIELDS: Mapping[str, Mapping[str, Any]] = {
 
 SLUG_MAX_CHARS = 60
 _NOT_WORD = re.compile(r"[^\w]+|_+")
+# One to four capitalised words: "Sarah Kim", "Jean-Luc Picard", "Zoë O'Neill".
+_PERSON_NAME = re.compile(r"[^\W\d_a-z][\w'\u2019-]*(?: [^\W\d_a-z][\w'\u2019-]*){0,3}")
 
 
 def new_id() -> str:
@@ -69,7 +73,15 @@ def entry_title(title: str, body: str) -> str:
 
 def entry_slug(title: str) -> str:
     """The file-name slug for a new entry's title ("untitled" when nothing usable is left)."""
-    return slugify(title) or "untitled"
+    return windows_safe(slugify(title) or "untitled")
+
+
+def entry_stem(category: str, title: str) -> str:
+    """A new entry's file name without `.md`: a person's note is named like the person
+    ("Sarah Kim.md", so Obsidian's [[Sarah Kim]] finds it); everything else gets a slug."""
+    if category == "people" and _PERSON_NAME.fullmatch(title):
+        return windows_safe(unicodedata.normalize("NFC", title))
+    return entry_slug(title)
 
 
 def new_entry_fields(
@@ -118,13 +130,16 @@ def moved_fields(
     fields: Mapping[str, Any], old_category: str, new_category: str, when: datetime
 ) -> dict[str, Any]:
     """Frontmatter after a move: the new category's fields are added with defaults;
-    the old category's own fields are dropped only when they hold nothing."""
+    the old category's own fields are dropped only when they hold nothing, except the
+    inbox's (`original_text`, `suggested_category`, `confidence`), always dropped."""
     new_schema = category_defaults(new_category)
     old_only = set(CATEGORY_FIELDS.get(old_category, {})) - set(new_schema)
+    # The inbox's fields describe a guess that filing the note settles.
+    settled = old_only if old_category == "inbox" else set()
     out = {
         name: value
         for name, value in fields.items()
-        if not (name in old_only and value in (None, "", [], {}))
+        if name not in settled and not (name in old_only and value in (None, "", [], {}))
     }
     for name, default in new_schema.items():
         out.setdefault(name, default)

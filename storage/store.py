@@ -275,9 +275,25 @@ class Store:
         status: str | None = None,
         tag: str | None = None,
         limit: int = 20,
+        offset: int = 0,
     ) -> builtins.list[Entry]:
-        """Notes newest first (by `updated`), from the index."""
-        return await self.index.list_entries(category=category, status=status, tag=tag, limit=limit)
+        """Notes newest first (by `updated`), from the index; `offset` skips that many."""
+        return await self.index.list_entries(
+            category=category, status=status, tag=tag, limit=limit, offset=offset
+        )
+
+    async def count(
+        self, category: str | None = None, status: str | None = None, tag: str | None = None
+    ) -> int:
+        """How many notes `list` would give without a limit."""
+        return await self.index.count_entries(category=category, status=status, tag=tag)
+
+    async def find(
+        self, name: str, limit: int = 10, *, exact: bool = False
+    ) -> builtins.list[Entry]:
+        """Notes a person may mean by `name`: a path, a title, a file name or an alias
+        (exact matches, else, unless `exact`, notes whose title or path contains it)."""
+        return await self.index.find(name, limit, exact=exact)
 
     async def recent(self, limit: int = 10) -> builtins.list[Entry]:
         """The most recently updated notes of every category."""

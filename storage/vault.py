@@ -164,14 +164,15 @@ class Vault:
         author: Author = BOT_AUTHOR,
         source: Source = None,
     ) -> Written:
-        """File a new note under `category/<slug>.md` (`-2`, `-3`... when the slug is taken)."""
+        """File a new note under `category/<slug>.md`, a person's under their name
+        ("Sarah Kim.md"); `-2`, `-3`... when that name is taken."""
         self._check_category(category)
         title = schema.entry_title(title, body)
         stamp = schema.now_utc()
         new_fields = schema.new_entry_fields(category, title, fields, source, stamp)
         data = render_note(new_fields, body).encode("utf-8")
         with self._lock.hold():
-            rel = self._free_path(f"{category}/{schema.entry_slug(title)}.md")
+            rel = self._free_path(f"{category}/{schema.entry_stem(category, title)}.md")
             self._check_size(rel, data, self.max_bytes)
             change = self._commits.write({rel: data}, f"create {rel}", author, source)
         return Written(entry_from_bytes(rel, data), change)

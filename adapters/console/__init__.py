@@ -1,23 +1,31 @@
 """The console adapter: chat with brainbot in a terminal or through a pipe.
 
 Buttons show as numbered choices; typing the number presses the button. It goes
-through exactly the same engine path as Slack and Telegram.
+through exactly the same engine path as Slack and Telegram. `/quit`, `exit` or
+`quit` (or Ctrl-D, or the end of piped input) ends the session.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import getpass
 import itertools
 import sys
-import threading
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TextIO
 
 from adapters.base import EventHandler, MayUse, SentRef
+from adapters.console.lines import LineReader
 from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
+from bot.questions import is_leave_word
+
+GREETING = (
+    "brainbot: write a thought to file it, ask a question to search your notes, "
+    "/help for commands, /quit to leave."
+)
+STALE_CHOICE = "That choice is no longer open; nothing changed."
 
 
 class ConsoleAdapter:
@@ -30,6 +38,7 @@ class ConsoleAdapter:
         stdout: TextIO | None = None,
         user: str | None = None,
         prompt: bool | None = None,
+        history_file: Path | None = None,
     ) -> None:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
@@ -37,6 +46,7 @@ class ConsoleAdapter:
         self.sender = Sender("console", name, name)
         self.conversation = Conversation("console", name)
         self.prompt = self.stdin.isatty() if prompt is None else prompt
+        self.history_file = history_file
         self._session = uuid.uuid4().hex[:8]
         self._lines = itertools.count(1)
         self._message_ids = itertools.count(1)
@@ -54,6 +64,8 @@ class ConsoleAdapter:
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
+            if self.prompt:  # stopped mid-session (Ctrl-C): end the prompt's line
+                self._print("\nBye.")
         self.closed.set()
 
     async def send(self, conversation: Conversation, reply: Reply) -> SentRef:
@@ -83,39 +95,35 @@ class ConsoleAdapter:
         print(text, file=self.stdout, flush=True)
 
     async def _serve(self, on_event: EventHandler) -> None:
-        lines: asyncio.Queue[str | None] = asyncio.Queue()
-        loop = asyncio.get_running_loop()
-        # A daemon thread, not the loop's executor: a read still waiting for a line
-        # when SIGTERM stops the bot must not keep the process from exiting.
-        threading.Thread(
-            target=self._read_lines, args=(loop, lines), name="console-stdin", daemon=True
-        ).start()
+        lines = LineReader(
+            self.stdin,
+            self.stdout,
+            prompt="> " if self.prompt else None,
+            history_file=self.history_file,
+        )
         try:
+            if self.prompt:
+                self._print(GREETING)
             while True:
-                if self.prompt:
-                    self.stdout.write("> ")
-                    self.stdout.flush()
-                line = await lines.get()
+                line = await lines.read()
                 if line is None:
                     break
                 text = line.strip()
                 if not text:
                     continue
-                for reply in await on_event(self._event(text)):
+                if is_leave_word(text):
+                    if self.prompt:
+                        self._print("Bye.")
+                    break
+                event = self._event(text)
+                replies = await on_event(event)
+                if isinstance(event, ButtonPress) and not replies:
+                    self._print(STALE_CHOICE)  # a button already pressed (or expired)
+                for reply in replies:
                     await self.send(self.conversation, reply)
         finally:
+            lines.close()
             self.closed.set()
-
-    def _read_lines(
-        self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]
-    ) -> None:
-        """Hand each line of standard input to the loop; None at its end."""
-        try:
-            for line in iter(self.stdin.readline, ""):
-                loop.call_soon_threadsafe(lines.put_nowait, line)
-        finally:
-            with contextlib.suppress(RuntimeError):  # the loop closed first
-                loop.call_soon_threadsafe(lines.put_nowait, None)
 
     def _event(self, text: str) -> InboundMessage | ButtonPress:
         event_id = f"{self._session}-{next(self._lines)}"

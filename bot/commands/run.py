@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -33,7 +34,7 @@ def register(subparsers: Any) -> None:
     )
     run.set_defaults(func=lambda args: main_run())
     chat = subparsers.add_parser("chat", help="chat with the bot in this terminal")
-    chat.set_defaults(func=lambda args: asyncio.run(_chat()))
+    chat.set_defaults(func=lambda args: main_chat())
 
 
 def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list[RunAdapter]:
@@ -77,8 +78,23 @@ def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list
         from adapters.console import ConsoleAdapter
 
         log.info("no Slack or Telegram settings: chatting in this terminal")
-        adapters.append(ConsoleAdapter())
+        adapters.append(ConsoleAdapter(history_file=console_history(settings)))
     return adapters
+
+
+def console_history(settings: Settings) -> Path:
+    """The terminal chat's line history, kept between sessions."""
+    return settings.data_dir / "console_history"
+
+
+def configure_logs(settings: Settings, *, console: bool) -> None:
+    """Logs to stderr; but a chat at a terminal logs to a file (said once), so no log
+    line prints over the prompt or the line being typed."""
+    if console and sys.stdin.isatty():
+        path = logs.configure_terminal_chat(settings)
+        print(f"(logs go to {path})", flush=True)
+    else:
+        logs.configure(settings)
 
 
 def _deliver_via(adapters: Sequence[RunAdapter]) -> Deliver:
@@ -136,17 +152,27 @@ def main_run() -> int:
     settings = load_settings()
     if settings is None:
         return EXIT_CONFIG
-    logs.configure(settings)
+    configure_logs(settings, console=not (settings.slack_bot_token or settings.telegram_bot_token))
     return asyncio.run(run(settings))
 
 
-async def _chat() -> int:
+def main_chat() -> int:
+    """`brainbot chat`: until /quit, Ctrl-D or the end of input; Ctrl-C ends it cleanly."""
+    settings = load_settings()
+    if settings is None:
+        return EXIT_CONFIG
+    configure_logs(settings, console=True)
+    try:
+        return asyncio.run(_chat(settings))
+    except KeyboardInterrupt:  # the console has said goodbye; no traceback
+        return 0
+
+
+async def _chat(settings: Settings) -> int:
     from adapters.console import ConsoleAdapter
 
-    settings = Settings()
-    logs.configure(settings)
     runtime = await Runtime.open(settings)
-    console = ConsoleAdapter()
+    console = ConsoleAdapter(history_file=console_history(settings))
     try:
         await console.start(runtime.engine.handle)
         await console.wait_closed()

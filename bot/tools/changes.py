@@ -4,12 +4,26 @@ shows a preview of the change first."""
 from __future__ import annotations
 
 import asyncio
+import re
+from typing import Any
 
 from pydantic import BaseModel
 
 from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
 from storage.entry import Change
+
+
+def set_values(values: list[FieldValue] | None) -> dict[str, Any]:
+    """The fields to set; `tags` given as text ("garden, food") becomes a list of tags."""
+    out: dict[str, Any] = {}
+    for value in values or []:
+        if value.name == "tags" and isinstance(value.value, str):
+            tags = (t.lstrip("#") for t in re.split(r"[,\s]+", value.value))
+            out["tags"] = [t for t in tags if t]
+        else:
+            out[value.name] = value.value
+    return out
 
 
 def _update_parts(body: str | None, append: str | None, current_body: str) -> str | None:
@@ -40,7 +54,7 @@ async def update_entry(
         append: text to add at the end of the note, or null.
     """
     entry = await resolve_entry(ctx, path)
-    fields = {fv.name: fv.value for fv in set_fields or []}
+    fields = set_values(set_fields)
     new_body = _update_parts(body, append, entry.body)
     if not fields and not remove_fields and new_body is None:
         raise ToolError("nothing to change: give set_fields, remove_fields, body or append")
@@ -65,7 +79,7 @@ async def _preview_update(ctx: ToolContext, args: BaseModel) -> Proposal:
     preview = await asyncio.to_thread(
         ctx.store.vault.preview_update,
         entry.path,
-        fields={fv["name"]: fv["value"] for fv in a["set_fields"] or []} or None,
+        fields=set_values([FieldValue(**v) for v in a["set_fields"] or []]) or None,
         body=_update_parts(a["body"], a["append"], entry.body),
         remove_fields=tuple(a["remove_fields"] or ()),
     )

@@ -8,9 +8,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from bot.events import Button
+from bot.notenames import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from storage.entry import Entry, SearchHit
-from storage.errors import EntryNotFound
 
 
 class FieldValue(BaseModel):
@@ -34,6 +34,11 @@ def entry_summary(entry: Entry) -> dict[str, Any]:
     }
 
 
+def _hit_line(hit: SearchHit) -> str:
+    snippet = " ".join(hit.snippet.split())
+    return f"- {hit.title} ({hit.path})" + (f"\n    {snippet}" if snippet else "")
+
+
 def hit_summary(hit: SearchHit) -> dict[str, Any]:
     return {
         "path": hit.path,
@@ -45,18 +50,14 @@ def hit_summary(hit: SearchHit) -> dict[str, Any]:
 
 
 async def resolve_entry(ctx: ToolContext, ref: str) -> Entry:
-    """Find the entry the model meant: a path, a path without `.md`, or an exact title."""
-    ref = ref.strip()
-    candidates = [ref] if ref.endswith(".md") else [f"{ref}.md", ref]
-    for candidate in candidates:
-        try:
-            return await ctx.store.read(candidate)
-        except EntryNotFound:
-            continue
-    results = await ctx.store.search(ref, limit=3)
-    for hit in results.hits:
-        if hit.title.casefold() == ref.casefold():
-            return await ctx.store.read(hit.path)
+    """Find the entry the model meant: a path (with or without `.md`), a title, an alias
+    or a `[[wikilink]]`; several notes of that name are an error that lists them."""
+    found = await notes_named(ctx.store, ref, exact=True)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        paths = ", ".join(e.path for e in found)
+        raise ToolError(f"several notes are called {ref!r}: {paths}; use one of these paths")
     raise ToolError(f"no entry at {ref!r}; search first and use the path it returns")
 
 
@@ -197,7 +198,7 @@ async def search_entries(
         limit=max(1, min(limit or 5, 20)),
     )
     hits = [hit_summary(h) for h in results.hits]
-    lines = [f"- {h.title} ({h.path})" for h in results.hits] or ["No matching notes."]
+    lines = [_hit_line(h) for h in results.hits] or ["No matching notes."]
     return ToolResult(
         {"results": hits, "mode": results.mode, "notes": list(results.notes)}, "\n".join(lines)
     )

@@ -38,7 +38,7 @@ def make_settings(
         "BRAINBOT_LLM_RETRIES": 0,
         "BRAINBOT_LLM_TIMEOUT": 5,
         # A closed install refuses everyone; the test platforms' people are let in.
-        "BRAINBOT_ALLOWED_USERS": "test:*,slack:*,telegram:*",
+        "BRAINBOT_ALLOWED_USERS": "test:*,bench:*,slack:*,telegram:*",
     }
     if openai is not None:
         values["OPENAI_BASE_URL"] = openai.base_url

@@ -89,7 +89,7 @@ def test_create_files_a_note_with_frontmatter_as_one_commit(vault: Vault) -> Non
 def test_read_returns_what_create_wrote(vault: Vault) -> None:
     written = vault.create("people", "Sarah Lee", "Met at the *budget* call.", author=ANN)
     assert written.entry is not None
-    entry = vault.read("people/sarah-lee.md")
+    entry = vault.read("people/Sarah Lee.md")
     assert entry == written.entry
     assert entry.category == "people"
     assert entry.title == "Sarah Lee"
@@ -204,24 +204,24 @@ def test_move_follows_the_new_category_and_keeps_user_data(vault: Vault) -> None
         "people", "Bob", "Knows about bees.", {"follow_ups": ["call him"], "context": None}
     )
     assert created.entry is not None
-    moved = vault.move("people/bob.md", "projects", author=ANN, source=SLACK)
+    moved = vault.move("people/Bob.md", "projects", author=ANN, source=SLACK)
     assert moved.entry is not None
-    assert moved.entry.path == "projects/bob.md"
-    assert not (vault.root / "people/bob.md").exists()
+    assert moved.entry.path == "projects/Bob.md"
+    assert not (vault.root / "people/Bob.md").exists()
     fields = moved.entry.fields
     assert fields["follow_ups"] == ["call him"]  # had a value: kept
     assert "context" not in fields and "last_touched" not in fields  # empty: dropped
     assert fields["status"] is None and fields["next_action"] is None and fields["due"] is None
     assert fields["id"] == created.entry.fields["id"]
     assert moved.entry.body == "Knows about bees."
-    assert moved.change.paths == ("people/bob.md", "projects/bob.md")
+    assert moved.change.paths == ("people/Bob.md", "projects/Bob.md")
     names = git(vault.root, "show", "--name-status", "--format=", "HEAD").split()
-    assert set(names) >= {"people/bob.md", "projects/bob.md"}
+    assert set(names) >= {"people/Bob.md", "projects/Bob.md"}
     assert git(vault.root, "log", "-1", "--format=%s").strip() == (
-        "move people/bob.md -> projects/bob.md"
+        "move people/Bob.md -> projects/Bob.md"
     )
     # History of the new path goes back through the move to the creation.
-    assert [c.operation for c in vault.history("projects/bob.md")] == ["move", "create"]
+    assert [c.operation for c in vault.history("projects/Bob.md")] == ["move", "create"]
     assert status(vault.root) == ""
 
 
@@ -358,3 +358,16 @@ def test_a_failed_commit_leaves_the_files_as_they_were(
     assert (vault.root / "ideas/keep.md").read_bytes() == before
     assert not (vault.root / "ideas/new-one.md").exists()
     assert status(vault.root) == ""
+
+
+def test_attachments_named_like_windows_devices_get_a_suffix(vault: Vault) -> None:
+    for name, kept in (
+        ("CON.txt", "CON-note.txt"),
+        ("aux", "aux-note"),
+        ("com1.jpg", "com1-note.jpg"),
+    ):
+        written = vault.write_attachment(name, b"data", author=ANN)
+        assert written.change.paths == (f"attachments/{kept}",)
+    assert vault.write_attachment("console.txt", b"x", author=ANN).change.paths == (
+        "attachments/console.txt",
+    )

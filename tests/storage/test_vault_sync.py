@@ -15,7 +15,7 @@ def vault(tmp_path: Path) -> Vault:
     made = make_vault(tmp_path / "vault")
     made.create("ideas", "Kept")
     made.create("ideas", "Edited")
-    made.create("people", "Gone")
+    made.create("people", "gone")
     return made
 
 

@@ -1,0 +1,167 @@
+"""Commands on one note, named the way a person names it: `/get`, `/move`, `/delete`,
+`/append`, `/tag`, `/backlinks`. When a name fits several notes, the reply offers a
+numbered choice; picking one runs the command on that note."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from bot.buttons import Buttons
+from bot.events import Button, Reply
+from bot.notenames import clean_reference, notes_named, split_leading_reference
+from bot.toolrunner import Outcome, ToolRunner
+from bot.tools.registry import ToolContext
+from storage.entry import Entry
+from storage.errors import StorageError
+
+CHOICES_SHOWN = 8
+
+
+def outcome_replies(outcomes: list[Outcome]) -> list[Reply]:
+    """What to say for tool outcomes: an approval request, a result, or the error."""
+    replies: list[Reply] = []
+    for outcome in outcomes:
+        if outcome.approval is not None:
+            replies.append(outcome.approval)
+        elif outcome.result is not None:
+            replies.append(Reply(outcome.result.text, buttons=outcome.result.buttons))
+        else:
+            replies.append(Reply("Sorry: " + json.loads(outcome.content)["error"]))
+    return replies
+
+
+class NoteCommands:
+    """Finds the note a command names, then runs the command's tool on its path."""
+
+    def __init__(self, runner: ToolRunner, aliases: Mapping[str, str]) -> None:
+        self.runner = runner
+        self.aliases = aliases
+
+    def register(self, buttons: Buttons) -> None:
+        """Let the numbered choice between same-named notes be pressed."""
+        buttons.handlers["pick"] = self.pick
+
+    async def call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
+        return outcome_replies([await self.runner.call(ctx, name, arguments)])
+
+    async def get(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        if not rest:
+            return [Reply("Usage: /get NOTE (a path, a title or [[a link]])")]
+        return await self._on_note(ctx, rest, "get_entry", {})
+
+    async def delete(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        if not rest:
+            return [Reply("Usage: /delete NOTE")]
+        return await self._on_note(ctx, rest, "delete_entry", {})
+
+    async def backlinks(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        if not rest:
+            return [Reply("Usage: /backlinks NOTE")]
+        return await self._on_note(ctx, rest, "list_backlinks", {})
+
+    async def move(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        reference, _, word = rest.rpartition(" ")
+        category = self.aliases.get(word.lower(), word.lower())
+        if not reference.strip() or category not in ctx.settings.categories:
+            names = ", ".join(ctx.settings.categories)
+            return [Reply(f"Usage: /move NOTE CATEGORY (one of {names})")]
+        return await self._on_note(ctx, reference, "move_entry", {"category": category})
+
+    async def append(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        found = await self._leading_note(ctx, rest)
+        if found is None or not found[1]:
+            return [
+                Reply(
+                    'Usage: /append NOTE TEXT (quote a name with spaces: /append "Shopping list" '
+                    "milk)"
+                )
+            ]
+        reference, text = found
+        arguments = {"set_fields": None, "remove_fields": None, "body": None, "append": text}
+        return await self._on_note(ctx, reference, "update_entry", arguments)
+
+    async def tag(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        words = rest.split()
+        tags: list[str] = []
+        while len(words) > 1 and words[-1].startswith("#"):
+            tags.insert(0, words.pop())
+        if not tags and len(words) > 1:
+            tags.append(words.pop())
+        tags = [t.lstrip("#").lower() for t in tags if t.lstrip("#")]
+        if not tags:
+            return [Reply("Usage: /tag NOTE TAG [TAG...]")]
+        arguments = {"remove_fields": None, "body": None, "append": None, "add_tags": tags}
+        return await self._on_note(ctx, " ".join(words), "update_entry", arguments)
+
+    async def pick(self, ctx: ToolContext, value: str) -> list[Reply]:
+        """One of several same-named notes was picked: run the command on it."""
+        action_id, _, index = value.partition(".")
+        action = await ctx.records.get_button_action(action_id)
+        if action is None or action.kind != "pick" or action.user_id != ctx.person.id:
+            return [Reply("That choice is unknown; nothing changed.")]
+        paths = list(action.payload["paths"])
+        if not index.isdigit() or int(index) >= len(paths):
+            return [Reply("That choice is unknown; nothing changed.")]
+        if await ctx.records.use_button_action(action_id, ctx.now) is None:
+            return []
+        try:
+            entry = await ctx.store.read(paths[int(index)])
+        except StorageError as exc:
+            return [Reply(f"That note is gone: {exc}. Nothing changed.")]
+        return await self._run(ctx, entry, action.payload["tool"], action.payload["arguments"])
+
+    async def _on_note(
+        self, ctx: ToolContext, reference: str, tool: str, arguments: dict[str, Any]
+    ) -> list[Reply]:
+        try:
+            found = await notes_named(ctx.store, reference)
+        except StorageError as exc:
+            return [Reply(f"Sorry: {exc}. Nothing changed.")]
+        name = clean_reference(reference)
+        if not found:
+            return [Reply(f'I found no note called "{name}". Try /search {name}')]
+        if len(found) == 1:
+            return await self._run(ctx, found[0], tool, arguments)
+        shown = found[:CHOICES_SHOWN]
+        action_id = await ctx.records.add_button_action(
+            ctx.person.id,
+            "pick",
+            {"tool": tool, "arguments": arguments, "paths": [e.path for e in shown]},
+            ctx.now,
+        )
+        buttons = tuple(
+            Button(f"{e.title} ({e.path})", "pick", f"{action_id}.{i}") for i, e in enumerate(shown)
+        )
+        return [Reply(f'Several notes match "{name}". Which one?', buttons=buttons)]
+
+    async def _run(
+        self, ctx: ToolContext, entry: Entry, tool: str, arguments: dict[str, Any]
+    ) -> list[Reply]:
+        arguments = dict(arguments)
+        add_tags = arguments.pop("add_tags", None)
+        if add_tags is not None:
+            tags = [str(t) for t in entry.tags]
+            tags += [t for t in add_tags if t not in tags]
+            if tags == [str(t) for t in entry.tags]:
+                return [Reply(f"{entry.path} already has those tags.")]
+            arguments["set_fields"] = [{"name": "tags", "value": ", ".join(tags)}]
+        return await self.call(ctx, tool, path=entry.path, **arguments)
+
+    async def _leading_note(self, ctx: ToolContext, rest: str) -> tuple[str, str] | None:
+        """Split `NOTE TEXT`: a quoted name or link, else the longest run of leading
+        words that names a note exactly."""
+        quoted = split_leading_reference(rest)
+        if quoted is not None:
+            return quoted
+        words = rest.split()
+        for count in range(len(words) - 1, 0, -1):
+            reference = " ".join(words[:count])
+            try:
+                named = await notes_named(ctx.store, reference, exact=True)
+            except StorageError:
+                continue  # not a usable path; a shorter run of words may be
+            if named:
+                return reference, " ".join(words[count:])
+        return None

@@ -1,0 +1,59 @@
+"""How a person names a note in chat: a path, a title, an alias or a `[[wikilink]]`,
+quoted or not, with spaces or not."""
+
+from __future__ import annotations
+
+import re
+
+from storage.entry import Entry
+from storage.errors import EntryNotFound, UnsafePath
+from storage.paths import check_relpath
+from storage.store import Store
+
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}  # noqa: RUF001
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
+
+
+def clean_reference(text: str) -> str:
+    """The name inside quotes or a `[[wikilink|label]]`, without surrounding spaces."""
+    text = text.strip()
+    link = _WIKILINK.fullmatch(text)
+    if link:
+        return link.group(1).strip()
+    if len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
+        return text[1:-1].strip()
+    return text
+
+
+def split_leading_reference(text: str) -> tuple[str, str] | None:
+    """`"My note" rest` or `[[My note]] rest` → (`My note`, `rest`); None when the text
+    does not start with a quoted name or a wikilink."""
+    text = text.strip()
+    link = _WIKILINK.match(text)
+    if link:
+        return link.group(1).strip(), text[link.end() :].strip()
+    closing = _QUOTES.get(text[:1])
+    if closing is None:
+        return None
+    end = text.find(closing, 1)
+    if end < 0:
+        return None
+    return text[1:end].strip(), text[end + 1 :].strip()
+
+
+async def notes_named(store: Store, reference: str, *, exact: bool = False) -> list[Entry]:
+    """The notes `reference` may mean: the note at that path (when it looks like one),
+    else the notes with that title, file name or alias (with `exact` False, also those
+    whose title contains it). UnsafePath for a path that may not be used (`..`, `/x`)."""
+    name = clean_reference(reference)
+    if not name:
+        return []
+    if "/" in name or "\\" in name or name.lower().endswith(".md"):
+        check_relpath(name)  # a path trick is refused, not looked up as a title
+        for path in (name, f"{name}.md"):
+            try:
+                return [await store.read(path)]
+            except (EntryNotFound, UnsafePath):
+                continue
+    # A bare name may be the title of notes in several folders: all of them count.
+    return await store.find(name, exact=exact)

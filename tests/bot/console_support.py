@@ -1,0 +1,110 @@
+"""`brainbot chat` as a person drives it: lines through a pipe, or keys through a
+pseudo-terminal; the vault it leaves behind is read back from disk."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.production.process import ROOT, clean_env
+
+PTY_TIMEOUT = 120.0  # a cold start on a busy 2-core machine
+
+
+def chat_env(tmp_path: Path, database_url: str, **settings: str) -> dict[str, str]:
+    return clean_env(
+        BRAINBOT_DATA_DIR=str(tmp_path / "data"),
+        DATABASE_URL=database_url,
+        BRAINBOT_EMBEDDINGS="none",
+        PYTHONPATH=str(ROOT),
+        **settings,
+    )
+
+
+def piped_chat(
+    tmp_path: Path, database_url: str, lines: list[str] | bytes, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """Run `brainbot chat` (or `args`) with `lines` on a pipe; its output as text."""
+    data = lines if isinstance(lines, bytes) else ("\n".join(lines) + "\n").encode()
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", *(args or ("chat",))],
+        input=data,
+        capture_output=True,
+        env=chat_env(tmp_path, database_url),
+        cwd=tmp_path,
+        timeout=180,
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        done.args,
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+    )
+
+
+class Terminal:
+    """`brainbot chat` on a pseudo-terminal: what a person types, what the screen shows."""
+
+    def __init__(self, tmp_path: Path, database_url: str) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become brainbot
+            env = chat_env(tmp_path, database_url, TERM="xterm")
+            os.chdir(tmp_path)
+            os.execve(sys.executable, [sys.executable, "-m", "bot.cli", "chat"], env)
+        self.screen = b""
+
+    def read_until(self, expected: bytes, count: int = 1) -> bytes:
+        """Read the screen until `expected` has shown `count` times (AssertionError
+        with the screen if it does not)."""
+        deadline = time.monotonic() + PTY_TIMEOUT
+        while self.screen.count(expected) < count:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{expected!r} never showed; the screen:\n{self.screen!r}"
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 4096)
+                except OSError:
+                    chunk = b""
+                assert chunk, f"the chat ended before {expected!r}; the screen:\n{self.screen!r}"
+                self.screen += chunk
+        return self.screen
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.fd, keys)
+
+    def wait_exit(self, timeout: float = 60.0) -> int:
+        """The exit code once the process ends (reading the screen meanwhile)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self._drain()
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            self._drain(0.2)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        raise AssertionError(f"the chat did not end; the screen:\n{self.screen!r}")
+
+    def _drain(self, wait: float = 0.0) -> None:
+        while True:
+            ready, _, _ = select.select([self.fd], [], [], wait)
+            if not ready:
+                return
+            try:
+                chunk = os.read(self.fd, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.screen += chunk
+            wait = 0.0
