@@ -135,3 +135,33 @@ class Brainbot:
             self.process.kill()
             await self.process.wait()
             raise AssertionError(f"brainbot ignored SIGTERM:\n{self.log()}") from None
+
+
+def console_env(tmp_path: Path, database_url: str | None, **settings: str) -> dict[str, str]:
+    """Settings for `brainbot run` with no platform: the terminal chat, keyword search."""
+    values = {
+        "BRAINBOT_DATA_DIR": str(tmp_path / "data"),
+        "BRAINBOT_EMBEDDINGS": "none",
+        "PYTHONPATH": str(ROOT),
+        **settings,
+    }
+    if database_url is not None:
+        values["DATABASE_URL"] = database_url
+    return clean_env(**values)
+
+
+async def start_console(
+    tmp_path: Path, env: Mapping[str, str], *, stdout: Any, stderr: Any
+) -> asyncio.subprocess.Process:
+    """`python -m bot.cli run` chatting through a pipe on its standard input."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.cli",
+        "run",
+        env=dict(env),
+        cwd=tmp_path,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=stdout,
+        stderr=stderr,
+    )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 from tests.bot.helpers import notes
 from tests.production.conftest import Fakes
-from tests.production.process import ROOT, Brainbot, clean_env
+from tests.production.process import Brainbot, console_env, start_console
 
 
 @pytest.fixture
@@ -28,23 +27,9 @@ def busy_port() -> Iterator[int]:
 async def test_the_console_chats_on_when_the_port_is_taken(
     tmp_path: Path, database_url: str, busy_port: int
 ) -> None:
-    env = clean_env(
-        BRAINBOT_DATA_DIR=str(tmp_path / "data"),
-        DATABASE_URL=database_url,
-        BRAINBOT_EMBEDDINGS="none",
-        BRAINBOT_HTTP_PORT=str(busy_port),
-        PYTHONPATH=str(ROOT),
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        "run",
-        env=env,
-        cwd=tmp_path,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    env = console_env(tmp_path, database_url, BRAINBOT_HTTP_PORT=str(busy_port))
+    process = await start_console(
+        tmp_path, env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     out, err = await asyncio.wait_for(process.communicate(b"project: paint the fence\n"), 60)
 

@@ -4,33 +4,18 @@ input is handled once each, and the end of input stops the process cleanly."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 from tests.bot.helpers import notes
-from tests.production.process import ROOT, Brainbot, clean_env, free_port
+from tests.production.process import Brainbot, console_env, free_port, start_console
 
 
 async def test_piped_lines_are_handled_once_and_end_of_input_stops(
     tmp_path: Path, database_url: str
 ) -> None:
-    env = clean_env(
-        BRAINBOT_DATA_DIR=str(tmp_path / "data"),
-        DATABASE_URL=database_url,
-        BRAINBOT_EMBEDDINGS="none",
-        BRAINBOT_HTTP_PORT=str(free_port()),
-        PYTHONPATH=str(ROOT),
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        "run",
-        env=env,
-        cwd=tmp_path,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    env = console_env(tmp_path, database_url, BRAINBOT_HTTP_PORT=str(free_port()))
+    process = await start_console(
+        tmp_path, env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     lines = "project: paint the fence\nproject: fix the gate\n/list projects\n"
     out, err = await asyncio.wait_for(process.communicate(lines.encode()), 60)
@@ -46,23 +31,10 @@ async def test_piped_lines_are_handled_once_and_end_of_input_stops(
 async def test_sigterm_stops_a_console_still_waiting_for_a_line(
     tmp_path: Path, database_url: str
 ) -> None:
-    env = clean_env(
-        BRAINBOT_DATA_DIR=str(tmp_path / "data"),
-        DATABASE_URL=database_url,
-        BRAINBOT_EMBEDDINGS="none",
-        PYTHONPATH=str(ROOT),
-    )
-    bot = Brainbot(tmp_path, env)
-    bot.process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.cli",
-        "run",
-        env=bot.env,
-        cwd=tmp_path,
-        stdin=asyncio.subprocess.PIPE,  # open, and nothing typed
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=bot.log_path.open("wb"),
+    bot = Brainbot(tmp_path, console_env(tmp_path, database_url))
+    # Standard input stays open, and nothing is typed.
+    bot.process = await start_console(
+        tmp_path, bot.env, stdout=asyncio.subprocess.DEVNULL, stderr=bot.log_path.open("wb")
     )
     await bot.wait_ready()
 
