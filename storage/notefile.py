@@ -38,8 +38,15 @@ def _represent_datetime(dumper: yaml.SafeDumper, value: datetime) -> yaml.Node:
     return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.isoformat())
 
 
+# Characters YAML reads as line breaks: written raw (allow_unicode) they would come back
+# as spaces; in double quotes the emitter escapes them.
+_YAML_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
     style = "|" if "\n" in value.rstrip("\n") else None
+    if any(ch in value for ch in _YAML_BREAKS):
+        style = '"'
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
