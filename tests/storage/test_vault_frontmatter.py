@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from storage.errors import BrokenFrontmatter, StorageError
-from storage.notefile import parse_note, parse_timestamp
+from storage.notefile import parse_note, parse_timestamp, render_note
 from storage.vault import Vault
 from tests.storage.vault_support import ANN, commit_count, make_vault, outside_commit, status
 
@@ -115,3 +115,10 @@ def test_previews_show_a_git_style_diff_and_the_hash(vault: Vault) -> None:
         expected_hash=update.content_hash,
         author=ANN,
     )
+
+
+@pytest.mark.parametrize("value", ["\x85\U00010000", "🍅\x85", "a\u2028b", "x\u2029"])
+def test_yaml_line_break_characters_round_trip(value: str) -> None:
+    """Written as UTF-8 (for emoji), NEL and the Unicode line separators would come
+    back as spaces; they are kept."""
+    assert parse_note(render_note({"a": value}, "")).fields["a"] == value
