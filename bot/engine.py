@@ -17,20 +17,22 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot import logs, metrics
-from bot.agent import Agent
+from bot.agent import Agent, Turn
 from bot.buttons import Buttons
 from bot.config import Settings
 from bot.digest_buttons import DigestButtons
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
+from bot.intent import kind_of
+from bot.keep import Keeper
 from bot.llm import LLM, LLMUnavailable
 from bot.people import People
 from bot.ratelimit import RateLimit
-from bot.router import Router, title_from
+from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
 from storage.digest_log import DigestLog
 from storage.errors import StorageError
-from storage.records import HistoryItem, Person, Records, StoredFile
+from storage.records import Person, Records, StoredFile
 from storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,20 @@ SLOW_DOWN = (
     "That one was not saved: wait a moment, then send it again."
 )
 LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
+UNREACHABLE = (
+    "The assistant is unreachable right now, so I saved your message to the inbox "
+    "unchanged. Pick a category, or ask me again later."
+)
+NOT_FILED = "The assistant did not file this, so I kept your words in the inbox."
+NOT_CHANGED = (
+    "I could not work out that change, so nothing changed. You can say it with a command: "
+    "/move NOTE CATEGORY, /delete NOTE, /append NOTE TEXT, /undo."
+)
+GREETING = "Hello! Tell me a thought to keep, or ask me about your notes."
+# A model's reply that says it saved something, shown only when something was saved.
+CLAIMS_A_WRITE = re.compile(
+    r"\b(?:saved|filed|noted|captured|stored|done|added|gespeichert|notiert)\b|저장", re.I
+)
 CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
 
@@ -76,6 +92,7 @@ class Engine:
         DigestButtons(DigestLog(records.engine)).register(self.buttons)
         self.router = Router(self.runner, self.people)
         self.router.register(self.buttons)
+        self.keeper = Keeper(self.runner)
         self.agent = (
             Agent(
                 llm,
@@ -83,6 +100,7 @@ class Engine:
                 max_rounds=settings.llm_max_rounds,
                 history_tokens=settings.history_token_budget,
                 max_tool_calls=settings.max_tool_calls,
+                routed=settings.llm_tools == "routed",
             )
             if llm is not None
             else None
@@ -90,6 +108,7 @@ class Engine:
         self._refused: OrderedDict[tuple[str, str], None] = OrderedDict()
         self._rate = RateLimit(settings.rate_limit_per_minute)
         self.last_prompt_tokens = 0
+        self.last_turn: Turn | None = None  # the model's last turn (for the model check)
 
     async def handle(self, event: Event) -> Sequence[Reply]:
         """Process one event from any platform; returns what to say (nothing for a retry)."""
@@ -234,53 +253,36 @@ class Engine:
         return replies
 
     async def _ask_model(self, ctx: ToolContext, text: str, notices: list[str]) -> list[Reply]:
+        """The model's turn, judged by what it did: a thought it did not file is kept in
+        the inbox; a question it could not answer gets the keyword search's answer."""
         assert self.agent is not None
         try:
             turn = await self.agent.respond(ctx, text)
         except LLMUnavailable as exc:
             log.warning("LLM unavailable, saving to inbox: %s", exc)
-            return await self._save_to_inbox(ctx, text)
+            self.last_turn = None
+            return await self.keeper.inbox(ctx, text, UNREACHABLE)
+        self.last_turn = turn
         self.last_prompt_tokens = turn.prompt_tokens
-        await self.records.add_messages(ctx.conversation.key, ctx.person.id, turn.history, ctx.now)
+        kind = kind_of(text)
+        if not turn.wrote and kind == "thought":
+            # Kept at once: an answer in words, even a sensible one, files nothing, and
+            # a weak model's answer is often its last one repeated.
+            metrics.model_repair("kept_thought")
+            log.info("the model filed nothing for a thought (tools: %s); kept", turn.tools)
+            answers = [r for r in turn.replies if not CLAIMS_A_WRITE.search(r.text)]
+            return [*answers[:1], *await self.keeper.inbox(ctx, text, NOT_FILED)]
+        if not turn.wrote and (turn.gave_up or not turn.replies):
+            if kind == "question":
+                return await self.router.answer(ctx, text)
+            if kind == "change":
+                return [Reply(NOT_CHANGED)]
+            return [Reply(GREETING)]
+        await self._remember(ctx, turn)
         return list(turn.replies)
 
-    async def _save_to_inbox(self, ctx: ToolContext, text: str) -> list[Reply]:
-        """Save first: the thought lands in the inbox unchanged when the model is down."""
-        outcome = await self.runner.call(
-            ctx,
-            "capture",
-            {
-                "category": "inbox",
-                "title": title_from(text),
-                "body": text,
-                "confidence": 0.0,
-                "tags": [],
-                "fields": [],
-            },
-        )
-        path = outcome.result.entry_path if outcome.result else None
-        await self.records.add_messages(
-            ctx.conversation.key,
-            ctx.person.id,
-            [
-                HistoryItem("user", text, None, None),
-                HistoryItem(
-                    "assistant",
-                    f"(Saved to {path} while the assistant was unreachable.)",
-                    None,
-                    None,
-                ),
-            ],
-            ctx.now,
-        )
-        return [
-            Reply(
-                f"Saved to {path}.",
-                buttons=outcome.result.buttons if outcome.result else (),
-                notice="The assistant is unreachable right now, so I saved your message to the "
-                "inbox unchanged. Pick a category, or ask me again later.",
-            )
-        ]
+    async def _remember(self, ctx: ToolContext, turn: Turn) -> None:
+        await self.records.add_messages(ctx.conversation.key, ctx.person.id, turn.history, ctx.now)
 
     async def _attachments(
         self, ctx: ToolContext, attachments: Sequence[Attachment], text: str, notices: list[str]

@@ -1,23 +1,36 @@
-"""The chat model and the transcription model, through any OpenAI-compatible API."""
+"""The chat model and the transcription model, through any OpenAI-compatible API.
+
+Answers are streamed: a slow local model is judged by how long its first token takes
+(the prompt) and by a separate limit on the whole answer, not by one timeout that a
+CPU model can never meet. Retries happen only where they can help: a refused
+connection, 429 and 502/503/504. A timeout is not retried (the same model on the
+same prompt would be just as slow), and neither is a 4xx or a 500 that the server
+gives for the request itself.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from openai import AsyncOpenAI
-from openai.types.chat import ChatCompletion
+from openai import AsyncOpenAI, AsyncStream
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from bot import metrics
 
 log = logging.getLogger(__name__)
 
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+
 
 class LLMUnavailable(Exception):
-    """The model could not be reached after retries (network, 429, 5xx, timeout)."""
+    """The model could not be reached or did not answer in time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,18 +45,59 @@ class Completion:
     text: str | None
     tool_calls: tuple[ModelToolCall, ...]
     prompt_tokens: int
+    finish_reason: str | None = None
 
 
-_TRANSIENT = (
-    openai.APIConnectionError,
-    openai.APITimeoutError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
+@dataclass(frozen=True, slots=True)
+class LLMLimits:
+    """How long to wait and how much to ask for; the README's "Using a local model"
+    section says which values suit a model on a CPU."""
+
+    first_token_timeout: float = 60.0
+    total_timeout: float = 180.0
+    retries: int = 2
+    max_tokens: int = 1000
+    stream: bool = True
+
+
+@dataclass
+class _Partial:
+    """A streamed answer as its chunks arrive."""
+
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    finish_reason: str | None = None
+
+    def add(self, chunk: ChatCompletionChunk) -> None:
+        if chunk.usage is not None:
+            self.prompt_tokens = chunk.usage.prompt_tokens
+        for choice in chunk.choices[:1]:
+            delta = choice.delta
+            if delta.content:
+                self.text.append(delta.content)
+            for tc in delta.tool_calls or ():
+                slot = self.calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
+                if tc.id:
+                    slot["id"] = tc.id
+                if tc.function is not None:
+                    slot["name"] += tc.function.name or ""
+                    slot["arguments"] += tc.function.arguments or ""
+            if choice.finish_reason:
+                self.finish_reason = choice.finish_reason
+
+    def completion(self) -> Completion:
+        calls = tuple(
+            ModelToolCall(c["id"] or f"call_{i}", c["name"], c["arguments"])
+            for i, c in sorted(self.calls.items())
+            if c["name"]
+        )
+        text = "".join(self.text) or None
+        return Completion(text, calls, self.prompt_tokens, self.finish_reason)
 
 
 class LLM:
-    """One AsyncOpenAI client; the SDK retries 429/5xx with backoff `retries` times."""
+    """One AsyncOpenAI client; `complete` streams, times and retries each request."""
 
     def __init__(
         self,
@@ -52,54 +106,122 @@ class LLM:
         base_url: str | None,
         model: str,
         transcribe_model: str = "whisper-1",
-        timeout: float = 30.0,
-        retries: int = 2,
+        limits: LLMLimits | None = None,
     ) -> None:
         self.model = model
         self.transcribe_model = transcribe_model
+        self.limits = limits or LLMLimits()
+        # httpx's read timeout is the longest silence between two pieces of the
+        # answer: before the first token that is the whole prompt's processing.
         self.client = AsyncOpenAI(
             api_key=api_key or "not-needed",
             base_url=base_url,
-            timeout=timeout,
-            max_retries=retries,
+            timeout=openai.Timeout(self.limits.first_token_timeout, connect=10.0),
+            max_retries=0,
         )
 
     @metrics.timed_llm_call
     async def complete(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]]
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        *,
+        max_tokens: int | None = None,
+        tool_choice: str = "auto",
     ) -> Completion:
-        body: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "max_tokens": max_tokens or self.limits.max_tokens,
+        }
         if tools:  # OpenAI refuses `parallel_tool_calls` without tools
-            body.update(tools=list(tools), parallel_tool_calls=True)
-        try:
+            # Some servers (llama-cpp-python's) ignore `tools` unless `tool_choice` is sent.
+            body.update(tools=list(tools), tool_choice=tool_choice, parallel_tool_calls=True)
+        if self.limits.stream:
+            body.update(stream=True, stream_options={"include_usage": True})
+        deadline = time.monotonic() + self.limits.total_timeout
+        for attempt in range(self.limits.retries + 1):
+            try:
+                async with asyncio.timeout_at(_loop_time(deadline)):
+                    return await self._request(body)
+            except TimeoutError as exc:
+                raise LLMUnavailable(
+                    f"no complete answer within {self.limits.total_timeout:g} s"
+                ) from exc
+            except openai.APITimeoutError as exc:
+                raise LLMUnavailable(
+                    f"no answer within {self.limits.first_token_timeout:g} s"
+                ) from exc
+            except (openai.APIConnectionError, openai.APIStatusError) as exc:
+                status = getattr(exc, "status_code", None)
+                retryable = status is None or status in RETRY_STATUSES
+                wait = min(2.0**attempt + random.random(), deadline - time.monotonic())
+                if not retryable or attempt == self.limits.retries or wait <= 0:
+                    reason = f"the model answered {status}" if status else type(exc).__name__
+                    raise LLMUnavailable(f"{reason}: {_message(exc)}") from exc
+                log.info("model call failed (%s); retrying in %.1f s", status or exc, wait)
+                await asyncio.sleep(wait)
+            except openai.APIError as exc:  # an error event inside the stream
+                raise LLMUnavailable(f"the model failed: {_message(exc)}") from exc
+        raise AssertionError("unreachable")
+
+    async def _request(self, body: dict[str, Any]) -> Completion:
+        if not body.get("stream"):
             # The body is plain JSON already; `chat.completions.create` would walk it
             # recursively to transform it, which costs more than the local round trip.
             response = await self.client.post(
                 "/chat/completions", cast_to=ChatCompletion, body=body
             )
-        except _TRANSIENT as exc:
-            raise LLMUnavailable(f"{type(exc).__name__}: {exc}") from exc
-        except openai.APIStatusError as exc:
-            raise LLMUnavailable(f"the model answered {exc.status_code}") from exc
-        if not response.choices:
-            raise LLMUnavailable("the model returned no choices")
-        message = response.choices[0].message
-        calls = tuple(
-            ModelToolCall(tc.id, tc.function.name, tc.function.arguments or "")
-            for tc in message.tool_calls or ()
-            if tc.type == "function"
+            if not response.choices:
+                raise LLMUnavailable("the model returned no choices")
+            choice = response.choices[0]
+            calls = tuple(
+                ModelToolCall(tc.id, tc.function.name, tc.function.arguments or "")
+                for tc in choice.message.tool_calls or ()
+                if tc.type == "function"
+            )
+            usage = response.usage
+            return Completion(
+                choice.message.content,
+                calls,
+                usage.prompt_tokens if usage else 0,
+                choice.finish_reason,
+            )
+        stream = await self.client.post(
+            "/chat/completions",
+            cast_to=ChatCompletion,
+            body=body,
+            stream=True,
+            stream_cls=AsyncStream[ChatCompletionChunk],
         )
-        usage = response.usage
-        return Completion(message.content, calls, usage.prompt_tokens if usage else 0)
+        partial = _Partial()
+        try:
+            async for chunk in stream:
+                partial.add(chunk)
+        finally:
+            await stream.close()
+        return partial.completion()
 
     async def transcribe(self, data: bytes, file_name: str) -> str:
         try:
-            result = await self.client.audio.transcriptions.create(
-                model=self.transcribe_model, file=(file_name, data)
-            )
-        except (*_TRANSIENT, openai.APIStatusError) as exc:
+            async with asyncio.timeout(self.limits.total_timeout):
+                result = await self.client.audio.transcriptions.create(
+                    model=self.transcribe_model, file=(file_name, data)
+                )
+        except (TimeoutError, openai.APIConnectionError, openai.APIStatusError) as exc:
             raise LLMUnavailable(f"transcription failed: {exc}") from exc
         return result.text
 
     async def close(self) -> None:
         await self.client.close()
+
+
+def _loop_time(deadline: float) -> float:
+    """`deadline` (time.monotonic) on the running loop's clock."""
+    loop = asyncio.get_running_loop()
+    return loop.time() + (deadline - time.monotonic())
+
+
+def _message(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= 300 else text[:300] + "…"

@@ -44,11 +44,18 @@ TOOL_CALLS = Counter(
 LLM_LATENCY = Histogram(
     "brainbot_llm_call_seconds",
     "Latency of chat-model calls, failed ones included.",
-    buckets=(0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60),
+    buckets=(0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 240),
     registry=REGISTRY,
 )
 LLM_FAILURES = Counter(
     "brainbot_llm_call_failures", "Chat-model calls that failed after retries.", registry=REGISTRY
+)
+MODEL_REPAIRS = Counter(
+    "brainbot_model_repairs",
+    "What was mended in the model's answers (see bot.repair), and thoughts the engine "
+    "kept in the inbox because the model filed nothing (kind=kept_thought).",
+    ["kind"],
+    registry=REGISTRY,
 )
 APPROVALS = Counter(
     "brainbot_approvals",
@@ -82,6 +89,10 @@ def tool_called(tool: str, outcome: str, entry_path: str | None = None) -> None:
     TOOL_CALLS.labels(tool, outcome).inc()
     if tool == "capture" and outcome == "ok":
         CAPTURES.labels(entry_path.split("/", 1)[0] if entry_path else "unknown").inc()
+
+
+def model_repair(kind: str) -> None:
+    MODEL_REPAIRS.labels(kind).inc()
 
 
 def approval_decided(outcome: str) -> None:

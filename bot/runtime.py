@@ -9,7 +9,7 @@ from datetime import datetime
 
 from bot.config import Settings
 from bot.engine import Engine, utcnow
-from bot.llm import LLM
+from bot.llm import LLM, LLMLimits
 from storage.db import Database
 from storage.embeddings import make_embedder
 from storage.liveness import ProcessLiveness
@@ -73,8 +73,13 @@ class Runtime:
                 base_url=settings.openai_base_url,
                 model=settings.llm_model,
                 transcribe_model=settings.transcribe_model,
-                timeout=settings.llm_timeout,
-                retries=settings.llm_retries,
+                limits=LLMLimits(
+                    first_token_timeout=settings.llm_first_token_timeout,
+                    total_timeout=settings.llm_timeout,
+                    retries=settings.llm_retries,
+                    max_tokens=settings.llm_max_tokens,
+                    stream=settings.llm_stream,
+                ),
             )
             if settings.llm_enabled
             else None

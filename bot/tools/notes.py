@@ -20,6 +20,11 @@ class FieldValue(BaseModel):
     value: str | None = Field(description="the value; dates as YYYY-MM-DD; null clears it")
 
 
+# The frontmatter a capture may set: what the categories document. A name a model
+# invents ("mood", "created", "id") would otherwise land in, or overwrite, the note's keys.
+CAPTURE_FIELDS = frozenset({"status", "next_action", "due", "context", "follow_ups"})
+
+
 def entry_summary(entry: Entry) -> dict[str, Any]:
     """How an entry is described to the model: enough to pick it, not the whole note."""
     updated = entry.fields.get("updated")
@@ -87,11 +92,14 @@ async def capture(
         tags: a few lowercase tags, may be empty.
         fields: category fields: projects: status (active|waiting|done), next_action,
             due; people: context, follow_ups; admin: due, status; empty if none.
+            Other names are ignored.
     """
     if category not in ctx.settings.categories:
         raise ToolError(f"unknown category {category!r}; use one of {ctx.settings.categories}")
     confident = confidence >= ctx.settings.confidence_threshold and category != "inbox"
     values = _fields(fields)
+    ignored = sorted(set(values) - CAPTURE_FIELDS)
+    values = {k: v for k, v in values.items() if k in CAPTURE_FIELDS}
     if confident:
         target = category
     else:
@@ -106,7 +114,9 @@ async def capture(
         author=ctx.author,
         source=dict(ctx.source),
     )
-    data = {"saved": entry_summary(entry), "filed_in": target}
+    data: dict[str, Any] = {"saved": entry_summary(entry), "filed_in": target}
+    if ignored:
+        data["ignored_fields"] = ignored
     if confident:
         return ToolResult(data, f"Saved to {entry.path} ({target}).", entry_path=entry.path)
     choices = [c for c in ctx.settings.categories if c != "inbox"]

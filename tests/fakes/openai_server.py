@@ -33,7 +33,8 @@ class Step:
     text: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     status: int = 200
-    delay: float = 0.0
+    delay: float = 0.0  # before the answer starts (the prompt's processing)
+    chunk_delay: float = 0.0  # between streamed pieces (generation speed)
 
 
 def say(text: str) -> Step:
@@ -106,7 +107,7 @@ class FakeOpenAI:
             return self.responder(body)
         return Step(status=500)
 
-    async def _chat(self, request: web.Request) -> web.Response:
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(("chat", body))
         if self.down:
@@ -116,22 +117,25 @@ class FakeOpenAI:
             await asyncio.sleep(step.delay)
         if step.status != 200:
             return _error(step.status, "scripted failure")
-        message: dict[str, Any] = {"role": "assistant", "content": step.text}
-        if step.tool_calls:
-            message["tool_calls"] = [
-                {
-                    "id": f"call_{next(self._ids)}",
-                    "type": "function",
-                    "function": {
-                        "name": tc.name,
-                        "arguments": tc.arguments
-                        if isinstance(tc.arguments, str)
-                        else json.dumps(tc.arguments),
-                    },
-                }
-                for tc in step.tool_calls
-            ]
+        tool_calls = [
+            {
+                "id": f"call_{next(self._ids)}",
+                "type": "function",
+                "function": {
+                    "name": tc.name,
+                    "arguments": tc.arguments
+                    if isinstance(tc.arguments, str)
+                    else json.dumps(tc.arguments),
+                },
+            }
+            for tc in step.tool_calls
+        ]
         prompt_chars = len(json.dumps(body.get("messages", [])))
+        if body.get("stream"):
+            return await self._stream(request, body, step, tool_calls, prompt_chars // 4)
+        message: dict[str, Any] = {"role": "assistant", "content": step.text}
+        if tool_calls:
+            message["tool_calls"] = tool_calls
         return web.json_response(
             {
                 "id": f"chatcmpl-{next(self._ids)}",
@@ -152,6 +156,60 @@ class FakeOpenAI:
                 },
             }
         )
+
+    async def _stream(
+        self,
+        request: web.Request,
+        body: dict[str, Any],
+        step: Step,
+        tool_calls: list[dict[str, Any]],
+        prompt_tokens: int,
+    ) -> web.StreamResponse:
+        """Server-sent events as OpenAI streams them: text and argument pieces, then
+        the finish reason, then (when asked) the usage."""
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        base = {
+            "id": f"chatcmpl-{next(self._ids)}",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": body.get("model", "fake"),
+        }
+
+        async def send(delta: dict[str, Any], finish: str | None = None) -> None:
+            chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            if step.chunk_delay:
+                await asyncio.sleep(step.chunk_delay)
+
+        await send({"role": "assistant", "content": ""})
+        text = step.text or ""
+        for start in range(0, len(text), 8):
+            await send({"content": text[start : start + 8]})
+        for index, tc in enumerate(tool_calls):
+            head = {
+                "index": index,
+                "id": tc["id"],
+                "type": "function",
+                "function": {"name": tc["function"]["name"], "arguments": ""},
+            }
+            await send({"tool_calls": [head]})
+            arguments = tc["function"]["arguments"]
+            for start in range(0, len(arguments), 16):
+                piece = {"index": index, "function": {"arguments": arguments[start : start + 16]}}
+                await send({"tool_calls": [piece]})
+        await send({}, "tool_calls" if tool_calls else "stop")
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": 10,
+                "total_tokens": prompt_tokens + 10,
+            }
+            chunk = {**base, "choices": [], "usage": usage}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
 
     async def _embeddings(self, request: web.Request) -> web.Response:
         body = await request.json()

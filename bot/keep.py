@@ -1,0 +1,48 @@
+"""Keeping a thought the model did not file: in the inbox, in the person's words.
+
+Why at once and not behind a "Save as note" button: the person has moved on by the
+time they read the reply, and on a phone an unpressed button is a lost thought. Tried
+with a 270M model, most thoughts got an answer in words (often the model's previous
+answer repeated) and no call: with a button, 7 of 8 thoughts were not kept. An inbox
+note too many costs one press of a category button or /delete; a lost thought cannot
+be found again.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.events import Reply
+from bot.router import title_from
+from bot.toolrunner import ToolRunner
+from bot.tools.registry import ToolContext
+
+
+class Keeper:
+    def __init__(self, runner: ToolRunner) -> None:
+        self.runner = runner
+
+    async def inbox(self, ctx: ToolContext, text: str, notice: str | None) -> list[Reply]:
+        """File `text` unchanged in the inbox, with the category buttons."""
+        outcome = await self.runner.call(
+            ctx,
+            "capture",
+            {
+                "category": "inbox",
+                "title": title_from(text),
+                "body": text,
+                "confidence": 0.0,
+                "tags": [],
+                "fields": [],
+            },
+        )
+        if outcome.result is None:
+            error = json.loads(outcome.content).get("error", "unknown error")
+            return [Reply(f"I could not save that: {error}. Please send it again.")]
+        return [
+            Reply(
+                f"Saved to {outcome.result.entry_path}.",
+                buttons=outcome.result.buttons,
+                notice=notice,
+            )
+        ]

@@ -1,0 +1,371 @@
+"""Mending what weak tool callers send, where the mend cannot change the meaning.
+
+Small local models write tool calls as JSON or `<tool_call>` tags in their text,
+invent tool names ("save_note"), send numbers as strings, tags as one string,
+fields as an object, leave out optional arguments, or stop halfway through the JSON.
+Each mend is named, so the operator can see which ones fire (`Repaired.fixes`).
+What cannot be mended safely is left to the tool's validation, whose error goes
+back to the model to fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import types
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from bot.llm import Completion, ModelToolCall
+from bot.router import title_from
+from bot.tools.registry import REGISTRY
+
+# Names small models give the tools, mapped to ours.
+NAME_ALIASES = {
+    "save": "capture",
+    "save_note": "capture",
+    "save_thought": "capture",
+    "create_note": "capture",
+    "create_entry": "capture",
+    "add_note": "capture",
+    "new_note": "capture",
+    "note": "capture",
+    "remember": "capture",
+    "store": "capture",
+    "file": "capture",
+    "file_note": "capture",
+    "capture_thought": "capture",
+    "capture_note": "capture",
+    "search": "search_entries",
+    "search_notes": "search_entries",
+    "find": "search_entries",
+    "find_notes": "search_entries",
+    "lookup": "search_entries",
+    "query": "search_entries",
+    "list": "list_entries",
+    "list_notes": "list_entries",
+    "get": "get_entry",
+    "get_note": "get_entry",
+    "read": "get_entry",
+    "read_note": "get_entry",
+    "open": "get_entry",
+    "update": "update_entry",
+    "update_note": "update_entry",
+    "edit": "update_entry",
+    "edit_note": "update_entry",
+    "move": "move_entry",
+    "move_note": "move_entry",
+    "refile": "move_entry",
+    "delete": "delete_entry",
+    "delete_note": "delete_entry",
+    "remove": "delete_entry",
+    "revert": "undo",
+    "digest": "generate_digest",
+    "backlinks": "list_backlinks",
+}
+# Argument names small models use, mapped to ours (per tool, then for every tool).
+ARGUMENT_ALIASES = {
+    "capture": {
+        "text": "body",
+        "content": "body",
+        "note": "body",
+        "thought": "body",
+        "description": "body",
+        "name": "title",
+        "subject": "title",
+        "tag": "tags",
+        "type": "category",
+    },
+    "search_entries": {"q": "query", "text": "query", "keywords": "query", "search": "query"},
+}
+CATEGORY_ALIASES = {
+    "person": "people",
+    "project": "projects",
+    "idea": "ideas",
+    "todo": "admin",
+    "task": "admin",
+    "tasks": "admin",
+    "errand": "admin",
+    "note": "inbox",
+    "notes": "inbox",
+}
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
+_FENCED = re.compile(r"```(?:json|tool_call|tool_code)?\s*(.*?)```", re.DOTALL)
+
+
+@dataclass
+class Repaired:
+    """A model answer after mending: its calls, its own text, and what was mended."""
+
+    text: str | None
+    calls: list[ModelToolCall]
+    fixes: list[str] = field(default_factory=list)
+
+
+def calls_in_text(completion: Completion) -> Repaired:
+    """Tool calls the model wrote into its text instead of the `tool_calls` field."""
+    text = completion.text or ""
+    if completion.tool_calls or not text.strip():
+        return Repaired(completion.text, list(completion.tool_calls))
+    found: list[dict[str, Any]] = []
+    rest = text
+    for pattern in (_TAGGED, _FENCED):
+        pieces = [m.group(1) for m in pattern.finditer(rest)]
+        objects = [obj for piece in pieces for obj in _call_objects(piece)]
+        if objects:
+            found = objects
+            rest = pattern.sub("", rest)
+            break
+    else:
+        stripped = text.strip()
+        if stripped[:1] in "{[":
+            found = list(_call_objects(stripped))
+            rest = "" if found else text
+    if not found:
+        return Repaired(completion.text, [])
+    calls = [
+        ModelToolCall(f"text_call_{i}", str(obj["name"]), json.dumps(obj["arguments"]))
+        for i, obj in enumerate(found)
+    ]
+    return Repaired(rest.strip() or None, calls, ["call_in_text"])
+
+
+def _call_objects(piece: str) -> Iterable[dict[str, Any]]:
+    value = loads_lenient(piece)
+    for item in value if isinstance(value, list) else [value]:
+        if not isinstance(item, dict):
+            continue
+        name = item.get("name") or item.get("tool") or item.get("function")
+        if isinstance(name, dict):  # {"function": {"name": ..., "arguments": ...}}
+            item, name = name, name.get("name")
+        if not isinstance(name, str):
+            continue
+        arguments = item.get("arguments", item.get("parameters", item.get("args", {})))
+        if isinstance(arguments, str):
+            arguments = loads_lenient(arguments)
+        yield {"name": name, "arguments": arguments if isinstance(arguments, dict) else {}}
+
+
+def loads_lenient(text: str) -> Any:
+    """JSON, or JSON cut off at the end (the model ran out of tokens): closes open
+    strings, arrays and objects. None when it is not JSON at all."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = text.strip("`").removeprefix("json").strip()
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    closing: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            closing.append("}" if char == "{" else "]")
+        elif char in "}]" and closing:
+            closing.pop()
+    if not closing and not in_string:
+        return None
+    mended = text + ('"' if in_string else "")
+    mended = re.sub(r",\s*$", "", mended)
+    mended = re.sub(r":\s*$", ": null", mended)
+    try:
+        return json.loads(mended + "".join(reversed(closing)))
+    except ValueError:
+        return None
+
+
+def tool_name(name: str) -> tuple[str | None, str | None]:
+    """Our tool for the name the model gave, and the mend used (None: as sent)."""
+    if name in REGISTRY:
+        return name, None
+    plain = re.sub(r"[^a-z0-9]+", "_", name.lower().split(".")[-1]).strip("_")
+    if plain in REGISTRY:
+        return plain, "tool_name"
+    if plain in NAME_ALIASES:
+        return NAME_ALIASES[plain], "tool_name"
+    close = difflib.get_close_matches(plain, list(REGISTRY), n=1, cutoff=0.8)
+    return (close[0], "tool_name") if close else (None, None)
+
+
+def arguments(
+    name: str, raw: str, categories: tuple[str, ...], said: str
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The arguments mended to the tool's schema, or None when they are not JSON."""
+    fixes: list[str] = []
+    value = loads_lenient(raw) if raw.strip() else {}
+    if value is None or not isinstance(value, dict):
+        return None, fixes
+    try:
+        json.loads(raw or "{}")
+    except ValueError:
+        fixes.append("cut_json")
+    if set(value) == {"arguments"} and isinstance(value["arguments"], dict):
+        value = value["arguments"]
+    model = REGISTRY[name].arguments
+    args = _rename(name, value, model, fixes)
+    if name == "capture" and not isinstance(args.get("title"), str):
+        args.pop("title", None)  # a number or a list is no title: one is made from the body
+    for key, info in model.model_fields.items():
+        if key not in args:
+            empty = _empty_value(info.annotation)
+            if empty is not _MISSING:
+                args[key] = empty
+                fixes.append("missing_optional")
+        else:
+            args[key] = _coerce(args[key], info.annotation, fixes)
+    if name == "capture":
+        _capture(args, categories, said, fixes)
+    return args, list(dict.fromkeys(fixes))
+
+
+_MISSING = object()
+
+
+def _rename(
+    name: str, value: dict[str, Any], model: type[BaseModel], fixes: list[str]
+) -> dict[str, Any]:
+    aliases = ARGUMENT_ALIASES.get(name, {})
+    args: dict[str, Any] = {}
+    for key, item in value.items():
+        target = key if key in model.model_fields else aliases.get(key.lower())
+        if target is None or target not in model.model_fields:
+            fixes.append("unknown_argument_dropped")
+            continue
+        if target != key:
+            fixes.append("argument_name")
+        args.setdefault(target, item)
+    return args
+
+
+def _empty_value(annotation: Any) -> Any:
+    """What a left-out argument means: null when it may be null, [] for a list."""
+    options = get_args(annotation) if _is_union(annotation) else (annotation,)
+    if type(None) in options:
+        return None
+    if any(get_origin(o) is list for o in options):
+        return []
+    return _MISSING
+
+
+def _is_union(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType)
+
+
+def _coerce(value: Any, annotation: Any, fixes: list[str]) -> Any:
+    options = list(get_args(annotation) if _is_union(annotation) else (annotation,))
+    if value is None or any(_fits(value, o) for o in options):
+        return value
+    for option in options:
+        mended = _convert(value, option)
+        if mended is not _MISSING:
+            fixes.append("argument_type")
+            return mended
+    return value
+
+
+def _fits(value: Any, annotation: Any) -> bool:
+    if annotation is type(None):
+        return value is None
+    origin = get_origin(annotation)
+    if origin is list:
+        (inner,) = get_args(annotation) or (Any,)
+        return isinstance(value, list) and all(_fits(v, inner) for v in value)
+    if annotation is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation is str:
+        return isinstance(value, str)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return isinstance(value, dict) and set(value) <= set(annotation.model_fields)
+    return True
+
+
+def _convert(value: Any, annotation: Any) -> Any:
+    origin = get_origin(annotation)
+    if annotation is float and isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(%?)\s*", value)
+        if match:
+            number = float(match.group(1))
+            return number / 100 if match.group(2) or number > 1 else number
+    if annotation is int and isinstance(value, (str, float)):
+        try:
+            return int(float(value))
+        except ValueError:
+            return _MISSING
+    if annotation is str and isinstance(value, (int, float, bool)):
+        return str(value)
+    if annotation is str and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    if origin is list:
+        (inner,) = get_args(annotation) or (Any,)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return _field_list(value)
+        if isinstance(value, str):
+            return [part.strip().lstrip("#") for part in re.split(r"[,;]", value) if part.strip()]
+    return _MISSING
+
+
+def _field_list(value: Any) -> Any:
+    """Frontmatter fields as [{"name", "value"}], from an object, "key: value" strings,
+    or items with other key names."""
+    if isinstance(value, dict):
+        return [{"name": str(k), "value": None if v is None else str(v)} for k, v in value.items()]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return _MISSING
+    items: list[dict[str, Any]] = []
+    for item in value:
+        if isinstance(item, str) and ":" in item:
+            key, _, text = item.partition(":")
+            items.append({"name": key.strip(), "value": text.strip()})
+        elif isinstance(item, dict) and "name" in item:
+            raw = item.get("value")
+            items.append({"name": str(item["name"]), "value": None if raw is None else str(raw)})
+        elif isinstance(item, dict) and len(item) == 1:
+            ((key, raw),) = item.items()
+            items.append({"name": str(key), "value": None if raw is None else str(raw)})
+    return items
+
+
+def _capture(
+    args: dict[str, Any], categories: tuple[str, ...], said: str, fixes: list[str]
+) -> None:
+    """A capture that lacks a category, a title, a body or a confidence still files
+    the thought: in the inbox, under the person's own words."""
+    category = args.get("category")
+    if isinstance(category, str) and category.lower() not in categories:
+        known = CATEGORY_ALIASES.get(category.lower().strip())
+        args["category"] = known if known in categories else "inbox"
+        args["confidence"] = args.get("confidence") if known in categories else 0.0
+        fixes.append("category")
+    elif isinstance(category, str):
+        args["category"] = category.lower()
+    if not isinstance(args.get("category"), str):
+        args["category"], args["confidence"] = "inbox", 0.0
+        fixes.append("category")
+    if not isinstance(args.get("body"), str) or not args["body"].strip():
+        args["body"] = said
+        fixes.append("body")
+    if not isinstance(args.get("title"), str) or not args["title"].strip():
+        args["title"] = title_from(args["body"])
+        fixes.append("title")
+    if not isinstance(args.get("confidence"), (int, float)) or isinstance(args["confidence"], bool):
+        # Unsure how sure: below any sensible threshold, so the person picks.
+        args["confidence"] = 0.5
+        fixes.append("confidence")
+    args["confidence"] = min(1.0, max(0.0, float(args["confidence"])))
