@@ -113,13 +113,9 @@ def _valid_call(call: dict[str, Any]) -> dict[str, Any]:
 
 
 @functools.cache
-def tool_schemas(
-    categories: tuple[str, ...], names: tuple[str, ...] | None = None
-) -> list[dict[str, Any]]:
-    """The `tools` list sent with a request: built once per set of categories and tools."""
-    return [
-        spec.schema(categories) for spec in REGISTRY.values() if names is None or spec.name in names
-    ]
+def tool_schemas(categories: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The `tools` list sent with every request: built once per set of categories."""
+    return [spec.schema(categories) for spec in REGISTRY.values()]
 
 
 @dataclass
@@ -185,24 +181,18 @@ class Agent:
         return turn
 
     async def _respond(self, ctx: ToolContext, text: str, budget: _Budget) -> Turn:
-        categories = ctx.settings.categories
         state = _State([HistoryItem("user", text, None, None)])
-        names: tuple[str, ...] | None = None
-        tool_choice = "auto"
         if self.routed:
-            route = await tool_routes.choose(self.llm, text)
-            names, tool_choice, state.route = route.tools, route.tool_choice, route.name
-            state.prompt_tokens += route.prompt_tokens
-        tools = tool_schemas(categories, names)
+            return await self._small(ctx, text, budget, state)
+        tools = tool_schemas(ctx.settings.categories)
         messages = await self._messages(ctx, text)
         for _ in range(self.max_rounds):
             try:
-                completion = await self.llm.complete(messages, tools, tool_choice=tool_choice)
+                completion = await self.llm.complete(messages, tools)
             except LLMUnavailable:
                 if not state.done:
                     raise  # nothing happened yet: the engine saves the text to the inbox
                 return _cut_short(state)
-            tool_choice = "auto"  # forced once: the call is made, then the model may answer
             state.prompt_tokens += completion.prompt_tokens
             mended = repair.calls_in_text(completion)
             state.repairs += mended.fixes
@@ -232,6 +222,26 @@ class Agent:
                 return state.turn(replies)
         return state.turn(_read_results(state.done), gave_up=not state.wrote)
 
+    async def _small(self, ctx: ToolContext, text: str, budget: _Budget, state: _State) -> Turn:
+        """Small-model mode: one constrained question, one call (see bot.tool_routes)."""
+        planned = await tool_routes.plan(self.llm, text, ctx.settings.categories)
+        state.route = planned.route + ("" if planned.by_model else " (rules)")
+        state.prompt_tokens += planned.prompt_tokens
+        if planned.call is None:
+            return state.turn(())
+        call = await tool_routes.pin_note(ctx, planned.call)
+        calls, outcomes = await self._run_calls(ctx, [call], text, budget, state)
+        state.done.extend(outcomes)
+        state.new.append(HistoryItem("assistant", "", calls, None))
+        for item, outcome in zip(calls, outcomes, strict=True):
+            content = outcome.content[:TOOL_RESULT_CHARS]
+            state.new.append(HistoryItem("tool", content, None, item["id"]))
+        replies = _direct_replies(outcomes) or _read_results(outcomes)
+        if not replies:
+            errors = [json.loads(o.content).get("error", "") for o in outcomes if not o.ok]
+            replies = tuple(Reply(f"I could not do that: {e}") for e in errors if e)
+        return state.turn(replies)
+
     async def _messages(self, ctx: ToolContext, text: str) -> list[dict[str, Any]]:
         history = await ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH)
         recent = await ctx.store.recent(limit=RECENT_ENTRIES)
@@ -260,7 +270,7 @@ class Agent:
         """Mend each call, run what the budget allows, and return the calls as the
         history keeps them (mended, with arguments that are always JSON)."""
         categories = ctx.settings.categories
-        raw = _without_repeats(raw)
+        raw = repair.without_repeats(raw)
         allowed = budget.take(len(raw))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
         captures = sum(1 for c in raw if repair.tool_name(c.name)[0] == "capture")
@@ -275,7 +285,7 @@ class Agent:
                 arguments, fixes = repair.arguments(name, call.arguments, categories, said)
                 state.repairs += fixes
             if name == "capture" and arguments is not None and captures == 1:
-                _keep_own_words(arguments, said, state.repairs)
+                repair.keep_own_words(arguments, said, state.repairs)
             kept.append(
                 {
                     "id": call.id or f"call_{i}",
@@ -298,32 +308,6 @@ class Agent:
             else:
                 work.append(self.runner.call(ctx, name, arguments))
         return kept, list(await asyncio.gather(*work))
-
-
-def _keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> None:
-    """One thought, one note: the note keeps the person's words, not a paraphrase."""
-    said = said.strip()
-    if said and said not in str(arguments.get("body", "")):
-        arguments["body"] = said
-        repairs.append("own_words")
-
-
-def _without_repeats(calls: Sequence[ModelToolCall]) -> list[ModelToolCall]:
-    """One answer that asks for the same call twice (small models loop) runs it once:
-    two captures of the same text would file the thought twice."""
-    seen: set[tuple[str, str]] = set()
-    kept: list[ModelToolCall] = []
-    for call in calls:
-        name = repair.tool_name(call.name)[0] or call.name
-        parsed = repair.loads_lenient(call.arguments)
-        if name == "capture" and isinstance(parsed, dict):
-            key = " ".join(str(parsed.get("body") or parsed.get("title") or "").lower().split())
-        else:
-            key = json.dumps(parsed, sort_keys=True)
-        if (name, key) not in seen:
-            seen.add((name, key))
-            kept.append(call)
-    return kept
 
 
 async def _done(outcome: Outcome) -> Outcome:

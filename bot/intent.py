@@ -61,6 +61,10 @@ def kind_of(text: str) -> Kind:
     return "thought"
 
 
+def asks_for_digest(text: str) -> bool:
+    return bool(_DIGEST.search(text))
+
+
 def is_small_talk(text: str) -> bool:
     """A greeting, a thanks, an ok: a few words, every one of them small talk."""
     words = [w.lower() for w in _WORD.findall(text)]

@@ -128,6 +128,7 @@ class LLM:
         *,
         max_tokens: int | None = None,
         tool_choice: str = "auto",
+        response_format: dict[str, Any] | None = None,
     ) -> Completion:
         body: dict[str, Any] = {
             "model": self.model,
@@ -137,6 +138,8 @@ class LLM:
         if tools:  # OpenAI refuses `parallel_tool_calls` without tools
             # Some servers (llama-cpp-python's) ignore `tools` unless `tool_choice` is sent.
             body.update(tools=list(tools), tool_choice=tool_choice, parallel_tool_calls=True)
+        if response_format is not None:
+            body["response_format"] = response_format
         if self.limits.stream:
             body.update(stream=True, stream_options={"include_usage": True})
         deadline = time.monotonic() + self.limits.total_timeout

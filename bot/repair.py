@@ -14,7 +14,7 @@ import difflib
 import json
 import re
 import types
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union, get_args, get_origin
 
@@ -369,3 +369,29 @@ def _capture(
         args["confidence"] = 0.5
         fixes.append("confidence")
     args["confidence"] = min(1.0, max(0.0, float(args["confidence"])))
+
+
+def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> None:
+    """One thought, one note: the note keeps the person's words, not a paraphrase."""
+    said = said.strip()
+    if said and said not in str(arguments.get("body", "")):
+        arguments["body"] = said
+        repairs.append("own_words")
+
+
+def without_repeats(calls: Sequence[ModelToolCall]) -> list[ModelToolCall]:
+    """One answer that asks for the same call twice (small models loop) runs it once:
+    two captures of the same text would file the thought twice."""
+    seen: set[tuple[str, str]] = set()
+    kept: list[ModelToolCall] = []
+    for call in calls:
+        name = tool_name(call.name)[0] or call.name
+        parsed = loads_lenient(call.arguments)
+        if name == "capture" and isinstance(parsed, dict):
+            key = " ".join(str(parsed.get("body") or parsed.get("title") or "").lower().split())
+        else:
+            key = json.dumps(parsed, sort_keys=True)
+        if (name, key) not in seen:
+            seen.add((name, key))
+            kept.append(call)
+    return kept
