@@ -198,6 +198,9 @@ class Agent:
             state.repairs += mended.fixes
             if not mended.calls:
                 answer = (mended.text or "").strip()
+                if answer and repair.repeats_the_prompt(answer, messages):
+                    state.repairs.append("parrot")
+                    answer = ""
                 if answer:
                     state.new.append(HistoryItem("assistant", answer, None, None))
                     return state.turn([*_unmentioned_writes(state.done, answer), Reply(answer)])

@@ -59,7 +59,11 @@ NOT_CHANGED = (
 GREETING = "Hello! Tell me a thought to keep, or ask me about your notes."
 # A model's reply that says it saved something, shown only when something was saved.
 CLAIMS_A_WRITE = re.compile(
-    r"\b(?:saved|filed|noted|captured|stored|done|added|gespeichert|notiert)\b|저장", re.I
+    r"^\W*(?:done|saved|noted|filed|captured|got it)\b"
+    r"|\bI(?:'ve| have| just)?\s+"
+    r"(?:saved|filed|noted|captured|stored|added|moved|deleted|updated)\b"
+    r"|\b(?:saved|filed) (?:to|in|it|your|as)\b|gespeichert|notiert|저장",
+    re.IGNORECASE,
 )
 CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
@@ -265,21 +269,25 @@ class Engine:
         self.last_turn = turn
         self.last_prompt_tokens = turn.prompt_tokens
         kind = kind_of(text)
-        if not turn.wrote and kind == "thought":
+        if turn.wrote:
+            await self._remember(ctx, turn)
+            return list(turn.replies)
+        # Nothing was written: a reply that says otherwise is not shown.
+        answers = [r for r in turn.replies if not CLAIMS_A_WRITE.search(r.text)]
+        if kind == "thought":
             # Kept at once: an answer in words, even a sensible one, files nothing, and
             # a weak model's answer is often its last one repeated.
             metrics.model_repair("kept_thought")
             log.info("the model filed nothing for a thought (tools: %s); kept", turn.tools)
-            answers = [r for r in turn.replies if not CLAIMS_A_WRITE.search(r.text)]
             return [*answers[:1], *await self.keeper.inbox(ctx, text, NOT_FILED)]
-        if not turn.wrote and (turn.gave_up or not turn.replies):
+        if turn.gave_up or not answers:
             if kind == "question":
                 return await self.router.answer(ctx, text)
             if kind == "change":
                 return [Reply(NOT_CHANGED)]
             return [Reply(GREETING)]
         await self._remember(ctx, turn)
-        return list(turn.replies)
+        return answers
 
     async def _remember(self, ctx: ToolContext, turn: Turn) -> None:
         await self.records.add_messages(ctx.conversation.key, ctx.person.id, turn.history, ctx.now)

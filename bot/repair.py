@@ -395,3 +395,23 @@ def without_repeats(calls: Sequence[ModelToolCall]) -> list[ModelToolCall]:
             seen.add((name, key))
             kept.append(call)
     return kept
+
+
+def repeats_the_prompt(answer: str, messages: Sequence[dict[str, Any]]) -> bool:
+    """A small model's answer that copies its instructions or an earlier answer (seen
+    with a 270M model: the system prompt, the context line, its last reply) says
+    nothing, and is not shown as if it did."""
+    earlier = [
+        str(m.get("content") or "")
+        for m in messages
+        if m.get("role") in ("system", "assistant") or m is messages[-1]
+    ]
+    return any(
+        text[i : i + _ECHO] in answer
+        for text in earlier
+        for i in range(0, max(len(text) - _ECHO, 0) + 1, _ECHO // 2)
+        if len(text) >= _ECHO
+    )
+
+
+_ECHO = 40

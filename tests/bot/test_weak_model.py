@@ -304,3 +304,13 @@ async def test_small_model_mode_asks_for_a_few_fields_instead_of_sending_every_t
         len(json.dumps(r["messages"])) + len(json.dumps(r["response_format"])) for r in requests
     ]
     assert max(sizes) < 2_000  # all the tools alone are ~8,000 characters
+
+
+async def test_an_answer_that_repeats_the_prompt_is_not_shown(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [say("You are brainbot, the user's second brain. You file their thoughts")]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        replies = await brain.engine.handle(message(THOUGHT))
+        assert len(notes(brain.settings.vault_dir)) == 1
+    assert "You are brainbot" not in _texts(replies)

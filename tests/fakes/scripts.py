@@ -28,9 +28,16 @@ UPDATE = call(
 )
 
 
+def user_words(message: dict[str, Any]) -> str:
+    """What the person said in the request's last message, without the context line
+    the engine adds after it (the time, the newest notes)."""
+    text = str(message.get("content") or "")
+    return text.split("\n\n(Context, not from the user", 1)[0]
+
+
 def capture_everything(body: dict[str, Any]) -> Step:
     """A responder that files whatever the user said as an idea, at once (benchmarks)."""
-    said = body["messages"][-1].get("content") or "thought"
+    said = user_words(body["messages"][-1]) or "thought"
     return call(
         "capture", category="ideas", title=said[:60], body=said, confidence=0.9, tags=[], fields=[]
     )

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
+from tests.fakes.scripts import user_words
 from tests.fakes.slack_api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from tests.fakes.slack_payloads import SIGNING_SECRET
 from tests.fakes.telegram_api import FakeTelegram
@@ -22,7 +24,7 @@ def file_as_idea(body: dict[str, Any], delay: float = 0.0) -> Step:
     last = body["messages"][-1]
     if last["role"] == "tool":
         return say("Filed it.")
-    text = str(last["content"])
+    text = user_words(last)
     step = call(
         "capture",
         category="ideas",
@@ -61,6 +63,9 @@ class Fakes:
             "BRAINBOT_LLM_RETRIES": "0",
             "BRAINBOT_LLM_TIMEOUT": "30",
             "BRAINBOT_ALLOWED_USERS": "slack:*,telegram:*",
+            # Half a day away: a test run near the default 08:00 would otherwise also
+            # get the digest, and count one message too many.
+            "BRAINBOT_DIGEST_TIME": (datetime.now(UTC) + timedelta(hours=12)).strftime("%H:%M"),
         }
         if database_url is not None:
             settings["DATABASE_URL"] = database_url
