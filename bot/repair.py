@@ -401,10 +401,12 @@ def repeats_the_prompt(answer: str, messages: Sequence[dict[str, Any]]) -> bool:
     """A small model's answer that copies its instructions or an earlier answer (seen
     with a 270M model: the system prompt, the context line, its last reply) says
     nothing, and is not shown as if it did."""
+    if _TEMPLATE_TAGS.search(answer):
+        return True  # the chat template's own markup: a tool result or call echoed
     earlier = [
         str(m.get("content") or "")
         for m in messages
-        if m.get("role") in ("system", "assistant") or m is messages[-1]
+        if m.get("role") in ("system", "assistant", "tool") or m is messages[-1]
     ]
     return any(
         text[i : i + _ECHO] in answer
@@ -415,3 +417,6 @@ def repeats_the_prompt(answer: str, messages: Sequence[dict[str, Any]]) -> bool:
 
 
 _ECHO = 40
+_TEMPLATE_TAGS = re.compile(
+    r"</?tool_(?:response|call)>|<(?:start|end)_of_turn>|^\s*\{\s*\"error\""
+)

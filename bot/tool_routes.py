@@ -158,7 +158,9 @@ def _is_action(word: str) -> bool:
 
 
 def _content_words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if len(w) > 2} - {"the", "and", "for"}
+    return (
+        {w.lower() for w in _WORD.findall(text) if len(w) > 2} - {"the", "and", "for"} - _NOTE_WORDS
+    )
 
 
 def _save_arguments(text: str, answer: dict[str, Any], categories: Sequence[str]) -> dict[str, Any]:

@@ -161,6 +161,11 @@ async def converse(base_url: str, tools: str, limit: int | None) -> int:
                     )
                 )
                 _print_row(n + 1, rows[-1])
+            print("\nthe vault at the end:")
+            for path in sorted(vault.rglob("*.md")):
+                if ".git" not in path.parts:
+                    body = " ".join(path.read_text(encoding="utf-8").split("---", 2)[-1].split())
+                    print(f"  {path.relative_to(vault).as_posix()}: {body[:60]}")
             thoughts = [r for r in rows if r.kind == "thought"]
             doubles = sum(1 for r in thoughts if len(_notes_holding(vault, r.text)) > 1)
             counters = _counters(brain)

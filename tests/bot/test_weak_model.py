@@ -314,3 +314,14 @@ async def test_an_answer_that_repeats_the_prompt_is_not_shown(
         replies = await brain.engine.handle(message(THOUGHT))
         assert len(notes(brain.settings.vault_dir)) == 1
     assert "You are brainbot" not in _texts(replies)
+
+
+async def test_an_echoed_tool_result_is_not_shown_as_the_answer(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [say('<tool_response>\n{"error": "no entry at \'x\'"}\n</tool_response>')]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        replies = await brain.engine.handle(message("what did I write about kites?"))
+        assert notes(brain.settings.vault_dir) == []
+    assert "tool_response" not in _texts(replies) and "error" not in _texts(replies)
+    assert "kites" in _texts(replies)  # the keyword search answered instead
