@@ -66,6 +66,7 @@ class Turn:
     gave_up: bool = False  # the model's calls stayed broken after one chance to fix them
     repairs: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()  # the tools that ran, in order
+    written: tuple[str, ...] = ()  # the tools that wrote or wait for Approve
     route: str = ""
 
 
@@ -142,6 +143,11 @@ class _State:
             gave_up=gave_up,
             repairs=tuple(self.repairs),
             tools=tuple(o.name for o in self.done),
+            written=tuple(
+                o.name
+                for o in self.done
+                if o.approval is not None or (o.ok and o.name in WRITE_TOOLS)
+            ),
             route=self.route,
         )
 

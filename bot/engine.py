@@ -23,7 +23,7 @@ from bot.config import Settings
 from bot.digest_buttons import DigestButtons
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.intent import kind_of
-from bot.keep import Keeper
+from bot.keep import Keeper, carries_the_thought
 from bot.llm import LLM, LLMUnavailable
 from bot.people import People
 from bot.ratelimit import RateLimit
@@ -269,6 +269,12 @@ class Engine:
         self.last_turn = turn
         self.last_prompt_tokens = turn.prompt_tokens
         kind = kind_of(text)
+        if turn.wrote and kind == "thought" and not carries_the_thought(turn, text):
+            # A change to another note (waiting for Approve) that does not hold the
+            # person's words: a weak model's guess. The thought is kept as well.
+            metrics.model_repair("kept_thought")
+            await self._remember(ctx, turn)
+            return [*turn.replies, *await self.keeper.inbox(ctx, text, NOT_FILED)]
         if turn.wrote:
             await self._remember(ctx, turn)
             return list(turn.replies)

@@ -11,11 +11,57 @@ be found again.
 from __future__ import annotations
 
 import json
+import re
 
+from bot.agent import Turn
 from bot.events import Reply
 from bot.router import title_from
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+
+_WORD = re.compile(r"\w+")
+
+
+def carries_the_thought(turn: Turn, text: str) -> bool:
+    """Whether what the turn wrote answers the message: a note was filed, or a change
+    waiting for Approve touches something the person named ("tea is a project now":
+    Move ideas/tea.md to projects/; "I tried oolong": the tea note gets that line). A
+    weak model's change to a note the message never mentions does not count."""
+    if "capture" in turn.written:
+        return True
+    said = " ".join(f"{r.text} {r.preview or ''}" for r in turn.replies)
+    return bool((_stems(text) - _CARD_WORDS) & _stems(said))
+
+
+# The words every card and result says, which name nothing the person said.
+_CARD_WORDS = frozenset(
+    w[:5]
+    for w in [
+        "update",
+        "updated",
+        "move",
+        "moved",
+        "delete",
+        "deleted",
+        "undo",
+        "needs",
+        "your",
+        "approval",
+        "this",
+        "that",
+        "with",
+        "note",
+        "notes",
+        "saved",
+        "from",
+        "into",
+    ]
+)
+
+
+def _stems(text: str) -> set[str]:
+    """Words of four letters or more, cut to five ("projects" and "project" meet)."""
+    return {w.lower()[:5] for w in _WORD.findall(text) if len(w) > 3}
 
 
 class Keeper:

@@ -325,3 +325,23 @@ async def test_an_echoed_tool_result_is_not_shown_as_the_answer(
         assert notes(brain.settings.vault_dir) == []
     assert "tool_response" not in _texts(replies) and "error" not in _texts(replies)
     assert "kites" in _texts(replies)  # the keyword search answered instead
+
+
+async def test_a_thought_turned_into_an_unrelated_change_is_kept_as_well(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [
+        call("capture", category="ideas", title="Tea", body="oolong", confidence=0.9),
+        # A weak model "files" the next thought as an edit of the last note.
+        call("update_entry", path="ideas/tea.md", append="email-address-to-put"),
+    ]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await brain.engine.handle(message("oolong"))
+        replies = await brain.engine.handle(message("The router at home needs a firmware update"))
+        vault = brain.settings.vault_dir
+        assert notes(vault) == [
+            "ideas/tea.md",
+            "inbox/the-router-at-home-needs-a-firmware-update.md",
+        ]
+        assert "firmware" not in (vault / "ideas/tea.md").read_text()  # not before Approve
+    assert [b.label for r in replies for b in r.buttons][:2] == ["Approve", "Reject"]
