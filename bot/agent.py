@@ -129,6 +129,7 @@ class _State:
     broken_rounds: int = 0
     repairs: list[str] = field(default_factory=list)
     route: str = ""
+    filed: set[str] = field(default_factory=set)  # bodies captured in this turn
 
     @property
     def wrote(self) -> bool:
@@ -293,8 +294,14 @@ class Agent:
             if name is not None:
                 arguments, fixes = repair.arguments(name, call.arguments, categories, said)
                 state.repairs += fixes
-            if name == "capture" and arguments is not None and captures == 1:
-                repair.keep_own_words(arguments, said, state.repairs)
+            if name == "capture" and arguments is not None:
+                if captures == 1:
+                    repair.keep_own_words(arguments, said, state.repairs)
+                body = " ".join(str(arguments.get("body", "")).lower().split())
+                if body in state.filed:
+                    state.repairs.append("repeat")  # the same text filed twice: once
+                    continue
+                state.filed.add(body)
             kept.append(
                 {
                     "id": call.id or f"call_{i}",

@@ -345,3 +345,18 @@ async def test_a_thought_turned_into_an_unrelated_change_is_kept_as_well(
         ]
         assert "firmware" not in (vault / "ideas/tea.md").read_text()  # not before Approve
     assert [b.label for r in replies for b in r.buttons][:2] == ["Approve", "Reject"]
+
+
+async def test_two_captures_that_mend_to_the_same_words_file_one_note(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    # Neither call has a body: both would be filed with the person's words.
+    openai_fake.script = [
+        calls(
+            ToolCall("capture", {"category": "ideas", "title": "the user's thought"}),
+            ToolCall("capture", {"category": "inbox", "title": "search results"}),
+        )
+    ]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await brain.engine.handle(message("Tom suggested we try pair programming on Fridays"))
+        assert len(notes(brain.settings.vault_dir)) == 1
