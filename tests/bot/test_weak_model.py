@@ -18,6 +18,13 @@ from tests.fakes.openai_server import FakeOpenAI, Step, ToolCall, call, calls, f
 THOUGHT = "Had a call with Sarah about the Q3 budget, she wants the draft by Friday"
 
 
+def _idea(title: str, body: str) -> Step:
+    """A well-formed, confident capture into ideas/."""
+    return call(
+        "capture", category="ideas", title=title, body=body, confidence=0.9, tags=[], fields=[]
+    )
+
+
 def _texts(replies: list[Reply] | tuple[Reply, ...]) -> str:
     return " ".join(f"{r.text} {r.notice or ''}" for r in replies)
 
@@ -164,15 +171,7 @@ async def test_questions_and_small_talk_are_not_filed(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
     openai_fake.script = [
-        call(
-            "capture",
-            category="ideas",
-            title="Tea",
-            body="oolong",
-            confidence=0.9,
-            tags=[],
-            fields=[],
-        ),
+        _idea("Tea", "oolong"),
         say(""),  # a question answered with nothing
         say(""),  # small talk answered with nothing
     ]
@@ -189,15 +188,7 @@ async def test_a_search_then_an_outage_still_answers_the_question(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
     openai_fake.script = [
-        call(
-            "capture",
-            category="ideas",
-            title="Tea",
-            body="oolong",
-            confidence=0.9,
-            tags=[],
-            fields=[],
-        ),
+        _idea("Tea", "oolong"),
         call("search_entries", query="oolong"),
         fail(500),
     ]
@@ -230,15 +221,7 @@ async def test_a_slow_but_steady_answer_is_waited_for(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
     # Each piece comes within the first-token timeout; the whole takes longer than it.
-    slow = call(
-        "capture",
-        category="ideas",
-        title="Plant bot",
-        body="a bot that waters plants",
-        confidence=0.9,
-        tags=[],
-        fields=[],
-    )
+    slow = _idea("Plant bot", "a bot that waters plants")
     slow.chunk_delay = 0.1
     openai_fake.script = [slow]
     async with running_brain(
@@ -255,15 +238,7 @@ async def test_a_slow_but_steady_answer_is_waited_for(
 async def test_a_busy_server_is_retried_and_a_broken_request_is_not(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
-    capture = call(
-        "capture",
-        category="ideas",
-        title="Tea",
-        body="try a new tea",
-        confidence=0.9,
-        tags=[],
-        fields=[],
-    )
+    capture = _idea("Tea", "try a new tea")
     openai_fake.script = [fail(503), capture, fail(500)]
     async with running_brain(tmp_path, database_url, openai_fake, BRAINBOT_LLM_RETRIES=2) as brain:
         await brain.engine.handle(message("try a new tea"))
