@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bench.storage_corpus import generate, write_notes
 from storage.db import Database
-from storage.embeddings import HashingEmbedder
+from storage.embeddings import HashingEmbedder, LocalEmbedder
 from storage.store import Store
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
@@ -78,6 +78,21 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+async def local_query_ms(queries: Sequence[str]) -> float | None:
+    """Median time to embed one question with the local extra's model; None when the
+    extra is not installed."""
+    try:
+        embedder = LocalEmbedder()
+        await embedder.embed_queries([queries[0]])  # load the model
+    except Exception:
+        return None
+
+    async def embed(number: int) -> None:
+        await embedder.embed_queries([queries[number % len(queries)]])
+
+    return await median_ms(SEARCHES, embed)
+
+
 async def measure(store: Store, src: Path, queries: Sequence[str]) -> list[Figure]:
     started = time.perf_counter()
     result = await store.import_folder(src)
@@ -98,6 +113,11 @@ async def measure(store: Store, src: Path, queries: Sequence[str]) -> list[Figur
     figures.append(Figure("hybrid search", await median_ms(SEARCHES, search), "ms", 25))
     rss_name = "peak RSS while searching" + ("" if reset else " (whole run)")
     figures.append(Figure(rss_name, peak_rss_mb(), "MB", 300))
+    local = await local_query_ms(queries)
+    if local is not None:
+        # With BRAINBOT_EMBEDDINGS=local each search first embeds its question on the
+        # CPU: search time plus this is what a person waits for.
+        figures.append(Figure("embed one question (local E5)", local, "ms", 25))
 
     paths = list(result.imported)
 
