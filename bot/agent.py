@@ -132,8 +132,15 @@ class _State:
     filed: set[str] = field(default_factory=set)  # bodies captured in this turn
 
     @property
+    def written(self) -> tuple[str, ...]:
+        """The tools that wrote, or wait for Approve."""
+        return tuple(
+            o.name for o in self.done if o.approval is not None or (o.ok and o.name in WRITE_TOOLS)
+        )
+
+    @property
     def wrote(self) -> bool:
-        return any(o.approval is not None or (o.ok and o.name in WRITE_TOOLS) for o in self.done)
+        return bool(self.written)
 
     def turn(self, replies: Sequence[Reply], *, gave_up: bool = False) -> Turn:
         return Turn(
@@ -144,11 +151,7 @@ class _State:
             gave_up=gave_up,
             repairs=tuple(self.repairs),
             tools=tuple(o.name for o in self.done),
-            written=tuple(
-                o.name
-                for o in self.done
-                if o.approval is not None or (o.ok and o.name in WRITE_TOOLS)
-            ),
+            written=self.written,
             route=self.route,
         )
 

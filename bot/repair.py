@@ -380,19 +380,17 @@ def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> 
 
 
 def without_repeats(calls: Sequence[ModelToolCall]) -> list[ModelToolCall]:
-    """One answer that asks for the same call twice (small models loop) runs it once:
-    two captures of the same text would file the thought twice."""
+    """One answer that asks for the same call twice (small models loop) runs it once.
+    Captures that differ here but mend to the same words are caught after mending."""
     seen: set[tuple[str, str]] = set()
     kept: list[ModelToolCall] = []
     for call in calls:
-        name = tool_name(call.name)[0] or call.name
-        parsed = loads_lenient(call.arguments)
-        if name == "capture" and isinstance(parsed, dict):
-            key = " ".join(str(parsed.get("body") or parsed.get("title") or "").lower().split())
-        else:
-            key = json.dumps(parsed, sort_keys=True)
-        if (name, key) not in seen:
-            seen.add((name, key))
+        key = (
+            tool_name(call.name)[0] or call.name,
+            json.dumps(loads_lenient(call.arguments), sort_keys=True),
+        )
+        if key not in seen:
+            seen.add(key)
             kept.append(call)
     return kept
 

@@ -146,10 +146,9 @@ async def plan(llm: LLM, text: str, categories: Sequence[str]) -> Planned:
     if not _content_words(str(answer.get("note") or "")) & _content_words(text):
         # A note name from nowhere: the message's own words, without the verb and
         # the folder, find it instead.
-        rest = set(categories) | {"note", "notes", "entry", said or ""}
-        answer["note"] = " ".join(w for w in search_words(text).split() if w.lower() not in rest)
-        words = [w for w in answer["note"].split() if not _is_action(w)]
-        answer["note"] = " ".join(words)
+        skip = set(categories) | _NOTE_WORDS
+        words = search_words(text).split()
+        answer["note"] = " ".join(w for w in words if w.lower() not in skip and not _is_action(w))
     return Planned(route, _change_call(answer), tokens + used, by_model)
 
 

@@ -168,7 +168,7 @@ async def converse(base_url: str, tools: str, limit: int | None) -> int:
                     print(f"  {path.relative_to(vault).as_posix()}: {body[:60]}")
             thoughts = [r for r in rows if r.kind == "thought"]
             doubles = sum(1 for r in thoughts if len(_notes_holding(vault, r.text)) > 1)
-            counters = _counters(brain)
+            counters = _counters()
     kept = sum(1 for r in thoughts if r.kept)
     raw = sum(1 for r in rows if r.raw_error)
     times = sorted(r.seconds for r in rows)
@@ -190,7 +190,7 @@ async def converse(base_url: str, tools: str, limit: int | None) -> int:
     return 0 if kept == len(thoughts) and not doubles and not raw else 1
 
 
-def _counters(brain: object) -> dict[str, float]:
+def _counters() -> dict[str, float]:
     from bot.metrics import MODEL_REPAIRS
 
     return {
