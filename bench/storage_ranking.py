@@ -30,9 +30,9 @@ from storage.documents import searchable_text
 from storage.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
 from storage.entry import Entry
 from storage.index import CANDIDATES, Index
-from storage.notefile import parse_note
 from storage.search import KEYWORD_WEIGHT, RRF_K, Filters, fuse, keyword_ranking, vector_ranking
 from storage.tokens import parse_query, tokenize
+from storage.vault.notefile import parse_note
 
 K = 5
 NOISE = 0.03  # on 300 queries one standard error of a recall near 0.7 is ~0.026

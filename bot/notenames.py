@@ -7,8 +7,8 @@ import re
 
 from storage.entry import Entry
 from storage.errors import EntryNotFound, UnsafePath
-from storage.paths import check_relpath
 from storage.store import Store
+from storage.vault.paths import check_relpath
 
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}  # noqa: RUF001
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")

@@ -33,7 +33,7 @@ from bot.events import Conversation, Event, Reply, Sender
 from bot.http import HttpServer, PortInUse
 from bot.recovery import resume_unfinished
 from bot.runtime import Runtime
-from storage.backup import BackupError, BackupPusher, VaultBackup
+from storage.vault.backup import BackupError, BackupPusher, VaultBackup
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.documents import decode_fields
-from storage.notefile import parse_timestamp
+from storage.vault.notefile import parse_timestamp
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,8 @@ from typing import Any
 from storage.chunking import Chunk, chunk_note
 from storage.entry import Entry
 from storage.links import Link, extract_links
-from storage.notefile import parse_timestamp
 from storage.tokens import fold, term_frequencies
+from storage.vault.notefile import parse_timestamp
 
 # Fields that say nothing about a note's subject; everything else is searchable text.
 _NOT_SEARCHABLE = frozenset(

@@ -33,7 +33,7 @@ from storage.entry import (
 )
 from storage.index import Index
 from storage.sync import SyncReport, read_notes, sync_index
-from storage.vault import Vault
+from storage.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 

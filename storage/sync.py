@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from storage.entry import Entry
 from storage.errors import StorageError
 from storage.index import Index
-from storage.vault import Vault
+from storage.vault.vault import Vault
 
 log = logging.getLogger(__name__)
 

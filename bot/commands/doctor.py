@@ -26,11 +26,11 @@ from bot.config import Settings
 from bot.logs import redact, secrets_of
 from bot.probes import TIMEOUT, Finding, model, slack, telegram
 from storage.admission import Admission
-from storage.backup import BackupError, VaultBackup
 from storage.db import Database
 from storage.errors import StorageError
-from storage.gitlocks import lock_files
 from storage.migrations import LATEST, applied_versions, migrate
+from storage.vault.backup import BackupError, VaultBackup
+from storage.vault.gitlocks import lock_files
 
 
 def register(subparsers: Any) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.storage.vault_support import git
+from tests.storage.vault.vault_support import git
 
 HAND = ("-c", "user.name=Ada", "-c", "user.email=ada@example.org")
 

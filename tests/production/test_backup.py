@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from storage.backup import BackupPusher, VaultBackup
+from storage.vault.backup import BackupPusher, VaultBackup
 from tests.bot.helpers import notes
 from tests.fakes.telegram_updates import Updates
 from tests.production.conftest import Fakes
@@ -22,7 +22,7 @@ from tests.production.gitremote import (
     remote_head,
 )
 from tests.production.process import Brainbot
-from tests.storage.vault_support import ANN, git, make_vault
+from tests.storage.vault.vault_support import ANN, git, make_vault
 
 
 async def eventually(check: Callable[[], bool], within: float = 15.0) -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from bot.commands.doctor import vault as vault_check
 from bot.config import Settings
-from storage.backup import VaultBackup
+from storage.vault.backup import VaultBackup
 from tests.fakes.slack_api import BOT_TOKEN
 from tests.production.conftest import Fakes
 from tests.production.gitremote import bare_remote, commit_file, other_machine
 from tests.production.process import ROOT
-from tests.storage.vault_support import ANN, make_vault
+from tests.storage.vault.vault_support import ANN, make_vault
 
 
 async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.storage.vault_support import ANN, make_vault, status
+from tests.storage.vault.vault_support import ANN, make_vault, status
 
 
 def test_a_stale_index_lock_is_removed_and_the_index_follows_head(tmp_path: Path) -> None:

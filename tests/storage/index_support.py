@@ -14,7 +14,7 @@ from storage.embeddings import Embedder, HashingEmbedder
 from storage.entry import Entry
 from storage.index import Index
 from storage.store import Store
-from tests.storage.vault_support import CATEGORIES
+from tests.storage.vault.vault_support import CATEGORIES
 
 
 @asynccontextmanager

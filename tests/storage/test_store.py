@@ -13,7 +13,7 @@ from storage.embeddings import HashingEmbedder
 from storage.errors import DatabaseUnavailable, EmbedderChanged
 from storage.store import Store
 from tests.storage.index_support import connected, opened_store
-from tests.storage.vault_support import ANN, CATEGORIES
+from tests.storage.vault.vault_support import ANN, CATEGORIES
 
 
 async def test_writes_are_searchable_at_once_and_the_index_knows_the_commit(

@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from storage.store import Store
 from tests.storage.index_support import opened_store
-from tests.storage.vault_support import ANN, git, outside_commit
+from tests.storage.vault.vault_support import ANN, git, outside_commit
 
 
 async def paths_for(store: Store, query: str) -> set[str]:

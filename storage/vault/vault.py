@@ -25,11 +25,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from storage import schema
-from storage.atomic import VaultLock
-from storage.commits import Committer, Source
-from storage.diffs import bytes_diff
-from storage.edits import content_hash, entry_from_bytes, moved_note, updated_note
 from storage.entry import (
     BOT_AUTHOR,
     OUTSIDE_AUTHOR,
@@ -50,12 +45,17 @@ from storage.errors import (
     UnknownCategory,
     UnsafePath,
 )
-from storage.gitlocks import recover_interrupted_write
-from storage.gitrepo import GitRepo
-from storage.history import change_from_commit, commits_since_mention, history
-from storage.importer import collect_tree
-from storage.notefile import render_note
-from storage.paths import (
+from storage.vault import schema
+from storage.vault.atomic import VaultLock
+from storage.vault.commits import Committer, Source
+from storage.vault.diffs import bytes_diff
+from storage.vault.edits import content_hash, entry_from_bytes, moved_note, updated_note
+from storage.vault.gitlocks import recover_interrupted_write
+from storage.vault.gitrepo import GitRepo
+from storage.vault.history import change_from_commit, commits_since_mention, history
+from storage.vault.importer import collect_tree
+from storage.vault.notefile import render_note
+from storage.vault.paths import (
     ATTACHMENTS_DIR,
     VaultPaths,
     check_relpath,
@@ -63,8 +63,8 @@ from storage.paths import (
     safe_file_name,
     with_suffix_number,
 )
-from storage.scan import changed_since, walk_notes
-from storage.undo import plan_undo
+from storage.vault.scan import changed_since, walk_notes
+from storage.vault.undo import plan_undo
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from storage.errors import BrokenFrontmatter, StorageError
-from storage.notefile import parse_note, parse_timestamp, render_note
-from storage.vault import Vault
-from tests.storage.vault_support import ANN, commit_count, make_vault, outside_commit, status
+from storage.vault.notefile import parse_note, parse_timestamp, render_note
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import ANN, commit_count, make_vault, outside_commit, status
 
 BROKEN = "---\ntitle: [unclosed\ntags: a: b\n---\n\n# Still readable\n\nThe body survives.\n"
 

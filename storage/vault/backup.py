@@ -33,8 +33,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pygit2
 
-from storage.atomic import VaultLock
 from storage.entry import BOT_AUTHOR
+from storage.vault.atomic import VaultLock
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from storage.entry import Author
-from storage.vault import Vault
+from storage.vault.vault import Vault
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 ANN = Author("Ann Example", "ann@example.org")

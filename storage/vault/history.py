@@ -10,7 +10,7 @@ import pygit2
 from pygit2.enums import SortMode
 
 from storage.entry import BOT_AUTHOR, Change
-from storage.gitrepo import GitRepo
+from storage.vault.gitrepo import GitRepo
 
 _OPERATION = re.compile(r"^([a-z][a-z0-9_-]*)\b")
 _MOVE_SUBJECT = re.compile(r"^move (.+) -> (.+)$")

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pygit2
 
-from storage.atomic import atomic_write
 from storage.errors import StorageError, UnsafePath
-from storage.gitrepo import GitRepo
-from storage.notefile import decode_note, parse_note
-from storage.paths import VaultPaths, check_relpath, is_note_path
+from storage.vault.atomic import atomic_write
+from storage.vault.gitrepo import GitRepo
+from storage.vault.notefile import decode_note, parse_note
+from storage.vault.paths import VaultPaths, check_relpath, is_note_path
 
 
 @dataclass(slots=True)

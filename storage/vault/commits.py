@@ -10,10 +10,10 @@ from typing import Any
 
 import pygit2
 
-from storage.atomic import atomic_write, remove_file
 from storage.entry import BOT_AUTHOR, Author, Change
-from storage.gitrepo import GitRepo
-from storage.history import commit_message
+from storage.vault.atomic import atomic_write, remove_file
+from storage.vault.gitrepo import GitRepo
+from storage.vault.history import commit_message
 
 Source = Mapping[str, Any] | str | None
 _GITIGNORE = b"# temp files of interrupted writes, and Obsidian's trash\n*.bbtmp\n.trash/\n"

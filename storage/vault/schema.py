@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from storage.paths import windows_safe
+from storage.vault.paths import windows_safe
 
 # Fields every entry carries, in the order they are written.
 COMMON_FIELDS = ("id", "title", "created", "updated", "tags", "source")

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from storage.entry import Written
-from storage.vault import Vault
-from tests.storage.vault_support import ANN, commit_count, git, make_vault, status
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import ANN, commit_count, git, make_vault, status
 
 WRITERS = 6
 EACH = 8

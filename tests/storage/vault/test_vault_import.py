@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from storage.errors import StorageError
-from storage.vault import Vault
-from tests.storage.vault_support import commit_count, git, make_vault, status
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import commit_count, git, make_vault, status
 
 NOTES = {
     "Projects/2026/Q1 plan.md": (

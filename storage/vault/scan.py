@@ -7,8 +7,8 @@ from pathlib import Path
 
 from storage.entry import ChangedPaths
 from storage.errors import ChangeNotFound, UnsafePath
-from storage.gitrepo import GitRepo
-from storage.paths import VaultPaths, is_note_path
+from storage.vault.gitrepo import GitRepo
+from storage.vault.paths import VaultPaths, is_note_path
 
 
 def walk_notes(paths: VaultPaths, folder: Path) -> list[str]:

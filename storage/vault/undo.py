@@ -11,7 +11,7 @@ import pygit2
 from pygit2.enums import FileMode
 
 from storage.errors import ChangeNotFound, NothingToChange, StorageError, UndoConflict
-from storage.gitrepo import GitRepo
+from storage.vault.gitrepo import GitRepo
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from storage.errors import EntryTooLarge, StorageError, UnsafePath
-from storage.vault import Vault
-from tests.storage.vault_support import ANN, commit_count, make_vault, status
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import ANN, commit_count, make_vault, status
 
 UNSAFE = [
     "../escape.md",

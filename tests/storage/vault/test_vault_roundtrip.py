@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from storage.errors import NothingToChange
-from storage.notefile import parse_note, render_note
-from storage.schema import CATEGORY_FIELDS, COMMON_FIELDS
-from storage.vault import Vault
-from tests.storage.vault_support import ANN, CATEGORIES, make_vault, status
+from storage.vault.notefile import parse_note, render_note
+from storage.vault.schema import CATEGORY_FIELDS, COMMON_FIELDS
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import ANN, CATEGORIES, make_vault, status
 
 RESERVED = set(COMMON_FIELDS) | {name for f in CATEGORY_FIELDS.values() for name in f}
 NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True).filter(lambda n: n not in RESERVED)

@@ -9,10 +9,17 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from storage import schema
 from storage.entry import Entry
 from storage.errors import BrokenFrontmatter, NothingToChange, StorageError
-from storage.notefile import decode_note, join_note, note_title, parse_note, plain, render_note
+from storage.vault import schema
+from storage.vault.notefile import (
+    decode_note,
+    join_note,
+    note_title,
+    parse_note,
+    plain,
+    render_note,
+)
 
 
 def content_hash(data: bytes) -> str:

@@ -7,8 +7,15 @@ from pathlib import Path
 import pytest
 
 from storage.errors import ChangeNotFound, NothingToChange, StorageError, UndoConflict
-from storage.vault import Vault
-from tests.storage.vault_support import ANN, commit_count, git, make_vault, outside_commit, status
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import (
+    ANN,
+    commit_count,
+    git,
+    make_vault,
+    outside_commit,
+    status,
+)
 
 
 @pytest.fixture

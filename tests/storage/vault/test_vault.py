@@ -17,9 +17,9 @@ from storage.errors import (
     StorageError,
     UnknownCategory,
 )
-from storage.schema import SLUG_MAX_CHARS, slugify
-from storage.vault import Vault
-from tests.storage.vault_support import ANN, commit_count, git, make_vault, status
+from storage.vault.schema import SLUG_MAX_CHARS, slugify
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import ANN, commit_count, git, make_vault, status
 
 SLACK = {"platform": "slack", "chat_id": "C123", "message_id": "1700000000.1234"}
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.vault import Vault
-from tests.storage.vault_support import ANN, make_vault, outside_commit
+from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import ANN, make_vault, outside_commit
 
 
 @pytest.fixture
