@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bench.storage_corpus import generate, write_notes
 from storage.db import Database
-from storage.embeddings import HashingEmbedder, LocalEmbedder
+from storage.index.embeddings import HashingEmbedder, LocalEmbedder
 from storage.store import Store
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")

@@ -26,12 +26,19 @@ from sqlalchemy import text
 
 from bench.storage_corpus import Note, Query, generate
 from storage.db import Database
-from storage.documents import searchable_text
-from storage.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
 from storage.entry import Entry
-from storage.index import CANDIDATES, Index
-from storage.search import KEYWORD_WEIGHT, RRF_K, Filters, fuse, keyword_ranking, vector_ranking
-from storage.tokens import parse_query, tokenize
+from storage.index.documents import searchable_text
+from storage.index.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
+from storage.index.index import CANDIDATES, Index
+from storage.index.search import (
+    KEYWORD_WEIGHT,
+    RRF_K,
+    Filters,
+    fuse,
+    keyword_ranking,
+    vector_ranking,
+)
+from storage.index.tokens import parse_query, tokenize
 from storage.vault.notefile import parse_note
 
 K = 5

@@ -27,11 +27,11 @@ from sqlalchemy import text
 
 from bench.storage_ranking import pick_embedder
 from storage.db import Database
-from storage.embeddings import Embedder, HashingEmbedder
-from storage.index import CANDIDATES
-from storage.search import Filters, keyword_ranking, vector_ranking
+from storage.index.embeddings import Embedder, HashingEmbedder
+from storage.index.index import CANDIDATES
+from storage.index.search import Filters, keyword_ranking, vector_ranking
+from storage.index.tokens import parse_query
 from storage.store import Store
-from storage.tokens import parse_query
 
 SETS = Path(__file__).parent / "sets"
 DEPTH = 10

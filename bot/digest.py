@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from storage.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
+from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
 
 CLOSED_STATUSES = ("done", "cancelled", "canceled", "archived", "dropped", "complete", "completed")

@@ -11,7 +11,7 @@ from bot.config import Settings
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
 from storage.db import Database
-from storage.embeddings import make_embedder
+from storage.index.embeddings import make_embedder
 from storage.liveness import ProcessLiveness
 from storage.migrations import migrate
 from storage.records import Records

@@ -104,7 +104,7 @@ class Term(SQLModel, table=True):
 
 
 class NoteLink(SQLModel, table=True):
-    """A link from a note, its target kept as written (see storage.links)."""
+    """A link from a note, its target kept as written (see storage.index.links)."""
 
     __tablename__ = "links"
 

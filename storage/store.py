@@ -20,7 +20,6 @@ from typing import Any, ParamSpec
 import pygit2
 
 from storage.db import Database
-from storage.embeddings import Closable, Embedder
 from storage.entry import (
     BOT_AUTHOR,
     Author,
@@ -31,8 +30,9 @@ from storage.entry import (
     SearchResults,
     Written,
 )
-from storage.index import Index
-from storage.sync import SyncReport, read_notes, sync_index
+from storage.index.embeddings import Closable, Embedder
+from storage.index.index import Index
+from storage.index.sync import SyncReport, read_notes, sync_index
 from storage.vault.vault import Vault
 
 log = logging.getLogger(__name__)

@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import text
 
 from storage.db import Database
-from storage.embeddings import HashingEmbedder
 from storage.errors import DatabaseUnavailable, EmbedderChanged
+from storage.index.embeddings import HashingEmbedder
 from storage.store import Store
-from tests.storage.index_support import connected, opened_store
+from tests.storage.index.index_support import connected, opened_store
 from tests.storage.vault.vault_support import ANN, CATEGORIES
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.storage.index_support import opened_store
+from tests.storage.index.index_support import opened_store
 
 
 def obsidian_folder(root: Path) -> Path:

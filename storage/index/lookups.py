@@ -8,12 +8,12 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.documents import decode_fields
 from storage.entry import Entry, SearchHit
-from storage.links import name_key, path_key
-from storage.search import Filters
-from storage.snippets import make_snippet
-from storage.tokens import ParsedQuery
+from storage.index.documents import decode_fields
+from storage.index.links import name_key, path_key
+from storage.index.search import Filters
+from storage.index.snippets import make_snippet
+from storage.index.tokens import ParsedQuery
 
 _ENTRY_COLUMNS = (
     "e.path, e.category, e.title, e.fields, e.body, e.content_hash, e.frontmatter_error"

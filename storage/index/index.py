@@ -15,14 +15,14 @@ from datetime import date, datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage import indexer, lookups
 from storage.db import Database
-from storage.documents import Document, prepare
-from storage.embeddings import Embedder, EmbeddingError, NeedsProbe, QueryEmbedder
 from storage.entry import Entry, SearchHit, SearchResults
 from storage.errors import EmbedderChanged
-from storage.search import Filters, fuse, keyword_ranking, vector_ranking
-from storage.tokens import parse_query
+from storage.index import indexer, lookups
+from storage.index.documents import Document, prepare
+from storage.index.embeddings import Embedder, EmbeddingError, NeedsProbe, QueryEmbedder
+from storage.index.search import Filters, fuse, keyword_ranking, vector_ranking
+from storage.index.tokens import parse_query
 
 log = logging.getLogger(__name__)
 

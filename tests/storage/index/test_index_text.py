@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime
 
-from storage.chunking import MAX_CHUNK_CHARS, chunk_note
-from storage.documents import decode_fields, encode_fields
-from storage.links import extract_links, name_key, path_key
-from storage.snippets import make_snippet
-from storage.tokens import parse_query, tokenize
+from storage.index.chunking import MAX_CHUNK_CHARS, chunk_note
+from storage.index.documents import decode_fields, encode_fields
+from storage.index.links import extract_links, name_key, path_key
+from storage.index.snippets import make_snippet
+from storage.index.tokens import parse_query, tokenize
 
 
 def test_tokens_fold_case_and_latin_accents_but_keep_other_scripts() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from storage.db import Database
-from storage.embeddings import Embedder, HashingEmbedder
 from storage.entry import Entry
-from storage.index import Index
+from storage.index.embeddings import Embedder, HashingEmbedder
+from storage.index.index import Index
 from storage.store import Store
 from tests.storage.vault.vault_support import CATEGORIES
 

@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.documents import normal_tag
-from storage.tokens import ParsedQuery, like_prefix
+from storage.index.documents import normal_tag
+from storage.index.tokens import ParsedQuery, like_prefix
 
 K1 = 1.2
 B = 0.75

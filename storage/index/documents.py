@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from storage.chunking import Chunk, chunk_note
 from storage.entry import Entry
-from storage.links import Link, extract_links
-from storage.tokens import fold, term_frequencies
+from storage.index.chunking import Chunk, chunk_note
+from storage.index.links import Link, extract_links
+from storage.index.tokens import fold, term_frequencies
 from storage.vault.notefile import parse_timestamp
 
 # Fields that say nothing about a note's subject; everything else is searchable text.

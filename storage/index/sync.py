@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 from storage.entry import Entry
 from storage.errors import StorageError
-from storage.index import Index
+from storage.index.index import Index
 from storage.vault.vault import Vault
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.embeddings import EmbeddingError, LocalEmbedder, make_embedder
-from tests.storage.index_support import opened_store
+from storage.index.embeddings import EmbeddingError, LocalEmbedder, make_embedder
+from tests.storage.index.index_support import opened_store
 
 
 async def test_notes_are_found_by_meaning_in_several_languages(

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from storage.documents import decode_fields
+from storage.index.documents import decode_fields
 from storage.vault.notefile import parse_timestamp
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.documents import Document
+from storage.index.documents import Document
 
 # Index writers take this advisory lock, so term counts never deadlock or race.
 INDEX_LOCK = 0x6272_6169_6E69

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from storage.tokens import fold
+from storage.index.tokens import fold
 
 SNIPPET_CHARS = 160
 _WORD = re.compile(r"\w+")

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from storage.tokens import fold
+from storage.index.tokens import fold
 
 _FENCED = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 _WIKILINK = re.compile(r"\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")

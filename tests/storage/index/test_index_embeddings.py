@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from storage.embeddings import EmbeddingError, HashingEmbedder, OpenAIEmbedder, make_embedder
+from storage.index.embeddings import EmbeddingError, HashingEmbedder, OpenAIEmbedder, make_embedder
 from tests.fakes.openai_server import FakeOpenAI
-from tests.storage.index_support import opened_store
+from tests.storage.index.index_support import opened_store
 
 
 async def test_batches_floats_and_probed_dimensions(openai_fake: FakeOpenAI) -> None:

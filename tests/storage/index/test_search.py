@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime
 
 from sqlalchemy import text
 
-from storage.embeddings import HashingEmbedder
-from storage.index import KEYWORD_ONLY
-from storage.search import _VECTOR, Filters, fuse, vector_literal, vector_ranking
-from tests.storage.index_support import note, opened_index
+from storage.index.embeddings import HashingEmbedder
+from storage.index.index import KEYWORD_ONLY
+from storage.index.search import _VECTOR, Filters, fuse, vector_literal, vector_ranking
+from tests.storage.index.index_support import note, opened_index
 
 
 async def test_a_rare_word_outweighs_a_common_one(database_url: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from storage.store import Store
-from tests.storage.index_support import opened_store
+from tests.storage.index.index_support import opened_store
 from tests.storage.vault.vault_support import ANN, git, outside_commit
 
 

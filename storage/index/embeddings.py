@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from storage.errors import StorageError
-from storage.tokens import tokenize
+from storage.index.tokens import tokenize
 
 log = logging.getLogger(__name__)
 
