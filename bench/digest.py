@@ -28,7 +28,7 @@ import yaml
 
 from bot.config import DEFAULT_CATEGORIES
 from bot.digest import compose_digest
-from storage.db import Database
+from storage.db.engine import Database
 from storage.store import Store
 
 TARGET_MS = 150.0

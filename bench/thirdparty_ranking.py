@@ -26,7 +26,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bench.storage_ranking import pick_embedder
-from storage.db import Database
+from storage.db.engine import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import CANDIDATES
 from storage.index.search import Filters, keyword_ranking, vector_ranking

@@ -12,9 +12,9 @@ from bot import metrics
 from bot.events import Reply
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext, ToolError
-from storage.chat_tables import Approval
+from storage.db.chat_tables import Approval
+from storage.db.records import HistoryItem
 from storage.errors import StaleEdit, StorageError
-from storage.records import HistoryItem
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 from bot.digest import Digest, local_zone
 from bot.events import Button, Reply
 from bot.tools.registry import ToolContext
-from storage.chat_tables import ButtonAction
-from storage.digest_log import DigestLog, new_message_id
+from storage.db.chat_tables import ButtonAction
+from storage.db.digest_log import DigestLog, new_message_id
+from storage.db.records import Records
 from storage.errors import EntryNotFound, StorageError
-from storage.records import Records
 
 if TYPE_CHECKING:
     from bot.buttons import Buttons

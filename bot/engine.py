@@ -30,9 +30,9 @@ from bot.ratelimit import RateLimit
 from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
-from storage.digest_log import DigestLog
+from storage.db.digest_log import DigestLog
+from storage.db.records import Person, Records, StoredFile
 from storage.errors import StorageError
-from storage.records import Person, Records, StoredFile
 from storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -177,7 +177,7 @@ class Engine:
 
     async def _claim(self, event: Event) -> Reply | None:
         """`/start CODE`, `claim CODE` or `/link CODE` from a stranger: all a closed
-        install listens to from them (see storage.admission). Nothing is recorded."""
+        install listens to from them (see storage.db.admission). Nothing is recorded."""
         if not isinstance(event, InboundMessage):
             return None
         text = event.text.strip()

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.events import Conversation, Sender
-from storage.admission import Admission
+from storage.db.admission import Admission
+from storage.db.records import Person, Records
 from storage.entry import Author
-from storage.records import Person, Records
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,11 @@ from datetime import datetime
 from bot.config import Settings
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
-from storage.db import Database
+from storage.db.engine import Database
+from storage.db.liveness import ProcessLiveness
+from storage.db.migrations import migrate
+from storage.db.records import Records
 from storage.index.embeddings import make_embedder
-from storage.liveness import ProcessLiveness
-from storage.migrations import migrate
-from storage.records import Records
 from storage.store import Store
 
 log = logging.getLogger(__name__)

@@ -24,10 +24,10 @@ from bot.digest_summary import with_summary
 from bot.events import Conversation, Reply
 from bot.llm import LLM
 from scheduler.schedule import Slot
-from storage.digest_log import DigestKey, DigestLog
+from storage.db.digest_log import DigestKey, DigestLog
+from storage.db.records import Person, Records
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
-from storage.records import Person, Records
 from storage.store import Store
 
 log = logging.getLogger(__name__)

@@ -30,8 +30,8 @@ from bot.runtime import Runtime
 from scheduler.delivery import Deliver, DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
-from storage.digest_log import DigestKey, DigestLog
-from storage.records import Person, Records
+from storage.db.digest_log import DigestKey, DigestLog
+from storage.db.records import Person, Records
 
 log = logging.getLogger(__name__)
 

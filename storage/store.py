@@ -19,7 +19,7 @@ from typing import Any, ParamSpec
 
 import pygit2
 
-from storage.db import Database
+from storage.db.engine import Database
 from storage.entry import (
     BOT_AUTHOR,
     Author,

@@ -17,9 +17,9 @@ from bot.digest import compose_digest, local_zone
 from bot.digest_summary import with_summary
 from bot.runtime import Runtime
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
-from storage.digest_log import DigestLog
+from storage.db.digest_log import DigestLog
+from storage.db.records import Person, Records
 from storage.errors import StorageError
-from storage.records import Person, Records
 
 
 def register(subparsers: Any) -> None:

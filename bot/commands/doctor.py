@@ -25,10 +25,10 @@ from sqlalchemy import text
 from bot.config import Settings
 from bot.logs import redact, secrets_of
 from bot.probes import TIMEOUT, Finding, model, slack, telegram
-from storage.admission import Admission
-from storage.db import Database
+from storage.db.admission import Admission
+from storage.db.engine import Database
+from storage.db.migrations import LATEST, applied_versions, migrate
 from storage.errors import StorageError
-from storage.migrations import LATEST, applied_versions, migrate
 from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
 

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from bot.config import Settings
 from bot.runtime import open_store
-from storage.db import Database
+from storage.db.engine import Database
 from storage.entry import ImportResult, SearchResults
 from storage.errors import StorageError
 from storage.store import Store

@@ -8,7 +8,7 @@ from bot.digest import compose_digest, local_zone
 from bot.digest_buttons import present
 from bot.people import WEEKDAYS
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
-from storage.digest_log import DigestLog
+from storage.db.digest_log import DigestLog
 
 
 @tool()

@@ -15,7 +15,7 @@ from datetime import date, datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.db import Database
+from storage.db.engine import Database
 from storage.entry import Entry, SearchHit, SearchResults
 from storage.errors import EmbedderChanged
 from storage.index import indexer, lookups

@@ -13,12 +13,12 @@ from pathlib import Path
 import psutil
 from sqlalchemy import text
 
-from storage.db import Database
+from storage.db.engine import Database
 
 HOLD = """
 import asyncio, sys
 from pathlib import Path
-from storage.db import Database
+from storage.db.engine import Database
 
 async def main():
     await Database.connect(None, Path(sys.argv[1]))

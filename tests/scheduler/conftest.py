@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-import storage.digest_log  # noqa: F401  (registers the digest tables before the schema is made)
-from storage.db import Database, async_url
+import storage.db.digest_log  # noqa: F401  (registers the digest tables before the schema is made)
+from storage.db.engine import Database, async_url
 
 __all__ = ["async_url"]
 

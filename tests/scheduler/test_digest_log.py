@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from storage.chat_tables import User
-from storage.digest_log import DigestKey, DigestLog, new_message_id
+from storage.db.chat_tables import User
+from storage.db.digest_log import DigestKey, DigestLog, new_message_id
 
 NOW = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)
 DAY = date(2026, 11, 20)

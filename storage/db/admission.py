@@ -16,7 +16,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
-from storage.chat_tables import _utc_column, table_of
+from storage.db.chat_tables import _utc_column, table_of
 
 # No 0/O, 1/I/L: read off a log and typed on a phone.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

@@ -63,7 +63,7 @@ class InboundEvent(SQLModel, table=True):
     thread_id: str | None = None
     text: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
     status: str = "received"  # received | done | failed
-    owner: int = 0  # liveness token of the process handling it (storage.liveness)
+    owner: int = 0  # liveness token of the process handling it (storage.db.liveness)
     received_at: datetime = _utc_column()
     processed_at: datetime | None = _utc_column(nullable=True)
 

@@ -28,10 +28,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlmodel import SQLModel
 
-import storage.admission
-import storage.chat_tables
-import storage.digest_log
-import storage.models  # (the four modules register every table)
+import storage.db.admission
+import storage.db.chat_tables
+import storage.db.digest_log
+import storage.db.index_tables  # (the four modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -68,13 +68,13 @@ async def _event_owner(conn: AsyncConnection) -> None:
 
 
 async def _inbound_files(conn: AsyncConnection) -> None:
-    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.chat_tables.FILES])
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.chat_tables.FILES])
 
 
 async def _admission(conn: AsyncConnection) -> None:
     await conn.run_sync(
         SQLModel.metadata.create_all,
-        tables=[storage.admission.CLAIM_CODES, storage.admission.ADMITTED],
+        tables=[storage.db.admission.CLAIM_CODES, storage.db.admission.ADMITTED],
     )
 
 

@@ -13,8 +13,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import SQLModel
 
-from storage.admission import new_code, normal_code
-from storage.chat_tables import (
+from storage.db.admission import new_code, normal_code
+from storage.db.chat_tables import (
     APPROVALS,
     BUTTON_ACTIONS,
     EVENTS,

@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-import storage.models  # noqa: F401  (registers the index tables on SQLModel.metadata)
-from storage.embedded_pg import clear_stale_state
+import storage.db.index_tables  # noqa: F401  (registers the index tables on SQLModel.metadata)
+from storage.db.embedded_pg import clear_stale_state
 from storage.errors import DatabaseUnavailable
 
 log = logging.getLogger(__name__)
