@@ -23,7 +23,7 @@ from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.toolrunner import Outcome, ToolRunner
 from bot.tools import REGISTRY
 from bot.tools.registry import ToolContext
-from storage.db.records import HistoryItem
+from storage.db.conversations import HistoryItem
 
 HISTORY_FETCH = 40
 RECENT_ENTRIES = 8

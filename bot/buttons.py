@@ -13,7 +13,7 @@ from bot.events import Reply
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext, ToolError
 from storage.db.chat_tables import Approval
-from storage.db.records import HistoryItem
+from storage.db.conversations import HistoryItem
 from storage.errors import StaleEdit, StorageError
 
 log = logging.getLogger(__name__)

@@ -31,7 +31,9 @@ from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
 from storage.db.digest_log import DigestLog
-from storage.db.records import Person, Records, StoredFile
+from storage.db.events import StoredFile
+from storage.db.people import Person
+from storage.db.records import Records
 from storage.errors import StorageError
 from storage.store import Store
 

@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.events import Conversation, Sender
 from storage.db.admission import Admission
-from storage.db.records import Person, Records
+from storage.db.people import Person
+from storage.db.records import Records
 from storage.entry import Author
 
 log = logging.getLogger(__name__)

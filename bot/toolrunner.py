@@ -16,8 +16,8 @@ from bot import metrics
 from bot.events import Button, Reply
 from bot.tools import REGISTRY
 from bot.tools.registry import ToolContext, ToolError, ToolResult, ToolSpec
+from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval
-from storage.db.records import short_id
 from storage.errors import StorageError
 
 log = logging.getLogger(__name__)

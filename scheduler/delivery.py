@@ -25,7 +25,8 @@ from bot.events import Conversation, Reply
 from bot.llm import LLM
 from scheduler.schedule import Slot
 from storage.db.digest_log import DigestKey, DigestLog
-from storage.db.records import Person, Records
+from storage.db.people import Person
+from storage.db.records import Records
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
 from storage.store import Store

@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from storage.db.records import Person
+from storage.db.people import Person
 
 Kind = Literal["daily", "weekly"]
 

@@ -31,7 +31,8 @@ from scheduler.delivery import Deliver, DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
 from storage.db.digest_log import DigestKey, DigestLog
-from storage.db.records import Person, Records
+from storage.db.people import Person
+from storage.db.records import Records
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,8 @@ from bot.digest_summary import with_summary
 from bot.runtime import Runtime
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
 from storage.db.digest_log import DigestLog
-from storage.db.records import Person, Records
+from storage.db.people import Person
+from storage.db.records import Records
 from storage.errors import StorageError
 
 

@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bot.config import Settings
 from bot.events import Button, Conversation
 from bot.people import People
-from storage.db.records import Person, Records
+from storage.db.people import Person
+from storage.db.records import Records
 from storage.entry import Author
 from storage.store import Store
 

@@ -32,7 +32,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
-from storage.db.records import short_id
+from storage.db.approvals import short_id
 
 
 class DigestLogRow(SQLModel, table=True):

@@ -12,8 +12,9 @@ from sqlalchemy import update
 from bot.events import Conversation, Reply
 from bot.recovery import resume_unfinished
 from storage.db.chat_tables import APPROVALS, EVENTS
+from storage.db.events import StoredFile
 from storage.db.liveness import ProcessLiveness
-from storage.db.records import Records, StoredFile
+from storage.db.records import Records
 from tests.bot.helpers import CHAT, message, notes, press
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, call

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from bot.events import Conversation, Reply
 from bot.runtime import Runtime
-from storage.db.records import Person
+from storage.db.people import Person
 
 
 @dataclass

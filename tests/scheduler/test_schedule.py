@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from scheduler.schedule import BadSchedule, DigestSchedule, parse_time_of_day, schedule_for
-from storage.db.records import Person
+from storage.db.people import Person
 
 BERLIN = "Europe/Berlin"
 

@@ -1,0 +1,103 @@
+"""Pending approvals of risky writes, and the one-use actions behind buttons."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from storage.db.chat_tables import (
+    APPROVALS,
+    BUTTON_ACTIONS,
+    Approval,
+    ButtonAction,
+)
+
+_ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+
+
+def short_id(length: int = 10) -> str:
+    """A random id short enough for Telegram's 64-byte callback_data."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+
+
+class ApprovalRecords:
+    """Approvals and button actions."""
+
+    engine: AsyncEngine
+
+    async def add_approval(self, approval: Approval) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(insert(APPROVALS).values(**approval.model_dump()))
+
+    async def get_approval(self, approval_id: str) -> Approval | None:
+        stmt = select(APPROVALS).where(APPROVALS.c.id == approval_id)
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(stmt)).first()
+        return None if row is None else Approval.model_validate(row._mapping)
+
+    async def reopen_approval(self, approval_id: str) -> bool:
+        """Put an approval whose run was cut short (a crash) back to pending."""
+        stmt = (
+            update(APPROVALS)
+            .where(and_(APPROVALS.c.id == approval_id, APPROVALS.c.status == "running"))
+            .values(status="pending", decided_at=None)
+            .returning(APPROVALS.c.id)
+        )
+        async with self.engine.begin() as conn:
+            return (await conn.execute(stmt)).first() is not None
+
+    async def claim_approval(self, approval_id: str, status: str, now: datetime) -> bool:
+        """Move a pending approval to `status`; only one press can ever win."""
+        stmt = (
+            update(APPROVALS)
+            .where(and_(APPROVALS.c.id == approval_id, APPROVALS.c.status == "pending"))
+            .values(status=status, decided_at=now)
+            .returning(APPROVALS.c.id)
+        )
+        async with self.engine.begin() as conn:
+            return (await conn.execute(stmt)).first() is not None
+
+    async def settle_approval(self, approval_id: str, status: str, outcome: str) -> None:
+        stmt = (
+            update(APPROVALS)
+            .where(APPROVALS.c.id == approval_id)
+            .values(status=status, outcome=outcome)
+        )
+        async with self.engine.begin() as conn:
+            await conn.execute(stmt)
+
+    async def add_button_action(
+        self, user_id: int, kind: str, payload: dict[str, Any], now: datetime
+    ) -> str:
+        action_id = short_id()
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                insert(BUTTON_ACTIONS).values(
+                    id=action_id, user_id=user_id, kind=kind, payload=payload, created_at=now
+                )
+            )
+        return action_id
+
+    async def use_button_action(self, action_id: str, now: datetime) -> ButtonAction | None:
+        """Mark the action used and return it; None if unknown or already used."""
+        c = BUTTON_ACTIONS.c
+        stmt = (
+            update(BUTTON_ACTIONS)
+            .where(and_(c.id == action_id, c.used_at.is_(None)))
+            .values(used_at=now)
+            .returning(*BUTTON_ACTIONS.c)
+        )
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(stmt)).first()
+        return None if row is None else ButtonAction.model_validate(row._mapping)
+
+    async def get_button_action(self, action_id: str) -> ButtonAction | None:
+        stmt = select(BUTTON_ACTIONS).where(BUTTON_ACTIONS.c.id == action_id)
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(stmt)).first()
+        return None if row is None else ButtonAction.model_validate(row._mapping)

@@ -1,0 +1,64 @@
+"""The tool-call log: every call the model made, what it wrote, how long it took."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, exists, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from storage.db.chat_tables import (
+    TOOL_CALLS,
+    ToolCallLog,
+)
+
+
+class ToolCallRecords:
+    """The tool-call log."""
+
+    engine: AsyncEngine
+
+    async def log_tool_calls(self, rows: Sequence[dict[str, Any]]) -> None:
+        if rows:
+            async with self.engine.begin() as conn:
+                await conn.execute(insert(TOOL_CALLS), list(rows))
+
+    async def event_has_tool_calls(self, event_key: str) -> bool:
+        stmt = select(exists().where(TOOL_CALLS.c.event_key == event_key))
+        async with self.engine.connect() as conn:
+            return bool((await conn.execute(stmt)).scalar())
+
+    async def last_written_entry(
+        self, conversation_key: str, user_id: int, since: datetime
+    ) -> str | None:
+        """The note this person most recently filed (or refiled) in this conversation."""
+        c = TOOL_CALLS.c
+        stmt = (
+            select(c.entry_path)
+            .where(
+                and_(
+                    c.conversation_key == conversation_key,
+                    c.user_id == user_id,
+                    c.tool.in_(("capture", "move_entry")),
+                    c.outcome == "ok",
+                    c.entry_path.is_not(None),
+                    c.created_at >= since,
+                )
+            )
+            .order_by(c.id.desc())
+            .limit(1)
+        )
+        async with self.engine.connect() as conn:
+            value = (await conn.execute(stmt)).scalar()
+        return None if value is None else str(value)
+
+    async def tool_calls(self, conversation_key: str | None = None) -> list[ToolCallLog]:
+        stmt = select(TOOL_CALLS).order_by(TOOL_CALLS.c.id)
+        if conversation_key is not None:
+            stmt = stmt.where(TOOL_CALLS.c.conversation_key == conversation_key)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [ToolCallLog.model_validate(row._mapping) for row in rows]
