@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.digest import write_vault
+from bot.app.runtime import Runtime
 from bot.events import Conversation, InboundMessage, Sender
-from bot.runtime import Runtime
 from tests.fakes.brain import make_settings
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.scripts import capture_everything

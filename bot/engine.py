@@ -209,7 +209,7 @@ class Engine:
         if isinstance(event, InboundMessage):
             source.update(event.source)
         # Every commit made for this event names it: after a crash, the vault itself
-        # says whether the event's writes happened (see bot.recovery).
+        # says whether the event's writes happened (see bot.app.recovery).
         source["event"] = event_key
         return ToolContext(
             store=self.store,

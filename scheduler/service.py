@@ -26,8 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.people import WEEKDAYS
-from bot.runtime import Runtime
-from scheduler.delivery import Deliver, DigestDelivery, Sent
+from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
 from storage.db.digest_log import DigestKey, DigestLog
@@ -214,44 +213,3 @@ class DigestService:
 
         results = await asyncio.gather(*(one(p) for p in people))
         return [r for r in results if r is not None]
-
-
-def build_service(
-    runtime: Runtime, deliver: Deliver, *, poll_seconds: float = 10.0
-) -> DigestService:
-    """The digest service of a runtime, not started: the settings listener is
-    registered; `start_scheduler` also starts it."""
-    digests = DigestLog(runtime.database.engine)
-    delivery = DigestDelivery(
-        store=runtime.store,
-        records=runtime.records,
-        digests=digests,
-        settings=runtime.settings,
-        llm=runtime.llm,
-        deliver=deliver,
-        clock=runtime.engine.clock,
-    )
-    service = DigestService(
-        delivery=delivery,
-        records=runtime.records,
-        digests=digests,
-        settings=runtime.settings,
-        engine=runtime.database.engine,
-        clock=runtime.engine.clock,
-        poll_seconds=poll_seconds,
-    )
-    runtime.engine.people.listeners.append(service.on_settings_changed)
-    return service
-
-
-async def start_scheduler(
-    runtime: Runtime, deliver: Deliver, *, poll_seconds: float = 10.0
-) -> DigestService:
-    """Wire the digests into a running brainbot: the digest tables, the Done / Snooze
-    / Open buttons, settings changes, and the scheduler competing for leadership.
-    Call it in every process (buttons work everywhere; one process sends) once the
-    adapters are started; stop with `await service.stop()` before `runtime.close()`."""
-    await runtime.database.create_schema()  # the digest tables, on first start
-    service = build_service(runtime, deliver, poll_seconds=poll_seconds)
-    await service.start()
-    return service

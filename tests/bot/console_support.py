@@ -33,7 +33,7 @@ def piped_chat(
     """Run `brainbot chat` (or `args`) with `lines` on a pipe; its output as text."""
     data = lines if isinstance(lines, bytes) else ("\n".join(lines) + "\n").encode()
     done = subprocess.run(
-        [sys.executable, "-m", "bot.cli", *(args or ("chat",))],
+        [sys.executable, "-m", "bot.app.cli", *(args or ("chat",))],
         input=data,
         capture_output=True,
         env=chat_env(tmp_path, database_url),
@@ -57,7 +57,7 @@ class Terminal:
         if self.pid == 0:  # the child: become brainbot
             env = chat_env(tmp_path, database_url, TERM="xterm")
             os.chdir(tmp_path)
-            os.execve(sys.executable, [sys.executable, "-m", "bot.cli", "chat"], env)
+            os.execve(sys.executable, [sys.executable, "-m", "bot.app.cli", "chat"], env)
         self.screen = b""
 
     def read_until(self, expected: bytes, count: int = 1) -> bytes:

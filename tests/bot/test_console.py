@@ -25,7 +25,7 @@ def test_brainbot_chat_through_piped_stdin(tmp_path: Path, database_url: str) ->
         "/list projects",
     ]
     done = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "chat"],
+        [sys.executable, "-m", "bot.app.cli", "chat"],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,

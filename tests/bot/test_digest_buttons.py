@@ -8,8 +8,8 @@ from pathlib import Path
 
 import frontmatter
 
+from bot.app.scheduling import build_service
 from bot.events import Reply
-from scheduler.service import build_service
 from tests.bot.helpers import git_log, press
 from tests.fakes.brain import Clock, running_brain
 from tests.scheduler.notes import add_notes, note_text

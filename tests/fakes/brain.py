@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.app.runtime import Runtime
 from bot.config import Settings
-from bot.runtime import Runtime
 from tests.fakes.openai_server import FakeOpenAI
 
 

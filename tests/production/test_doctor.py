@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from bot.commands.doctor import vault as vault_check
+from bot.app.commands.doctor import vault as vault_check
 from bot.config import Settings
 from storage.vault.backup import VaultBackup
 from tests.fakes.slack_api import BOT_TOKEN
@@ -21,7 +21,7 @@ async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.cli",
+        "bot.app.cli",
         "doctor",
         env={**env, "PYTHONPATH": str(ROOT)},
         cwd=cwd,

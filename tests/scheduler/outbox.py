@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from bot.app.runtime import Runtime
 from bot.events import Conversation, Reply
-from bot.runtime import Runtime
 from storage.db.people import Person
 
 

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.job import Job
 
-from scheduler.service import DigestService, DigestTrigger, start_scheduler
+from bot.app.scheduling import start_scheduler
+from scheduler.service import DigestService, DigestTrigger
 from tests.bot.helpers import message
 from tests.fakes.brain import running_brain
 from tests.scheduler.outbox import Outbox, add_ada

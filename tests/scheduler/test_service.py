@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.scheduling import build_service, start_scheduler
 from bot.events import Conversation
-from scheduler.service import build_service, start_scheduler
 from tests.bot.helpers import git_log
 from tests.fakes.brain import Clock, running_brain
 from tests.scheduler.outbox import Outbox, add_ada

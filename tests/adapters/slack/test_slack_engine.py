@@ -14,7 +14,7 @@ import pytest
 from aiohttp import web
 
 from adapters.slack import SlackAdapter
-from bot.runtime import Runtime
+from bot.app.runtime import Runtime
 from storage.entry import Author
 from tests.bot.helpers import notes
 from tests.fakes.brain import running_brain

@@ -9,8 +9,8 @@ from typing import Any
 import frontmatter
 from sqlalchemy import update
 
+from bot.app.recovery import resume_unfinished
 from bot.events import Conversation, Reply
-from bot.recovery import resume_unfinished
 from storage.db.chat_tables import APPROVALS, EVENTS
 from storage.db.events import StoredFile
 from storage.db.liveness import ProcessLiveness

@@ -22,9 +22,9 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 from sqlalchemy import text
 
+from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
 from bot.config import Settings
 from bot.logs import redact, secrets_of
-from bot.probes import TIMEOUT, Finding, model, slack, telegram
 from storage.db.admission import Admission
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate

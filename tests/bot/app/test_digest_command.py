@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.commands.digest import register, run_digest
+from bot.app.commands.digest import register, run_digest
 from tests.bot.helpers import git_log
 from tests.fakes.brain import make_settings, running_brain
 from tests.fakes.telegram_api import FakeTelegram, visible_text

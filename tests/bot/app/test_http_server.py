@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.http import HttpServer
+from bot.app.http import HttpServer
 
 HEAD_TIMEOUT = 1.0
 

@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot import logs
+from bot.app.runtime import Runtime
+from bot.app.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
 from bot.config import Settings
-from bot.runtime import Runtime
-from bot.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def _deliver_via(adapters: Sequence[RunAdapter]) -> Deliver:
 
 
 async def _start_scheduler(runtime: Runtime, deliver: Deliver) -> Stoppable:
-    from scheduler.service import start_scheduler
+    from bot.app.scheduling import start_scheduler
 
     return await start_scheduler(runtime, deliver)
 

@@ -11,11 +11,11 @@ from contextlib import asynccontextmanager
 from datetime import date
 from typing import Any, TextIO
 
-from bot.commands.run import ConfigurationError, build_adapters
+from bot.app.commands.run import ConfigurationError, build_adapters
+from bot.app.runtime import Runtime
 from bot.config import Settings
 from bot.digest import compose_digest, local_zone
 from bot.digest_summary import with_summary
-from bot.runtime import Runtime
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
 from storage.db.digest_log import DigestLog
 from storage.db.people import Person

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.app.cli import main
 from tests.fakes.openai_server import FakeOpenAI
 
 

@@ -11,8 +11,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.app.runtime import open_store
 from bot.config import Settings
-from bot.runtime import open_store
 from storage.db.engine import Database
 from storage.entry import ImportResult, SearchResults
 from storage.errors import StorageError

@@ -13,7 +13,7 @@ own); then the backup's last push, the HTTP server, and the runtime (the
 embedded database last). A second signal skips the waiting.
 
 This module knows adapters and the scheduler only by the small protocols below;
-`bot.commands.run` builds the concrete ones from the settings.
+`bot.app.commands.run` builds the concrete ones from the settings.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from typing import Protocol, runtime_checkable
 from sqlalchemy import text
 
 from bot import metrics
+from bot.app.http import HttpServer, PortInUse
+from bot.app.recovery import resume_unfinished
+from bot.app.runtime import Runtime
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
-from bot.http import HttpServer, PortInUse
-from bot.recovery import resume_unfinished
-from bot.runtime import Runtime
 from storage.vault.backup import BackupError, BackupPusher, VaultBackup
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""The `brainbot` command: one sub-command module per concern under `bot.commands`."""
+"""The `brainbot` command: one sub-command module per concern under `bot.app.commands`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from collections.abc import Sequence
 # Each module defines `register(subparsers)`, adding its sub-commands; a sub-command
 # stores its handler as `func(args) -> int` (the exit code).
 COMMAND_MODULES: tuple[str, ...] = (
-    "bot.commands.run",
-    "bot.commands.storage",
-    "bot.commands.digest",
-    "bot.commands.doctor",
+    "bot.app.commands.run",
+    "bot.app.commands.storage",
+    "bot.app.commands.digest",
+    "bot.app.commands.doctor",
 )
 
 
