@@ -21,8 +21,7 @@ from bot.digest import local_zone
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.toolrunner import Outcome, ToolRunner
-from bot.tools import REGISTRY
-from bot.tools.registry import ToolContext
+from bot.tools.registry import REGISTRY, ToolContext
 from storage.db.conversations import HistoryItem
 
 HISTORY_FETCH = 40

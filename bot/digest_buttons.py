@@ -10,9 +10,9 @@ happened, with that item's buttons gone. Open replies with the note.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.digest import Digest, local_zone
 from bot.events import Button, Reply
@@ -21,9 +21,6 @@ from storage.db.chat_tables import ButtonAction
 from storage.db.digest_log import DigestLog, new_message_id
 from storage.db.records import Records
 from storage.errors import EntryNotFound, StorageError
-
-if TYPE_CHECKING:
-    from bot.buttons import Buttons
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +78,11 @@ class DigestButtons:
     def __init__(self, digests: DigestLog) -> None:
         self.digests = digests
 
-    def register(self, buttons: Buttons) -> None:
-        buttons.handlers.update(done=self.done, snooze=self.snooze, open=self.open)
+    def register(
+        self, handlers: MutableMapping[str, Callable[[ToolContext, str], Awaitable[list[Reply]]]]
+    ) -> None:
+        """Add the digest's actions to the button handlers (`Buttons.handlers`)."""
+        handlers.update(done=self.done, snooze=self.snooze, open=self.open)
 
     async def done(self, ctx: ToolContext, value: str) -> list[Reply]:
         return await self._act(ctx, value, "done")

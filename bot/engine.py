@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot import logs, metrics
+from bot import logs, metrics, tools
 from bot.agent import Agent, Turn
 from bot.buttons import Buttons
 from bot.config import Settings
@@ -92,10 +92,12 @@ class Engine:
         self.clock = clock
         self.owner = owner  # this process's liveness token, recorded on each event
         self.people = People(records, settings.allowed_users)
-        self.runner = ToolRunner(settings.approval_tools, settings.approval_ttl_seconds)
+        self.runner = ToolRunner(
+            tools.REGISTRY, settings.approval_tools, settings.approval_ttl_seconds
+        )
         self.buttons = Buttons(self.runner)
         # Digest buttons work in every process, whichever one sent the digest.
-        DigestButtons(DigestLog(records.engine)).register(self.buttons)
+        DigestButtons(DigestLog(records.engine)).register(self.buttons.handlers)
         self.router = Router(self.runner, self.people)
         self.router.register(self.buttons)
         self.keeper = Keeper(self.runner)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
@@ -14,7 +15,6 @@ from pydantic import ValidationError
 
 from bot import metrics
 from bot.events import Button, Reply
-from bot.tools import REGISTRY
 from bot.tools.registry import ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval
@@ -49,16 +49,25 @@ def approval_buttons(approval_id: str) -> tuple[Button, ...]:
 
 
 class ToolRunner:
-    def __init__(self, approval_tools: tuple[str, ...], approval_ttl_seconds: float) -> None:
+    """Runs the registered tools (`bot.tools` registers them; the runner is handed the
+    registry, so it needs no tool module at import time)."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, ToolSpec],
+        approval_tools: tuple[str, ...],
+        approval_ttl_seconds: float,
+    ) -> None:
+        self.tools = tools
         self.approval_tools = approval_tools
         self.approval_ttl = timedelta(seconds=approval_ttl_seconds)
 
     async def call(self, ctx: ToolContext, name: str, arguments: str | dict[str, Any]) -> Outcome:
         """Run (or hold for approval) one call; never raises for what the caller sent."""
         started = time.perf_counter()
-        spec = REGISTRY.get(name)
+        spec = self.tools.get(name)
         if spec is None:
-            return _error(name, f"unknown tool {name!r}; known: {sorted(REGISTRY)}")
+            return _error(name, f"unknown tool {name!r}; known: {sorted(self.tools)}")
         try:
             if isinstance(arguments, str):
                 args = spec.arguments.model_validate_json(arguments or "{}")
@@ -88,7 +97,7 @@ class ToolRunner:
     ) -> ToolResult:
         """Execute a call the user already decided on (an approval, a button); raises
         ToolError or StorageError when it cannot be done."""
-        spec = REGISTRY[name]
+        spec = self.tools[name]
         args = spec.arguments.model_validate(arguments)
         started = time.perf_counter()
         try:
