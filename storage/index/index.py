@@ -17,12 +17,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.db.engine import Database
 from storage.entry import Entry, SearchHit, SearchResults
-from storage.errors import EmbedderChanged
 from storage.index import indexer, lookups
 from storage.index.documents import Document, prepare
 from storage.index.embeddings import Embedder, EmbeddingError, NeedsProbe, QueryEmbedder
 from storage.index.search import Filters, fuse, keyword_ranking, vector_ranking
 from storage.index.tokens import parse_query
+from storage.index.vector_setup import prepare_vectors, probe, refuse_to_drop_vectors
 
 log = logging.getLogger(__name__)
 
@@ -57,87 +57,12 @@ class Index:
         one is refused (`EmbedderChanged`) unless `reembed` lets it replace them."""
         index = cls(database, embedder, reembed=reembed)
         if isinstance(embedder, NeedsProbe):
-            await index._probe(embedder)
+            await probe(database, embedder)
         index.dimensions = embedder.dimensions if embedder else None
-        await index._prepare_vectors()
+        index.needs_embedding = await prepare_vectors(
+            database, embedder.name if embedder else None, index.dimensions, reembed=reembed
+        )
         return index
-
-    async def _probe(self, embedder: NeedsProbe) -> None:
-        try:
-            await embedder.probe()
-        except EmbeddingError:
-            # The service is down at start: the length recorded for the same model
-            # lets the bot run (keyword search) instead of failing or dropping vectors.
-            async with self.database.engine.connect() as conn:
-                row = (
-                    await conn.execute(
-                        text("SELECT embedder, dimensions FROM index_meta WHERE id = 1")
-                    )
-                ).first()
-            if row is None or row.embedder != embedder.name or not row.dimensions:
-                raise
-            log.warning(
-                "index: %s unreachable; assuming %d dimensions", row.embedder, row.dimensions
-            )
-            embedder.assume_dimensions(int(row.dimensions))
-
-    async def _prepare_vectors(self) -> None:
-        name = self.embedder.name if self.embedder else None
-        async with self.database.engine.begin() as conn:
-            await indexer.lock(conn)
-            await conn.execute(
-                text(
-                    "INSERT INTO index_meta (id, doc_count, total_length, recheck)"
-                    " VALUES (1, 0, 0, '{}') ON CONFLICT (id) DO NOTHING"
-                )
-            )
-            if name is None and not self.reembed:
-                return  # keyword search only; stored vectors stay for when embeddings return
-            row = (
-                await conn.execute(text("SELECT embedder, dimensions FROM index_meta WHERE id = 1"))
-            ).one()
-            typmod = (
-                await conn.execute(
-                    text(
-                        "SELECT atttypmod FROM pg_attribute"
-                        " WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
-                    )
-                )
-            ).scalar_one()
-            column_dimensions = typmod if typmod > 0 else None
-            if (row.embedder, row.dimensions, column_dimensions) != (
-                name,
-                self.dimensions,
-                self.dimensions,
-            ):
-                await self._refuse_to_drop_vectors(conn, row.embedder, name)
-                await indexer.drop_vector_index(conn)
-                await conn.execute(text("TRUNCATE chunks"))
-                column = f"vector({self.dimensions})" if self.dimensions else "vector"
-                await conn.execute(text(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE {column}"))
-                await conn.execute(text("UPDATE entries SET embedded = false WHERE embedded"))
-                await conn.execute(
-                    text("UPDATE index_meta SET embedder = :name, dimensions = :dim WHERE id = 1"),
-                    {"name": name, "dim": self.dimensions},
-                )
-                log.info("index: vectors now come from %s (%s dimensions)", name, self.dimensions)
-            await indexer.create_vector_index(conn, self.dimensions)
-            if self.embedder is not None:
-                pending = await conn.execute(
-                    text("SELECT 1 FROM entries WHERE NOT embedded LIMIT 1")
-                )
-                self.needs_embedding = pending.first() is not None
-
-    async def _refuse_to_drop_vectors(
-        self, conn: AsyncConnection, stored: str | None, wanted: str | None
-    ) -> None:
-        if self.reembed:
-            return
-        embedded = (
-            await conn.execute(text("SELECT count(*) FROM entries WHERE embedded"))
-        ).scalar_one()
-        if stored is not None and embedded:
-            raise EmbedderChanged(stored, wanted, int(embedded))
 
     # ---- writing -------------------------------------------------------------------
 
@@ -198,11 +123,11 @@ class Index:
         async with self.database.engine.begin() as conn:
             await indexer.lock(conn)
             if replace_all:
-                if self.embedder is None:
+                if self.embedder is None and not self.reembed:
                     stored = (
                         await conn.execute(text("SELECT embedder FROM index_meta WHERE id = 1"))
                     ).scalar_one_or_none()
-                    await self._refuse_to_drop_vectors(conn, stored, None)
+                    await refuse_to_drop_vectors(conn, stored, None)
                 await conn.execute(text("TRUNCATE entries, chunks, postings, terms, links"))
                 await conn.execute(
                     text("UPDATE index_meta SET doc_count = 0, total_length = 0 WHERE id = 1")

@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from storage.entry import Entry
-from storage.errors import BrokenFrontmatter, NothingToChange, StorageError
+from storage.errors import (
+    BrokenFrontmatter,
+    EntryNotFound,
+    EntryTooLarge,
+    NothingToChange,
+    StaleEdit,
+    StorageError,
+)
 from storage.vault import schema
 from storage.vault.notefile import (
     decode_note,
@@ -41,6 +49,14 @@ def entry_from_bytes(rel: str, data: bytes) -> Entry:
         content_hash=content_hash(data),
         frontmatter_error=parsed.error,
     )
+
+
+def entry_or_none(rel: str, data: bytes) -> Entry | None:
+    """The entry, or None when these bytes are no readable note."""
+    try:
+        return entry_from_bytes(rel, data)
+    except StorageError:
+        return None
 
 
 def updated_note(
@@ -88,3 +104,17 @@ def moved_note(rel: str, old: bytes, old_category: str, category: str) -> bytes:
         return old
     moved = schema.moved_fields(parsed.fields, old_category, category, schema.now_utc())
     return render_note(moved, parsed.body).encode("utf-8")
+
+
+def read_note(rel: str, full: Path, limit: int | None, expected_hash: str | None = None) -> bytes:
+    """A note's bytes, at most `limit` of them (EntryTooLarge past it), checked against
+    the hash the caller saw (StaleEdit when the note changed since)."""
+    if not full.is_file():
+        raise EntryNotFound(rel)
+    with open(full, "rb") as handle:
+        data = handle.read() if limit is None else handle.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise EntryTooLarge(rel, full.stat().st_size, limit)
+    if expected_hash is not None and content_hash(data) != expected_hash:
+        raise StaleEdit(rel, expected_hash, content_hash(data))
+    return data

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from pathlib import Path, PurePosixPath
 
-from storage.errors import UnsafePath
+from storage.errors import StorageError, UnsafePath
 
 ATTACHMENTS_DIR = "attachments"
 NOTE_SUFFIX = ".md"
@@ -85,6 +85,15 @@ class VaultPaths:
         if for_write and PurePosixPath(*real_rel.parts) != PurePosixPath(rel):
             raise UnsafePath(path, "it goes through a symlink")
         return rel, full
+
+    def free(self, rel: str, *, note: bool = True) -> str:
+        """`rel`, or the first of `-2`, `-3`... not taken. All are in one checked folder."""
+        _, full = self.resolve(rel, note=note, for_write=True)
+        for number in range(1, 100_000):
+            candidate = rel if number == 1 else with_suffix_number(rel, number)
+            if not os.path.lexists(full.with_name(candidate.rsplit("/", 1)[-1])):
+                return candidate
+        raise StorageError(f"no free file name for {rel!r}")
 
     def relative(self, full: Path) -> str:
         """The vault-relative `/` form of an absolute path under the root."""

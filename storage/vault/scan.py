@@ -64,3 +64,23 @@ def changed_since(git: GitRepo, paths: VaultPaths, commit: str | None) -> Change
             continue  # not a note, hidden, or leading out of the vault
         (changed if full.is_file() else deleted).append(rel)
     return ChangedPaths(tuple(changed), tuple(deleted), head_id)
+
+
+def uncommitted_notes(git: GitRepo, paths: VaultPaths, max_bytes: int) -> dict[str, bytes | None]:
+    """Notes changed, added (their bytes) or deleted (None) in the working tree and not
+    committed; files that are no notes (hidden, app settings) and oversized notes are
+    left out."""
+    present, gone = git.uncommitted()
+    files: dict[str, bytes | None] = {}
+    for rel in sorted(present | gone):
+        try:
+            _, full = paths.resolve(rel)
+        except UnsafePath:
+            continue  # not a note: hidden, app settings, other files
+        if full.is_file():
+            data = full.read_bytes()
+            if len(data) <= max_bytes:
+                files[rel] = data
+        elif rel in gone:
+            files[rel] = None
+    return files

@@ -11,6 +11,7 @@ import pygit2
 from pygit2.enums import FileMode
 
 from storage.errors import ChangeNotFound, NothingToChange, StorageError, UndoConflict
+from storage.vault.diffs import bytes_diff
 from storage.vault.gitrepo import GitRepo
 
 
@@ -31,6 +32,18 @@ class UndoPlan:
                 digest.update(b"\0" + rel.encode() + b"\0")
                 digest.update(b"-" if data is None else b"+" + data)
         return digest.hexdigest()
+
+    def diff(self) -> str:
+        """What the undo would change, as one unified diff over every file it touches."""
+        return "".join(
+            bytes_diff(
+                rel if self.current[rel] is not None else None,
+                self.current[rel] or b"",
+                rel if new is not None else None,
+                new or b"",
+            )
+            for rel, new in sorted(self.files.items())
+        )
 
 
 def plan_undo(git: GitRepo, ref: str) -> UndoPlan:

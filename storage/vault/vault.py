@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import builtins
 import logging
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -37,7 +36,6 @@ from storage.entry import (
     Written,
 )
 from storage.errors import (
-    EntryNotFound,
     EntryTooLarge,
     NothingToChange,
     StaleEdit,
@@ -49,7 +47,14 @@ from storage.vault import schema
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer, Source
 from storage.vault.diffs import bytes_diff
-from storage.vault.edits import content_hash, entry_from_bytes, moved_note, updated_note
+from storage.vault.edits import (
+    content_hash,
+    entry_from_bytes,
+    entry_or_none,
+    moved_note,
+    read_note,
+    updated_note,
+)
 from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
@@ -61,9 +66,8 @@ from storage.vault.paths import (
     check_relpath,
     is_note_path,
     safe_file_name,
-    with_suffix_number,
 )
-from storage.vault.scan import changed_since, walk_notes
+from storage.vault.scan import changed_since, uncommitted_notes, walk_notes
 from storage.vault.undo import plan_undo
 
 log = logging.getLogger(__name__)
@@ -172,7 +176,7 @@ class Vault:
         new_fields = schema.new_entry_fields(category, title, fields, source, stamp)
         data = render_note(new_fields, body).encode("utf-8")
         with self._lock.hold():
-            rel = self._free_path(f"{category}/{schema.entry_stem(category, title)}.md")
+            rel = self._paths.free(f"{category}/{schema.entry_stem(category, title)}.md")
             self._check_size(rel, data, self.max_bytes)
             change = self._commits.write({rel: data}, f"create {rel}", author, source)
         return Written(entry_from_bytes(rel, data), change)
@@ -217,7 +221,7 @@ class Vault:
             self._commits.record_outside_edit(rel, old)
             subject = f"move {rel} -> {target}"
             change = self._commits.write({rel: None, target: new}, subject, author, source)
-        return Written(self._entry_or_none(target, new), change)
+        return Written(entry_or_none(target, new), change)
 
     def delete(
         self, path: str, *, expected_hash: str | None = None, author: Author, source: Source = None
@@ -253,7 +257,7 @@ class Vault:
         kept = [(rel, data) for rel, data in plan.files.items() if data is not None]
         entry = None
         if len(kept) == 1 and is_note_path(kept[0][0]):
-            entry = self._entry_or_none(*kept[0])
+            entry = entry_or_none(*kept[0])
         return Written(entry, change)
 
     def write_note(
@@ -280,7 +284,7 @@ class Vault:
             if old is not None:
                 self._commits.record_outside_edit(rel, old)
             change = self._commits.write({rel: data}, f"{operation} {rel}", author, source, message)
-        return Written(self._entry_or_none(rel, data), change)
+        return Written(entry_or_none(rel, data), change)
 
     def write_attachment(
         self, name: str, data: bytes, *, author: Author, source: Source = None
@@ -289,7 +293,7 @@ class Vault:
         taken); the path is in `change.paths`."""
         file_name = safe_file_name(name)
         with self._lock.hold():
-            rel = self._free_path(f"{ATTACHMENTS_DIR}/{file_name}", note=False)
+            rel = self._paths.free(f"{ATTACHMENTS_DIR}/{file_name}", note=False)
             self._check_size(rel, data, self.max_attachment_bytes)
             change = self._commits.write({rel: data}, f"attach {rel}", author, source)
         return Written(None, change)
@@ -334,16 +338,7 @@ class Vault:
         that plan (pass it to `undo` as `expected_hash`)."""
         with self._lock.hold():
             plan = plan_undo(self._git, commit)
-        parts = [
-            bytes_diff(
-                rel if plan.current[rel] is not None else None,
-                plan.current[rel] or b"",
-                rel if new is not None else None,
-                new or b"",
-            )
-            for rel, new in sorted(plan.files.items())
-        ]
-        return Preview("".join(parts), plan.content_hash)
+        return Preview(plan.diff(), plan.content_hash)
 
     # -- sync and import -----------------------------------------------------------------
 
@@ -352,19 +347,7 @@ class Vault:
         one commit by OUTSIDE_AUTHOR, so they are in the history and the backups and
         `git status` is clean again. None when there were none."""
         with self._lock.hold():
-            present, gone = self._git.uncommitted()
-            files: dict[str, bytes | None] = {}
-            for rel in sorted(present | gone):
-                try:
-                    _, full = self._paths.resolve(rel)
-                except UnsafePath:
-                    continue  # not a note: hidden, app settings, other files
-                if full.is_file():
-                    data = full.read_bytes()
-                    if len(data) <= self.max_bytes:
-                        files[rel] = data
-                elif rel in gone:
-                    files[rel] = None
+            files = uncommitted_notes(self._git, self._paths, self.max_bytes)
             if not files:
                 return None
             names = next(iter(files)) if len(files) == 1 else f"{len(files)} notes"
@@ -415,41 +398,16 @@ class Vault:
         if len(data) > limit:
             raise EntryTooLarge(rel, len(data), limit)
 
-    def _free_path(self, rel: str, *, note: bool = True) -> str:
-        """`rel`, or the first of `-2`, `-3`... not taken. All are in one checked folder."""
-        _, full = self._paths.resolve(rel, note=note, for_write=True)
-        for number in range(1, 100_000):
-            candidate = rel if number == 1 else with_suffix_number(rel, number)
-            if not os.path.lexists(full.with_name(candidate.rsplit("/", 1)[-1])):
-                return candidate
-        raise StorageError(f"no free file name for {rel!r}")
-
     def _read_bytes(
         self, rel: str, full: Path, expected_hash: str | None = None, *, check_size: bool = True
     ) -> bytes:
-        if not full.is_file():
-            raise EntryNotFound(rel)
-        limit = self.max_bytes if check_size else None
-        with open(full, "rb") as handle:
-            data = handle.read() if limit is None else handle.read(limit + 1)
-        if limit is not None and len(data) > limit:
-            raise EntryTooLarge(rel, full.stat().st_size, limit)
-        if expected_hash is not None and content_hash(data) != expected_hash:
-            raise StaleEdit(rel, expected_hash, content_hash(data))
-        return data
-
-    @staticmethod
-    def _entry_or_none(rel: str, data: bytes) -> Entry | None:
-        try:
-            return entry_from_bytes(rel, data)
-        except StorageError:
-            return None
+        return read_note(rel, full, self.max_bytes if check_size else None, expected_hash)
 
     def _moved(self, rel: str, old: bytes, category: str) -> tuple[str, bytes]:
         self._check_category(category)
         folder, slash, name = rel.rpartition("/")
         if folder == category:
             raise NothingToChange(rel)
-        target = self._free_path(f"{category}/{name}")
+        target = self._paths.free(f"{category}/{name}")
         old_category = rel.split("/", 1)[0] if slash else ""
         return target, moved_note(rel, old, old_category, category)
