@@ -92,16 +92,25 @@ def recall(rankings: Sequence[Sequence[str]], queries: Sequence[Query], k: int =
     return hits / len(queries)
 
 
-def rank_bm25_rankings(entries: Sequence[Entry], queries: Sequence[Query]) -> list[list[str]]:
+def rank_bm25(
+    names: Sequence[str], texts: Sequence[str], queries: Sequence[str], depth: int
+) -> list[list[str]]:
+    """The `rank-bm25` package (the peer) over `texts`, with our tokenizer: per query,
+    the names of its `depth` best texts."""
     from rank_bm25 import BM25Okapi
 
-    bm25 = BM25Okapi([tokenize(searchable_text(e)) for e in entries])
+    bm25 = BM25Okapi([tokenize(t) for t in texts])
     out: list[list[str]] = []
     for query in queries:
-        scores = bm25.get_scores(tokenize(query.text))
-        best = sorted(range(len(entries)), key=lambda i: -scores[i])[:CANDIDATES]
-        out.append([entries[i].path for i in best])
+        scores = bm25.get_scores(tokenize(query))
+        best = sorted(range(len(names)), key=lambda i: -scores[i])[:depth]
+        out.append([names[i] for i in best])
     return out
+
+
+def rank_bm25_rankings(entries: Sequence[Entry], queries: Sequence[Query]) -> list[list[str]]:
+    texts = [searchable_text(e) for e in entries]
+    return rank_bm25([e.path for e in entries], texts, [q.text for q in queries], CANDIDATES)
 
 
 async def our_rankings(

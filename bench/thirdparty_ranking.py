@@ -26,12 +26,12 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from bench.storage_ranking import pick_embedder
+from bench.storage_ranking import pick_embedder, rank_bm25
 from storage.db.engine import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import CANDIDATES
 from storage.index.search import Filters, keyword_ranking, vector_ranking
-from storage.index.tokens import parse_query, tokenize
+from storage.index.tokens import parse_query
 from storage.store import Store
 
 SETS = Path(__file__).parent / "sets"
@@ -80,7 +80,7 @@ Scored = list[tuple[str, float]]
 
 
 async def rank(
-    store: Store, vault: Path, queries: Sequence[str]
+    store: Store, queries: Sequence[str]
 ) -> tuple[dict[str, list[list[str]]], list[tuple[Scored, Scored]]]:
     """The peer's, keyword, vector and hybrid rankings (hybrid as the bot searches) of each query,
     and each query's scored keyword and vector candidates (for fusion experiments)."""
@@ -88,9 +88,13 @@ async def rank(
     async with store.database.engine.connect() as conn:
         rows = await conn.execute(text("SELECT id, path FROM entries"))
         path_of = {int(r.id): str(r.path) for r in rows}
+    paths = sorted(path_of.values())
+    pages = [(store.vault.root / p).read_text(encoding="utf-8") for p in paths]
     vectors = await index.embed_queries(queries)
     out: dict[str, list[list[str]]] = {
-        "rank-bm25 (peer)": peer_rankings(vault, sorted(path_of.values()), queries),
+        # The peer reads each page's whole Markdown file, as a plain BM25 tool would
+        # (with our tokenizer, which is generous to it on CJK).
+        "rank-bm25 (peer)": rank_bm25(paths, pages, queries, DEPTH),
         "keyword": [],
         "vector": [],
         "hybrid": [],
@@ -107,20 +111,6 @@ async def rank(
         out["vector"].append([path_of[i] for i, _, _ in near[:DEPTH]])
         out["hybrid"].append([h.path for h in (await store.search(query, limit=DEPTH)).hits])
     return out, candidates
-
-
-def peer_rankings(vault: Path, paths: Sequence[str], queries: Sequence[str]) -> list[list[str]]:
-    """The `rank-bm25` package over each page's whole Markdown file, as a plain BM25
-    tool would index it (with our tokenizer, which is generous to it on CJK)."""
-    from rank_bm25 import BM25Okapi
-
-    bm25 = BM25Okapi([tokenize((vault / p).read_text(encoding="utf-8")) for p in paths])
-    out: list[list[str]] = []
-    for query in queries:
-        scores = bm25.get_scores(tokenize(query))
-        best = sorted(range(len(paths)), key=lambda i: -scores[i])[:DEPTH]
-        out.append([paths[i] for i in best])
-    return out
 
 
 def dump(labelled: LabelledSet, candidates: list[tuple[Scored, Scored]]) -> None:
@@ -149,9 +139,7 @@ async def measure(labelled: LabelledSet, embedder: Embedder) -> dict[str, dict[s
                 embedder=embedder,
             )
             await store.import_folder(labelled.corpus)
-            rankings, candidates = await rank(
-                store, root / "vault", [q for q, _ in labelled.questions]
-            )
+            rankings, candidates = await rank(store, [q for q, _ in labelled.questions])
         finally:
             await database.close()
     finally:
