@@ -12,6 +12,7 @@ from bot import metrics
 from bot.events import Reply
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext, ToolError
+from bot.vault_access import in_vault, is_team
 from storage.db.chat_tables import Approval
 from storage.db.conversations import HistoryItem
 from storage.errors import StaleEdit, StorageError
@@ -44,8 +45,10 @@ class Buttons:
         approval = await records.get_approval(approval_id)
         if approval is None:
             return [Reply("I don't know that approval; nothing changed.")]
-        if approval.user_id != ctx.person.id:
+        scoped = await self._decider(ctx, approval)
+        if scoped is None:
             return [Reply("Only the person who asked for this change can approve it.")]
+        ctx = scoped
         if approval.status == "running":
             started = approval.decided_at or approval.created_at
             if ctx.now - started < STUCK_AFTER:
@@ -97,6 +100,17 @@ class Buttons:
         )
         return [Reply(f"Approved: {approval.summary}.\n{result.text}", replace=True)]
 
+    @staticmethod
+    async def _decider(ctx: ToolContext, approval: Approval) -> ToolContext | None:
+        """`ctx` on the approval's vault if this person may decide it: who asked, in a
+        vault they may still use, or any member of the team vault it is for."""
+        scoped = await in_vault(ctx, approval.vault_id)
+        if scoped is None:
+            return None
+        if approval.user_id == ctx.person.id or is_team(scoped):
+            return scoped
+        return None
+
     async def _failed(
         self, ctx: ToolContext, approval: Approval, head: str | None, exc: Exception
     ) -> Reply:
@@ -123,7 +137,7 @@ class Buttons:
         approval = await records.get_approval(approval_id)
         if approval is None:
             return [Reply("I don't know that approval; nothing changed.")]
-        if approval.user_id != ctx.person.id:
+        if await self._decider(ctx, approval) is None:
             return [Reply("Only the person who asked for this change can reject it.")]
         if not await records.claim_approval(approval.id, "rejected", ctx.now):
             return []
@@ -158,8 +172,10 @@ class Buttons:
         action = await ctx.records.get_button_action(action_id)
         if action is None or action.kind != "file":
             return [Reply("That choice is unknown; nothing changed.")]
-        if action.user_id != ctx.person.id:
+        scoped = await in_vault(ctx, action.vault_id)
+        if action.user_id != ctx.person.id or scoped is None:
             return [Reply("Only the person who captured this can file it.")]
+        ctx = scoped
         choices = list(action.payload["choices"])
         if not index.isdigit() or int(index) >= len(choices):
             return [Reply("That choice is unknown; nothing changed.")]

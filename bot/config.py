@@ -85,6 +85,8 @@ class Settings(BaseSettings):
     telegram_webhook_url: str | None = Field(None, alias="TELEGRAM_WEBHOOK_URL")
     telegram_webhook_secret: str | None = Field(None, alias="TELEGRAM_WEBHOOK_SECRET")
 
+    team_vaults: Annotated[dict[str, str], NoDecode] = Field({}, alias="BRAINBOT_TEAM_VAULTS")
+
     sync_interval_seconds: float = Field(30.0, alias="BRAINBOT_SYNC_INTERVAL")
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
     log_level: str = Field("INFO", alias="BRAINBOT_LOG_LEVEL")
@@ -93,6 +95,26 @@ class Settings(BaseSettings):
     @classmethod
     def _csv(cls, value: object) -> object:
         return _split_csv(value)
+
+    @field_validator("team_vaults", mode="before")
+    @classmethod
+    def _team_vaults(cls, value: object) -> object:
+        """`slack:C0123=team-ops,telegram:-100123=family`: a chat → the team vault's name."""
+        if not isinstance(value, str):
+            return value
+        teams: dict[str, str] = {}
+        for part in value.split(","):
+            if not part.strip():
+                continue
+            chat, sep, name = part.strip().rpartition("=")
+            platform, colon, chat_id = chat.partition(":")
+            if not sep or not colon or not chat_id or not name.strip():
+                raise ValueError(
+                    f"BRAINBOT_TEAM_VAULTS: {part.strip()!r} is not PLATFORM:CHAT=NAME, "
+                    "e.g. slack:C0123=team-ops"
+                )
+            teams[f"{platform.strip().lower()}:{chat_id.strip()}"] = name.strip()
+        return teams
 
     @field_validator("approval_tools", mode="after")
     @classmethod

@@ -17,6 +17,7 @@ from typing import Any
 from bot.digest import Digest, local_zone
 from bot.events import Button, Reply
 from bot.tools.registry import ToolContext
+from bot.vault_access import in_vault
 from storage.db.chat_tables import ButtonAction
 from storage.db.digest_log import DigestLog, new_message_id
 from storage.db.records import Records
@@ -29,7 +30,13 @@ OPEN_CHARS = 3000  # an opened note is cut here, to stay one message on every pl
 
 
 async def present(
-    digest: Digest, *, user_id: int, records: Records, digests: DigestLog, now: datetime
+    digest: Digest,
+    *,
+    user_id: int,
+    records: Records,
+    digests: DigestLog,
+    now: datetime,
+    vault_id: int = 1,
 ) -> tuple[Reply, str]:
     """The digest as a chat message with buttons for each action item, and the id
     under which it is kept so that a press can redraw it."""
@@ -42,6 +49,7 @@ async def present(
                 ACTION_KIND,
                 {"message": message_id, "item": index, "path": item["path"]},
                 now,
+                vault_id=vault_id,
             )
     await digests.add_message(
         message_id=message_id,
@@ -91,7 +99,7 @@ class DigestButtons:
         return await self._act(ctx, value, "snooze")
 
     async def open(self, ctx: ToolContext, value: str) -> list[Reply]:
-        action, refusal = await self._action(ctx, value)
+        action, refusal, ctx = await self._action(ctx, value)
         if action is None:
             return refusal
         path = str(action.payload["path"])
@@ -112,16 +120,17 @@ class DigestButtons:
 
     async def _action(
         self, ctx: ToolContext, value: str
-    ) -> tuple[ButtonAction | None, list[Reply]]:
+    ) -> tuple[ButtonAction | None, list[Reply], ToolContext]:
         action = await ctx.records.get_button_action(value)
         if action is None or action.kind != ACTION_KIND:
-            return None, [Reply("I don't know that button any more; nothing changed.")]
-        if action.user_id != ctx.person.id:
-            return None, [Reply("Only the person this digest is for can use its buttons.")]
-        return action, []
+            return None, [Reply("I don't know that button any more; nothing changed.")], ctx
+        scoped = await in_vault(ctx, action.vault_id)
+        if action.user_id != ctx.person.id or scoped is None:
+            return None, [Reply("Only the person this digest is for can use its buttons.")], ctx
+        return action, [], scoped
 
     async def _act(self, ctx: ToolContext, value: str, what: str) -> list[Reply]:
-        action, refusal = await self._action(ctx, value)
+        action, refusal, ctx = await self._action(ctx, value)
         if action is None:
             return refusal
         if await ctx.records.use_button_action(value, ctx.now) is None:

@@ -36,6 +36,7 @@ from storage.db.people import Person
 from storage.db.records import Records
 from storage.errors import StorageError
 from storage.store import Store
+from storage.vaults import VaultInfo, Vaults
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +79,15 @@ class Engine:
     def __init__(
         self,
         *,
-        store: Store,
+        vaults: Vaults,
         records: Records,
         settings: Settings,
         llm: LLM | None,
         clock: Callable[[], datetime] = utcnow,
         owner: int = 0,
     ) -> None:
-        self.store = store
+        self.vaults = vaults
+        self._vault_of: dict[tuple[int, str | None], VaultInfo] = {}
         self.records = records
         self.settings = settings
         self.llm = llm
@@ -158,7 +160,7 @@ class Engine:
         status = "failed"
         try:
             person = await self.people.resolve(event.sender, event.conversation, now)
-            ctx = self._context(event, person, now)
+            ctx = await self.context(event, person, now)
             if isinstance(event, ButtonPress):
                 replies = await self.buttons.press(ctx, event.action, event.value)
             else:
@@ -205,7 +207,32 @@ class Engine:
         log.info("refused %s: not in BRAINBOT_ALLOWED_USERS", event.sender.key)
         return [Reply(REFUSAL)]
 
-    def _context(self, event: Event, person: Person, now: datetime) -> ToolContext:
+    async def vault_for(self, event: Event, person: Person, now: datetime) -> VaultInfo:
+        """Where the event's notes go: the team vault of its chat (BRAINBOT_TEAM_VAULTS;
+        writing there makes the person a member), else the person's own vault."""
+        conversation = event.conversation
+        team = self.settings.team_vaults.get(f"{conversation.platform}:{conversation.chat_id}")
+        key = (person.id, team)
+        vault = self._vault_of.get(key)
+        if vault is None:
+            if team is None:
+                vault = await self.vaults.of_person(person.id, person.name, now)
+            else:
+                vault = await self.vaults.team(team, now)
+                await self.vaults.join(vault, person.id, now)
+            self._vault_of[key] = vault
+        return vault
+
+    async def store_for(self, event: Event) -> Store:
+        """The store of the vault the event's notes go to (see `vault_for`)."""
+        now = self.clock()
+        person = await self.people.resolve(event.sender, event.conversation, now)
+        return await self.vaults.store(await self.vault_for(event, person, now))
+
+    async def context(self, event: Event, person: Person, now: datetime) -> ToolContext:
+        """What the tools may use for this event: its vault's store, who, where, when."""
+        vault = await self.vault_for(event, person, now)
+        store = await self.vaults.store(vault)
         event_key = f"{event.conversation.platform}:{event.event_id}"
         source = {"platform": event.conversation.platform}
         if isinstance(event, InboundMessage):
@@ -214,7 +241,7 @@ class Engine:
         # says whether the event's writes happened (see bot.app.recovery).
         source["event"] = event_key
         return ToolContext(
-            store=self.store,
+            store=store,
             records=self.records,
             settings=self.settings,
             person=person,
@@ -224,6 +251,8 @@ class Engine:
             now=now,
             event_key=event_key,
             people=self.people,
+            vault=vault,
+            vaults=self.vaults,
         )
 
     async def _message(self, ctx: ToolContext, event: InboundMessage) -> list[Reply]:
@@ -309,7 +338,7 @@ class Engine:
         paths: list[str] = []
         for attachment in attachments:
             try:
-                written = await self.store.write_attachment(
+                written = await ctx.store.write_attachment(
                     attachment.file_name,
                     attachment.data,
                     author=ctx.author,

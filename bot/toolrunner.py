@@ -136,6 +136,7 @@ class ToolRunner:
             summary=proposal.summary,
             preview=proposal.preview,
             content_hash=proposal.content_hash,
+            vault_id=ctx.store.vault_id,
             created_at=ctx.now,
             expires_at=ctx.now + self.approval_ttl,
         )

@@ -30,6 +30,7 @@ from storage.db.records import Records
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
 from storage.store import Store
+from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class DigestDelivery:
     def __init__(
         self,
         *,
-        store: Store,
+        vaults: Vaults,
         records: Records,
         digests: DigestLog,
         settings: Settings,
@@ -102,7 +103,7 @@ class DigestDelivery:
         deliver: Deliver,
         clock: Callable[[], datetime],
     ) -> None:
-        self.store = store
+        self.vaults = vaults
         self.records = records
         self.digests = digests
         self.settings = settings
@@ -113,7 +114,7 @@ class DigestDelivery:
     async def compose(self, person: Person, day: date, kind: str) -> Digest:
         """The person's digest for local date `day`, with the model's opening if any."""
         zone = local_zone(person.timezone, self.settings.timezone)
-        digest = await compose_digest(self.store, day=day, kind=kind, zone=zone)
+        digest = await compose_digest(await self.store(person), day=day, kind=kind, zone=zone)
         return await with_summary(self.llm, digest)
 
     async def send(self, person: Person, slot: Slot) -> Sent:
@@ -145,7 +146,7 @@ class DigestDelivery:
         )
         metrics.digest_delivered(sent.status)
         if sent.status == "sent":
-            await self.keep(digest)
+            await self.keep(person, digest)
             log.info("%s digest sent to user %s for %s", slot.kind, person.id, slot.local_date)
         else:
             log.warning("%s digest for user %s not sent: %s", slot.kind, person.id, sent.detail)
@@ -163,6 +164,7 @@ class DigestDelivery:
             records=self.records,
             digests=self.digests,
             now=self.clock(),
+            vault_id=(await self.store(person)).vault_id,
         )
         unreachable: list[str] = []
         for conversation in homes:
@@ -175,11 +177,16 @@ class DigestDelivery:
         reason = f"cannot reach {', '.join(unreachable)} from here (not configured or not running)"
         return Sent("failed", reason), message_id
 
-    async def keep(self, digest: Digest) -> None:
-        """Save the digest as `digests/YYYY-MM-DD.md` (one commit); a failure here
-        is logged, since the person has the digest already."""
+    async def store(self, person: Person) -> Store:
+        """The person's own vault: their digest reads it and is kept in it."""
+        return await self.vaults.store(await self.vaults.of_person(person.id, person.name))
+
+    async def keep(self, person: Person, digest: Digest) -> None:
+        """Save the digest as `digests/YYYY-MM-DD.md` in the person's vault (one commit);
+        a failure here is logged, since the person has the digest already."""
         try:
-            await self.store.write_note(
+            store = await self.store(person)
+            await store.write_note(
                 note_path(digest.day),
                 digest.markdown(),
                 operation="digest",

@@ -20,6 +20,7 @@ from typing import Any, ParamSpec
 import pygit2
 
 from storage.db.engine import Database
+from storage.db.vault_lock import vault_write_lock
 from storage.entry import (
     BOT_AUTHOR,
     Author,
@@ -49,6 +50,7 @@ class Store:
         self.vault = vault
         self.index = index
         self.database = database
+        self.vault_id = index.vault_id
         self._write_lock = asyncio.Lock()
         self._repo = pygit2.Repository(str(vault.root))
 
@@ -63,10 +65,12 @@ class Store:
         max_bytes: int = 1_000_000,
         max_attachment_bytes: int = 20_000_000,
         reembed: bool = False,
+        vault_id: int = 1,
     ) -> Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
-        `reembed` lets a new embedder replace the vectors of another (see Index.open)."""
+        `reembed` lets a new embedder replace the vectors of another (see Index.open);
+        `vault_id` is the vault's slice of the index (storage.vaults)."""
         vault = await asyncio.to_thread(
             Vault,
             vault_dir,
@@ -74,7 +78,7 @@ class Store:
             max_bytes=max_bytes,
             max_attachment_bytes=max_attachment_bytes,
         )
-        index = await Index.open(database, embedder, reembed=reembed)
+        index = await Index.open(database, embedder, reembed=reembed, vault_id=vault_id)
         store = cls(vault, index, database)
         if await index.last_commit() is None:
             await store.reindex()
@@ -83,7 +87,8 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Release the embedder's client; the database belongs to the caller."""
+        """Release the embedder's client; the database belongs to the caller. (Stores
+        opened by storage.vaults.Vaults share one embedder: close that instead.)"""
         if isinstance(self.index.embedder, Closable):
             await self.index.embedder.close()
 
@@ -93,7 +98,9 @@ class Store:
         self, call: Callable[_P, Written], *args: _P.args, **kwargs: _P.kwargs
     ) -> Written:
         async with self._write_lock:
-            written = await asyncio.to_thread(call, *args, **kwargs)
+            # Other processes may write to this vault too (see storage.db.vault_lock).
+            async with vault_write_lock(self.database.engine, self.vault_id):
+                written = await asyncio.to_thread(call, *args, **kwargs)
             await self._index_change(written)
         return written
 
@@ -329,7 +336,7 @@ class Store:
 
     async def sync(self) -> SyncReport:
         """Index what changed in the vault outside brainbot since the last sync."""
-        async with self._write_lock:
+        async with self._write_lock, vault_write_lock(self.database.engine, self.vault_id):
             return await sync_index(self.vault, self.index, self._has_commit)
 
     async def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
@@ -350,7 +357,7 @@ class Store:
         """Copy a folder of Markdown into the vault as one commit and index it in bulk."""
         copy_progress = (lambda done, total: progress("copy", done, total)) if progress else None
         index_progress = (lambda done, total: progress("index", done, total)) if progress else None
-        async with self._write_lock:
+        async with self._write_lock, vault_write_lock(self.database.engine, self.vault_id):
             result = await asyncio.to_thread(self.vault.import_tree, src, copy_progress)
             if result.written is None:
                 return result

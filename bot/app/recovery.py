@@ -38,7 +38,8 @@ async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: 
             continue  # another process took it over first
         conversation = Conversation(row.platform, row.chat_id, row.thread_id)
         key = f"{row.platform}:{row.event_id}"
-        if await engine.records.event_has_tool_calls(key) or await engine.store.has_event_commit(
+        store = await engine.store_for(_message(row, ()))
+        if await engine.records.event_has_tool_calls(key) or await store.has_event_commit(
             key, since=row.received_at
         ):
             log.info("event %s finished its work before the restart; marking it done", key)

@@ -14,15 +14,17 @@ from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate
 from storage.db.records import Records
+from storage.db.vault_tables import OWNER_VAULT
 from storage.index.embeddings import make_embedder
 from storage.store import Store
+from storage.vaults import Vaults, VaultSettings
 
 log = logging.getLogger(__name__)
 
 
-async def open_store(settings: Settings, database: Database, *, reembed: bool = False) -> Store:
-    """The vault and its index as the settings describe them, opened and brought up to date
-    (`reembed`: the settings' embedder may replace vectors another one made)."""
+def make_vaults(settings: Settings, database: Database, *, reembed: bool = False) -> Vaults:
+    """Every vault as the settings describe them (`reembed`: the settings' embedder may
+    replace vectors another one made); each store opens when first used."""
     embedder = make_embedder(
         settings.embeddings,
         settings.embedding_model,
@@ -30,13 +32,16 @@ async def open_store(settings: Settings, database: Database, *, reembed: bool = 
         settings.openai_base_url,
         settings.embedding_dimensions,
     )
-    return await Store.open(
-        vault_dir=settings.vault_dir,
-        categories=settings.categories,
-        database=database,
-        embedder=embedder,
-        max_bytes=settings.max_note_bytes,
-        max_attachment_bytes=settings.max_attachment_bytes,
+    return Vaults(
+        database,
+        embedder,
+        VaultSettings(
+            data_dir=settings.data_dir,
+            owner_dir=settings.vault_dir,
+            categories=settings.categories,
+            max_bytes=settings.max_note_bytes,
+            max_attachment_bytes=settings.max_attachment_bytes,
+        ),
         reembed=reembed,
     )
 
@@ -45,7 +50,8 @@ async def open_store(settings: Settings, database: Database, *, reembed: bool = 
 class Runtime:
     settings: Settings
     database: Database
-    store: Store
+    vaults: Vaults
+    store: Store  # the owner's vault (vault 1, BRAINBOT_VAULT_DIR)
     records: Records
     llm: LLM | None
     engine: Engine
@@ -60,7 +66,8 @@ class Runtime:
             applied = await migrate(database.engine)
             if applied:
                 log.info("database schema migrated: %s", "; ".join(m.name for m in applied))
-            store = await open_store(settings, database)
+            vaults = make_vaults(settings, database)
+            store = await vaults.store(OWNER_VAULT)
             records = Records(database.engine)
             await records.create_schema()
             liveness = await ProcessLiveness.acquire(database.engine)
@@ -87,18 +94,18 @@ class Runtime:
         if llm is None:
             log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
         engine = Engine(
-            store=store,
+            vaults=vaults,
             records=records,
             settings=settings,
             llm=llm,
             clock=clock,
             owner=liveness.token,
         )
-        return cls(settings, database, store, records, llm, engine, liveness)
+        return cls(settings, database, vaults, store, records, llm, engine, liveness)
 
     async def close(self) -> None:
         if self.llm is not None:
             await self.llm.close()
-        await self.store.close()
+        await self.vaults.close()
         await self.liveness.release()
         await self.database.close()

@@ -16,7 +16,7 @@ def build_service(
     registered; `start_scheduler` also starts it."""
     digests = DigestLog(runtime.database.engine)
     delivery = DigestDelivery(
-        store=runtime.store,
+        vaults=runtime.vaults,
         records=runtime.records,
         digests=digests,
         settings=runtime.settings,

@@ -28,12 +28,12 @@ from typing import Protocol, runtime_checkable
 from sqlalchemy import text
 
 from bot import metrics
+from bot.app.backups import Backups, remote_for, restore
 from bot.app.http import HttpServer, PortInUse
 from bot.app.recovery import resume_unfinished
 from bot.app.runtime import Runtime
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
-from storage.vault.backup import BackupError, BackupPusher, VaultBackup
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ class Service:
         self.started: list[RunAdapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
         self._scheduler: Stoppable | None = None
-        self._pusher: BackupPusher | None = None
+        self._backups: Backups | None = None
         self._resume: asyncio.Task[None] | None = None
         self._sync: asyncio.Task[None] | None = None
         self._gate: InFlight | None = None
@@ -170,9 +170,11 @@ class Service:
         if self.start_scheduler is not None:
             self._scheduler = await self.start_scheduler(runtime, deliver)
         if self.settings.git_remote:
-            backup = VaultBackup(self.settings.vault_dir, self.settings.git_remote)
-            self._pusher = BackupPusher(backup, on_push=metrics.backup_pushed)
-            await self._pusher.start()
+            self._backups = Backups(self.settings.git_remote)
+            runtime.vaults.on_open.append(self._backups.opened)
+            for vault in await runtime.vaults.all():
+                if runtime.vaults.is_open(vault.id):
+                    await self._backups.opened(vault, await runtime.vaults.store(vault))
         self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver, self._gate))
         if self.settings.sync_interval_seconds > 0:
             self._sync = asyncio.create_task(
@@ -197,17 +199,11 @@ class Service:
             )
 
     async def _restore_backup(self) -> None:
+        """The owner's vault is brought up to its remote before the index opens."""
         remote = self.settings.git_remote
-        if not remote:
-            return
-        backup = VaultBackup(self.settings.vault_dir, remote)
-        try:
-            result = await asyncio.to_thread(backup.restore)
-        except BackupError as exc:
-            # Start from what the vault has: a capture matters more than the backup.
-            log.error("could not update the vault from %s: %s", backup.shown, exc)
-            return
-        log.info("vault backup at %s: %s", backup.shown, result.outcome)
+        if remote:
+            remote = remote_for(remote, "vault")  # vault 1's name (storage.vaults)
+            await asyncio.to_thread(restore, self.settings.vault_dir, remote)
 
     async def _resume_unfinished(self, runtime: Runtime, deliver: Deliver, gate: InFlight) -> None:
         """Re-process what a crash cut short, then let new events through."""
@@ -282,8 +278,8 @@ class Service:
         await self._step("the adapters", asyncio.gather(*stops, return_exceptions=True), deadline)
         if self._gate is not None:
             await self._step("events in progress", self._gate.wait_idle(), deadline)
-        if self._pusher is not None:
-            await self._step("the backup", self._pusher.stop(push_within=FINAL_PUSH_SECONDS), None)
+        if self._backups is not None:
+            await self._step("the backup", self._backups.stop(FINAL_PUSH_SECONDS), None)
         await self.http.stop()
         if self.runtime is not None:
             await self.runtime.close()
@@ -314,17 +310,22 @@ async def follow_outside_edits(runtime: Runtime, interval: float) -> None:
     each sync reads the git diff since the last one, so a quiet vault costs little."""
     while True:
         await asyncio.sleep(interval)
-        try:
-            report = await runtime.store.sync()
-        except Exception:
-            log.exception("syncing the index with the vault failed; trying again later")
-            continue
-        if report.indexed or report.removed:
-            log.info(
-                "vault changed outside the bot: %d indexed, %d removed",
-                report.indexed,
-                report.removed,
-            )
+        # Vaults not open now are synced when they open.
+        for store in runtime.vaults.opened():
+            try:
+                report = await store.sync()
+            except Exception:
+                log.exception(
+                    "syncing the index with %s failed; trying again later", store.vault.root
+                )
+                continue
+            if report.indexed or report.removed:
+                log.info(
+                    "%s changed outside the bot: %d indexed, %d removed",
+                    store.vault.root.name,
+                    report.indexed,
+                    report.removed,
+                )
 
 
 def _vault_problem(runtime: Runtime) -> str | None:

@@ -28,6 +28,7 @@ async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) ->
         records=ctx.records,
         digests=DigestLog(ctx.records.engine),
         now=ctx.now,
+        vault_id=ctx.store.vault_id,
     )
     data = {"kind": kind, "digest": digest.text}
     return ToolResult(data, reply.text, reply.buttons)

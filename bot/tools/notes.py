@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from bot.events import Button
 from bot.notenames import notes_named
+from bot.team_notes import in_team, qualified, search_with_teams, source_of
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from storage.entry import Entry, SearchHit
 
@@ -41,17 +42,23 @@ def entry_summary(entry: Entry) -> dict[str, Any]:
 
 def _hit_line(hit: SearchHit) -> str:
     snippet = " ".join(hit.snippet.split())
-    return f"- {hit.title} ({hit.path})" + (f"\n    {snippet}" if snippet else "")
+    team = source_of(hit)
+    source = f"[{team}] " if team else ""
+    return f"- {source}{hit.title} ({hit.path})" + (f"\n    {snippet}" if snippet else "")
 
 
 def hit_summary(hit: SearchHit) -> dict[str, Any]:
-    return {
+    summary = {
         "path": hit.path,
         "title": hit.title,
         "category": hit.category,
         "snippet": hit.snippet,
         "score": round(hit.score, 4),
     }
+    team = source_of(hit)
+    if team:
+        summary["vault"] = team  # a team's note: read it with this path; change it there
+    return summary
 
 
 async def resolve_entry(ctx: ToolContext, ref: str) -> Entry:
@@ -123,7 +130,9 @@ async def capture(
     # The hash ties the buttons to this very note: pressed after it changed or went
     # (and another took its path), they change nothing.
     payload = {"path": entry.path, "choices": choices, "content_hash": entry.content_hash}
-    action_id = await ctx.records.add_button_action(ctx.person.id, "file", payload, ctx.now)
+    action_id = await ctx.records.add_button_action(
+        ctx.person.id, "file", payload, ctx.now, vault_id=ctx.store.vault_id
+    )
     buttons = tuple(
         Button(choice, "file", f"{action_id}.{i}", "primary" if choice == category else None)
         for i, choice in enumerate(choices)
@@ -162,9 +171,15 @@ async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
     Args:
         path: the note's path, e.g. "projects/website.md" (from a list or a search).
     """
+    team = await in_team(ctx, path)
+    if team is not None:  # a note of a team the person belongs to, found by search
+        ctx, path = team
     entry = await resolve_entry(ctx, path)
     fields = {k: str(v) if isinstance(v, date) else v for k, v in entry.fields.items()}
     data = {**entry_summary(entry), "fields": fields, "body": entry.body}
+    if team is not None and ctx.vault is not None:
+        data["path"] = qualified(ctx.vault.name, entry.path)
+        data["vault"] = ctx.vault.name
     if entry.frontmatter_error:
         data["frontmatter_error"] = entry.frontmatter_error
     return ToolResult(data, f"{entry.title} ({entry.path})\n\n{entry.body}".strip())
@@ -198,7 +213,8 @@ async def search_entries(
         before = date.fromisoformat(modified_before) if modified_before else None
     except ValueError as exc:
         raise ToolError(f"dates must be YYYY-MM-DD: {exc}") from exc
-    results = await ctx.store.search(
+    results = await search_with_teams(
+        ctx,
         query,
         category=category,
         tags=tuple(tags or ()),

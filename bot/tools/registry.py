@@ -31,6 +31,7 @@ from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author
 from storage.store import Store
+from storage.vaults import VaultInfo, Vaults
 
 
 class ToolError(Exception):
@@ -53,6 +54,8 @@ class ToolContext:
     attachments: tuple[str, ...] = ()  # vault paths of files that came with the message
     event_key: str = ""  # "platform:event_id" of the event being handled, for the tool log
     people: People | None = None  # settings changes go through People (cache, listeners)
+    vault: VaultInfo | None = None  # the vault `store` holds: the person's own, or a team's
+    vaults: Vaults | None = None  # every vault (a DM's search also reads the person's teams')
 
 
 @dataclass(frozen=True, slots=True)

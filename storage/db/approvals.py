@@ -72,13 +72,24 @@ class ApprovalRecords:
             await conn.execute(stmt)
 
     async def add_button_action(
-        self, user_id: int, kind: str, payload: dict[str, Any], now: datetime
+        self,
+        user_id: int,
+        kind: str,
+        payload: dict[str, Any],
+        now: datetime,
+        *,
+        vault_id: int = 1,
     ) -> str:
         action_id = short_id()
         async with self.engine.begin() as conn:
             await conn.execute(
                 insert(BUTTON_ACTIONS).values(
-                    id=action_id, user_id=user_id, kind=kind, payload=payload, created_at=now
+                    id=action_id,
+                    user_id=user_id,
+                    kind=kind,
+                    payload=payload,
+                    created_at=now,
+                    vault_id=vault_id,
                 )
             )
         return action_id

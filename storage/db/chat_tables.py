@@ -112,6 +112,7 @@ class Approval(SQLModel, table=True):
     summary: str
     preview: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
     content_hash: str | None = None
+    vault_id: int = 1  # the vault the change is for (storage.db.vault_tables)
     status: str = "pending"  # pending | running | approved | rejected | expired | failed
     outcome: str | None = None
     created_at: datetime = _utc_column()
@@ -128,6 +129,7 @@ class ButtonAction(SQLModel, table=True):
     user_id: int = Field(foreign_key="users.id")
     kind: str
     payload: dict[str, Any] = Field(sa_column=Column(JSONB, nullable=False))
+    vault_id: int = 1  # the vault the action changes
     created_at: datetime = _utc_column()
     used_at: datetime | None = _utc_column(nullable=True)
 

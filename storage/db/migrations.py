@@ -31,7 +31,8 @@ from sqlmodel import SQLModel
 import storage.db.admission
 import storage.db.chat_tables
 import storage.db.digest_log
-import storage.db.index_tables  # (the four modules register every table)
+import storage.db.index_tables
+import storage.db.vault_tables  # (the five modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -78,12 +79,40 @@ async def _admission(conn: AsyncConnection) -> None:
     )
 
 
+async def _vaults(conn: AsyncConnection) -> None:
+    vault_tables = storage.db.vault_tables
+    await conn.run_sync(
+        SQLModel.metadata.create_all, tables=[vault_tables.VAULTS, vault_tables.VAULT_MEMBERS]
+    )
+    # The vault an install had before private vaults becomes its first person's.
+    await conn.execute(
+        text(
+            "INSERT INTO vaults (id, name, kind, user_id, created_at)"
+            " VALUES (1, 'vault', 'person', (SELECT min(id) FROM users), now())"
+            " ON CONFLICT (id) DO NOTHING"
+        )
+    )
+    await conn.execute(
+        text(
+            "SELECT setval(pg_get_serial_sequence('vaults', 'id'), greatest(max(id), 1))"
+            " FROM vaults"
+        )
+    )
+    for table in ("approvals", "button_actions"):
+        await conn.execute(
+            text(
+                f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS vault_id INTEGER NOT NULL DEFAULT 1"
+            )
+        )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
     Migration(3, "inbound_events.owner: the process handling each event", _event_owner),
     Migration(4, "inbound_files: files kept with their event until it is handled", _inbound_files),
     Migration(5, "claim_codes, admitted_identities: who may use a closed install", _admission),
+    Migration(7, "vaults, vault_members: one vault per person, team vaults", _vaults),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -40,8 +40,14 @@ class Index:
     """Notes in Postgres: BM25 terms, chunk vectors, links and a listing table."""
 
     def __init__(
-        self, database: Database, embedder: Embedder | None, *, reembed: bool = False
+        self,
+        database: Database,
+        embedder: Embedder | None,
+        *,
+        reembed: bool = False,
+        vault_id: int = 1,
     ) -> None:
+        self.vault_id = vault_id
         self.database = database
         self.embedder = embedder
         self.reembed = reembed  # vectors of another embedder may be replaced
@@ -50,12 +56,17 @@ class Index:
 
     @classmethod
     async def open(
-        cls, database: Database, embedder: Embedder | None, *, reembed: bool = False
+        cls,
+        database: Database,
+        embedder: Embedder | None,
+        *,
+        reembed: bool = False,
+        vault_id: int = 1,
     ) -> Index:
         """Ready the index for `embedder`. Vectors another embedder made are never dropped
         on the way: with no embedder they wait unused (keyword search), and a different
         one is refused (`EmbedderChanged`) unless `reembed` lets it replace them."""
-        index = cls(database, embedder, reembed=reembed)
+        index = cls(database, embedder, reembed=reembed, vault_id=vault_id)
         if isinstance(embedder, NeedsProbe):
             await probe(database, embedder)
         index.dimensions = embedder.dimensions if embedder else None

@@ -6,6 +6,7 @@ import itertools
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
 
@@ -65,3 +66,18 @@ def notes(vault: Path) -> list[str]:
     return sorted(
         p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if ".git" not in p.parts
     )
+
+
+def notes_by_vault(data_dir: Path) -> dict[str, list[str]]:
+    """The notes of every vault under a data folder: the owner's (`vault`) and each
+    other person's or team's (`vaults/<name>`), by the vault's folder name."""
+    roots = [data_dir / "vault", *sorted((data_dir / "vaults").glob("*"))]
+    return {root.name: notes(root) for root in roots if root.is_dir()}
+
+
+async def vault_of(runtime: Any, platform: str, user_id: str) -> Path:
+    """The folder of the own vault of the person behind a platform identity."""
+    person = await runtime.records.person_for(platform, user_id)
+    assert person is not None, f"{platform}:{user_id} never wrote"
+    vault = await runtime.vaults.of_person(person.id, person.name)
+    return Path(runtime.vaults.root(vault))

@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bot.events import Conversation, InboundMessage, Sender
-from tests.bot.helpers import notes
+from tests.bot.helpers import notes, vault_of
 from tests.fakes.brain import running_brain
 
 
@@ -57,7 +57,9 @@ async def test_nobody_gets_in_until_the_owner_claims_the_install(
             datetime.now(UTC),
         )
         await brain.engine.handle(console)
-        assert "ideas/kites.md" in notes(vault)
+        # The console is another person: its note is in its own vault, not the owner's.
+        assert notes(await vault_of(brain, "console", "me")) == ["ideas/kites.md"]
+        assert notes(vault) == ["projects/paint-the-fence.md"]
 
 
 async def test_guessing_the_claim_code_is_locked_out(tmp_path: Path, database_url: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bot.helpers import message, notes
+from tests.bot.helpers import message, notes, vault_of
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, ToolCall, calls
 
@@ -50,4 +50,5 @@ async def test_a_person_over_the_rate_limit_is_told_to_resend(
         clock.advance(minutes=1)
         (later,) = await brain.engine.handle(message("idea: one too many"))
         assert "Saved" in later.text
-        assert len(notes(brain.settings.vault_dir)) == 5
+        assert len(notes(brain.settings.vault_dir)) == 4
+        assert notes(await vault_of(brain, "test", "U2")) == ["ideas/someone-else.md"]

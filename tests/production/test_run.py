@@ -10,7 +10,7 @@ import aiohttp
 import psycopg
 from sqlalchemy.engine import make_url
 
-from tests.bot.helpers import notes
+from tests.bot.helpers import notes_by_vault
 from tests.fakes.slack_api import BOT_TOKEN
 from tests.fakes.slack_payloads import SIGNING_SECRET, dm_event, event_body, post_signed
 from tests.fakes.telegram_updates import Updates
@@ -52,11 +52,12 @@ async def test_health_readiness_metrics_and_a_capture_from_each_platform(
         sent = await fakes.telegram.wait_for("sendMessage", within=20)
         assert "ideas/buy-a-kite-for-the-beach.md" in sent[0]["text"]
 
-        vault = tmp_path / "data" / "vault"
-        assert {
-            "ideas/remember-the-tea-shop-on-elm-street.md",
-            "ideas/buy-a-kite-for-the-beach.md",
-        } <= set(notes(vault))
+        # Two people (a Slack and a Telegram account, not linked): a vault each.
+        filed = notes_by_vault(tmp_path / "data")
+        assert sorted(filed.values()) == [
+            ["ideas/buy-a-kite-for-the-beach.md"],
+            ["ideas/remember-the-tea-shop-on-elm-street.md"],
+        ]
 
         status, page = await bot.get("/metrics")
         assert status == 200
@@ -152,7 +153,8 @@ async def test_socket_mode_and_the_telegram_webhook_on_the_same_server(
         await fakes.slack.wait_for("chat.postMessage", within=20)
     finally:
         assert await bot.stop() == 0, bot.log()
-    assert {
-        "ideas/water-the-ferns-on-sunday.md",
-        "ideas/renew-the-passport-in-march.md",
-    } <= set(notes(tmp_path / "data" / "vault"))
+    filed = notes_by_vault(tmp_path / "data")
+    assert sorted(filed.values()) == [
+        ["ideas/renew-the-passport-in-march.md"],
+        ["ideas/water-the-ferns-on-sunday.md"],
+    ]

@@ -103,7 +103,13 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
     zone = local_zone(person.timezone if person else None, settings.timezone)
     day: date = args.date or runtime.engine.clock().astimezone(zone).date()
     if not args.send:
-        digest = await compose_digest(runtime.store, day=day, kind=kind, zone=zone)
+        # The person's own vault (the owner's when nobody is named).
+        store = (
+            await runtime.vaults.store(await runtime.vaults.of_person(person.id, person.name))
+            if person is not None
+            else runtime.store
+        )
+        digest = await compose_digest(store, day=day, kind=kind, zone=zone)
         digest = await with_summary(runtime.llm, digest)
         print(digest.text, file=out)
         return 0
@@ -111,7 +117,7 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
         raise UsageError("nobody has talked to this brainbot yet, so there is no one to send to")
     async with outbound(settings) as senders:
         delivery = DigestDelivery(
-            store=runtime.store,
+            vaults=runtime.vaults,
             records=runtime.records,
             digests=DigestLog(runtime.database.engine),
             settings=settings,
@@ -124,7 +130,7 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
         if sent.status != "sent" or sent.conversation is None:
             print(f"brainbot digest: not sent: {sent.detail}", file=sys.stderr)
             return 1
-        await delivery.keep(digest)
+        await delivery.keep(person, digest)
     where = sent.conversation
     print(f"Sent the {kind} digest for {day} to {where.platform}:{where.chat_id}.", file=out)
     return 0

@@ -1,4 +1,6 @@
-"""`brainbot import PATH`, `brainbot reindex` and `brainbot search QUERY`."""
+"""`brainbot import PATH`, `brainbot reindex`, `brainbot search QUERY` and
+`brainbot vaults`. Each works on one vault (`--vault NAME`, by default the owner's,
+BRAINBOT_VAULT_DIR); `reindex` without `--vault` rebuilds every vault's index."""
 
 from __future__ import annotations
 
@@ -11,12 +13,18 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.app.runtime import open_store
+from bot.app.runtime import make_vaults
 from bot.config import Settings
 from storage.db.engine import Database
+from storage.db.migrations import migrate
+from storage.db.records import Records
+from storage.db.vault_tables import OWNER_VAULT
 from storage.entry import ImportResult, SearchResults
 from storage.errors import StorageError
 from storage.store import Store
+from storage.vaults import Vaults
+
+VAULT_HELP = "the vault to use, by name (see `brainbot vaults`); default: the owner's"
 
 
 def register(subparsers: Any) -> None:
@@ -24,6 +32,7 @@ def register(subparsers: Any) -> None:
         "import", help="copy a folder of Markdown (e.g. an Obsidian vault) into the vault"
     )
     imp.add_argument("path", type=Path, help="the folder to import")
+    imp.add_argument("--vault", help=VAULT_HELP)
     imp.set_defaults(func=_import_command)
 
     reindex = subparsers.add_parser("reindex", help="rebuild the search index from the vault")
@@ -32,37 +41,62 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="embed every note again with the embedder the settings name (after changing it)",
     )
-    reindex.set_defaults(func=lambda args: _main(_reindex(args.embed)))
+    reindex.add_argument("--vault", help="only this vault (default: every vault)")
+    reindex.set_defaults(func=lambda args: _main(_reindex(args.embed, args.vault)))
 
     search = subparsers.add_parser("search", help="search the notes ('-': queries from stdin)")
     search.add_argument("query", help="what to look for; '-' reads one query per line")
     search.add_argument("--category", help="only notes of this category")
     search.add_argument("--limit", type=int, default=10, help="at most this many hits (10)")
     search.add_argument("--json", action="store_true", help="print JSON instead of text")
+    search.add_argument("--vault", help=VAULT_HELP)
     search.set_defaults(func=lambda args: _main(_search(args)))
+
+    vaults = subparsers.add_parser("vaults", help="list the vaults: whose, where, how many notes")
+    vaults.set_defaults(func=lambda args: _main(_list_vaults()))
 
 
 def _main(work: Any) -> int:
     try:
         code: int = asyncio.run(work)
-    except StorageError as exc:
+    except (StorageError, LookupError) as exc:
         print(f"brainbot: {exc}", file=sys.stderr)
         return 1
     return code
 
 
 @asynccontextmanager
-async def opened_store(settings: Settings, *, reembed: bool = False) -> AsyncIterator[Store]:
-    """The Store the settings describe, opened (and synced) and closed again."""
+async def opened_vaults(settings: Settings, *, reembed: bool = False) -> AsyncIterator[Vaults]:
+    """Every vault the settings describe (each store opens when asked for), closed again."""
     database = await Database.connect(settings.database_url, settings.data_dir)
     try:
-        store = await open_store(settings, database, reembed=reembed)
+        await migrate(database.engine)
+        vaults = make_vaults(settings, database, reembed=reembed)
         try:
-            yield store
+            yield vaults
         finally:
-            await store.close()
+            await vaults.close()
     finally:
         await database.close()
+
+
+@asynccontextmanager
+async def opened_store(
+    settings: Settings, *, reembed: bool = False, vault: str | None = None
+) -> AsyncIterator[Store]:
+    """The Store of the vault called `vault` (the owner's when None), opened and synced."""
+    async with opened_vaults(settings, reembed=reembed) as vaults:
+        yield await vaults.store(await _vault_id(vaults, vault))
+
+
+async def _vault_id(vaults: Vaults, name: str | None) -> int:
+    if name is None:
+        return OWNER_VAULT
+    found = await vaults.named(name)
+    if found is None:
+        known = ", ".join(v.name for v in await vaults.all())
+        raise LookupError(f"there is no vault {name!r}; the vaults are: {known}")
+    return found.id
 
 
 class ProgressBar:
@@ -98,13 +132,13 @@ def _import_command(args: argparse.Namespace) -> int:
     if not args.path.is_dir():
         print(f"brainbot: {args.path} is not a folder", file=sys.stderr)
         return 2
-    return _main(_import(args.path))
+    return _main(_import(args.path, args.vault))
 
 
-async def _import(path: Path) -> int:
+async def _import(path: Path, vault: str | None) -> int:
     bar = ProgressBar(sys.stderr)
     try:
-        async with opened_store(Settings()) as store:
+        async with opened_store(Settings(), vault=vault) as store:
             result = await store.import_folder(path, progress=bar)
     finally:
         bar.close()
@@ -123,14 +157,33 @@ def _import_summary(result: ImportResult) -> str:
     return "\n".join(lines)
 
 
-async def _reindex(embed: bool) -> int:
+async def _reindex(embed: bool, vault: str | None) -> int:
     bar = ProgressBar(sys.stderr)
+    count = 0
     try:
-        async with opened_store(Settings(), reembed=embed) as store:
-            count = await store.reindex(progress=lambda done, total: bar("index", done, total))
+        async with opened_vaults(Settings(), reembed=embed) as vaults:
+            ids = [await _vault_id(vaults, vault)] if vault else [v.id for v in await vaults.all()]
+            for vault_id in ids:
+                store = await vaults.store(vault_id)
+                count += await store.reindex(progress=lambda done, total: bar("index", done, total))
     finally:
         bar.close()
     print(f"Indexed {count} notes.")
+    return 0
+
+
+async def _list_vaults() -> int:
+    async with opened_vaults(Settings()) as vaults:
+        people = {p.id: p.name for p in await Records(vaults.database.engine).people()}
+        for vault in await vaults.all():
+            store = await vaults.store(vault)
+            whose = (
+                "team"
+                if vault.is_team
+                else people.get(vault.user_id or 0, "the owner, once someone writes")
+            )
+            count = await store.index.count()
+            print(f"{vault.name}\t{whose}\t{count} notes\t{store.vault.root}")
     return 0
 
 
@@ -165,7 +218,7 @@ def _print_text(results: SearchResults) -> None:
 
 
 async def _search(args: argparse.Namespace) -> int:
-    async with opened_store(Settings()) as store:
+    async with opened_store(Settings(), vault=args.vault) as store:
 
         async def run(query: str) -> SearchResults:
             return await store.search(query, category=args.category, limit=max(1, args.limit))

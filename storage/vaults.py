@@ -1,0 +1,258 @@
+"""Every vault of a deployment: whose it is, where it lives, and its Store, opened
+when first needed.
+
+A person's notes are theirs: each person has a vault (its own git repository and
+its own slice of the index), and a team vault is shared by the people who write in
+its channel. The configured vault (`BRAINBOT_VAULT_DIR`, vault 1) is the owner's,
+the first person's, so an install from before private vaults keeps its notes
+where they were. See storage.db.vault_tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, select, update
+from sqlalchemy.dialects.postgresql import insert
+
+from storage.db.engine import Database
+from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS
+from storage.index.embeddings import Closable, Embedder
+from storage.store import Store
+
+KEEP_OPEN = 256  # stores kept open (a git repository and its index handle each)
+_NAME = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class VaultInfo:
+    """One vault: `kind` is "person" (its `user_id`'s) or "team" (its members')."""
+
+    id: int
+    name: str
+    kind: str
+    user_id: int | None
+
+    @property
+    def is_team(self) -> bool:
+        return self.kind == "team"
+
+
+def _info(row: Any) -> VaultInfo:
+    m = row._mapping
+    return VaultInfo(m["id"], m["name"], m["kind"], m["user_id"])
+
+
+def folder_name(text: str) -> str:
+    """A vault's folder name from a person's or team's name: ASCII, lower case."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return _NAME.sub("-", ascii_text.lower()).strip("-")[:40] or "vault"
+
+
+@dataclass(frozen=True, slots=True)
+class VaultSettings:
+    """How every vault is opened."""
+
+    data_dir: Path
+    owner_dir: Path  # vault 1's folder (BRAINBOT_VAULT_DIR)
+    categories: Sequence[str]
+    max_bytes: int = 1_000_000
+    max_attachment_bytes: int = 20_000_000
+
+
+class Vaults:
+    """The registry of vaults (in Postgres) and their open Stores (least recently used
+    ones are closed past KEEP_OPEN)."""
+
+    def __init__(
+        self,
+        database: Database,
+        embedder: Embedder | None,
+        settings: VaultSettings,
+        *,
+        keep_open: int = KEEP_OPEN,
+        reembed: bool = False,
+    ) -> None:
+        self.database = database
+        self.embedder = embedder
+        self.settings = settings
+        self.keep_open = keep_open
+        self.reembed = reembed  # the embedder may replace vectors another one made
+        # Called with each vault as its store opens (the backup starts its pusher).
+        self.on_open: list[Callable[[VaultInfo, Store], Awaitable[None]]] = []
+        self._open: OrderedDict[int, Store] = OrderedDict()
+        self._opening: dict[int, asyncio.Future[Store]] = {}
+        self._lock = asyncio.Lock()
+
+    # ---- which vault --------------------------------------------------------------
+
+    async def of_person(self, user_id: int, name: str, now: datetime | None = None) -> VaultInfo:
+        """The person's own vault, made on first use: vault 1 if it has no owner yet
+        (the install's first person), else a new one named after them."""
+        now = now or datetime.now(UTC)
+        async with self.database.engine.begin() as conn:
+            row = (await conn.execute(select(VAULTS).where(VAULTS.c.user_id == user_id))).first()
+            if row is not None:
+                return _info(row)
+            claimed = (
+                await conn.execute(
+                    update(VAULTS)
+                    .where(and_(VAULTS.c.id == OWNER_VAULT, VAULTS.c.user_id.is_(None)))
+                    .values(user_id=user_id)
+                    .returning(*VAULTS.c)
+                )
+            ).first()
+            if claimed is not None:
+                return _info(claimed)
+            base = f"{folder_name(name)}-{user_id}"
+            row = (
+                await conn.execute(
+                    insert(VAULTS)
+                    .values(name=base, kind="person", user_id=user_id, created_at=now)
+                    .on_conflict_do_nothing()
+                    .returning(*VAULTS.c)
+                )
+            ).first()
+        if row is None:  # made meanwhile by another process
+            return await self.of_person(user_id, name, now)
+        return _info(row)
+
+    async def team(self, name: str, now: datetime | None = None) -> VaultInfo:
+        """The team vault called `name` (BRAINBOT_TEAM_VAULTS), made on first use."""
+        name = folder_name(name)
+        async with self.database.engine.begin() as conn:
+            await conn.execute(
+                insert(VAULTS)
+                .values(name=name, kind="team", created_at=now or datetime.now(UTC))
+                .on_conflict_do_nothing()
+            )
+            row = (await conn.execute(select(VAULTS).where(VAULTS.c.name == name))).one()
+        info = _info(row)
+        if not info.is_team:
+            raise ValueError(f"the vault {name!r} is a person's vault, not a team's")
+        return info
+
+    async def join(self, vault: VaultInfo, user_id: int, now: datetime | None = None) -> None:
+        """Record that `user_id` belongs to the team of `vault`."""
+        async with self.database.engine.begin() as conn:
+            await conn.execute(
+                insert(VAULT_MEMBERS)
+                .values(vault_id=vault.id, user_id=user_id, joined_at=now or datetime.now(UTC))
+                .on_conflict_do_nothing()
+            )
+
+    async def may_use(self, vault_id: int, user_id: int) -> bool:
+        """Whether the person may read and change the vault: theirs, or their team's."""
+        async with self.database.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(VAULTS.c.user_id, VAULTS.c.kind).where(VAULTS.c.id == vault_id)
+                )
+            ).first()
+            if row is None:
+                return False
+            if row.kind == "person":
+                return bool(row.user_id == user_id)
+            member = await conn.execute(
+                select(VAULT_MEMBERS.c.user_id).where(
+                    and_(VAULT_MEMBERS.c.vault_id == vault_id, VAULT_MEMBERS.c.user_id == user_id)
+                )
+            )
+            return member.first() is not None
+
+    async def teams_of(self, user_id: int) -> list[VaultInfo]:
+        """The team vaults the person belongs to, by name."""
+        stmt = (
+            select(VAULTS)
+            .join(VAULT_MEMBERS, VAULT_MEMBERS.c.vault_id == VAULTS.c.id)
+            .where(VAULT_MEMBERS.c.user_id == user_id)
+            .order_by(VAULTS.c.name)
+        )
+        async with self.database.engine.connect() as conn:
+            return [_info(r) for r in await conn.execute(stmt)]
+
+    async def get(self, vault_id: int) -> VaultInfo | None:
+        async with self.database.engine.connect() as conn:
+            row = (await conn.execute(select(VAULTS).where(VAULTS.c.id == vault_id))).first()
+        return None if row is None else _info(row)
+
+    async def named(self, name: str) -> VaultInfo | None:
+        async with self.database.engine.connect() as conn:
+            row = (await conn.execute(select(VAULTS).where(VAULTS.c.name == name))).first()
+        return None if row is None else _info(row)
+
+    async def all(self) -> list[VaultInfo]:
+        async with self.database.engine.connect() as conn:
+            rows = await conn.execute(select(VAULTS).order_by(VAULTS.c.id))
+            return [_info(r) for r in rows]
+
+    # ---- stores -------------------------------------------------------------------
+
+    def root(self, vault: VaultInfo) -> Path:
+        """Where the vault's files live."""
+        if vault.id == OWNER_VAULT:
+            return self.settings.owner_dir
+        return self.settings.data_dir / "vaults" / vault.name
+
+    async def store(self, vault: VaultInfo | int) -> Store:
+        """The vault's Store, opened (and brought up to date) on first use."""
+        vault_id = vault if isinstance(vault, int) else vault.id
+        async with self._lock:
+            store = self._open.get(vault_id)
+            if store is not None:
+                self._open.move_to_end(vault_id)
+                return store
+            pending = self._opening.get(vault_id)
+            if pending is None:
+                pending = asyncio.ensure_future(self._open_store(vault))
+                self._opening[vault_id] = pending
+        try:
+            store = await asyncio.shield(pending)
+        finally:
+            self._opening.pop(vault_id, None)
+        async with self._lock:
+            self._open[vault_id] = store
+            self._open.move_to_end(vault_id)
+            while len(self._open) > self.keep_open:
+                self._open.popitem(last=False)  # a Store holds nothing that needs closing
+        return store
+
+    async def _open_store(self, vault: VaultInfo | int) -> Store:
+        info = vault if isinstance(vault, VaultInfo) else await self.get(vault)
+        if info is None:
+            raise LookupError(f"there is no vault {vault}")
+        s = self.settings
+        store = await Store.open(
+            vault_dir=self.root(info),
+            categories=s.categories,
+            database=self.database,
+            embedder=self.embedder,
+            max_bytes=s.max_bytes,
+            max_attachment_bytes=s.max_attachment_bytes,
+            reembed=self.reembed,
+            vault_id=info.id,
+        )
+        for listener in self.on_open:
+            await listener(info, store)
+        return store
+
+    def is_open(self, vault_id: int) -> bool:
+        return vault_id in self._open
+
+    def opened(self) -> list[Store]:
+        """The stores open now (the sync loop keeps them up to date)."""
+        return list(self._open.values())
+
+    async def close(self) -> None:
+        """Release the embedder's client (shared by every store)."""
+        self._open.clear()
+        if isinstance(self.embedder, Closable):
+            await self.embedder.close()
