@@ -11,6 +11,7 @@ from typing import Any
 from bot.buttons import Buttons
 from bot.events import Button, Reply
 from bot.notenames import clean_reference, notes_named, split_leading_reference
+from bot.team_notes import in_team
 from bot.toolrunner import Outcome, ToolRunner
 from bot.tools.registry import ToolContext
 from storage.entry import Entry
@@ -49,6 +50,8 @@ class NoteCommands:
     async def get(self, ctx: ToolContext, rest: str) -> list[Reply]:
         if not rest:
             return [Reply("Usage: /get NOTE (a path, a title or [[a link]])")]
+        if await in_team(ctx, rest) is not None:  # `team:path`, as a search showed it
+            return await self.call(ctx, "get_entry", path=rest.strip())
         return await self._on_note(ctx, rest, "get_entry", {})
 
     async def delete(self, ctx: ToolContext, rest: str) -> list[Reply]:
