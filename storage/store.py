@@ -71,13 +71,15 @@ class Store:
         a full build the first time, else a sync of what changed while we were away.
         `reembed` lets a new embedder replace the vectors of another (see Index.open);
         `vault_id` is the vault's slice of the index (storage.vaults)."""
-        vault = await asyncio.to_thread(
-            Vault,
-            vault_dir,
-            categories,
-            max_bytes=max_bytes,
-            max_attachment_bytes=max_attachment_bytes,
-        )
+        # Another process may be creating the same vault (a shared folder): in turn.
+        async with vault_write_lock(database.engine, vault_id):
+            vault = await asyncio.to_thread(
+                Vault,
+                vault_dir,
+                categories,
+                max_bytes=max_bytes,
+                max_attachment_bytes=max_attachment_bytes,
+            )
         index = await Index.open(database, embedder, reembed=reembed, vault_id=vault_id)
         store = cls(vault, index, database)
         if await index.last_commit() is None:

@@ -28,7 +28,7 @@ async def _ctx(brain: Runtime, user: str) -> ToolContext:
 async def _call(brain: Runtime, user: str, tool: str, **args: Any) -> dict[str, Any]:
     # Strict tool schemas: every argument is sent, null when not meant.
     spec = brain.engine.runner.tools[tool]
-    args = {name: None for name in spec.arguments.model_fields} | args
+    args = dict.fromkeys(spec.arguments.model_fields) | args
     outcome = await brain.engine.runner.call(await _ctx(brain, user), tool, args)
     data: dict[str, Any] = json.loads(outcome.content)
     return data

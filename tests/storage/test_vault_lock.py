@@ -47,9 +47,15 @@ async def test_two_stores_on_one_vault_write_in_turn(tmp_path: Path, database_ur
             *(first.create("ideas", f"First {n}", "x") for n in range(15)),
             *(second.create("ideas", f"Second {n}", "y") for n in range(15)),
         )
-        log = subprocess.run(
-            ["git", "-C", str(vault), "log", "--format=%P"], capture_output=True, text=True
-        ).stdout.splitlines()
+        log = _parents(vault)
         assert len(log) >= 30 and all(len(p.split()) <= 1 for p in log)  # one line, no merges
         await first.sync()
         assert await first.index.count() == 30
+
+
+def _parents(vault: Path) -> list[str]:
+    """The parents of every commit, newest first."""
+    out = subprocess.run(
+        ["git", "-C", str(vault), "log", "--format=%P"], capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
