@@ -72,7 +72,7 @@ class Store:
         `reembed` lets a new embedder replace the vectors of another (see Index.open);
         `vault_id` is the vault's slice of the index (storage.vaults)."""
         # Another process may be creating the same vault (a shared folder): in turn.
-        async with vault_write_lock(database.engine, vault_id):
+        async with vault_write_lock(database.locks, vault_id):
             vault = await asyncio.to_thread(
                 Vault,
                 vault_dir,
@@ -101,7 +101,7 @@ class Store:
     ) -> Written:
         async with self._write_lock:
             # Other processes may write to this vault too (see storage.db.vault_lock).
-            async with vault_write_lock(self.database.engine, self.vault_id):
+            async with vault_write_lock(self.database.locks, self.vault_id):
                 written = await asyncio.to_thread(call, *args, **kwargs)
             await self._index_change(written)
         return written
@@ -338,7 +338,7 @@ class Store:
 
     async def sync(self) -> SyncReport:
         """Index what changed in the vault outside brainbot since the last sync."""
-        async with self._write_lock, vault_write_lock(self.database.engine, self.vault_id):
+        async with self._write_lock, vault_write_lock(self.database.locks, self.vault_id):
             return await sync_index(self.vault, self.index, self._has_commit)
 
     async def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
@@ -359,7 +359,7 @@ class Store:
         """Copy a folder of Markdown into the vault as one commit and index it in bulk."""
         copy_progress = (lambda done, total: progress("copy", done, total)) if progress else None
         index_progress = (lambda done, total: progress("index", done, total)) if progress else None
-        async with self._write_lock, vault_write_lock(self.database.engine, self.vault_id):
+        async with self._write_lock, vault_write_lock(self.database.locks, self.vault_id):
             result = await asyncio.to_thread(self.vault.import_tree, src, copy_progress)
             if result.written is None:
                 return result

@@ -76,6 +76,15 @@ class Database:
     def __init__(self, engine: AsyncEngine, *, server: Any = None) -> None:
         self.engine = engine
         self._server = server
+        self._locks: AsyncEngine | None = None
+
+    @property
+    def locks(self) -> AsyncEngine:
+        """Connections that only hold session advisory locks (storage.db.vault_lock), kept
+        apart so lock holders never take the connections their own work needs."""
+        if self._locks is None:
+            self._locks = create_async_engine(self.engine.url, pool_size=2, max_overflow=48)
+        return self._locks
 
     @classmethod
     async def connect(cls, url: str | None, data_dir: Path) -> Database:
@@ -127,6 +136,8 @@ class Database:
 
     async def close(self) -> None:
         """Close every connection; stop the embedded server if this was its last user."""
+        if self._locks is not None:
+            await self._locks.dispose()
         await self.engine.dispose()
         if self._server is not None:
             server, self._server = self._server, None
