@@ -1,6 +1,6 @@
 """Several `brainbot run` processes on one database and one data folder, Slack in
 HTTP mode, events spread over them round-robin: 200 people, 50 conversations at
-once × 20 messages, every 10th delivered a second time (to the other process).
+once x 20 messages, every 10th delivered a second time (to the other process).
 
 Prints throughput for 1 process and for 2, and fails (exit 1) when a message is
 missing, doubled or filed in another person's vault. No model: the command router
