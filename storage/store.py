@@ -62,10 +62,12 @@ class Store:
         embedder: Embedder | None,
         max_bytes: int = 1_000_000,
         max_attachment_bytes: int = 20_000_000,
+        vault_id: int = 1,
         reembed: bool = False,
     ) -> Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
+        `vault_id` names the vault's rows in the index tables other vaults share;
         `reembed` lets a new embedder replace the vectors of another (see Index.open)."""
         vault = await asyncio.to_thread(
             Vault,
@@ -74,7 +76,7 @@ class Store:
             max_bytes=max_bytes,
             max_attachment_bytes=max_attachment_bytes,
         )
-        index = await Index.open(database, embedder, reembed=reembed)
+        index = await Index.open(database, embedder, vault_id=vault_id, reembed=reembed)
         store = cls(vault, index, database)
         if await index.last_commit() is None:
             await store.reindex()
