@@ -128,9 +128,11 @@ async def our_rankings(
     times: list[float] = []
     for query, query_vector in zip(queries, vectors, strict=True):
         async with index.database.engine.begin() as conn:
-            ranked = await keyword_ranking(conn, parse_query(query.text), Filters(), CANDIDATES)
+            ranked = await keyword_ranking(
+                conn, index.vault_id, parse_query(query.text), Filters(), CANDIDATES
+            )
             keyword.append([path_of[i] for i, _ in ranked])
-            near = await vector_ranking(conn, query_vector, Filters(), CANDIDATES)
+            near = await vector_ranking(conn, index.vault_id, query_vector, Filters(), CANDIDATES)
             vector.append([path_of[i] for i, _, _ in near])
         started = time.perf_counter()
         results = await index.search(query.text, limit=K)

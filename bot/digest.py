@@ -303,5 +303,5 @@ async def compose_digest(
         limit=max(SECTION_LINES, NEXT_ACTION_LINES, MAX_ACTIONS),
         with_finished=kind == "weekly",
     )
-    facts = await digest_facts(store.database.engine, query)
+    facts = await digest_facts(store.database.engine, query, vault_id=store.index.vault_id)
     return digest_from_facts(facts, day=day, kind=kind)

@@ -5,6 +5,10 @@ BM25 needs statistics Postgres' full-text search does not keep: how often each
 term occurs in each note (`postings`, with the note's length beside it so ranking
 never joins back to `entries`), in how many notes each term occurs (`terms`), and
 the number and total length of notes (`index_meta`).
+
+One database holds the index of many vaults (a person's, a team's): every row
+carries its `vault_id`, every query names one, and BM25 statistics are per vault.
+The ids come from outside the index (it keeps no table of vaults).
 """
 
 from __future__ import annotations
@@ -21,10 +25,15 @@ from sqlalchemy import (
     Index,
     Integer,
     Text,
+    UniqueConstraint,
     text,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR
 from sqlmodel import Field, SQLModel
+
+
+def _vault() -> Any:
+    return Field(sa_column=Column(Integer, nullable=False))
 
 
 def _entry_fk() -> Any:
@@ -40,15 +49,17 @@ class IndexedEntry(SQLModel, table=True):
 
     __tablename__ = "entries"
     __table_args__ = (
+        UniqueConstraint("vault_id", "path", name="entries_vault_path"),
         Index("entries_tsv", "tsv", postgresql_using="gin"),
         Index("entries_tags", "tags", postgresql_using="gin"),
-        Index("entries_category_updated", "category", "updated"),
-        Index("entries_updated", "updated"),
-        Index("entries_unembedded", "id", postgresql_where=text("NOT embedded")),
+        Index("entries_vault_category_updated", "vault_id", "category", "updated"),
+        Index("entries_vault_updated", "vault_id", "updated"),
+        Index("entries_vault_unembedded", "vault_id", "id", postgresql_where=text("NOT embedded")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    path: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+    vault_id: int = _vault()
+    path: str = Field(sa_column=Column(Text, nullable=False))
     category: str = Field(sa_column=Column(Text, nullable=False))
     title: str = Field(sa_column=Column(Text, nullable=False))
     status: str | None = Field(default=None, sa_column=Column(Text))
@@ -68,11 +79,15 @@ class IndexedEntry(SQLModel, table=True):
 
 class Chunk(SQLModel, table=True):
     """One embedded passage of a note. The vector's length is set by the index when it
-    opens (from the embedder), so the column is declared without one here."""
+    opens (from the embedder), so the column is declared without one here. The HNSW
+    index over it serves every vault; a small vault's chunks are scanned exactly
+    instead (through `chunks_vault`, see storage.index.search)."""
 
     __tablename__ = "chunks"
+    __table_args__ = (Index("chunks_vault", "vault_id"),)
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
+    vault_id: int = _vault()
     entry_id: int = _entry_fk()
     ord: int = 0
     start: int = 0  # offset of the passage in the body, for the hit's snippet
@@ -80,11 +95,13 @@ class Chunk(SQLModel, table=True):
 
 
 class Posting(SQLModel, table=True):
-    """How often `term` occurs in one note, and that note's length."""
+    """How often `term` occurs in one note, and that note's length. The key leads with
+    the vault, so ranking reads one vault's postings of a term as one index range."""
 
     __tablename__ = "postings"
     __table_args__ = (Index("postings_entry", "entry_id"),)
 
+    vault_id: int = Field(sa_column=Column(Integer, primary_key=True))
     term: str = Field(sa_column=Column(Text, primary_key=True))
     entry_id: int = Field(
         sa_column=Column(Integer, ForeignKey("entries.id", ondelete="CASCADE"), primary_key=True)
@@ -94,11 +111,17 @@ class Posting(SQLModel, table=True):
 
 
 class Term(SQLModel, table=True):
-    """In how many notes a term occurs; the prefix index serves `proj` → `project`."""
+    """In how many notes of a vault a term occurs; the prefix index serves
+    `proj` → `project` within the vault."""
 
     __tablename__ = "terms"
-    __table_args__ = (Index("terms_prefix", "term", postgresql_ops={"term": "text_pattern_ops"}),)
+    __table_args__ = (
+        Index(
+            "terms_vault_prefix", "vault_id", "term", postgresql_ops={"term": "text_pattern_ops"}
+        ),
+    )
 
+    vault_id: int = Field(sa_column=Column(Integer, primary_key=True))
     term: str = Field(sa_column=Column(Text, primary_key=True))
     df: int
 
@@ -107,25 +130,30 @@ class NoteLink(SQLModel, table=True):
     """A link from a note, its target kept as written (see storage.index.links)."""
 
     __tablename__ = "links"
+    __table_args__ = (Index("links_vault_target", "vault_id", "target_key"),)
 
     id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
+    vault_id: int = _vault()
     source_id: int = Field(
         sa_column=Column(
             Integer, ForeignKey("entries.id", ondelete="CASCADE"), nullable=False, index=True
         )
     )
-    target_key: str = Field(sa_column=Column(Text, nullable=False, index=True))
+    target_key: str = Field(sa_column=Column(Text, nullable=False))
     target_path: str | None = Field(default=None, sa_column=Column(Text))
     target_alt: str | None = Field(default=None, sa_column=Column(Text))
     context: str = Field(default="", sa_column=Column(Text, nullable=False))
 
 
 class IndexMeta(SQLModel, table=True):
-    """The single row describing the index as a whole."""
+    """One row per vault: its BM25 statistics and the vault commit its index reflects.
+
+    `embedder` and `dimensions` describe the chunk vectors, which all vaults share
+    (one column, one HNSW index): every row holds the same values, changed together."""
 
     __tablename__ = "index_meta"
 
-    id: int = Field(default=1, primary_key=True)
+    vault_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     last_commit: str | None = None  # the vault commit the index reflects
     embedder: str | None = None  # name of the embedder the chunks were made with
     dimensions: int | None = None

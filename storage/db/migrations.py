@@ -79,6 +79,90 @@ async def _admission(conn: AsyncConnection) -> None:
     )
 
 
+_VAULT_TABLES = ("entries", "chunks", "postings", "terms", "links")
+# Indexes of the single-vault index, replaced by ones that lead with the vault.
+_SINGLE_VAULT_INDEXES = (
+    "entries_category_updated",
+    "entries_updated",
+    "entries_unembedded",
+    "terms_prefix",
+    "ix_links_target_key",
+)
+
+
+async def _exists(conn: AsyncConnection, sql: str, params: dict[str, str]) -> bool:
+    return bool(await conn.scalar(text(f"SELECT EXISTS ({sql})"), params))
+
+
+async def _has_column(conn: AsyncConnection, table: str, column: str) -> bool:
+    return await _exists(
+        conn,
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+        " AND table_name = :table AND column_name = :column",
+        {"table": table, "column": column},
+    )
+
+
+async def _has_constraint(conn: AsyncConnection, table: str, name: str) -> bool:
+    return await _exists(
+        conn,
+        "SELECT 1 FROM information_schema.table_constraints WHERE table_schema = current_schema()"
+        " AND table_name = :table AND constraint_name = :name",
+        {"table": table, "name": name},
+    )
+
+
+async def _primary_key(conn: AsyncConnection, table: str) -> tuple[str, list[str]]:
+    rows = list(
+        await conn.execute(
+            text(
+                "SELECT c.constraint_name, k.column_name"
+                " FROM information_schema.table_constraints c"
+                " JOIN information_schema.key_column_usage k"
+                " ON k.constraint_schema = c.constraint_schema"
+                " AND k.constraint_name = c.constraint_name"
+                " WHERE c.table_schema = current_schema() AND c.table_name = :table"
+                " AND c.constraint_type = 'PRIMARY KEY' ORDER BY k.ordinal_position"
+            ),
+            {"table": table},
+        )
+    )
+    return rows[0].constraint_name, [r.column_name for r in rows]
+
+
+async def _index_vaults(conn: AsyncConnection) -> None:
+    """Every row of the index names its vault; the one vault indexed so far is vault 1.
+    Keys and indexes lead with the vault, so each vault reads its rows as one range."""
+    if await _has_column(conn, "index_meta", "id"):
+        await conn.execute(text("ALTER TABLE index_meta RENAME COLUMN id TO vault_id"))
+    for table in _VAULT_TABLES:
+        await conn.execute(
+            text(
+                f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS vault_id integer NOT NULL DEFAULT 1"
+            )
+        )
+        # New rows must name their vault: a forgotten one is an error, not vault 1.
+        await conn.execute(text(f"ALTER TABLE {table} ALTER COLUMN vault_id DROP DEFAULT"))
+    for table, key in (("postings", "vault_id, term, entry_id"), ("terms", "vault_id, term")):
+        name, columns = await _primary_key(conn, table)
+        if "vault_id" not in columns:
+            await conn.execute(
+                text(f"ALTER TABLE {table} DROP CONSTRAINT {name}, ADD PRIMARY KEY ({key})")
+            )
+    if not await _has_constraint(conn, "entries", "entries_vault_path"):
+        await conn.execute(
+            text(
+                "ALTER TABLE entries DROP CONSTRAINT IF EXISTS entries_path_key,"
+                " ADD CONSTRAINT entries_vault_path UNIQUE (vault_id, path)"
+            )
+        )
+    for name in _SINGLE_VAULT_INDEXES:
+        await conn.execute(text(f"DROP INDEX IF EXISTS {name}"))
+    for table in _VAULT_TABLES:
+        for index in SQLModel.metadata.tables[table].indexes:
+            await conn.run_sync(index.create, checkfirst=True)
+
+
 async def _vaults(conn: AsyncConnection) -> None:
     vault_tables = storage.db.vault_tables
     await conn.run_sync(
@@ -112,6 +196,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "inbound_events.owner: the process handling each event", _event_owner),
     Migration(4, "inbound_files: files kept with their event until it is handled", _inbound_files),
     Migration(5, "claim_codes, admitted_identities: who may use a closed install", _admission),
+    Migration(6, "index tables carry the vault", _index_vaults),
     Migration(7, "vaults, vault_members: one vault per person, team vaults", _vaults),
 )
 LATEST = MIGRATIONS[-1].version

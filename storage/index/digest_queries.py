@@ -1,9 +1,9 @@
-"""The questions a digest asks of the index, answered in SQL.
+"""The questions a digest asks of one vault's index, answered in SQL.
 
 A digest lists a handful of notes out of thousands, so each section is one query
-on the `entries` table that returns only what the digest shows (no bodies) plus
-how many more matched. Frontmatter dates are read leniently: a `due` written as a
-date, a datetime or a string all count; anything else is ignored.
+on the vault's rows of the `entries` table that returns only what the digest shows
+(no bodies) plus how many more matched. Frontmatter dates are read leniently: a
+`due` written as a date, a datetime or a string all count; anything else is ignored.
 """
 
 from __future__ import annotations
@@ -75,20 +75,21 @@ _CLOSED = "lower(coalesce(e.status, '')) = ANY(CAST(:closed AS text[]))"
 
 _NEXT_ACTIONS = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.category = 'projects' AND {_OPEN}
+WHERE e.vault_id = :vault AND e.category = 'projects' AND {_OPEN}
   AND coalesce(e.fields->>'next_action', '') NOT IN ('', 'null')
 ORDER BY CASE WHEN {_DUE_KNOWN} THEN {_DUE} END NULLS LAST, e.updated DESC, e.id
 LIMIT :limit
 """
 _DUE_ITEMS = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.category = 'admin' AND {_OPEN} AND {_DUE_KNOWN} AND {_DUE} <= :due_by
+WHERE e.vault_id = :vault AND e.category = 'admin' AND {_OPEN}
+  AND {_DUE_KNOWN} AND {_DUE} <= :due_by
 ORDER BY {_DUE}, e.id
 LIMIT :limit
 """
 _FOLLOW_UPS = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.category = 'people'
+WHERE e.vault_id = :vault AND e.category = 'people'
   AND CASE jsonb_typeof(e.fields->'follow_ups')
         WHEN 'array' THEN jsonb_array_length(e.fields->'follow_ups') > 0
         WHEN 'string' THEN e.fields->>'follow_ups' <> ''
@@ -100,21 +101,23 @@ LIMIT :limit
 # the exact `created` test happens in Python on the few rows left.
 _CAPTURED = """
 SELECT e.path, e.category, e.title, e.status, e.fields, e.updated FROM entries e
-WHERE e.updated >= :start AND e.category = ANY(CAST(:categories AS text[]))
+WHERE e.vault_id = :vault AND e.updated >= :start
+  AND e.category = ANY(CAST(:categories AS text[]))
   AND left(coalesce(e.fields->'created'->>'$datetime', e.fields->'created'->>'$date',
                     e.fields->>'created'), 10) BETWEEN :first_day AND :last_day
 ORDER BY e.updated DESC, e.id
 """
-_INBOX = "SELECT count(*) FROM entries e WHERE e.category = 'inbox'"
+_INBOX = "SELECT count(*) FROM entries e WHERE e.vault_id = :vault AND e.category = 'inbox'"
 _STUCK = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.category = 'projects' AND {_OPEN} AND e.updated < :stuck_before
+WHERE e.vault_id = :vault AND e.category = 'projects' AND {_OPEN}
+  AND e.updated < :stuck_before
 ORDER BY e.updated, e.id
 LIMIT :limit
 """
 _FINISHED = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.category IN ('projects', 'admin') AND {_CLOSED}
+WHERE e.vault_id = :vault AND e.category IN ('projects', 'admin') AND {_CLOSED}
   AND e.updated >= :start AND e.updated < :end
 ORDER BY e.updated DESC, e.id
 LIMIT :limit
@@ -138,8 +141,9 @@ async def _listing(conn: AsyncConnection, sql: str, params: Mapping[str, Any]) -
     return Listing(tuple(_row(r) for r in rows), rows[0].total if rows else 0)
 
 
-async def _captured(conn: AsyncConnection, query: DigestQuery) -> Listing:
+async def _captured(conn: AsyncConnection, vault_id: int, query: DigestQuery) -> Listing:
     params = {
+        "vault": vault_id,
         "start": query.start,
         "categories": list(query.categories),
         # Calendar dates in any offset: a day either side, then exact in Python.
@@ -156,9 +160,11 @@ async def _captured(conn: AsyncConnection, query: DigestQuery) -> Listing:
     return Listing(tuple(inside[: query.limit]), len(inside))
 
 
-async def digest_facts(engine: AsyncEngine, query: DigestQuery) -> DigestFacts:
-    """Everything one digest lists, in a handful of indexed queries on one connection."""
+async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int) -> DigestFacts:
+    """Everything one digest of vault `vault_id` lists, in a handful of indexed queries
+    on one connection."""
     params: dict[str, Any] = {
+        "vault": vault_id,
         "closed": [s.lower() for s in query.closed],
         "limit": query.limit,
         "due_by": query.due_by.isoformat(),
@@ -170,8 +176,8 @@ async def digest_facts(engine: AsyncEngine, query: DigestQuery) -> DigestFacts:
         next_actions = await _listing(conn, _NEXT_ACTIONS, params)
         due = await _listing(conn, _DUE_ITEMS, params)
         follow_ups = await _listing(conn, _FOLLOW_UPS, params)
-        captured = await _captured(conn, query)
-        inbox = int((await conn.execute(text(_INBOX))).scalar_one())
+        captured = await _captured(conn, vault_id, query)
+        inbox = int((await conn.execute(text(_INBOX), {"vault": vault_id})).scalar_one())
         stuck = await _listing(conn, _STUCK, params)
         finished = (
             await _listing(conn, _FINISHED, params) if query.with_finished else Listing((), 0)

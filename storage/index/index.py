@@ -1,8 +1,9 @@
-"""The search index over the vault: Postgres tables derived from the notes.
+"""The search index over a vault: Postgres tables derived from the notes.
 
 `Index` writes notes in (one at a time or in bulk), remembers which vault commit
 it reflects, and answers searches, listings and backlinks. It knows nothing of
-git; `storage.store.Store` keeps it in step with the vault.
+git; `storage.store.Store` keeps it in step with the vault. Many vaults share the
+tables: an `Index` reads and writes only the rows of its `vault_id`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.db.engine import Database
 from storage.entry import Entry, SearchHit, SearchResults
@@ -37,19 +37,19 @@ def _prepare_all(entries: Sequence[Entry], modified: Mapping[str, datetime]) -> 
 
 
 class Index:
-    """Notes in Postgres: BM25 terms, chunk vectors, links and a listing table."""
+    """One vault's notes in Postgres: BM25 terms, chunk vectors, links and a listing table."""
 
     def __init__(
         self,
         database: Database,
         embedder: Embedder | None,
         *,
-        reembed: bool = False,
         vault_id: int = 1,
+        reembed: bool = False,
     ) -> None:
-        self.vault_id = vault_id
         self.database = database
         self.embedder = embedder
+        self.vault_id = vault_id
         self.reembed = reembed  # vectors of another embedder may be replaced
         self.dimensions: int | None = None
         self.needs_embedding = False  # notes without vectors wait for `embed_pending`
@@ -60,18 +60,23 @@ class Index:
         database: Database,
         embedder: Embedder | None,
         *,
-        reembed: bool = False,
         vault_id: int = 1,
+        reembed: bool = False,
     ) -> Index:
-        """Ready the index for `embedder`. Vectors another embedder made are never dropped
-        on the way: with no embedder they wait unused (keyword search), and a different
-        one is refused (`EmbedderChanged`) unless `reembed` lets it replace them."""
-        index = cls(database, embedder, reembed=reembed, vault_id=vault_id)
+        """Ready the index of vault `vault_id` for `embedder`. Vectors another embedder
+        made are never dropped on the way: with no embedder they wait unused (keyword
+        search), and a different one is refused (`EmbedderChanged`) unless `reembed` lets
+        it replace them, those of every vault (all share one vector column)."""
+        index = cls(database, embedder, vault_id=vault_id, reembed=reembed)
         if isinstance(embedder, NeedsProbe):
             await probe(database, embedder)
         index.dimensions = embedder.dimensions if embedder else None
         index.needs_embedding = await prepare_vectors(
-            database, embedder.name if embedder else None, index.dimensions, reembed=reembed
+            database,
+            vault_id,
+            embedder.name if embedder else None,
+            index.dimensions,
+            reembed=reembed,
         )
         return index
 
@@ -108,16 +113,16 @@ class Index:
         docs = [prepare(e, modified.get(e.path)) for e in todo]
         vectors = await self._embed(docs)
         async with self.database.engine.begin() as conn:
-            await indexer.lock(conn)
-            await indexer.write(conn, docs, vectors)
+            await indexer.lock(conn, self.vault_id)
+            await indexer.write(conn, self.vault_id, docs, vectors)
 
     async def remove(self, paths: Sequence[str]) -> int:
         """Forget the notes at `paths`; how many were indexed."""
         if not paths:
             return 0
         async with self.database.engine.begin() as conn:
-            await indexer.lock(conn)
-            return await indexer.remove(conn, paths)
+            await indexer.lock(conn, self.vault_id)
+            return await indexer.remove(conn, self.vault_id, paths)
 
     async def load(
         self,
@@ -128,27 +133,31 @@ class Index:
         progress: Progress | None = None,
     ) -> int:
         """Bulk-index `entries` in one transaction (all or nothing); with `replace_all`,
-        everything indexed before is dropped first (a rebuild)."""
+        everything indexed before in this vault is dropped first (a rebuild)."""
         modified = modified or {}
         total = len(entries)
+        rebuild_vectors = await self._rebuilds_vector_index(total, replace_all=replace_all)
         async with self.database.engine.begin() as conn:
-            await indexer.lock(conn)
+            if rebuild_vectors:
+                await indexer.lock_all(conn)  # the HNSW index is every vault's
+                await indexer.drop_vector_index(conn)
+            else:
+                await indexer.lock(conn, self.vault_id)
             if replace_all:
                 if self.embedder is None and not self.reembed:
                     stored = (
-                        await conn.execute(text("SELECT embedder FROM index_meta WHERE id = 1"))
+                        await conn.execute(
+                            text("SELECT embedder FROM index_meta WHERE vault_id = :vault"),
+                            {"vault": self.vault_id},
+                        )
                     ).scalar_one_or_none()
-                    await refuse_to_drop_vectors(conn, stored, None)
-                await conn.execute(text("TRUNCATE entries, chunks, postings, terms, links"))
-                await conn.execute(
-                    text("UPDATE index_meta SET doc_count = 0, total_length = 0 WHERE id = 1")
-                )
-            rebuild_vectors = await self._drop_vector_index_for(conn, total)
+                    await refuse_to_drop_vectors(conn, stored, None, vault_id=self.vault_id)
+                await indexer.remove_vault(conn, self.vault_id)
             done = 0
             for start in range(0, total, BATCH):
                 batch = entries[start : start + BATCH]
                 docs = await asyncio.to_thread(_prepare_all, batch, modified)
-                await indexer.write(conn, docs, await self._embed(docs))
+                await indexer.write(conn, self.vault_id, docs, await self._embed(docs))
                 done += len(batch)
                 if progress:
                     progress(done, total)
@@ -160,16 +169,17 @@ class Index:
             await conn.execute(text("ANALYZE entries, postings, terms, chunks, links"))
         return total
 
-    async def _drop_vector_index_for(self, conn: AsyncConnection, adding: int) -> bool:
+    async def _rebuilds_vector_index(self, adding: int, *, replace_all: bool) -> bool:
         # Building HNSW once over all vectors beats inserting them one by one, when
-        # the load is large next to what is indexed already.
+        # the load is large next to what is indexed already, in every vault.
         if self.embedder is None or adding < BATCH:
             return False
-        existing = (await conn.execute(text("SELECT count(*) FROM entries"))).scalar_one()
-        if adding < existing:
-            return False
-        await indexer.drop_vector_index(conn)
-        return True
+        others = " WHERE vault_id <> :vault" if replace_all else ""
+        async with self.database.engine.connect() as conn:
+            existing = await conn.scalar(
+                text(f"SELECT count(*) FROM entries{others}"), {"vault": self.vault_id}
+            )
+        return adding >= int(existing or 0)
 
     async def embed_pending(self, progress: Progress | None = None) -> int:
         """Embed notes indexed without vectors (new embedder, or the service was down)."""
@@ -178,14 +188,14 @@ class Index:
         done = 0
         while True:
             async with self.database.engine.begin() as conn:
-                await indexer.lock(conn)
+                await indexer.lock(conn, self.vault_id)
                 rows = list(
                     await conn.execute(
                         text(
-                            "SELECT id, path, title, body FROM entries WHERE NOT embedded"
-                            " ORDER BY id LIMIT :n"
+                            "SELECT id, path, title, body FROM entries"
+                            " WHERE vault_id = :vault AND NOT embedded ORDER BY id LIMIT :n"
                         ),
-                        {"n": BATCH},
+                        {"vault": self.vault_id, "n": BATCH},
                     )
                 )
                 if not rows:
@@ -201,6 +211,7 @@ class Index:
                 )
                 await indexer.insert_chunks(
                     conn,
+                    self.vault_id,
                     (
                         (r.id, number, chunk.start, vector)
                         for r, d, doc_vectors in zip(rows, docs, vectors, strict=True)
@@ -228,17 +239,20 @@ class Index:
         async with self.database.engine.connect() as conn:
             rows = await conn.execute(
                 text(
-                    "SELECT path, content_hash FROM entries"
-                    f" WHERE path = ANY(CAST(:paths AS text[])){embedded}"
+                    "SELECT path, content_hash FROM entries WHERE vault_id = :vault"
+                    f" AND path = ANY(CAST(:paths AS text[])){embedded}"
                 ),
-                {"paths": list(paths)},
+                {"vault": self.vault_id, "paths": list(paths)},
             )
             return {r.path: r.content_hash for r in rows}
 
     async def last_commit(self) -> str | None:
         """The vault commit the index reflects (None before the first indexing)."""
         async with self.database.engine.connect() as conn:
-            value = await conn.execute(text("SELECT last_commit FROM index_meta WHERE id = 1"))
+            value = await conn.execute(
+                text("SELECT last_commit FROM index_meta WHERE vault_id = :vault"),
+                {"vault": self.vault_id},
+            )
             result: str | None = value.scalar_one_or_none()
             return result
 
@@ -249,9 +263,9 @@ class Index:
             result = await conn.execute(
                 text(
                     "UPDATE index_meta SET last_commit = :commit"
-                    " WHERE id = 1 AND last_commit IS NOT DISTINCT FROM :parent"
+                    " WHERE vault_id = :vault AND last_commit IS NOT DISTINCT FROM :parent"
                 ),
-                {"commit": commit, "parent": parent},
+                {"vault": self.vault_id, "commit": commit, "parent": parent},
             )
             return bool(result.rowcount)
 
@@ -260,24 +274,35 @@ class Index:
         async with self.database.engine.begin() as conn:
             await conn.execute(
                 text(
-                    "UPDATE index_meta SET last_commit = :commit, recheck = :recheck WHERE id = 1"
+                    "UPDATE index_meta SET last_commit = :commit, recheck = :recheck"
+                    " WHERE vault_id = :vault"
                 ),
-                {"commit": commit, "recheck": list(recheck)},
+                {"vault": self.vault_id, "commit": commit, "recheck": list(recheck)},
             )
 
     async def recheck_paths(self) -> list[str]:
         async with self.database.engine.connect() as conn:
-            value = await conn.execute(text("SELECT recheck FROM index_meta WHERE id = 1"))
+            value = await conn.execute(
+                text("SELECT recheck FROM index_meta WHERE vault_id = :vault"),
+                {"vault": self.vault_id},
+            )
             return list(value.scalar_one_or_none() or [])
 
     async def paths(self) -> list[str]:
         """Every indexed path (for reconciling after the vault's history was rewritten)."""
         async with self.database.engine.connect() as conn:
-            return list((await conn.execute(text("SELECT path FROM entries"))).scalars())
+            rows = await conn.execute(
+                text("SELECT path FROM entries WHERE vault_id = :vault"), {"vault": self.vault_id}
+            )
+            return list(rows.scalars())
 
     async def count(self) -> int:
         async with self.database.engine.connect() as conn:
-            return int((await conn.execute(text("SELECT count(*) FROM entries"))).scalar_one())
+            total = await conn.scalar(
+                text("SELECT count(*) FROM entries WHERE vault_id = :vault"),
+                {"vault": self.vault_id},
+            )
+            return int(total or 0)
 
     # ---- reading -------------------------------------------------------------------
 
@@ -312,7 +337,7 @@ class Index:
         notes: list[str] = [] if self.embedder else [KEYWORD_ONLY]
         try:
             async with self.database.engine.begin() as conn:
-                keyword = await keyword_ranking(conn, parsed, filters, depth)
+                keyword = await keyword_ranking(conn, self.vault_id, parsed, filters, depth)
                 vector: list[tuple[int, float, int]] = []
                 if embedding is not None:
                     try:
@@ -321,13 +346,16 @@ class Index:
                         notes.append(f"keyword search only: embedding the query failed ({exc})")
                         embedding = None
                     else:
-                        vector = await vector_ranking(conn, query_vector, filters, depth)
+                        vector = await vector_ranking(
+                            conn, self.vault_id, query_vector, filters, depth
+                        )
                 if embedding is None:
                     ranked, mode = keyword[:limit], "keyword"
                 else:
                     fused = fuse([k for k, _ in keyword], [v[0] for v in vector])
                     ranked, mode = fused[:limit], "hybrid"
-                found = await lookups.hits(conn, ranked, parsed, {v[0]: v[2] for v in vector})
+                starts = {v[0]: v[2] for v in vector}
+                found = await lookups.hits(conn, self.vault_id, ranked, parsed, starts)
         finally:
             if embedding is not None and not embedding.done():
                 embedding.cancel()
@@ -345,7 +373,7 @@ class Index:
         """Notes newest first (by their `updated` field), optionally filtered."""
         filters = Filters(category, (tag,) if tag else (), status)
         async with self.database.engine.connect() as conn:
-            return await lookups.list_entries(conn, filters, limit, offset)
+            return await lookups.list_entries(conn, self.vault_id, filters, limit, offset)
 
     async def count_entries(
         self, *, category: str | None = None, status: str | None = None, tag: str | None = None
@@ -353,21 +381,21 @@ class Index:
         """How many notes `list_entries` would give without a limit."""
         filters = Filters(category, (tag,) if tag else (), status)
         async with self.database.engine.connect() as conn:
-            return await lookups.count_entries(conn, filters)
+            return await lookups.count_entries(conn, self.vault_id, filters)
 
     async def find(self, name: str, limit: int = 10, *, exact: bool = False) -> list[Entry]:
         """Notes called `name` (path, title, file name or alias); see `entries_named`."""
         async with self.database.engine.connect() as conn:
-            return await lookups.entries_named(conn, name, limit, exact=exact)
+            return await lookups.entries_named(conn, self.vault_id, name, limit, exact=exact)
 
     async def get(self, path: str) -> Entry | None:
         async with self.database.engine.connect() as conn:
-            return await lookups.entry_at(conn, path)
+            return await lookups.entry_at(conn, self.vault_id, path)
 
     async def backlinks(self, path: str, title: str | None = None) -> list[SearchHit]:
         """Notes linking to the note at `path` (also by its `title`), newest first."""
         async with self.database.engine.connect() as conn:
             if title is None:
-                entry = await lookups.entry_at(conn, path)
+                entry = await lookups.entry_at(conn, self.vault_id, path)
                 title = entry.title if entry else None
-            return await lookups.backlinks(conn, path, title)
+            return await lookups.backlinks(conn, self.vault_id, path, title)

@@ -1,4 +1,4 @@
-"""Writing notes into the index tables, inside a transaction the caller holds.
+"""Writing one vault's notes into the index tables, inside a transaction the caller holds.
 
 Small changes and bulk loads share one path: rows of the notes being replaced are
 removed (term document frequencies decremented first), then entries go in with one
@@ -18,25 +18,35 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.index.documents import Document
 
-# Index writers take this advisory lock, so term counts never deadlock or race.
+# A vault's writers take the advisory lock (VAULT_LOCK, vault id), so its term counts
+# never deadlock or race, while writers of other vaults go on. All of them also hold
+# INDEX_LOCK shared; what changes every vault's rows (the vector column, the HNSW
+# index) takes it exclusively.
 INDEX_LOCK = 0x6272_6169_6E69
+VAULT_LOCK = 0x6269  # the first key of pg_advisory_xact_lock(int, int): "bi"
 HNSW_INDEX = "chunks_embedding_hnsw"
 HNSW_MAX_DIMENSIONS = 2000  # pgvector cannot build HNSW on longer vectors
 
 _REMOVE = text(
     """
-    WITH gone AS (SELECT id, length FROM entries WHERE path = ANY(CAST(:paths AS text[]))),
+    WITH gone AS (
+        SELECT id, length FROM entries
+        WHERE vault_id = :vault AND path = ANY(CAST(:paths AS text[]))
+    ),
     counts AS (
         SELECT p.term, count(*) AS n FROM postings p JOIN gone g ON p.entry_id = g.id
         GROUP BY p.term
     ),
-    dec AS (UPDATE terms t SET df = t.df - c.n FROM counts c WHERE t.term = c.term),
+    dec AS (
+        UPDATE terms t SET df = t.df - c.n FROM counts c
+        WHERE t.vault_id = :vault AND t.term = c.term
+    ),
     del AS (DELETE FROM entries e USING gone g WHERE e.id = g.id),
     meta AS (
         UPDATE index_meta SET
             doc_count = doc_count - (SELECT count(*) FROM gone),
             total_length = total_length - (SELECT coalesce(sum(length), 0) FROM gone)
-        WHERE id = 1
+        WHERE vault_id = :vault
     )
     SELECT count(*) FROM gone
     """
@@ -46,42 +56,65 @@ _RESERVE_IDS = text(
 )
 _INSERT_ENTRY = text(
     """
-    INSERT INTO entries (id, path, category, title, status, tags, fields, body, content_hash,
-                         frontmatter_error, updated, length, embedded, tsv)
-    VALUES (:id, :path, :category, :title, :status, :tags, CAST(:fields AS jsonb), :body,
+    INSERT INTO entries (id, vault_id, path, category, title, status, tags, fields, body,
+                         content_hash, frontmatter_error, updated, length, embedded, tsv)
+    VALUES (:id, :vault, :path, :category, :title, :status, :tags, CAST(:fields AS jsonb), :body,
             :content_hash, :frontmatter_error, :updated, :length, :embedded,
             to_tsvector('simple', :folded))
     """
 )
 _ADD_TERMS = text(
     """
-    INSERT INTO terms (term, df)
-    SELECT * FROM unnest(CAST(:terms AS text[]), CAST(:dfs AS int[]))
-    ON CONFLICT (term) DO UPDATE SET df = terms.df + EXCLUDED.df
+    INSERT INTO terms (vault_id, term, df)
+    SELECT :vault, * FROM unnest(CAST(:terms AS text[]), CAST(:dfs AS int[]))
+    ON CONFLICT (vault_id, term) DO UPDATE SET df = terms.df + EXCLUDED.df
     """
 )
 _INSERT_LINK = text(
     """
-    INSERT INTO links (source_id, target_key, target_path, target_alt, context)
-    VALUES (:source_id, :target_key, :target_path, :target_alt, :context)
+    INSERT INTO links (vault_id, source_id, target_key, target_path, target_alt, context)
+    VALUES (:vault, :source_id, :target_key, :target_path, :target_alt, :context)
     """
 )
 _ADD_STATS = text(
     "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length"
-    " WHERE id = 1"
+    " WHERE vault_id = :vault"
 )
 
 
-async def lock(conn: AsyncConnection) -> None:
-    """Serialise index writers (across processes) until the transaction ends."""
+async def lock(conn: AsyncConnection, vault_id: int) -> None:
+    """Serialise the writers of one vault (across processes) until the transaction ends."""
+    await conn.execute(text("SELECT pg_advisory_xact_lock_shared(:key)"), {"key": INDEX_LOCK})
+    await conn.execute(
+        text("SELECT pg_advisory_xact_lock(:kind, :vault)"), {"kind": VAULT_LOCK, "vault": vault_id}
+    )
+
+
+async def lock_all(conn: AsyncConnection) -> None:
+    """Wait for the writers of every vault to finish, and keep new ones out until the
+    transaction ends: for changes to the rows of all vaults or the shared vector index."""
     await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": INDEX_LOCK})
 
 
-async def remove(conn: AsyncConnection, paths: Sequence[str]) -> int:
+async def remove(conn: AsyncConnection, vault_id: int, paths: Sequence[str]) -> int:
     """Drop the notes at `paths` with everything derived from them; how many there were."""
     if not paths:
         return 0
-    return int((await conn.execute(_REMOVE, {"paths": list(paths)})).scalar_one())
+    params = {"vault": vault_id, "paths": list(paths)}
+    return int((await conn.execute(_REMOVE, params)).scalar_one())
+
+
+async def remove_vault(conn: AsyncConnection, vault_id: int) -> None:
+    """Drop every note of the vault (a rebuild), leaving the other vaults as they are."""
+    params = {"vault": vault_id}
+    # Rows hanging off the notes go first, by the vault's own indexes, so the
+    # cascade from `entries` finds nothing left to delete row by row.
+    for table in ("chunks", "postings", "links", "terms", "entries"):
+        await conn.execute(text(f"DELETE FROM {table} WHERE vault_id = :vault"), params)
+    await conn.execute(
+        text("UPDATE index_meta SET doc_count = 0, total_length = 0 WHERE vault_id = :vault"),
+        params,
+    )
 
 
 def vector_bytes(vector: Sequence[float]) -> bytes:
@@ -102,32 +135,35 @@ async def copy_rows(
 
 
 async def insert_chunks(
-    conn: AsyncConnection, rows: Iterable[tuple[int, int, int, Sequence[float]]]
+    conn: AsyncConnection, vault_id: int, rows: Iterable[tuple[int, int, int, Sequence[float]]]
 ) -> None:
-    """Chunks as (entry id, ordinal, start offset, vector)."""
+    """Chunks of the vault's notes as (entry id, ordinal, start offset, vector)."""
     await copy_rows(
         conn,
-        "COPY chunks (entry_id, ord, start, embedding) FROM STDIN (FORMAT BINARY)",
-        ["int4", "int4", "int4", "bytea"],  # bytea: the vector's bytes pass through as they are
-        ((e, o, s, vector_bytes(v)) for e, o, s, v in rows),
+        "COPY chunks (vault_id, entry_id, ord, start, embedding) FROM STDIN (FORMAT BINARY)",
+        # bytea: the vector's bytes pass through as they are
+        ["int4", "int4", "int4", "int4", "bytea"],
+        ((vault_id, e, o, s, vector_bytes(v)) for e, o, s, v in rows),
     )
 
 
 async def write(
     conn: AsyncConnection,
+    vault_id: int,
     docs: Sequence[Document],
     vectors: Sequence[Sequence[Sequence[float]]] | None,
 ) -> None:
     """Replace the index rows of `docs` (vectors: per doc, one per chunk; None = not embedded)."""
     if not docs:
         return
-    await remove(conn, [d.entry.path for d in docs])
+    await remove(conn, vault_id, [d.entry.path for d in docs])
     ids = [int(i) for i in (await conn.execute(_RESERVE_IDS, {"n": len(docs)})).scalars()]
     await conn.execute(
         _INSERT_ENTRY,
         [
             {
                 "id": entry_id,
+                "vault": vault_id,
                 "path": d.entry.path,
                 "category": d.entry.category,
                 "title": d.entry.title,
@@ -147,10 +183,10 @@ async def write(
     )
     await copy_rows(
         conn,
-        "COPY postings (term, entry_id, tf, dl) FROM STDIN (FORMAT BINARY)",
-        ["text", "int4", "int4", "int4"],
+        "COPY postings (vault_id, term, entry_id, tf, dl) FROM STDIN (FORMAT BINARY)",
+        ["int4", "text", "int4", "int4", "int4"],
         (
-            (term, entry_id, tf, d.length)
+            (vault_id, term, entry_id, tf, d.length)
             for entry_id, d in zip(ids, docs, strict=True)
             for term, tf in d.terms.items()
         ),
@@ -159,10 +195,13 @@ async def write(
     for d in docs:
         df.update(d.terms.keys())
     terms = sorted(df)
-    await conn.execute(_ADD_TERMS, {"terms": terms, "dfs": [df[t] for t in terms]})
+    await conn.execute(
+        _ADD_TERMS, {"vault": vault_id, "terms": terms, "dfs": [df[t] for t in terms]}
+    )
     if vectors is not None:
         await insert_chunks(
             conn,
+            vault_id,
             (
                 (entry_id, number, chunk.start, vector)
                 for entry_id, d, doc_vectors in zip(ids, docs, vectors, strict=True)
@@ -171,6 +210,7 @@ async def write(
         )
     links = [
         {
+            "vault": vault_id,
             "source_id": entry_id,
             "target_key": link.key,
             "target_path": link.path,
@@ -182,7 +222,9 @@ async def write(
     ]
     if links:
         await conn.execute(_INSERT_LINK, links)
-    await conn.execute(_ADD_STATS, {"n": len(docs), "length": sum(d.length for d in docs)})
+    await conn.execute(
+        _ADD_STATS, {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
+    )
 
 
 async def drop_vector_index(conn: AsyncConnection) -> None:

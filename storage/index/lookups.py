@@ -1,4 +1,4 @@
-"""Reading notes back out of the index: listings, search hits, backlinks."""
+"""Reading one vault's notes back out of the index: listings, search hits, backlinks."""
 
 from __future__ import annotations
 
@@ -32,12 +32,17 @@ def _entry(row: Any) -> Entry:
     )
 
 
-async def list_entries(
-    conn: AsyncConnection, filters: Filters, limit: int, offset: int = 0
-) -> list[Entry]:
-    """Notes matching `filters`, most recently updated first."""
+def _where(vault_id: int, filters: Filters) -> tuple[str, dict[str, Any]]:
     conditions, params = filters.sql()
-    where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+    params["vault"] = vault_id
+    return "WHERE " + " AND ".join(["e.vault_id = :vault", *conditions]), params
+
+
+async def list_entries(
+    conn: AsyncConnection, vault_id: int, filters: Filters, limit: int, offset: int = 0
+) -> list[Entry]:
+    """The vault's notes matching `filters`, most recently updated first."""
+    where, params = _where(vault_id, filters)
     params.update(limit=limit, offset=offset)
     rows = await conn.execute(
         text(
@@ -49,10 +54,14 @@ async def list_entries(
     return [_entry(r) for r in rows]
 
 
-async def entry_at(conn: AsyncConnection, path: str) -> Entry | None:
+async def entry_at(conn: AsyncConnection, vault_id: int, path: str) -> Entry | None:
     row = (
         await conn.execute(
-            text(f"SELECT {_ENTRY_COLUMNS} FROM entries e WHERE e.path = :path"), {"path": path}
+            text(
+                f"SELECT {_ENTRY_COLUMNS} FROM entries e"
+                " WHERE e.vault_id = :vault AND e.path = :path"
+            ),
+            {"vault": vault_id, "path": path},
         )
     ).first()
     return _entry(row) if row else None
@@ -60,6 +69,7 @@ async def entry_at(conn: AsyncConnection, path: str) -> Entry | None:
 
 async def hits(
     conn: AsyncConnection,
+    vault_id: int,
     ranked: Sequence[tuple[int, float]],
     query: ParsedQuery,
     starts: dict[int, int],
@@ -71,16 +81,16 @@ async def hits(
     rows = await conn.execute(
         text(
             "SELECT id, path, title, category, body, updated FROM entries"
-            " WHERE id = ANY(CAST(:ids AS int[]))"
+            " WHERE vault_id = :vault AND id = ANY(CAST(:ids AS int[]))"
         ),
-        {"ids": [entry_id for entry_id, _ in ranked]},
+        {"vault": vault_id, "ids": [entry_id for entry_id, _ in ranked]},
     )
     by_id = {r.id: r for r in rows}
     prefixes = [w for w in query.words if len(w) >= 3]
     out: list[SearchHit] = []
     for entry_id, score in ranked:
         row = by_id.get(entry_id)
-        if row is None:  # removed between the two queries
+        if row is None:  # removed between the two queries (or in another vault)
             continue
         snippet = make_snippet(
             row.body, query.words, prefixes=prefixes, start=starts.get(entry_id, 0)
@@ -93,7 +103,8 @@ _BACKLINKS = text(
     """
     SELECT DISTINCT ON (e.path) e.path, e.title, e.category, l.context, e.updated
     FROM links l JOIN entries e ON e.id = l.source_id
-    WHERE (l.target_key = :stem OR (l.target_path IS NULL AND l.target_key = :title))
+    WHERE l.vault_id = :vault
+      AND (l.target_key = :stem OR (l.target_path IS NULL AND l.target_key = :title))
       AND (l.target_path IS NULL OR l.target_path = :path OR l.target_alt = :path
            OR :path LIKE '%/' || l.target_path)
       AND e.path <> :self
@@ -102,11 +113,14 @@ _BACKLINKS = text(
 )
 
 
-async def backlinks(conn: AsyncConnection, path: str, title: str | None) -> list[SearchHit]:
-    """Notes linking to the note at `path` (by file name, by title, or by path),
-    newest first; the snippet is the line holding the link."""
+async def backlinks(
+    conn: AsyncConnection, vault_id: int, path: str, title: str | None
+) -> list[SearchHit]:
+    """The vault's notes linking to the note at `path` (by file name, by title, or by
+    path), newest first; the snippet is the line holding the link."""
     stem = path.rsplit("/", 1)[-1]
     params = {
+        "vault": vault_id,
         "stem": name_key(stem.removesuffix(".md")),
         "title": name_key(title) if title else "",
         "path": path_key(path),
@@ -117,10 +131,9 @@ async def backlinks(conn: AsyncConnection, path: str, title: str | None) -> list
     return [SearchHit(r.path, r.title, r.category, r.context, 1.0, r.updated) for r in rows]
 
 
-async def count_entries(conn: AsyncConnection, filters: Filters) -> int:
-    """How many notes match `filters`."""
-    conditions, params = filters.sql()
-    where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
+async def count_entries(conn: AsyncConnection, vault_id: int, filters: Filters) -> int:
+    """How many of the vault's notes match `filters`."""
+    where, params = _where(vault_id, filters)
     total = await conn.scalar(text(f"SELECT count(*) FROM entries e {where}"), params)
     return int(total or 0)
 
@@ -129,12 +142,12 @@ _NAMED_CANDIDATES = 200
 
 
 async def entries_named(
-    conn: AsyncConnection, name: str, limit: int, *, exact: bool = False
+    conn: AsyncConnection, vault_id: int, name: str, limit: int, *, exact: bool = False
 ) -> list[Entry]:
-    """Notes a person may mean by `name`: a path (with or without `.md`), a title, a file
-    name or an alias, compared without case, accents or punctuation. When none is
-    called exactly that (and not `exact`), the notes whose title or path contains it,
-    newest first."""
+    """The vault's notes a person may mean by `name`: a path (with or without `.md`), a
+    title, a file name or an alias, compared without case, accents or punctuation. When
+    none is called exactly that (and not `exact`), the notes whose title or path
+    contains it, newest first."""
     key = name_key(name)
     if not key:
         return []
@@ -142,11 +155,11 @@ async def entries_named(
     rows = await conn.execute(
         text(
             f"SELECT {_ENTRY_COLUMNS} FROM entries e"
-            " WHERE e.title ILIKE :pattern OR e.path ILIKE :pattern"
-            " OR CAST(e.fields -> 'aliases' AS text) ILIKE :pattern"
+            " WHERE e.vault_id = :vault AND (e.title ILIKE :pattern OR e.path ILIKE :pattern"
+            " OR CAST(e.fields -> 'aliases' AS text) ILIKE :pattern)"
             " ORDER BY e.updated DESC, e.id DESC LIMIT :candidates"
         ),
-        {"pattern": pattern, "candidates": _NAMED_CANDIDATES},
+        {"vault": vault_id, "pattern": pattern, "candidates": _NAMED_CANDIDATES},
     )
     candidates = [_entry(r) for r in rows]
     wanted_path = path_key(name)

@@ -1,5 +1,5 @@
-"""Ranking in SQL: BM25 over the postings tables, cosine over chunk vectors, and
-reciprocal-rank fusion of the two lists.
+"""Ranking in SQL, within one vault: BM25 over the postings tables, cosine over chunk
+vectors, and reciprocal-rank fusion of the two lists.
 
 BM25 rather than `ts_rank`: `ts_rank` has no inverse document frequency, so a
 common word weighs as much as a rare one, and `websearch_to_tsquery` ANDs every
@@ -9,6 +9,7 @@ tsvector still serves explicit syntax ("a quoted phrase", -excluded) as a filter
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -37,6 +38,12 @@ KEYWORD_WEIGHT = 0.75
 # of the ranking, unless the query has nothing rarer.
 COMMON_SHARE = 0.5
 HNSW_EF_MAX = 1000  # pgvector's limit for hnsw.ef_search
+HNSW_EF_MIN = 40  # pgvector's default
+# A vault with at most this many chunks is searched exactly, its chunks read by the
+# `chunks_vault` index, however many other vaults share the table: measured with
+# 384-dimension vectors, scanning 20,000 chunks takes about as long as one HNSW
+# query, and below that it is faster (see bench/storage.py --vaults).
+SMALL_VAULT_CHUNKS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,19 +94,21 @@ def _bound(value: datetime | date, *, next_day: bool) -> datetime:
 _BM25 = """
 WITH words AS (
     SELECT w.word, w.low, w.high, w.pattern, w.is_last,
-           EXISTS (SELECT 1 FROM terms t WHERE t.term = w.word AND t.df > 0) AS known
+           EXISTS (SELECT 1 FROM terms t
+                   WHERE t.vault_id = :vault AND t.term = w.word AND t.df > 0) AS known
     FROM unnest(CAST(:words AS text[]), CAST(:lows AS text[]), CAST(:highs AS text[]),
                 CAST(:patterns AS text[]), CAST(:lasts AS boolean[]))
          AS w(word, low, high, pattern, is_last)
 ),
 query_terms AS (
     SELECT t.term, t.df, 1.0::float8 AS weight
-    FROM words w JOIN terms t ON t.term = w.word WHERE t.df > 0
+    FROM words w JOIN terms t ON t.vault_id = :vault AND t.term = w.word WHERE t.df > 0
     UNION ALL
     SELECT x.term, x.df, CASE WHEN w.known THEN :prefix_weight ELSE 1.0 END
     FROM words w CROSS JOIN LATERAL (
         SELECT t.term, t.df FROM terms t
-        WHERE t.term ~>=~ w.low AND t.term ~<~ w.high AND t.term LIKE w.pattern
+        WHERE t.vault_id = :vault
+          AND t.term ~>=~ w.low AND t.term ~<~ w.high AND t.term LIKE w.pattern
           AND t.term <> w.word AND t.df > 0
         ORDER BY t.df DESC LIMIT :expansions
     ) x
@@ -108,7 +117,7 @@ query_terms AS (
 stats AS (
     SELECT greatest(doc_count, 1)::float8 AS n,
            greatest(total_length::float8 / greatest(doc_count, 1), 1.0) AS avgdl
-    FROM index_meta WHERE id = 1
+    FROM index_meta WHERE vault_id = :vault
 ),
 grouped AS (
     SELECT term, max(df) AS df, max(weight) AS weight FROM query_terms GROUP BY term
@@ -121,7 +130,7 @@ q AS (
 SELECT p.entry_id,
        sum(q.weight * ln(1.0 + (s.n - q.df + 0.5) / (q.df + 0.5))
            * p.tf * (:k1 + 1) / (p.tf + :k1 * (1 - :b + :b * p.dl / s.avgdl))) AS score
-FROM q JOIN postings p ON p.term = q.term CROSS JOIN stats s
+FROM q JOIN postings p ON p.vault_id = :vault AND p.term = q.term CROSS JOIN stats s
 {join}
 GROUP BY p.entry_id
 ORDER BY score DESC, p.entry_id
@@ -136,9 +145,10 @@ def _upper_bound(word: str) -> str:
 
 
 async def keyword_ranking(
-    conn: AsyncConnection, query: ParsedQuery, filters: Filters, limit: int
+    conn: AsyncConnection, vault_id: int, query: ParsedQuery, filters: Filters, limit: int
 ) -> list[tuple[int, float]]:
-    """(entry id, BM25 score), best first. A word with no exact term, and the last word
+    """(entry id, BM25 score) of the vault's notes, best first; document frequencies and
+    lengths are the vault's own. A word with no exact term, and the last word
     (the one still being typed), also match the terms they begin; words in most notes
     are skipped when rarer ones are there (see COMMON_SHARE)."""
     if not query.words:
@@ -152,6 +162,7 @@ async def keyword_ranking(
         join = "JOIN entries e ON e.id = p.entry_id WHERE " + " AND ".join(conditions)
     words = list(query.words)
     params.update(
+        vault=vault_id,
         words=words,
         lows=words,
         highs=[_upper_bound(w) for w in words],
@@ -174,6 +185,7 @@ SELECT entry_id, 1 - distance AS similarity, start FROM (
     SELECT DISTINCT ON (entry_id) entry_id, distance, start FROM (
         SELECT c.entry_id, c.start, c.embedding <=> CAST(:vector AS vector) AS distance
         FROM chunks c {join}
+        WHERE {where}
         ORDER BY {order} LIMIT :candidates
     ) nearest
     ORDER BY entry_id, distance
@@ -187,30 +199,51 @@ def vector_literal(vector: Sequence[float]) -> str:
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"
 
 
-async def vector_ranking(
-    conn: AsyncConnection, vector: Sequence[float], filters: Filters, limit: int
-) -> list[tuple[int, float, int]]:
-    """(entry id, cosine similarity of its best chunk, that chunk's offset), best first;
-    notes whose best chunk has no positive similarity are left out.
+_VAULT_SIZE = text(
+    """
+    SELECT (SELECT count(*) FROM (SELECT 1 FROM chunks WHERE vault_id = :vault LIMIT :cap) c)
+               AS chunks,
+           (SELECT doc_count FROM index_meta WHERE vault_id = :vault) AS notes,
+           (SELECT sum(doc_count) FROM index_meta) AS all_notes
+    """
+)
 
-    pgvector 0.6's HNSW scan stops after `hnsw.ef_search` candidates and filters
-    them afterwards, so a selective filter leaves too few rows; then the same query
-    runs as an exact scan, which a selective filter makes cheap anyway.
+
+async def vector_ranking(
+    conn: AsyncConnection, vault_id: int, vector: Sequence[float], filters: Filters, limit: int
+) -> list[tuple[int, float, int]]:
+    """(entry id, cosine similarity of its best chunk, that chunk's offset) of the vault's
+    notes, best first; notes whose best chunk has no positive similarity are left out.
+
+    A small vault's chunks are few: they are compared one by one (exact, and cheap).
+    Otherwise the HNSW index over every vault's chunks serves. pgvector 0.6's HNSW
+    scan stops after `hnsw.ef_search` candidates and filters them afterwards (by
+    vault, and by `filters`), so the search widens with the share of the chunks the
+    other vaults hold and with a filter; when it still leaves too few rows, the same
+    query runs as an exact scan, which a selective filter makes cheap anyway.
     """
     conditions, params = filters.sql()
-    join = ""
-    if conditions:
-        join = "JOIN entries e ON e.id = c.entry_id WHERE " + " AND ".join(conditions)
+    join = "JOIN entries e ON e.id = c.entry_id" if conditions else ""
+    where = " AND ".join(["c.vault_id = :vault", *conditions])
     candidates = limit * 4  # a note has several chunks; keep enough for `limit` notes
-    params.update(vector=vector_literal(vector), candidates=candidates, limit=limit)
-    ef = min(HNSW_EF_MAX, max(40, candidates * (5 if conditions else 1)))
-    await conn.execute(text("SELECT set_config('hnsw.ef_search', :ef, true)"), {"ef": str(ef)})
+    params.update(vault=vault_id, vector=vector_literal(vector), candidates=candidates, limit=limit)
     indexed = "c.embedding <=> CAST(:vector AS vector)"
-    rows = list(await conn.execute(text(_VECTOR.format(join=join, order=indexed)), params))
-    if len(rows) < limit:
-        # `+ 0` hides the expression from the index: an exact scan finds every match.
-        exact = f"({indexed}) + 0"
-        rows = list(await conn.execute(text(_VECTOR.format(join=join, order=exact)), params))
+    # `+ 0` hides the expression from the index: an exact scan finds every match.
+    exact = _VECTOR.format(join=join, where=where, order=f"({indexed}) + 0")
+    size = (
+        await conn.execute(_VAULT_SIZE, {"vault": vault_id, "cap": SMALL_VAULT_CHUNKS + 1})
+    ).one()
+    if size.chunks <= SMALL_VAULT_CHUNKS:
+        rows = list(await conn.execute(text(exact), params))
+    else:
+        share = (size.notes or 0) / max(size.all_notes or 0, 1)
+        wanted = candidates * (5 if conditions else 1) / max(share, 1 / HNSW_EF_MAX)
+        ef = min(HNSW_EF_MAX, max(HNSW_EF_MIN, math.ceil(wanted)))
+        await conn.execute(text("SELECT set_config('hnsw.ef_search', :ef, true)"), {"ef": str(ef)})
+        hnsw = _VECTOR.format(join=join, where=where, order=indexed)
+        rows = list(await conn.execute(text(hnsw), params))
+        if len(rows) < limit:
+            rows = list(await conn.execute(text(exact), params))
     # A chunk pointing away from the query (cosine <= 0) is no match, only a neighbour.
     return [(int(r[0]), float(r[1]), int(r[2])) for r in rows if float(r[1]) > 0]
 

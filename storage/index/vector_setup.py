@@ -1,12 +1,15 @@
 """Readying the vector side of the index for an embedder, when the index opens.
 
-Vectors another embedder made are never dropped on the way: with no embedder they
-wait unused (keyword search), and a different one is refused (`EmbedderChanged`)
-unless `reembed` lets it replace them."""
+The chunk vectors of all vaults share one column and one HNSW index, so they all
+come from one embedder. Vectors another embedder made are never dropped on the
+way: with no embedder they wait unused (keyword search), and a different one is
+refused (`EmbedderChanged`) unless `reembed` lets it replace them; then the vectors
+of every vault go, and each vault's notes wait for its `Index.embed_pending`."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -18,6 +21,23 @@ from storage.index.embeddings import EmbeddingError, NeedsProbe
 
 log = logging.getLogger(__name__)
 
+# Every vault's row records the same embedder (see IndexMeta): any row says which.
+_SHARED_EMBEDDER = text("SELECT embedder, dimensions FROM index_meta ORDER BY vault_id LIMIT 1")
+# A new vault's row starts with the embedder the others record.
+_ADD_VAULT = text(
+    """
+    INSERT INTO index_meta (vault_id, doc_count, total_length, recheck, embedder, dimensions)
+    VALUES (:vault, 0, 0, '{}',
+            (SELECT embedder FROM index_meta ORDER BY vault_id LIMIT 1),
+            (SELECT dimensions FROM index_meta ORDER BY vault_id LIMIT 1))
+    ON CONFLICT (vault_id) DO NOTHING
+    """
+)
+
+
+async def _shared_embedder(conn: AsyncConnection) -> Any:
+    return (await conn.execute(_SHARED_EMBEDDER)).first()
+
 
 async def probe(database: Database, embedder: NeedsProbe) -> None:
     """Learn the embedder's vector length; when its service is down at start, the
@@ -27,9 +47,7 @@ async def probe(database: Database, embedder: NeedsProbe) -> None:
         await embedder.probe()
     except EmbeddingError:
         async with database.engine.connect() as conn:
-            row = (
-                await conn.execute(text("SELECT embedder, dimensions FROM index_meta WHERE id = 1"))
-            ).first()
+            row = await _shared_embedder(conn)
         if row is None or row.embedder != embedder.name or not row.dimensions:
             raise
         log.warning("index: %s unreachable; assuming %d dimensions", row.embedder, row.dimensions)
@@ -37,23 +55,18 @@ async def probe(database: Database, embedder: NeedsProbe) -> None:
 
 
 async def prepare_vectors(
-    database: Database, name: str | None, dimensions: int | None, *, reembed: bool
+    database: Database, vault_id: int, name: str | None, dimensions: int | None, *, reembed: bool
 ) -> bool:
-    """Make the chunk vectors fit embedder `name` (None: no embedder); True when some
-    notes have no vector yet (`Index.embed_pending` fills them in)."""
+    """Make the chunk vectors fit embedder `name` (None: no embedder), and give the vault
+    its row of statistics; True when some of the vault's notes have no vector yet
+    (`Index.embed_pending` fills them in)."""
     async with database.engine.begin() as conn:
-        await indexer.lock(conn)
-        await conn.execute(
-            text(
-                "INSERT INTO index_meta (id, doc_count, total_length, recheck)"
-                " VALUES (1, 0, 0, '{}') ON CONFLICT (id) DO NOTHING"
-            )
-        )
+        # The column and the HNSW index are every vault's: no writer may be in between.
+        await indexer.lock_all(conn)
+        await conn.execute(_ADD_VAULT, {"vault": vault_id})
         if name is None and not reembed:
             return False  # keyword search only; stored vectors stay for when embeddings return
-        row = (
-            await conn.execute(text("SELECT embedder, dimensions FROM index_meta WHERE id = 1"))
-        ).one()
+        row = await _shared_embedder(conn)
         typmod = (
             await conn.execute(
                 text(
@@ -72,23 +85,30 @@ async def prepare_vectors(
             await conn.execute(text(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE {column}"))
             await conn.execute(text("UPDATE entries SET embedded = false WHERE embedded"))
             await conn.execute(
-                text("UPDATE index_meta SET embedder = :name, dimensions = :dim WHERE id = 1"),
+                text("UPDATE index_meta SET embedder = :name, dimensions = :dim"),
                 {"name": name, "dim": dimensions},
             )
             log.info("index: vectors now come from %s (%s dimensions)", name, dimensions)
         await indexer.create_vector_index(conn, dimensions)
         if name is None:
             return False
-        pending = await conn.execute(text("SELECT 1 FROM entries WHERE NOT embedded LIMIT 1"))
+        pending = await conn.execute(
+            text("SELECT 1 FROM entries WHERE vault_id = :vault AND NOT embedded LIMIT 1"),
+            {"vault": vault_id},
+        )
         return pending.first() is not None
 
 
 async def refuse_to_drop_vectors(
-    conn: AsyncConnection, stored: str | None, wanted: str | None
+    conn: AsyncConnection, stored: str | None, wanted: str | None, *, vault_id: int | None = None
 ) -> None:
-    """Raise EmbedderChanged when notes hold vectors of `stored` that `wanted` would drop."""
+    """Raise EmbedderChanged when notes hold vectors of `stored` that `wanted` would drop:
+    those of vault `vault_id`, or of every vault (None)."""
+    scope = "" if vault_id is None else " AND vault_id = :vault"
     embedded = (
-        await conn.execute(text("SELECT count(*) FROM entries WHERE embedded"))
+        await conn.execute(
+            text(f"SELECT count(*) FROM entries WHERE embedded{scope}"), {"vault": vault_id}
+        )
     ).scalar_one()
     if stored is not None and embedded:
         raise EmbedderChanged(stored, wanted, int(embedded))

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+import pytest
 from sqlalchemy import text
 
+from storage.index import search
 from storage.index.embeddings import HashingEmbedder
 from storage.index.index import KEYWORD_ONLY
 from storage.index.search import _VECTOR, Filters, fuse, vector_literal, vector_ranking
@@ -133,9 +135,13 @@ async def test_filters_by_category_tags_status_and_dates(database_url: str) -> N
         ) == {"projects/new.md"}
 
 
-async def test_filtered_vector_search_still_returns_limit_rows(database_url: str) -> None:
+async def test_filtered_vector_search_still_returns_limit_rows(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # 1,000 notes, 20 of them "admin": a selective filter that pgvector 0.6's HNSW,
-    # visiting only ef_search candidates before filtering, mostly misses.
+    # visiting only ef_search candidates before filtering, mostly misses. The vault
+    # counts as large here, so the search goes through HNSW as in a large vault.
+    monkeypatch.setattr(search, "SMALL_VAULT_CHUNKS", 0)
     notes = [
         note(f"{'admin' if i % 50 == 0 else 'ideas'}/n{i}.md", f"note {i} about topic {i % 7}")
         for i in range(1000)
@@ -153,14 +159,15 @@ async def test_filtered_vector_search_still_returns_limit_rows(database_url: str
             hnsw_only = await conn.execute(
                 text(
                     _VECTOR.format(
-                        join="JOIN entries e ON e.id = c.entry_id WHERE " + conditions[0],
+                        join="JOIN entries e ON e.id = c.entry_id",
+                        where="c.vault_id = 1 AND " + conditions[0],
                         order="c.embedding <=> CAST(:vector AS vector)",
                     )
                 ),
                 {**params, "vector": vector_literal(vector), "candidates": 60, "limit": 15},
             )
             assert len(list(hnsw_only)) < 15  # the problem is real
-            ranked = await vector_ranking(conn, vector, admin, 15)
+            ranked = await vector_ranking(conn, 1, vector, admin, 15)
         assert len(ranked) == 15
         results = await index.search("unrelated words", category="admin", limit=15)
     assert results.mode == "hybrid"
