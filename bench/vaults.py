@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from sqlalchemy import text
 
-from bench.storage import peak_rss_mb
+from bench.storage import median_ms, peak_rss_mb
 from bench.storage_corpus import generate, write_notes
 from storage.db.engine import Database
 from storage.db.migrations import migrate
@@ -38,20 +37,11 @@ DIMENSIONS = 384
 INDEX_TABLES = ("entries", "chunks", "postings", "terms", "links", "index_meta")
 
 
-async def _median_ms(runs: int, step: Callable[[int], Awaitable[object]]) -> float:
-    timings = []
-    for number in range(runs):
-        started = time.perf_counter()
-        await step(number)
-        timings.append((time.perf_counter() - started) * 1000)
-    return statistics.median(timings)
-
-
 async def _measure(store: Store, queries: Sequence[str], label: str) -> tuple[float, float]:
-    capture = await _median_ms(
+    capture = await median_ms(
         RUNS, lambda n: store.create("ideas", f"{label} thought {n}", f"A thought, number {n}.")
     )
-    search = await _median_ms(RUNS, lambda n: store.search(queries[n % len(queries)], limit=10))
+    search = await median_ms(RUNS, lambda n: store.search(queries[n % len(queries)], limit=10))
     return capture, search
 
 
