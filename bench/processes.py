@@ -18,10 +18,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import pgserver
 import psycopg
 
 from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.postgres import start_postgres
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.telegram_api import FakeTelegram
 from tests.production.conftest import Fakes
@@ -53,16 +53,8 @@ async def _one_run(root: Path, uri: str, processes: int, args: argparse.Namespac
 
 async def run(args: argparse.Namespace) -> int:
     root = Path(tempfile.mkdtemp(prefix="brainbot-fleet-"))
-    server = pgserver.get_server(root / "pg", cleanup_mode="stop")
+    server, uri = start_postgres(root / "pg")
     try:
-        uri = server.get_uri()
-        with psycopg.connect(uri, autocommit=True) as conn:
-            conn.execute("ALTER SYSTEM SET max_connections = 300")
-        server.cleanup()
-        server = pgserver.get_server(root / "pg", cleanup_mode="stop")
-        uri = server.get_uri()
-        with psycopg.connect(uri.replace("/postgres?", "/template1?"), autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
         runs = {n: await _one_run(root, uri, n, args) for n in (1, 2)}
     finally:
         server.cleanup()

@@ -87,7 +87,7 @@ class Engine:
         owner: int = 0,
     ) -> None:
         self.vaults = vaults
-        self._vault_of: dict[tuple[int, str | None], VaultInfo] = {}
+        self._joined: set[tuple[int, int]] = set()  # (team vault, person) recorded
         self.records = records
         self.settings = settings
         self.llm = llm
@@ -212,15 +212,12 @@ class Engine:
         writing there makes the person a member), else the person's own vault."""
         conversation = event.conversation
         team = self.settings.team_vaults.get(f"{conversation.platform}:{conversation.chat_id}")
-        key = (person.id, team)
-        vault = self._vault_of.get(key)
-        if vault is None:
-            if team is None:
-                vault = await self.vaults.of_person(person.id, person.name, now)
-            else:
-                vault = await self.vaults.team(team, now)
-                await self.vaults.join(vault, person.id, now)
-            self._vault_of[key] = vault
+        if team is None:
+            return await self.vaults.of_person(person.id, person.name, now)
+        vault = await self.vaults.team(team, now)
+        if (vault.id, person.id) not in self._joined:
+            await self.vaults.join(vault, person.id, now)
+            self._joined.add((vault.id, person.id))
         return vault
 
     async def store_for(self, event: Event) -> Store:

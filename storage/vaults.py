@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 
 from storage.db.engine import Database
@@ -89,6 +89,8 @@ class Vaults:
         # Called with each vault as its store opens (the backup starts its pusher).
         self.on_open: list[Callable[[VaultInfo, Store], Awaitable[None]]] = []
         self._open: OrderedDict[int, Store] = OrderedDict()
+        # A vault's row never changes once made: person and team vaults are looked up once.
+        self._known: dict[int | str, VaultInfo] = {}
         self._opening: dict[int, asyncio.Future[Store]] = {}
         self._lock = asyncio.Lock()
 
@@ -97,7 +99,14 @@ class Vaults:
     async def of_person(self, user_id: int, name: str, now: datetime | None = None) -> VaultInfo:
         """The person's own vault, made on first use: vault 1 if it has no owner yet
         (the install's first person), else a new one named after them."""
-        now = now or datetime.now(UTC)
+        known = self._known.get(user_id)
+        if known is not None:
+            return known
+        vault = await self._person_vault(user_id, name, now or datetime.now(UTC))
+        self._known[user_id] = vault
+        return vault
+
+    async def _person_vault(self, user_id: int, name: str, now: datetime) -> VaultInfo:
         async with self.database.engine.begin() as conn:
             row = (await conn.execute(select(VAULTS).where(VAULTS.c.user_id == user_id))).first()
             if row is not None:
@@ -122,12 +131,15 @@ class Vaults:
                 )
             ).first()
         if row is None:  # made meanwhile by another process
-            return await self.of_person(user_id, name, now)
+            return await self._person_vault(user_id, name, now)
         return _info(row)
 
     async def team(self, name: str, now: datetime | None = None) -> VaultInfo:
         """The team vault called `name` (BRAINBOT_TEAM_VAULTS), made on first use."""
         name = folder_name(name)
+        known = self._known.get(name)
+        if known is not None:
+            return known
         async with self.database.engine.begin() as conn:
             await conn.execute(
                 insert(VAULTS)
@@ -138,6 +150,7 @@ class Vaults:
         info = _info(row)
         if not info.is_team:
             raise ValueError(f"the vault {name!r} is a person's vault, not a team's")
+        self._known[name] = info
         return info
 
     async def join(self, vault: VaultInfo, user_id: int, now: datetime | None = None) -> None:
@@ -188,6 +201,12 @@ class Vaults:
         async with self.database.engine.connect() as conn:
             row = (await conn.execute(select(VAULTS).where(VAULTS.c.name == name))).first()
         return None if row is None else _info(row)
+
+    async def note_counts(self) -> dict[int, int]:
+        """How many notes each vault's index holds, without opening the vaults."""
+        async with self.database.engine.connect() as conn:
+            rows = await conn.execute(text("SELECT vault_id, doc_count FROM index_meta"))
+            return {int(r.vault_id): int(r.doc_count) for r in rows}
 
     async def all(self) -> list[VaultInfo]:
         async with self.database.engine.connect() as conn:
@@ -243,9 +262,6 @@ class Vaults:
         for listener in self.on_open:
             await listener(info, store)
         return store
-
-    def is_open(self, vault_id: int) -> bool:
-        return vault_id in self._open
 
     def opened(self) -> list[Store]:
         """The stores open now (the sync loop keeps them up to date)."""

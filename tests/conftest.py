@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.postgres import start_postgres
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 for _name in list(os.environ):
@@ -51,20 +52,7 @@ socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """A Postgres 16 with pgvector for the whole session; yields its admin URI."""
-    import pgserver
-    import psycopg
-
-    root = Path(tempfile.mkdtemp(prefix="brainbot-pg-"))
-    server = pgserver.get_server(root, cleanup_mode="stop")
-    uri = server.get_uri()
-    with psycopg.connect(uri, autocommit=True) as conn:
-        conn.execute("ALTER SYSTEM SET max_connections = 300")
-    # max_connections only changes on restart.
-    server.cleanup()
-    server = pgserver.get_server(root, cleanup_mode="stop")
-    uri = server.get_uri()
-    with psycopg.connect(uri.replace("/postgres?", "/template1?"), autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    server, uri = start_postgres(Path(tempfile.mkdtemp(prefix="brainbot-pg-")))
     yield uri
     server.cleanup()
 

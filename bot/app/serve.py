@@ -172,9 +172,10 @@ class Service:
         if self.settings.git_remote:
             self._backups = Backups(self.settings.git_remote)
             runtime.vaults.on_open.append(self._backups.opened)
-            for vault in await runtime.vaults.all():
-                if runtime.vaults.is_open(vault.id):
-                    await self._backups.opened(vault, await runtime.vaults.store(vault))
+            for store in runtime.vaults.opened():  # the owner's, opened with the runtime
+                vault = await runtime.vaults.get(store.vault_id)
+                if vault is not None:
+                    await self._backups.opened(vault, store)
         self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver, self._gate))
         if self.settings.sync_interval_seconds > 0:
             self._sync = asyncio.create_task(

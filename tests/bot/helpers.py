@@ -32,12 +32,17 @@ def message(
 
 
 def press(
-    reply: Reply, label: str, *, user: str = "U1", event_id: str | None = None
+    reply: Reply,
+    label: str,
+    *,
+    user: str = "U1",
+    event_id: str | None = None,
+    chat: Conversation = CHAT,
 ) -> ButtonPress:
     button = next(b for b in reply.buttons if b.label == label)
     return ButtonPress(
         event_id or f"b{next(_ids)}",
-        CHAT,
+        chat,
         sender(user),
         button.action,
         button.value,

@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text
+
 from bot.app.runtime import Runtime
 from bot.events import ButtonPress, Reply
 from bot.tools.registry import ToolContext
@@ -79,9 +81,12 @@ async def test_no_tool_reads_or_changes_another_persons_vault(
             in (await _call(brain, BOB, "move_entry", path=SECRET, category="ideas"))["error"]
         )
         # Alice's commit is not in Bob's history: he cannot undo it.
-        alice_commit = commits and (await brain.store.history(SECRET))[0].commit
-        undone = await _call(brain, BOB, "undo", commit=alice_commit)
-        assert "error" in undone or undone.get("status") != "awaiting_approval"
+        alice_commit = (await brain.store.history(SECRET))[0].commit
+        undone = await _call(brain, BOB, "undo", change=alice_commit)
+        assert undone["error"] == f"no change {alice_commit!r} in the vault's history"
+        # "Undo the latest change" is Bob's latest: his vault has none to undo.
+        latest = await _call(brain, BOB, "undo")
+        assert latest["error"] == "the vault's first commit cannot be undone"
         # Naming her vault or a path out of his own does not reach it either.
         for trick in (f"vault:{SECRET}", f"../vault/{SECRET}", str(alice / SECRET)):
             assert "error" in await _call(brain, BOB, "get_entry", path=trick)
@@ -122,9 +127,10 @@ async def test_nobody_presses_another_persons_approval_or_buttons(
         assert (alice / SECRET).exists()
         # A low-confidence capture's category buttons are Alice's alone too.
         (inbox,) = await brain.engine.handle(message("hmm", user=ALICE))
-        if inbox.buttons:
-            (refused,) = await brain.engine.handle(press(inbox, inbox.buttons[0].label, user=BOB))
-            assert refused.text.startswith("Only the person who captured")
+        assert inbox.buttons  # a thought the classifier cannot place: pick a category
+        (refused,) = await brain.engine.handle(press(inbox, "ideas", user=BOB))
+        assert refused.text.startswith("Only the person who captured")
+        assert (alice / "inbox/hmm.md").exists()
         # Alice's own press still works, in her vault.
         (done,) = await brain.engine.handle(press(card, "Approve", user=ALICE))
         assert done.text.startswith("Approved") and not (alice / SECRET).exists()
@@ -140,8 +146,6 @@ async def test_an_approval_runs_in_the_vault_it_was_made_for(
         card = _card(await brain.engine.handle(message(f"/delete {SECRET}", user=ALICE)))
         approval_id = card.buttons[0].value
         async with brain.database.engine.begin() as conn:
-            from sqlalchemy import text
-
             await conn.execute(
                 text(
                     "UPDATE approvals SET user_id = (SELECT user_id FROM identities"

@@ -175,15 +175,15 @@ async def _reindex(embed: bool, vault: str | None) -> int:
 async def _list_vaults() -> int:
     async with opened_vaults(Settings()) as vaults:
         people = {p.id: p.name for p in await Records(vaults.database.engine).people()}
+        counts = await vaults.note_counts()
         for vault in await vaults.all():
-            store = await vaults.store(vault)
             whose = (
                 "team"
                 if vault.is_team
                 else people.get(vault.user_id or 0, "the owner, once someone writes")
             )
-            count = await store.index.count()
-            print(f"{vault.name}\t{whose}\t{count} notes\t{store.vault.root}")
+            notes = counts.get(vault.id, 0)
+            print(f"{vault.name}\t{whose}\t{notes} notes\t{vaults.root(vault)}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""`brainbot import`, `brainbot reindex` and `brainbot search` as a user runs them."""
+"""`brainbot import`, `reindex`, `search` and `vaults` as a user runs them."""
 
 from __future__ import annotations
 
@@ -160,3 +160,19 @@ async def test_switching_embeddings_never_drops_vectors_silently(
     assert await run(["search", "zeppelin", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["mode"] == "hybrid"
     assert chunk_count(database_url) == vectors
+
+
+def test_vaults_are_listed_and_chosen_by_name(
+    brainbot_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`brainbot vaults` names each vault with its note count; `--vault` picks one, and
+    a name that is no vault is refused with the list of vaults."""
+    assert main(["import", str(notes_folder(tmp_path))]) == 0
+    capsys.readouterr()
+    assert main(["vaults"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("vault\t") and "\t3 notes\t" in line and line.endswith(str(brainbot_env))
+    assert main(["search", "zeppelin", "--vault", "vault"]) == 0
+    assert "Airship plan" in capsys.readouterr().out
+    assert main(["search", "zeppelin", "--vault", "nobody"]) == 1
+    assert "there is no vault 'nobody'; the vaults are: vault" in capsys.readouterr().err
