@@ -69,7 +69,7 @@ async def sequential(runtime: Runtime, runs: int) -> list[float]:
 
 async def concurrent(runtime: Runtime) -> tuple[float, int, int]:
     """(seconds, captures logged, notes on disk) for 50 x 20 messages with retries."""
-    before = len(list((runtime.settings.vault_dir / "ideas").glob("*.md")))
+    before = _ideas_everywhere(runtime)
 
     async def talk(chat: int) -> None:
         for n in range(PER_CONVERSATION):
@@ -87,8 +87,15 @@ async def concurrent(runtime: Runtime) -> tuple[float, int, int]:
         for row in await runtime.records.tool_calls()
         if row.tool == "capture" and row.conversation_key.startswith("bench:c")
     ]
-    on_disk = len(list((runtime.settings.vault_dir / "ideas").glob("*.md"))) - before
+    on_disk = _ideas_everywhere(runtime) - before
     return elapsed, len(logged), on_disk
+
+
+def _ideas_everywhere(runtime: Runtime) -> int:
+    """Ideas filed in every vault: each conversation's sender files into their own."""
+    settings = runtime.settings
+    roots = [settings.vault_dir, *(settings.data_dir / "vaults").glob("*")]
+    return sum(len(list((root / "ideas").glob("*.md"))) for root in roots)
 
 
 async def prompt_tokens(runtime: Runtime) -> int:
