@@ -39,11 +39,14 @@ KEYWORD_WEIGHT = 0.75
 COMMON_SHARE = 0.5
 HNSW_EF_MAX = 1000  # pgvector's limit for hnsw.ef_search
 HNSW_EF_MIN = 40  # pgvector's default
-# A vault with at most this many chunks is searched exactly, its chunks read by the
-# `chunks_vault` index, however many other vaults share the table: measured with
-# 384-dimension vectors, scanning 20,000 chunks takes about as long as one HNSW
-# query, and below that it is faster (see bench/storage.py --vaults).
-SMALL_VAULT_CHUNKS = 20_000
+# A vault whose chunk vectors hold at most this many numbers (chunks x dimensions) is
+# searched exactly, its chunks read through the `chunks_vault` index, however many
+# other vaults share the table. Measured with random vectors (warm cache), an exact
+# scan of one vault among 177,000 chunks of 384 dimensions took 1 ms for 100 chunks
+# and 14 ms for 20,000, where the HNSW query took about 11 ms; among 95,000 chunks of
+# 1,536 dimensions (stored out of line) 27 ms for 5,000 and 118 ms for 20,000. So the
+# budget is 20,000 chunks of 384 dimensions, 5,000 of 1,536.
+SMALL_VAULT_VALUES = 20_000 * 384
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +218,8 @@ async def vector_ranking(
     """(entry id, cosine similarity of its best chunk, that chunk's offset) of the vault's
     notes, best first; notes whose best chunk has no positive similarity are left out.
 
-    A small vault's chunks are few: they are compared one by one (exact, and cheap).
+    A small vault's chunks are few (see SMALL_VAULT_VALUES): they are compared one by
+    one (exact, and cheap).
     Otherwise the HNSW index over every vault's chunks serves. pgvector 0.6's HNSW
     scan stops after `hnsw.ef_search` candidates and filters them afterwards (by
     vault, and by `filters`), so the search widens with the share of the chunks the
@@ -230,10 +234,9 @@ async def vector_ranking(
     indexed = "c.embedding <=> CAST(:vector AS vector)"
     # `+ 0` hides the expression from the index: an exact scan finds every match.
     exact = _VECTOR.format(join=join, where=where, order=f"({indexed}) + 0")
-    size = (
-        await conn.execute(_VAULT_SIZE, {"vault": vault_id, "cap": SMALL_VAULT_CHUNKS + 1})
-    ).one()
-    if size.chunks <= SMALL_VAULT_CHUNKS:
+    small = SMALL_VAULT_VALUES // max(len(vector), 1)
+    size = (await conn.execute(_VAULT_SIZE, {"vault": vault_id, "cap": small + 1})).one()
+    if size.chunks <= small:
         rows = list(await conn.execute(text(exact), params))
     else:
         share = (size.notes or 0) / max(size.all_notes or 0, 1)

@@ -141,7 +141,7 @@ async def test_filtered_vector_search_still_returns_limit_rows(
     # 1,000 notes, 20 of them "admin": a selective filter that pgvector 0.6's HNSW,
     # visiting only ef_search candidates before filtering, mostly misses. The vault
     # counts as large here, so the search goes through HNSW as in a large vault.
-    monkeypatch.setattr(search, "SMALL_VAULT_CHUNKS", 0)
+    monkeypatch.setattr(search, "SMALL_VAULT_VALUES", 0)
     notes = [
         note(f"{'admin' if i % 50 == 0 else 'ideas'}/n{i}.md", f"note {i} about topic {i % 7}")
         for i in range(1000)

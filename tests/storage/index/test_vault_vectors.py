@@ -40,15 +40,15 @@ async def _until_a_writer_waits(database: Database, within: float = 30.0) -> Non
             await asyncio.sleep(0.01)
 
 
-@pytest.mark.parametrize("small_vault_chunks", [search.SMALL_VAULT_CHUNKS, 0])
+@pytest.mark.parametrize("small_vault_values", [search.SMALL_VAULT_VALUES, 0])
 async def test_a_small_vault_gets_its_nearest_notes_among_many_others(
-    database_url: str, monkeypatch: pytest.MonkeyPatch, small_vault_chunks: int
+    database_url: str, monkeypatch: pytest.MonkeyPatch, small_vault_values: int
 ) -> None:
     # Bob's 20 notes among Alice's 4,000: an HNSW scan over everyone's chunks, even at
     # its widest (ef_search 1,000), filtered afterwards, finds few of Bob's. Exact (the
     # small vault), or HNSW with the exact fallback (as if it were large), both give
     # him `limit` notes.
-    monkeypatch.setattr(search, "SMALL_VAULT_CHUNKS", small_vault_chunks)
+    monkeypatch.setattr(search, "SMALL_VAULT_VALUES", small_vault_values)
     embedder = HashingEmbedder(32)
     async with connected(database_url) as database:
         alice = await Index.open(database, embedder, vault_id=1)
