@@ -169,6 +169,30 @@ class Store:
         source: Source = None,
     ) -> Entry:
         """Change fields and/or the body (see Vault.update) and re-index the note."""
+        entry, _ = await self.update_committed(
+            path,
+            fields=fields,
+            body=body,
+            remove_fields=remove_fields,
+            expected_hash=expected_hash,
+            author=author,
+            source=source,
+        )
+        return entry
+
+    async def update_committed(
+        self,
+        path: str,
+        *,
+        fields: Mapping[str, Any] | None = None,
+        body: str | None = None,
+        remove_fields: Sequence[str] = (),
+        expected_hash: str | None = None,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+    ) -> tuple[Entry, Change]:
+        """`update`, and the change that recorded it: an Undo of exactly this edit
+        needs its commit (the vault's head may already be another writer's)."""
         written = await self._write(
             self.vault.update,
             path,
@@ -179,7 +203,7 @@ class Store:
             author=author,
             source=source,
         )
-        return await self._entry_of(written)
+        return await self._entry_of(written), written.change
 
     async def move(
         self,

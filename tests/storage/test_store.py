@@ -49,6 +49,20 @@ async def test_undo_brings_the_note_back_into_the_index(tmp_path: Path, database
         assert [h.path for h in (await store.search("camellia")).hits] == [entry.path]
 
 
+async def test_an_update_names_its_own_commit_for_a_later_undo(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with opened_store(tmp_path / "vault", database_url) as store:
+        entry = await store.create("ideas", "Tea", "Green tea.", author=ANN)
+        updated, change = await store.update_committed(entry.path, body="Oolong.", author=ANN)
+        assert updated.body == "Oolong." and change.paths == (entry.path,)
+        assert change.commit == store.vault.head() and change.operation == "update"
+        kites = await store.create("ideas", "Kites", "Fly them.", author=ANN)
+        await store.undo(change.commit, author=ANN)
+        assert (await store.read(entry.path)).body == "Green tea."
+        assert (await store.read(kites.path)).body == "Fly them."
+
+
 async def test_list_is_newest_first_with_filters(tmp_path: Path, database_url: str) -> None:
     async with opened_store(tmp_path / "vault", database_url) as store:
         first = await store.create("projects", "Garden", "", {"status": "active", "tags": ["home"]})
