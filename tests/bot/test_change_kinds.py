@@ -1,0 +1,75 @@
+"""Which updates are small (add, overwrite nothing) and which replace or remove."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.change_kinds import echoes, update_kinds
+from storage.entry import Entry
+
+BODY = "- [ ] milk\n- [ ] eggs\n\nFrom the market."
+NOTE = Entry(
+    path="admin/shopping-list.md",
+    category="admin",
+    title="Shopping list",
+    fields={"id": "abc", "title": "Shopping list", "tags": ["food"], "status": "open", "due": None},
+    body=BODY,
+    content_hash="0" * 64,
+)
+
+
+def kinds(**change: Any) -> set[str]:
+    arguments = {"fields": {}, "remove_fields": None, "body": None, "append": None, **change}
+    return set(update_kinds(NOTE, **arguments).kinds)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"append": "bread"}, {"append"}),
+        ({"fields": {"tags": ["food", "weekly"]}}, {"tag"}),
+        ({"fields": {"tags": ["#Food", "weekly"]}}, {"tag"}),  # the same tag, written otherwise
+        ({"body": BODY.replace("[ ] milk", "[x] milk")}, {"tick"}),
+        ({"body": BODY.replace("[ ] eggs", "[X] eggs") + "\n"}, {"tick"}),
+        ({"fields": {"due": "2026-12-01"}}, {"fill"}),
+        ({"fields": {"context": "weekly shop"}}, {"fill"}),  # a field it does not have yet
+        ({"body": "Only bread now."}, {"replace"}),
+        ({"remove_fields": ["tags"]}, {"replace"}),
+        ({"fields": {"status": "done"}}, {"replace"}),
+        ({"fields": {"status": None}}, {"replace"}),  # cleared
+        ({"fields": {"tags": ["weekly"]}}, {"replace"}),  # "food" is gone
+        ({"fields": {"tags": None}}, {"replace"}),
+        ({"body": BODY.replace("[ ] milk", "[x] oat milk")}, {"replace"}),
+        ({"append": "bread", "fields": {"status": "done"}}, {"append", "replace"}),
+        ({"append": "bread", "fields": {"tags": ["food", "weekly"]}}, {"append", "tag"}),
+        ({"body": BODY + "\n\n", "fields": {"status": "open", "id": "x"}}, set()),  # no change
+        ({"remove_fields": ["nothing_here"], "append": "  "}, set()),
+    ],
+)
+def test_each_part_of_an_update_has_its_kind(change: dict[str, Any], expected: set[str]) -> None:
+    assert kinds(**change) == expected
+
+
+def test_the_words_a_change_brings() -> None:
+    change = update_kinds(
+        NOTE, {"tags": ["food", "weekly"]}, None, BODY.replace("[ ] eggs", "[x] eggs"), "bread"
+    )
+    assert change.words == "weekly eggs bread"
+
+
+@pytest.mark.parametrize(
+    ("said", "words", "expected"),
+    [
+        ("add eggs to my shopping list", "eggs", True),
+        ("I tried oolong, it was great", "Tried oolong: great.", True),
+        ("tag the tea note as gardening", "garden", True),  # one stem
+        ("mark milk and eggs as done", "milk eggs", True),
+        ("우유 샀어", "우유", True),
+        ("The router at home needs a firmware update", "email-address-to-put", False),
+        ("do it for me", "it is the one", False),  # only words that name nothing
+    ],
+)
+def test_a_change_echoes_the_persons_words(said: str, words: str, expected: bool) -> None:
+    assert echoes(said, words) is expected
