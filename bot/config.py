@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+from pydantic_settings.sources import DotenvType
 
 DEFAULT_CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 
@@ -19,8 +28,41 @@ def _split_csv(value: object) -> object:
 
 # The tools that can wait for Approve (each has a preview), and the command words
 # people may use for them in BRAINBOT_APPROVAL_TOOLS.
-APPROVABLE_TOOLS = ("update_entry", "move_entry", "delete_entry", "undo")
-APPROVAL_ALIASES = {"update": "update_entry", "move": "move_entry", "delete": "delete_entry"}
+APPROVABLE_TOOLS = ("update_entry", "tick_tasks", "move_entry", "delete_entry", "undo")
+APPROVAL_ALIASES = {
+    "update": "update_entry",
+    "tick": "tick_tasks",
+    "move": "move_entry",
+    "delete": "delete_entry",
+}
+# Changes that add to a note and overwrite nothing (see bot.change_kinds), which
+# BRAINBOT_DIRECT_CHANGES may let run at once with an Undo button instead of Approve.
+CHANGE_KINDS = ("append", "tag", "tick", "fill")
+DIRECT_CHANGES = ("append", "tag", "tick")
+_DIRECT_CHANGES_ENV = "BRAINBOT_DIRECT_CHANGES"
+
+
+class _EmptyDirectChanges(PydanticBaseSettingsSource):
+    """`BRAINBOT_DIRECT_CHANGES=` (set, but empty) means "none": every change waits for
+    Approve. Other empty variables are ignored (a blank line of a compose file)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env_file: DotenvType | None) -> None:
+        super().__init__(settings_cls)
+        self.env_file = env_file
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        sources = [
+            EnvSettingsSource(self.settings_cls, env_ignore_empty=False),
+            DotEnvSettingsSource(self.settings_cls, self.env_file, env_ignore_empty=False),
+        ]
+        for source in sources:  # the environment first, as for every other setting
+            value = source.env_vars.get(_DIRECT_CHANGES_ENV.lower())
+            if value is not None:
+                return {} if value.strip() else {_DIRECT_CHANGES_ENV: ""}
+        return {}
 
 
 class Settings(BaseSettings):
@@ -62,6 +104,9 @@ class Settings(BaseSettings):
     approval_tools: Annotated[tuple[str, ...], NoDecode] = Field(
         APPROVABLE_TOOLS, alias="BRAINBOT_APPROVAL_TOOLS"
     )
+    direct_changes: Annotated[tuple[str, ...], NoDecode] = Field(
+        DIRECT_CHANGES, alias=_DIRECT_CHANGES_ENV
+    )
     max_tool_calls: int = Field(20, ge=1, alias="BRAINBOT_MAX_TOOL_CALLS")
     rate_limit_per_minute: int = Field(30, ge=0, alias="BRAINBOT_RATE_LIMIT")
     max_attachment_bytes: int = Field(20_000_000, alias="BRAINBOT_MAX_ATTACHMENT_BYTES")
@@ -91,10 +136,46 @@ class Settings(BaseSettings):
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
     log_level: str = Field("INFO", alias="BRAINBOT_LOG_LEVEL")
 
-    @field_validator("categories", "allowed_users", "approval_tools", mode="before")
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        env_file = (
+            dotenv_settings.env_file if isinstance(dotenv_settings, DotEnvSettingsSource) else None
+        )
+        return (
+            init_settings,
+            _EmptyDirectChanges(settings_cls, env_file),
+            env_settings,
+            dotenv_settings,
+            file_secret_settings,
+        )
+
+    @field_validator(
+        "categories", "allowed_users", "approval_tools", "direct_changes", mode="before"
+    )
     @classmethod
     def _csv(cls, value: object) -> object:
         return _split_csv(value)
+
+    @field_validator("direct_changes", mode="after")
+    @classmethod
+    def _known_change_kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        kinds = tuple(dict.fromkeys(kind.lower() for kind in value))
+        if kinds == ("none",):
+            return ()
+        unknown = [kind for kind in kinds if kind not in CHANGE_KINDS]
+        if unknown:
+            raise ValueError(
+                f"{_DIRECT_CHANGES_ENV} names unknown kinds of change {unknown}; valid: "
+                f"{', '.join(CHANGE_KINDS)} (empty or none: every change waits for Approve)"
+            )
+        return kinds
 
     @field_validator("team_vaults", mode="before")
     @classmethod
@@ -126,6 +207,10 @@ class Settings(BaseSettings):
                 f"BRAINBOT_APPROVAL_TOOLS names unknown tools {unknown}; valid names: "
                 f"{', '.join(APPROVABLE_TOOLS)} (or {', '.join(APPROVAL_ALIASES)})"
             )
+        if "update_entry" in names and "tick_tasks" not in names:
+            # Ticking a task is an update: where updates wait for Approve, so may ticks
+            # (BRAINBOT_DIRECT_CHANGES says which small ones run at once).
+            names = (*names, "tick_tasks")
         return tuple(dict.fromkeys(names))
 
     @model_validator(mode="after")

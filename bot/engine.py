@@ -30,6 +30,7 @@ from bot.ratelimit import RateLimit
 from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from bot.undo_button import UndoButton
 from storage.db.digest_log import DigestLog
 from storage.db.events import StoredFile
 from storage.db.people import Person
@@ -95,9 +96,13 @@ class Engine:
         self.owner = owner  # this process's liveness token, recorded on each event
         self.people = People(records, settings.allowed_users)
         self.runner = ToolRunner(
-            tools.REGISTRY, settings.approval_tools, settings.approval_ttl_seconds
+            tools.REGISTRY,
+            settings.approval_tools,
+            settings.approval_ttl_seconds,
+            settings.direct_changes,
         )
         self.buttons = Buttons(self.runner)
+        UndoButton(self.runner).register(self.buttons.handlers)
         # Digest buttons work in every process, whichever one sent the digest.
         DigestButtons(DigestLog(records.engine)).register(self.buttons.handlers)
         self.router = Router(self.runner, self.people)

@@ -1,10 +1,11 @@
 """Commands on one note, named the way a person names it: `/get`, `/move`, `/delete`,
-`/append`, `/tag`, `/backlinks`. When a name fits several notes, the reply offers a
-numbered choice; picking one runs the command on that note."""
+`/append`, `/tag`, `/tick`, `/untick`, `/backlinks`. When a name fits several notes,
+the reply offers a numbered choice; picking one runs the command on that note."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -97,6 +98,27 @@ class NoteCommands:
             return [Reply("Usage: /tag NOTE TAG [TAG...]")]
         arguments = {"remove_fields": None, "body": None, "append": None, "add_tags": tags}
         return await self._on_note(ctx, " ".join(words), "update_entry", arguments)
+
+    async def tick(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        return await self._tick(ctx, rest, done=True)
+
+    async def untick(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        return await self._tick(ctx, rest, done=False)
+
+    async def _tick(self, ctx: ToolContext, rest: str, *, done: bool) -> list[Reply]:
+        """`/tick NOTE ITEM[, ITEM...]`: tick (or untick) the task lines the items name."""
+        found = await self._leading_note(ctx, rest)
+        items = [i.strip() for i in re.split(r"[,;]", found[1]) if i.strip()] if found else []
+        if found is None or not items:
+            command = "/tick" if done else "/untick"
+            return [
+                Reply(
+                    f"Usage: {command} NOTE ITEM[, ITEM...] (quote a name with spaces: "
+                    f'{command} "Shopping list" milk, eggs)'
+                )
+            ]
+        arguments = {"items": items, "done": done}
+        return await self._on_note(ctx, found[0], "tick_tasks", arguments)
 
     async def pick(self, ctx: ToolContext, value: str) -> list[Reply]:
         """One of several same-named notes was picked: run the command on it."""

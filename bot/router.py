@@ -23,15 +23,24 @@ ask a question (ending in "?", or starting with what/where/who/how...) and I'll 
 /get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
 /move NOTE CATEGORY  move a note (asks for approval)
 /delete NOTE  delete a note (asks for approval; git keeps it)
-/append NOTE TEXT  add a line to a note (asks for approval)
-/tag NOTE TAG...  tag a note (asks for approval)
+/append NOTE TEXT  add a line to a note
+/tag NOTE TAG...  tag a note
+/tick NOTE ITEM[, ITEM...]  tick tasks (`- [ ]` lines) off; /untick opens them again
 /backlinks NOTE  notes that link to a note
 /undo  undo the last change (asks for approval)
 /digest [weekly]  what matters today
 /link [CODE]  connect your Slack and Telegram accounts
 /settings  digest time, time zone, weekly review day
 fix: CATEGORY  refile the note I just saved
-/quit  leave the chat (in the terminal)"""
+/quit  leave the chat (in the terminal)
+{changes}"""
+# How the kinds of BRAINBOT_DIRECT_CHANGES read in /help.
+KIND_WORDS = {
+    "append": "adding a line",
+    "tag": "adding tags",
+    "tick": "ticking tasks",
+    "fill": "filling an empty field",
+}
 PAGE_SIZE = 10
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
 PERSON_NAME = re.compile(
@@ -128,6 +137,18 @@ def classify(text: str, categories: tuple[str, ...]) -> Guess:
     if best is not None and scores[best] > 0:
         return Guess(best, 0.7, text)
     return Guess("inbox", 0.3, text)
+
+
+def help_text(direct_changes: tuple[str, ...]) -> str:
+    """/help, saying which changes run at once (BRAINBOT_DIRECT_CHANGES)."""
+    kinds = [KIND_WORDS[k] for k in direct_changes if k in KIND_WORDS]
+    if not kinds:
+        return HELP.format(changes="Every change to a note asks for your approval first.")
+    listed = ", ".join(kinds[:-1]) + (" and " if len(kinds) > 1 else "") + kinds[-1]
+    return HELP.format(
+        changes=f"Small changes ({listed}) happen at once with an Undo button; "
+        "others ask for your approval."
+    )
 
 
 def title_from(text: str, limit: int = 60) -> str:
@@ -255,7 +276,7 @@ class Router:
         rest = rest.strip()
         words = rest.split()
         if name in ("/start", "/help"):
-            return [Reply(HELP)]
+            return [Reply(help_text(ctx.settings.direct_changes))]
         if name == "/capture":
             return await self.capture(ctx, rest) if rest else [Reply("Usage: /capture TEXT")]
         if name == "/list":
@@ -280,6 +301,8 @@ class Router:
             "/delete": self.notes.delete,
             "/append": self.notes.append,
             "/tag": self.notes.tag,
+            "/tick": self.notes.tick,
+            "/untick": self.notes.untick,
             "/backlinks": self.notes.backlinks,
         }.get(name)
         if on_note is not None:

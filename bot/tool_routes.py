@@ -12,7 +12,7 @@ parses. So a message is routed first, and each route asks for a few fields:
 - save: category, title, confidence and tags; the note keeps the person's words;
 - ask: the words to search for; the results are the answer;
 - change: move / delete / append / undo, which note, and where to; the change then
-  waits for Approve as always.
+  runs as any other: a small one at once with Undo, the rest after Approve.
 
 Every answer becomes an ordinary tool call, run and mended like any other.
 """

@@ -1,5 +1,9 @@
 """Run one tool call, from the model or from a command: validate the arguments,
-turn a risky call into a pending approval, execute the rest, and log it."""
+turn a risky call into a pending approval, execute the rest, and log it.
+
+A small change (appending, tagging, ticking a task: BRAINBOT_DIRECT_CHANGES) runs at
+once, and its result carries an Undo button that reverts exactly its commit (see
+bot.undo_button)."""
 
 from __future__ import annotations
 
@@ -11,9 +15,10 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from bot import metrics
+from bot.change_kinds import echoes
 from bot.events import Button, Reply
 from bot.tools.registry import ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
@@ -24,6 +29,8 @@ log = logging.getLogger(__name__)
 
 # A correction of what the bot just filed ("actually that's a project") needs no approval.
 CORRECTION_WINDOW = timedelta(minutes=30)
+UNDO_ACTION = "undo_change"  # Button.action of an Undo button
+UNDO_KIND = "undo"  # ButtonAction.kind behind it: the commit, the note, the conversation
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +64,24 @@ class ToolRunner:
         tools: Mapping[str, ToolSpec],
         approval_tools: tuple[str, ...],
         approval_ttl_seconds: float,
+        direct_changes: tuple[str, ...] = (),
     ) -> None:
         self.tools = tools
         self.approval_tools = approval_tools
         self.approval_ttl = timedelta(seconds=approval_ttl_seconds)
+        self.direct_changes = frozenset(direct_changes)
 
-    async def call(self, ctx: ToolContext, name: str, arguments: str | dict[str, Any]) -> Outcome:
-        """Run (or hold for approval) one call; never raises for what the caller sent."""
+    async def call(
+        self,
+        ctx: ToolContext,
+        name: str,
+        arguments: str | dict[str, Any],
+        *,
+        said: str | None = None,
+    ) -> Outcome:
+        """Run (or hold for approval) one call; never raises for what the caller sent.
+        `said` is the person's message when a model chose the call: a small change then
+        runs at once only if it uses their words. A command's call is their own."""
         started = time.perf_counter()
         spec = self.tools.get(name)
         if spec is None:
@@ -81,7 +99,7 @@ class ToolRunner:
             await self._log(ctx, name, arguments, "error", f"invalid arguments: {detail}", started)
             return _error(name, f"invalid arguments: {detail}")
         try:
-            if await self._needs_approval(ctx, spec, args.model_dump()):
+            if await self._needs_approval(ctx, spec, args, said):
                 outcome = await self._hold(ctx, spec, args)
                 await self._log(ctx, name, args.model_dump(), "approval", outcome.content, started)
                 return outcome
@@ -90,6 +108,8 @@ class ToolRunner:
             await self._log(ctx, name, args.model_dump(), "error", str(exc), started)
             return _error(name, str(exc))
         await self._log(ctx, name, args.model_dump(), "ok", "", started, result.entry_path)
+        if result.commit is not None:
+            result = await self._with_undo(ctx, result)
         return Outcome(name, json.dumps(result.data, default=str), ok=True, result=result)
 
     async def run_now(
@@ -113,16 +133,45 @@ class ToolRunner:
         ctx = replace(ctx, expected_hash=approval.content_hash)
         return await self.run_now(ctx, approval.tool, approval.arguments, "approved")
 
-    async def _needs_approval(self, ctx: ToolContext, spec: ToolSpec, args: dict[str, Any]) -> bool:
+    async def _needs_approval(
+        self, ctx: ToolContext, spec: ToolSpec, args: BaseModel, said: str | None
+    ) -> bool:
         if spec.name not in self.approval_tools or spec.previewer is None:
             return False
         if spec.name == "move_entry":
             last = await ctx.records.last_written_entry(
                 ctx.conversation.key, ctx.person.id, ctx.now - CORRECTION_WINDOW
             )
-            path = str(args.get("path", ""))
+            path = str(args.model_dump().get("path", ""))
             return last is None or path not in (last, last.removesuffix(".md"))
+        if spec.classifier is not None:
+            change = await spec.classifier(ctx, args)
+            if not change.kinds:
+                return False  # it would change nothing: the tool says so
+            if change.kinds <= self.direct_changes:
+                return said is not None and not echoes(said, change.words)
         return True
+
+    async def _with_undo(self, ctx: ToolContext, result: ToolResult) -> ToolResult:
+        """`result` with an Undo button pinned to its commit, for the person and the
+        vault of this change only."""
+        action_id = await ctx.records.add_button_action(
+            ctx.person.id,
+            UNDO_KIND,
+            {
+                "commit": result.commit,
+                "path": result.entry_path,
+                "summary": result.text,
+                "conversation": ctx.conversation.key,
+            },
+            ctx.now,
+            vault_id=ctx.store.vault_id,
+        )
+        return replace(
+            result,
+            data={**result.data, "undo": "done at once; the user has an Undo button for it"},
+            buttons=(*result.buttons, Button("Undo", UNDO_ACTION, action_id)),
+        )
 
     async def _hold(self, ctx: ToolContext, spec: ToolSpec, args: Any) -> Outcome:
         assert spec.previewer is not None

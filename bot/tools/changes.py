@@ -1,5 +1,6 @@
-"""Tools that change or remove notes. Each one waits for the user's approval and
-shows a preview of the change first."""
+"""Tools that change or remove notes. Each one can wait for the user's approval and
+show a preview of the change first; a small change (see bot.change_kinds) may run
+at once instead, and its reply carries an Undo button."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bot.change_kinds import ChangeKinds, update_kinds
+from bot.tasklist import TaskMatchError, Ticked, only_ticks, tasks, tick
 from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
-from storage.entry import Change
+from storage.entry import Change, Entry
+
+QUOTED = 60  # characters of appended text a reply repeats
 
 
 def set_values(values: list[FieldValue] | None) -> dict[str, Any]:
@@ -58,18 +63,63 @@ async def update_entry(
     new_body = _update_parts(body, append, entry.body)
     if not fields and not remove_fields and new_body is None:
         raise ToolError("nothing to change: give set_fields, remove_fields, body or append")
-    updated = await ctx.store.update(
+    updated, change = await ctx.store.update_committed(
         entry.path,
         fields=fields or None,
         body=new_body,
         remove_fields=tuple(remove_fields or ()),
-        expected_hash=ctx.expected_hash,
+        # Appended text joins the body as it was read: only onto that body.
+        expected_hash=ctx.expected_hash or (entry.content_hash if append else None),
         author=ctx.author,
         source=dict(ctx.source),
     )
+    what = _described(entry, fields, remove_fields, body, append)
     return ToolResult(
-        {"updated": entry_summary(updated)}, f"Updated {updated.path}.", entry_path=updated.path
+        {"updated": entry_summary(updated)},
+        f"Updated {updated.path}{': ' + what if what else ''}.",
+        entry_path=updated.path,
+        commit=change.commit,
     )
+
+
+def _described(
+    entry: Entry,
+    fields: dict[str, Any],
+    remove_fields: list[str] | None,
+    body: str | None,
+    append: str | None,
+) -> str:
+    """What an update did, in a few words ("added "eggs"; tagged #food")."""
+    parts = []
+    fields = dict(fields)
+    if "tags" in fields:
+        tags = [str(t) for t in fields.pop("tags") or ()]
+        added = [t for t in tags if t not in entry.tags]
+        if not set(entry.tags) <= set(tags):
+            parts.append("set tags: " + (", ".join(tags) or "none"))
+        elif added:
+            parts.append("tagged " + " ".join(f"#{t}" for t in added))
+    parts += [
+        f"set {name}: {value}" if value not in (None, "") else f"cleared {name}"
+        for name, value in fields.items()
+    ]
+    if remove_fields:
+        parts.append("removed " + ", ".join(remove_fields))
+    toggled = None if body is None else only_ticks(entry.body, body)
+    if body is not None and toggled is None:
+        parts.append("new text")
+    elif toggled:
+        done = {task.text for task in tasks(body or "") if task.done}
+        for verb, names in (
+            ("ticked", [t for t in toggled if t in done]),
+            ("unticked", [t for t in toggled if t not in done]),
+        ):
+            if names:
+                parts.append(f"{verb} {', '.join(names)}")
+    if append and append.strip():
+        text = " ".join(append.split())
+        parts.append(f'added "{text if len(text) <= QUOTED else text[: QUOTED - 1] + "…"}"')
+    return "; ".join(parts)
 
 
 @update_entry.preview
@@ -84,6 +134,75 @@ async def _preview_update(ctx: ToolContext, args: BaseModel) -> Proposal:
         remove_fields=tuple(a["remove_fields"] or ()),
     )
     return Proposal(f"Update {entry.path}", preview.diff, preview.content_hash)
+
+
+@update_entry.change_kinds
+async def _update_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
+    a = args.model_dump()
+    entry = await resolve_entry(ctx, a["path"])
+    fields = set_values([FieldValue(**v) for v in a["set_fields"] or []])
+    return update_kinds(entry, fields, a["remove_fields"], a["body"], a["append"])
+
+
+@tool(needs_approval=True)
+async def tick_tasks(ctx: ToolContext, path: str, items: list[str], done: bool) -> ToolResult:
+    """Tick or untick task lines (`- [ ] milk`) of a note, e.g. "mark milk and eggs as
+    done". Use it instead of rewriting the note's text.
+
+    Args:
+        path: the note's path.
+        items: the tasks to change, each by its text or a few of its words ("milk").
+        done: true to tick them (done), false to untick them.
+    """
+    entry = await resolve_entry(ctx, path)
+    ticked = _ticked(entry, items, done)
+    updated, change = await ctx.store.update_committed(
+        entry.path,
+        body=ticked.body,
+        expected_hash=ctx.expected_hash or entry.content_hash,
+        author=ctx.author,
+        source=dict(ctx.source),
+    )
+    verb = "Ticked" if done else "Unticked"
+    text = f"{verb} {', '.join(ticked.changed)} in {updated.path}."
+    if ticked.already:
+        text += f" ({', '.join(ticked.already)}: already {'ticked' if done else 'open'})"
+    return ToolResult(
+        {verb.lower(): list(ticked.changed), "already": list(ticked.already)},
+        text,
+        entry_path=updated.path,
+        commit=change.commit,
+    )
+
+
+def _ticked(entry: Entry, items: list[str], done: bool) -> Ticked:
+    if not items:
+        raise ToolError("name at least one task in items")
+    try:
+        ticked = tick(entry.body, items, done)
+    except TaskMatchError as exc:
+        raise ToolError(f"{entry.path}: {exc}") from exc
+    if not ticked.changed:
+        state = "ticked" if done else "open (not ticked)"
+        raise ToolError(f"{', '.join(ticked.already)}: already {state} in {entry.path}")
+    return ticked
+
+
+@tick_tasks.preview
+async def _preview_tick(ctx: ToolContext, args: BaseModel) -> Proposal:
+    a = args.model_dump()
+    entry = await resolve_entry(ctx, a["path"])
+    ticked = _ticked(entry, a["items"], a["done"])
+    preview = await asyncio.to_thread(ctx.store.vault.preview_update, entry.path, body=ticked.body)
+    verb = "Tick" if a["done"] else "Untick"
+    return Proposal(
+        f"{verb} {', '.join(ticked.changed)} in {entry.path}", preview.diff, preview.content_hash
+    )
+
+
+@tick_tasks.change_kinds
+async def _tick_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
+    return ChangeKinds(frozenset({"tick"}), " ".join(args.model_dump()["items"]))
 
 
 @tool(needs_approval=True)

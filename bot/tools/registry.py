@@ -24,6 +24,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from bot.change_kinds import ChangeKinds
 from bot.config import Settings
 from bot.events import Button, Conversation
 from bot.people import People
@@ -66,6 +67,7 @@ class ToolResult:
     text: str
     buttons: tuple[Button, ...] = ()
     entry_path: str | None = None  # the entry this call wrote
+    commit: str | None = None  # the vault commit of a change an Undo button can revert
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,7 @@ class Proposal:
 
 Executor = Callable[..., Awaitable[ToolResult]]
 Previewer = Callable[[ToolContext, BaseModel], Awaitable[Proposal]]
+Classifier = Callable[[ToolContext, BaseModel], Awaitable[ChangeKinds]]
 
 
 @dataclass
@@ -92,10 +95,17 @@ class ToolSpec:
     executor: Executor
     needs_approval: bool
     previewer: Previewer | None = field(default=None)
+    classifier: Classifier | None = field(default=None)
 
     def preview(self, func: Previewer) -> Previewer:
         """Register the function that describes this tool's change before approval."""
         self.previewer = func
+        return func
+
+    def change_kinds(self, func: Classifier) -> Classifier:
+        """Register the function that tells a small change (run at once, with Undo)
+        from one that waits for approval."""
+        self.classifier = func
         return func
 
     async def run(self, ctx: ToolContext, args: BaseModel) -> ToolResult:

@@ -56,10 +56,8 @@ def test_notes_are_found_by_title_alias_link_and_path_with_spaces(
             "/get SK",
             "/move User interface/Tabs.md admin",  # a path with a space
             "3",
-            "/append Shopping list buy milk",
-            "5",
-            "/tag Code python",
-            "7",
+            "/append Shopping list buy milk",  # runs at once: [5] Undo
+            "/tag Code python",  # [6] Undo
             "3",  # the move's Approve again: that choice is gone
             "/backlinks Sarah Kim",
             "/delete nothing like this",
@@ -76,6 +74,8 @@ def test_notes_are_found_by_title_alias_link_and_path_with_spaces(
     assert "Usage" not in out
     assert "refused path" not in out
     assert "That choice is no longer open; nothing changed." in out
+    assert 'Updated Shopping list.md: added "buy milk".\n[5] Undo' in out
+    assert "Updated Code.md: tagged #python.\n[6] Undo" in out
     assert "- 2024-01-01 (Daily/2024-01-01.md)" in out
     assert 'I found no note called "nothing like this"' in out
     assert "admin/Tabs.md" in notes(vault)

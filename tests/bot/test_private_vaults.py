@@ -136,6 +136,30 @@ async def test_nobody_presses_another_persons_approval_or_buttons(
         assert done.text.startswith("Approved") and not (alice / SECRET).exists()
 
 
+async def test_nobody_presses_another_persons_undo(tmp_path: Path, database_url: str) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        alice = await _alice_has_a_secret(brain)
+        (appended,) = await brain.engine.handle(
+            message(f"/append {SECRET} Budget: 10k", user=ALICE)
+        )
+        assert [b.label for b in appended.buttons] == ["Undo"]
+        after, commits = (alice / SECRET).read_text(), git_log(alice)
+        (refused,) = await brain.engine.handle(press(appended, "Undo", user=BOB))
+        assert refused.text.startswith("Only the person who made this change")
+        # Nor with the button's record forged in his name: it is for Alice's vault.
+        async with brain.database.engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "UPDATE button_actions SET user_id = (SELECT user_id FROM identities"
+                    " WHERE platform_user_id = :bob) WHERE id = :id"
+                ),
+                {"bob": BOB, "id": appended.buttons[0].value},
+            )
+        (refused,) = await brain.engine.handle(press(appended, "Undo", user=BOB))
+        assert refused.text.startswith("Only the person who made this change")
+        assert (alice / SECRET).read_text() == after and git_log(alice) == commits
+
+
 async def test_an_approval_runs_in_the_vault_it_was_made_for(
     tmp_path: Path, database_url: str
 ) -> None:

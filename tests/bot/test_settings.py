@@ -20,7 +20,14 @@ def test_the_approvable_tools_are_those_with_a_preview() -> None:
 
 def test_command_words_name_their_tools(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete, Update,move,undo")
-    assert Settings().approval_tools == ("delete_entry", "update_entry", "move_entry", "undo")
+    # Ticking a task is an update: it waits wherever updates do.
+    assert Settings().approval_tools == (
+        "delete_entry",
+        "update_entry",
+        "move_entry",
+        "undo",
+        "tick_tasks",
+    )
 
 
 def test_unknown_approval_tools_are_refused_with_the_valid_names(
@@ -29,6 +36,26 @@ def test_unknown_approval_tools_are_refused_with_the_valid_names(
     monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete,remove_everything")
     with pytest.raises(ValidationError, match=r"remove_everything.*valid names: update_entry"):
         Settings()
+
+
+def test_direct_changes_empty_means_none_and_unknown_kinds_are_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    assert Settings(_env_file=None).direct_changes == ("append", "tag", "tick")
+    # Empty variables are otherwise ignored; this one says "every change waits".
+    monkeypatch.setenv("BRAINBOT_DIRECT_CHANGES", "")
+    assert Settings(_env_file=None).direct_changes == ()
+    monkeypatch.delenv("BRAINBOT_DIRECT_CHANGES")
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("BRAINBOT_DIRECT_CHANGES=\n")
+    assert Settings(_env_file=dotenv).direct_changes == ()
+    monkeypatch.setenv("BRAINBOT_DIRECT_CHANGES", "Fill, append")  # the environment wins
+    assert Settings(_env_file=dotenv).direct_changes == ("fill", "append")
+    monkeypatch.setenv("BRAINBOT_DIRECT_CHANGES", "none")
+    assert Settings(_env_file=None).direct_changes == ()
+    monkeypatch.setenv("BRAINBOT_DIRECT_CHANGES", "append,replace")
+    with pytest.raises(ValidationError, match=r"\['replace'\]; valid: append, tag, tick, fill"):
+        Settings(_env_file=None)
 
 
 def test_brainbot_run_stops_on_them_and_says_why(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from bot.app.runtime import Runtime
 from storage.entry import Author
 from tests.bot.helpers import notes
 from tests.fakes.brain import running_brain
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, call
 from tests.fakes.scripts import CAPTURE, UPDATE
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlack
 from tests.fakes.slack_payloads import (
@@ -161,6 +161,35 @@ async def test_reject_changes_nothing_and_updates_the_card(
     await slack_brain.press(_button(buttons, "Reject"), ts)
     [update] = await slack_brain.fake.wait_for("chat.update", within=15)
     assert update.args["blocks"][0]["text"]["text"].startswith("Rejected")
+    assert (slack_brain.vault / "ideas/tea.md").read_text() == before
+
+
+async def test_a_small_change_runs_at_once_and_its_undo_button_updates_the_message(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    await slack_brain.brain.store.create(
+        "ideas", "Tea", "Try more kinds of tea.", {}, author=Author("Ada", "ada@example.org")
+    )
+    before = (slack_brain.vault / "ideas/tea.md").read_text()
+    openai_fake.script = [
+        call(
+            "update_entry",
+            path="ideas/tea.md",
+            set_fields=None,
+            remove_fields=None,
+            body=None,
+            append="Tried oolong: great.",
+        )
+    ]
+    await slack_brain.post(dm_event("I tried oolong, it was great"))
+    [sent] = await slack_brain.fake.wait_for("chat.postMessage", within=15)
+    [actions] = [b for b in sent.args["blocks"] if b["type"] == "actions"]
+    assert [b["text"]["text"] for b in actions["elements"]] == ["Undo"]
+    assert "Tried oolong" in (slack_brain.vault / "ideas/tea.md").read_text()
+    await slack_brain.press(_button(actions["elements"], "Undo"), str(sent.response["ts"]))
+    [update] = await slack_brain.fake.wait_for("chat.update", within=15)
+    assert update.args["blocks"][0]["text"]["text"].startswith("Undone: Updated ideas/tea.md")
+    assert all(b["type"] != "actions" for b in update.args["blocks"])
     assert (slack_brain.vault / "ideas/tea.md").read_text() == before
 
 

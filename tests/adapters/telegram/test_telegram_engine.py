@@ -16,7 +16,7 @@ from storage.entry import Author
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, call
 from tests.fakes.scripts import CAPTURE, UPDATE
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_html import visible_text
@@ -187,6 +187,38 @@ async def test_reject_changes_nothing_and_edits_the_card(
 
     (edit,) = await tg.fake.wait_for("editMessageText", within=15)
     assert visible_text(edit["text"]).startswith("Rejected")
+    assert (tg.vault / "ideas/tea.md").read_text() == before
+
+
+async def test_a_small_change_runs_at_once_and_its_undo_button_edits_the_message(
+    tg: TelegramBrain, openai_fake: FakeOpenAI
+) -> None:
+    await tg.brain.store.create(
+        "ideas", "Tea", "Try more kinds of tea.", {}, author=Author("Ada", "ada@example.org")
+    )
+    before = (tg.vault / "ideas/tea.md").read_text()
+    openai_fake.script = [
+        call(
+            "update_entry",
+            path="ideas/tea.md",
+            set_fields=None,
+            remove_fields=None,
+            body=None,
+            append="Tried oolong: great.",
+        )
+    ]
+    (sent,) = await tg.say(tg.updates.message("I tried oolong, it was great"))
+    assert visible_text(sent["text"]) == 'Updated ideas/tea.md: added "Tried oolong: great.".'
+    (undo,) = [b for row in sent["reply_markup"]["inline_keyboard"] for b in row]
+    assert undo["text"] == "Undo" and len(undo["callback_data"].encode()) <= 64
+    assert "Tried oolong" in (tg.vault / "ideas/tea.md").read_text()
+    message_id = max(m.message_id for m in tg.fake.messages.values())
+
+    tg.fake.queue_update(tg.updates.press(undo["callback_data"], message_id=message_id))
+
+    (edit,) = await tg.fake.wait_for("editMessageText", within=15)
+    assert edit["message_id"] == message_id and "reply_markup" not in edit
+    assert visible_text(edit["text"]).startswith("Undone: Updated ideas/tea.md")
     assert (tg.vault / "ideas/tea.md").read_text() == before
 
 

@@ -1,0 +1,73 @@
+"""The Undo button of a change that ran at once (bot.toolrunner offers it).
+
+A press reverts exactly the commit the button was made for, however many changes
+came after it, and at once: the press is the decision. Like an approval, only the
+person who made the change (or, in a team vault, a member) may press it, and it acts
+on the vault the change was made in. A second press does nothing; a later change to
+the same lines makes the undo fail and change nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+
+from bot.events import Reply
+from bot.toolrunner import UNDO_ACTION, UNDO_KIND, ToolRunner
+from bot.tools.registry import ToolContext, ToolError
+from bot.vault_access import in_vault, is_team
+from storage.db.conversations import HistoryItem
+from storage.errors import NothingToChange, StorageError, UndoConflict
+
+
+class UndoButton:
+    """The `undo_change` button handler."""
+
+    def __init__(self, runner: ToolRunner) -> None:
+        self.runner = runner
+
+    def register(
+        self, handlers: MutableMapping[str, Callable[[ToolContext, str], Awaitable[list[Reply]]]]
+    ) -> None:
+        """Add the Undo action to the button handlers (`Buttons.handlers`)."""
+        handlers[UNDO_ACTION] = self.press
+
+    async def press(self, ctx: ToolContext, value: str) -> list[Reply]:
+        action = await ctx.records.get_button_action(value)
+        if action is None or action.kind != UNDO_KIND:
+            return [Reply("I don't know that Undo button; nothing changed.")]
+        scoped = await in_vault(ctx, action.vault_id)
+        if scoped is None or (action.user_id != ctx.person.id and not is_team(scoped)):
+            return [Reply("Only the person who made this change can undo it.")]
+        if await ctx.records.use_button_action(value, ctx.now) is None:
+            return []  # undone already: a second press changes and says nothing
+        summary = str(action.payload["summary"])
+        commit = str(action.payload["commit"])
+        try:
+            await self.runner.run_now(scoped, "undo", {"change": commit}, "undo button")
+        except UndoConflict as exc:
+            return [
+                Reply(
+                    f"{summary}\nNot undone: a later change to {', '.join(exc.paths)} touched "
+                    f"the same lines, so nothing changed. Tell me what to change back.",
+                    replace=True,
+                )
+            ]
+        except NothingToChange:
+            return [Reply(f"{summary}\nNothing to undo: it was already reverted.", replace=True)]
+        except (ToolError, StorageError) as exc:
+            return [Reply(f"{summary}\nCould not undo it: {exc}. Nothing changed.", replace=True)]
+        # The model hears of it with the next message, like an approval or a rejection.
+        await ctx.records.add_messages(
+            str(action.payload["conversation"]),
+            ctx.person.id,
+            [
+                HistoryItem(
+                    "assistant",
+                    f"(The user pressed Undo: this change was reverted: {summary})",
+                    None,
+                    None,
+                )
+            ],
+            ctx.now,
+        )
+        return [Reply(f"Undone: {summary}", replace=True)]
