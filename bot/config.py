@@ -116,6 +116,8 @@ class Settings(BaseSettings):
     digest_time: str = Field("08:00", alias="BRAINBOT_DIGEST_TIME")
     timezone: str = Field("UTC", alias="BRAINBOT_TIMEZONE")
     digest_grace_seconds: float = Field(2 * 3600, alias="BRAINBOT_DIGEST_GRACE")
+    reminder_time: str = Field("09:00", alias="BRAINBOT_REMINDER_TIME")
+    reminder_grace_seconds: float = Field(6 * 3600, alias="BRAINBOT_REMINDER_GRACE")
 
     http_host: str = Field("127.0.0.1", alias="BRAINBOT_HTTP_HOST")
     http_port: int = Field(8080, alias="BRAINBOT_HTTP_PORT")

@@ -27,6 +27,7 @@ from bot.keep import Keeper, carries_the_thought
 from bot.llm import LLM, LLMUnavailable
 from bot.people import People
 from bot.ratelimit import RateLimit
+from bot.reminder_buttons import ReminderButtons
 from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
@@ -105,6 +106,7 @@ class Engine:
         UndoButton(self.runner).register(self.buttons.handlers)
         # Digest buttons work in every process, whichever one sent the digest.
         DigestButtons(DigestLog(records.engine)).register(self.buttons.handlers)
+        ReminderButtons().register(self.buttons.handlers)
         self.router = Router(self.runner, self.people)
         self.router.register(self.buttons)
         self.keeper = Keeper(self.runner)

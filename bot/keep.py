@@ -85,9 +85,10 @@ class Keeper:
         if outcome.result is None:
             error = json.loads(outcome.content).get("error", "unknown error")
             return [Reply(f"I could not save that: {error}. Please send it again.")]
+        when = outcome.result.data.get("reminder")
         return [
             Reply(
-                f"Saved to {outcome.result.entry_path}.",
+                " ".join(filter(None, [f"Saved to {outcome.result.entry_path}.", when])),
                 buttons=outcome.result.buttons,
                 notice=notice,
             )

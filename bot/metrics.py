@@ -64,7 +64,16 @@ APPROVALS = Counter(
     registry=REGISTRY,
 )
 DIGESTS = Counter(
-    "brainbot_digests", "Digest deliveries by status (sent, failed).", ["status"], registry=REGISTRY
+    "brainbot_digests",
+    "Digest deliveries by status (sent, retrying, failed).",
+    ["status"],
+    registry=REGISTRY,
+)
+REMINDERS = Counter(
+    "brainbot_reminders",
+    "Reminder sends by status (sent, retrying, failed).",
+    ["status"],
+    registry=REGISTRY,
 )
 BACKUP_PUSHES = Counter(
     "brainbot_backup_pushes",
@@ -101,6 +110,10 @@ def approval_decided(outcome: str) -> None:
 
 def digest_delivered(status: str) -> None:
     DIGESTS.labels(status).inc()
+
+
+def reminder_sent(status: str) -> None:
+    REMINDERS.labels(status).inc()
 
 
 def backup_pushed(ok: bool) -> None:

@@ -8,12 +8,15 @@ from datetime import timedelta
 from typing import Any
 
 from bot.buttons import Buttons
+from bot.digest import local_zone
 from bot.events import Reply, Sender
 from bot.notecommands import NoteCommands
 from bot.people import People
 from bot.questions import is_leave_word, is_question, search_words
+from bot.reminder_buttons import reminder_time
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from bot.when import find_when
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.
@@ -29,6 +32,7 @@ ask a question (ending in "?", or starting with what/where/who/how...) and I'll 
 /backlinks NOTE  notes that link to a note
 /undo  undo the last change (asks for approval)
 /digest [weekly]  what matters today
+/reminders  what I will remind you of ("remind me to call mom tomorrow at 9" sets one)
 /link [CODE]  connect your Slack and Telegram accounts
 /settings  digest time, time zone, weekly review day
 fix: CATEGORY  refile the note I just saved
@@ -233,6 +237,19 @@ class Router:
     async def capture(self, ctx: ToolContext, text: str) -> list[Reply]:
         guess = classify(text, ctx.settings.categories)
         title, body = title_from(guess.text), guess.text
+        when = find_when(
+            guess.text,
+            now=ctx.now,
+            zone=local_zone(ctx.person.timezone, ctx.settings.timezone),
+            default_time=reminder_time(ctx.settings),
+        )
+        if when.found:
+            # "remind me to call mom tomorrow at 9": a task called "Call mom", with a
+            # date, is an errand when nothing else claimed it (the capture reads the date).
+            if when.rest.strip():
+                title = title_from(when.rest.strip()[:1].upper() + when.rest.strip()[1:])
+            if guess.category == "inbox" and "admin" in ctx.settings.categories:
+                guess = Guess("admin", 0.7, guess.text)
         if guess.category == "people" and guess.confidence == 1.0:
             # An explicit person note is named after the person, so [[Their Name]] links.
             person = PERSON_NAME.match(guess.text)
@@ -311,6 +328,8 @@ class Router:
             return [Reply("Nothing to leave here; just stop writing. I'm here when you need me.")]
         if name == "/undo":
             return await self._call(ctx, "undo", change=rest or None)
+        if name == "/reminders":
+            return await self._call(ctx, "list_reminders")
         if name == "/digest":
             kind = "weekly" if rest.lower().startswith("week") else "daily"
             return await self._call(ctx, "generate_digest", kind=kind)

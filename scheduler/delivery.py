@@ -3,8 +3,9 @@ person's home conversation, keep it in the vault.
 
 The claim comes first and cannot succeed twice, so whatever happens later (a crash
 mid-send, a second process, a late timer) the digest goes out at most once. A send
-that fails is recorded as failed, not retried: `brainbot digest --send` sends one by
-hand. Platforms are reached through a `deliver(conversation, reply)` callable, so
+that fails is tried again with backoff while it is within the grace period
+(scheduler.retry), then recorded as failed and reported; `brainbot digest --send`
+sends one by hand. Platforms are reached through a `deliver(conversation, reply)` callable, so
 this module knows no adapter.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from bot import metrics
@@ -23,8 +24,9 @@ from bot.digest_buttons import present
 from bot.digest_summary import with_summary
 from bot.events import Conversation, Reply
 from bot.llm import LLM
+from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
-from storage.db.digest_log import DigestKey, DigestLog
+from storage.db.digest_log import DigestKey, DigestLog, DigestLogEntry
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import BOT_AUTHOR
@@ -82,7 +84,8 @@ def note_path(day: date) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """What came of one attempt: `sent`, `already` (claimed before), `failed`."""
+    """What came of one attempt: `sent`, `already` (claimed before), `retrying`
+    (failed, tried again later), `failed` (for good), `skipped` (missed too long ago)."""
 
     status: str
     detail: str = ""
@@ -110,6 +113,7 @@ class DigestDelivery:
         self.llm = llm
         self.deliver = deliver
         self.clock = clock
+        self.grace = timedelta(seconds=settings.digest_grace_seconds)
 
     async def compose(self, person: Person, day: date, kind: str) -> Digest:
         """The person's digest for local date `day`, with the model's opening if any."""
@@ -119,38 +123,77 @@ class DigestDelivery:
 
     async def send(self, person: Person, slot: Slot) -> Sent:
         """Claim, compose, send and keep the digest of `slot`; never raises for a
-        failed send (it is logged and recorded)."""
+        failed send (it is logged, recorded, and tried again while in its grace)."""
         key = DigestKey(person.id, slot.local_date, slot.kind)
         if not await self.digests.claim(key, due_at=slot.due_at, now=self.clock()):
             return Sent("already")
+        return await self._attempt(person, key, slot.due_at, attempts=1)
+
+    async def retry(self, person: Person, entry: DigestLogEntry) -> Sent:
+        """One more attempt at a digest whose send failed (see scheduler.retry);
+        `already` when another caller took this attempt."""
+        key = DigestKey(entry.user_id, entry.local_date, entry.kind)
+        taken = await self.digests.reclaim(key, self.clock())
+        if taken is None:
+            return Sent("already")
+        return await self._attempt(person, key, taken.due_at, attempts=taken.attempts)
+
+    async def _attempt(
+        self, person: Person, key: DigestKey, due_at: datetime, *, attempts: int
+    ) -> Sent:
         try:
-            digest = await self.compose(person, slot.local_date, slot.kind)
+            digest = await self.compose(person, key.local_date, key.kind)
             sent, message_id = await self.send_now(person, digest)
         except Exception as exc:
-            # Recorded, not retried: the claim already promised "at most once".
-            log.exception(
-                "%s digest for user %s on %s failed", slot.kind, person.id, slot.local_date
-            )
-            await self.digests.finish(key, status="failed", now=self.clock(), detail=str(exc))
-            metrics.digest_delivered("failed")
-            return Sent("failed", str(exc))
+            log.exception("%s digest for user %s on %s failed", key.kind, person.id, key.local_date)
+            return await self._failed(key, due_at, attempts, str(exc) or type(exc).__name__)
+        if sent.status != "sent":
+            return await self._failed(key, due_at, attempts, sent.detail)
         conversation = sent.conversation
         await self.digests.finish(
             key,
-            status=sent.status,
+            status="sent",
             now=self.clock(),
-            detail=sent.detail,
             platform=conversation.platform if conversation else None,
             chat_id=conversation.chat_id if conversation else None,
             message_id=message_id,
         )
-        metrics.digest_delivered(sent.status)
-        if sent.status == "sent":
-            await self.keep(person, digest)
-            log.info("%s digest sent to user %s for %s", slot.kind, person.id, slot.local_date)
-        else:
-            log.warning("%s digest for user %s not sent: %s", slot.kind, person.id, sent.detail)
+        metrics.digest_delivered("sent")
+        await self.keep(person, digest)
+        log.info("%s digest sent to user %s for %s", key.kind, person.id, key.local_date)
         return sent
+
+    async def _failed(self, key: DigestKey, due_at: datetime, attempts: int, detail: str) -> Sent:
+        """Record a failed attempt: to be tried again while in the grace period, else
+        failed for good and reported (an error in the log, `brainbot doctor`)."""
+        now = self.clock()
+        again = next_attempt(attempts, due_at=due_at, grace=self.grace, now=now)
+        if again is not None:
+            await self.digests.finish(
+                key, status="retrying", now=now, detail=detail, next_attempt_at=again
+            )
+            metrics.digest_delivered("retrying")
+            log.warning(
+                "%s digest for user %s on %s not sent (attempt %d: %s); trying again at %s",
+                key.kind,
+                key.user_id,
+                key.local_date,
+                attempts,
+                detail,
+                again.isoformat(),
+            )
+            return Sent("retrying", detail)
+        await self.digests.finish(key, status="failed", now=now, detail=detail)
+        metrics.digest_delivered("failed")
+        log.error(
+            "%s digest for user %s on %s failed for good after %d attempt(s): %s",
+            key.kind,
+            key.user_id,
+            key.local_date,
+            attempts,
+            detail,
+        )
+        return Sent("failed", detail)
 
     async def send_now(self, person: Person, digest: Digest) -> tuple[Sent, str | None]:
         """Send a composed digest to the person's first reachable home conversation

@@ -10,6 +10,9 @@ process at a time.
   which is where the decisions are made, and which tests drive with their own clock.
 - On taking office, the leader sends digests missed less than BRAINBOT_DIGEST_GRACE
   ago; older ones are recorded as skipped and logged.
+- At every poll the leader also makes the due attempts of failed sends (see
+  scheduler.retry) and sends the reminders that are due (scheduler.reminders), so
+  a reminder goes out within one poll interval of its time.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from bot.config import Settings
 from bot.people import WEEKDAYS
 from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
+from scheduler.reminders import Reminders
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
 from storage.db.digest_log import DigestKey, DigestLog
 from storage.db.people import Person
@@ -74,8 +78,10 @@ class DigestService:
         engine: AsyncEngine,
         clock: Callable[[], datetime],
         poll_seconds: float = 10.0,
+        reminders: Reminders | None = None,
     ) -> None:
         self.delivery = delivery
+        self.reminders = reminders
         self.records = records
         self.digests = digests
         self.settings = settings
@@ -96,7 +102,7 @@ class DigestService:
             engine,
             on_elected=self._take_office,
             on_deposed=self._leave_office,
-            while_leading=self.refresh,
+            while_leading=self.tick,
             poll_seconds=poll_seconds,
         )
         self.plans: dict[int, DigestSchedule] = {}
@@ -161,9 +167,22 @@ class DigestService:
         if self.plans.pop(user_id, None) is not None:
             self.scheduler.remove_job(job_id(user_id))
 
+    async def tick(self) -> None:
+        """Between polls, while leading: follow the users table, retry failed sends
+        whose time has come, send due reminders."""
+        await self.refresh()
+        now = self.clock()
+        await self.retry_due(now)
+        if self.reminders is not None:
+            await self.reminders.run_due(now)
+
     async def _take_office(self) -> None:
         await self.refresh()
-        await self.run_due(self.clock())
+        now = self.clock()
+        await self.run_due(now)
+        await self.retry_due(now)
+        if self.reminders is not None:
+            await self.reminders.run_due(now)
 
     async def _leave_office(self) -> None:
         self.scheduler.remove_all_jobs()
@@ -213,3 +232,13 @@ class DigestService:
 
         results = await asyncio.gather(*(one(p) for p in people))
         return [r for r in results if r is not None]
+
+    async def retry_due(self, now: datetime) -> list[Sent]:
+        """Make the next attempt of each failed digest whose attempt is due."""
+        people = {p.id: p for p in await self.records.people()}
+        outcomes: list[Sent] = []
+        for entry in await self.digests.retries_due(now):
+            person = people.get(entry.user_id)
+            if person is not None:
+                outcomes.append(await self.delivery.retry(person, entry))
+        return outcomes

@@ -49,6 +49,7 @@ COMMANDS = (
     BotCommand("list", "Recent entries, e.g. /list projects"),
     BotCommand("search", "Search your notes, e.g. /search budget"),
     BotCommand("digest", "Today's digest, now"),
+    BotCommand("reminders", "What I will remind you of"),
     BotCommand("undo", "Undo a recent change"),
     BotCommand("link", "Link this chat to your other accounts"),
     BotCommand("settings", "Your timezone and digest time"),

@@ -1,12 +1,14 @@
-"""The digest scheduler wired into a running brainbot: the scheduler's parts built from
-the runtime's store, records, settings and model."""
+"""The scheduler wired into a running brainbot (digests and reminders): its parts built
+from the runtime's vaults, records, settings and model."""
 
 from __future__ import annotations
 
 from bot.app.runtime import Runtime
 from scheduler.delivery import Deliver, DigestDelivery
+from scheduler.reminders import Reminders
 from scheduler.service import DigestService
 from storage.db.digest_log import DigestLog
+from storage.db.reminder_log import ReminderLog
 
 
 def build_service(
@@ -15,6 +17,14 @@ def build_service(
     """The digest service of a runtime, not started: the settings listener is
     registered; `start_scheduler` also starts it."""
     digests = DigestLog(runtime.database.engine)
+    reminders = Reminders(
+        vaults=runtime.vaults,
+        records=runtime.records,
+        log=ReminderLog(runtime.database.engine),
+        settings=runtime.settings,
+        deliver=deliver,
+        clock=runtime.engine.clock,
+    )
     delivery = DigestDelivery(
         vaults=runtime.vaults,
         records=runtime.records,
@@ -32,6 +42,7 @@ def build_service(
         engine=runtime.database.engine,
         clock=runtime.engine.clock,
         poll_seconds=poll_seconds,
+        reminders=reminders,
     )
     runtime.engine.people.listeners.append(service.on_settings_changed)
     return service

@@ -1,6 +1,15 @@
 """The tools the model (and the command router) can call; importing this registers them."""
 
-from bot.tools import changes, digest_tool, notes
+from bot.tools import changes, digest_tool, notes, reminders_tool
 from bot.tools.registry import REGISTRY, ToolContext, ToolError, ToolResult
 
-__all__ = ["REGISTRY", "ToolContext", "ToolError", "ToolResult", "changes", "digest_tool", "notes"]
+__all__ = [
+    "REGISTRY",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "changes",
+    "digest_tool",
+    "notes",
+    "reminders_tool",
+]

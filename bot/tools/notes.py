@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from bot.capture_dates import DATE_FIELDS, dated, promise
 from bot.events import Button
 from bot.notenames import notes_named
 from bot.team_notes import in_team, qualified, search_with_teams, source_of
@@ -23,7 +24,9 @@ class FieldValue(BaseModel):
 
 # The frontmatter a capture may set: what the categories document. A name a model
 # invents ("mood", "created", "id") would otherwise land in, or overwrite, the note's keys.
-CAPTURE_FIELDS = frozenset({"status", "next_action", "due", "context", "follow_ups"})
+CAPTURE_FIELDS = frozenset(
+    {"status", "next_action", "due", "context", "follow_ups", "remind", "repeat"}
+)
 
 
 def entry_summary(entry: Entry) -> dict[str, Any]:
@@ -98,8 +101,10 @@ async def capture(
         confidence: 0 to 1, how sure you are of the category.
         tags: a few lowercase tags, may be empty.
         fields: category fields: projects: status (active|waiting|done), next_action,
-            due; people: context, follow_ups; admin: due, status; empty if none.
-            Other names are ignored.
+            due; people: context, follow_ups; admin: due, status; any category:
+            remind (when to remind the user, YYYY-MM-DD HH:MM in their time) and
+            repeat (e.g. every monday, daily, yearly); empty if none. Other names
+            are ignored.
     """
     if category not in ctx.settings.categories:
         raise ToolError(f"unknown category {category!r}; use one of {ctx.settings.categories}")
@@ -107,6 +112,7 @@ async def capture(
     values = _fields(fields)
     ignored = sorted(set(values) - CAPTURE_FIELDS)
     values = {k: v for k, v in values.items() if k in CAPTURE_FIELDS}
+    values, _ = dated(ctx, body, values)
     if confident:
         target = category
     else:
@@ -124,8 +130,15 @@ async def capture(
     data: dict[str, Any] = {"saved": entry_summary(entry), "filed_in": target}
     if ignored:
         data["ignored_fields"] = ignored
+    dates = {k: str(values[k]) for k in DATE_FIELDS if k in values}
+    if dates:
+        data["dates"] = dates
+    when = promise(ctx, values)
+    if when:
+        data["reminder"] = when
     if confident:
-        return ToolResult(data, f"Saved to {entry.path} ({target}).", entry_path=entry.path)
+        text = " ".join(filter(None, [f"Saved to {entry.path} ({target}).", when]))
+        return ToolResult(data, text, entry_path=entry.path)
     choices = [c for c in ctx.settings.categories if c != "inbox"]
     # The hash ties the buttons to this very note: pressed after it changed or went
     # (and another took its path), they change nothing.
@@ -138,6 +151,8 @@ async def capture(
         for i, choice in enumerate(choices)
     )
     text = f"Saved to {entry.path}, but I'm not sure where it belongs. Pick a category:"
+    if when:
+        text = f"{when} {text}"
     return ToolResult(data, text, buttons, entry_path=entry.path)
 
 

@@ -3,6 +3,8 @@
 `digest_log` has one row per (user, local date, kind). The row is inserted before
 the digest is sent, with an insert that succeeds only once, so a restart, a second
 process or a late timer can never send a second copy; the status follows after.
+A failed send waits as `retrying` until its next attempt (see scheduler.retry);
+`reclaim` lets exactly one caller make that attempt.
 
 `digest_messages` keeps what a digest message listed (its action items and what
 was done to them), so a Done or Snooze press can redraw the message.
@@ -19,6 +21,7 @@ from sqlalchemy import (
     ColumnElement,
     Date,
     DateTime,
+    Integer,
     Table,
     Text,
     and_,
@@ -43,7 +46,11 @@ class DigestLogRow(SQLModel, table=True):
     user_id: int = Field(foreign_key="users.id", primary_key=True)
     local_date: date = Field(sa_column=Column(Date, primary_key=True))
     kind: str = Field(primary_key=True)  # daily | weekly
-    status: str  # sending | sent | failed | skipped
+    status: str  # sending | sent | retrying | failed | skipped
+    attempts: int = Field(default=1, sa_column=Column(Integer, nullable=False, server_default="1"))
+    next_attempt_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
     due_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
     claimed_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
     finished_at: datetime | None = Field(
@@ -83,6 +90,8 @@ class DigestLogEntry:
     local_date: date
     kind: str
     status: str
+    attempts: int
+    next_attempt_at: datetime | None
     due_at: datetime
     claimed_at: datetime
     finished_at: datetime | None
@@ -170,6 +179,7 @@ class DigestLog:
         platform: str | None = None,
         chat_id: str | None = None,
         message_id: str | None = None,
+        next_attempt_at: datetime | None = None,
     ) -> None:
         stmt = (
             update(LOG)
@@ -181,10 +191,45 @@ class DigestLog:
                 platform=platform,
                 chat_id=chat_id,
                 message_id=message_id,
+                next_attempt_at=next_attempt_at,
             )
         )
         async with self.engine.begin() as conn:
             await conn.execute(stmt)
+
+    async def retries_due(self, now: datetime) -> list[DigestLogEntry]:
+        """Digests whose send failed and whose next attempt is due."""
+        stmt = (
+            select(LOG)
+            .where(and_(LOG.c.status == "retrying", LOG.c.next_attempt_at <= now))
+            .order_by(LOG.c.due_at)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [DigestLogEntry(**row._mapping) for row in rows]
+
+    async def reclaim(self, key: DigestKey, now: datetime) -> DigestLogEntry | None:
+        """Take a due retry for one more attempt; None when another caller took it."""
+        stmt = (
+            update(LOG)
+            .where(_where(key), LOG.c.status == "retrying", LOG.c.next_attempt_at <= now)
+            .values(status="sending", attempts=LOG.c.attempts + 1, claimed_at=now)
+            .returning(*LOG.c)
+        )
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(stmt)).first()
+        return None if row is None else DigestLogEntry(**row._mapping)
+
+    async def failures(self, since: datetime) -> list[DigestLogEntry]:
+        """Digests that failed for good (after their retries) since `since`."""
+        stmt = (
+            select(LOG)
+            .where(LOG.c.status == "failed", LOG.c.due_at >= since)
+            .order_by(LOG.c.due_at)
+        )
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [DigestLogEntry(**row._mapping) for row in rows]
 
     async def entries(self, user_id: int | None = None) -> list[DigestLogEntry]:
         """Log rows, oldest date first (all users unless `user_id` is given)."""

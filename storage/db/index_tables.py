@@ -55,6 +55,12 @@ class IndexedEntry(SQLModel, table=True):
         Index("entries_vault_category_updated", "vault_id", "category", "updated"),
         Index("entries_vault_updated", "vault_id", "updated"),
         Index("entries_vault_unembedded", "vault_id", "id", postgresql_where=text("NOT embedded")),
+        # The few notes with a reminder, which the scheduler reads every poll.
+        Index(
+            "entries_reminders",
+            "vault_id",
+            postgresql_where=text("fields ? 'remind' OR fields ? 'snooze'"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -32,7 +32,8 @@ import storage.db.admission
 import storage.db.chat_tables
 import storage.db.digest_log
 import storage.db.index_tables
-import storage.db.vault_tables  # (the five modules register every table)
+import storage.db.reminder_log
+import storage.db.vault_tables  # (the six modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -190,6 +191,18 @@ async def _vaults(conn: AsyncConnection) -> None:
         )
 
 
+async def _reminders(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.reminder_log.REMINDERS])
+    await conn.execute(
+        text(
+            "ALTER TABLE digest_log ADD COLUMN IF NOT EXISTS attempts INTEGER NOT NULL DEFAULT 1,"
+            " ADD COLUMN IF NOT EXISTS next_attempt_at TIMESTAMPTZ"
+        )
+    )
+    for index in SQLModel.metadata.tables["entries"].indexes:
+        await conn.run_sync(index.create, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -198,6 +211,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "claim_codes, admitted_identities: who may use a closed install", _admission),
     Migration(6, "index tables carry the vault", _index_vaults),
     Migration(7, "vaults, vault_members: one vault per person, team vaults", _vaults),
+    Migration(8, "reminder_log, digest retries, the index of notes with reminders", _reminders),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -138,6 +138,7 @@ async def database(s: Settings) -> list[Finding]:
         before = await applied_versions(db.engine)
         await migrate(db.engine)
         admission = await _admission(s, Admission(db.engine))
+        admission += await _deliveries(db)
     finally:
         await db.close()
     schema = f"schema version {max(before, default=0)} of {LATEST}"
@@ -145,6 +146,34 @@ async def database(s: Settings) -> list[Finding]:
         schema += " (brainbot run migrates it at start; done now)"
     ok = Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")
     return [ok, *admission]
+
+
+_FAILED_SENDS = text(
+    "SELECT 'digest' AS what, due_at AS at, detail FROM digest_log"
+    " WHERE status = 'failed' AND due_at > now() - interval '7 days'"
+    " UNION ALL SELECT 'reminder', remind_at, detail FROM reminder_log"
+    " WHERE status = 'failed' AND remind_at > now() - interval '7 days'"
+    " ORDER BY at DESC"
+)
+
+
+async def _deliveries(db: Database) -> list[Finding]:
+    """Digests and reminders that failed for good (after their retries) this week."""
+    async with db.engine.connect() as conn:
+        failed = (await conn.execute(_FAILED_SENDS)).all()
+    if not failed:
+        return []
+    last = failed[0]
+    return [
+        Finding(
+            "warning",
+            "deliveries",
+            f"{len(failed)} digest(s) or reminder(s) could not be sent in the last 7 days; "
+            f"the last, a {last.what} due {last.at:%Y-%m-%d %H:%M} UTC: {last.detail}",
+            "check the platform's token and that the person's chat still exists; "
+            "`brainbot digest --send` sends a digest by hand",
+        )
+    ]
 
 
 async def _admission(s: Settings, admission: Admission) -> list[Finding]:

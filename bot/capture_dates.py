@@ -1,0 +1,61 @@
+"""Dates in a capture become frontmatter: `due`, `remind`, `repeat`.
+
+Both paths meet here: the model's `fields` (normalised, since "tomorrow 9am" in a
+file would mean another day by the time anyone reads it) and the parser's reading
+of the person's own words (bot.when), which wins where it found something: it is
+deterministic and knows the person's zone and today's date, which a small model
+often gets wrong. A reminder in the past is dropped rather than sent at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from bot.digest import local_zone
+from bot.reminder_buttons import reminder_time
+from bot.tools.registry import ToolContext
+from bot.when import When, describe, find_when, read_due, read_when
+
+DATE_FIELDS = ("due", "remind", "repeat")
+
+
+def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], When]:
+    """`values` with `due`, `remind` and `repeat` read from the model and from `text`."""
+    zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
+    now = ctx.now.astimezone(zone)
+    default = reminder_time(ctx.settings)
+    found = find_when(text, now=now, zone=zone, default_time=default)
+    out = dict(values)
+    if out.get("remind") not in (None, ""):
+        out["remind"] = read_when(out["remind"], now=now, zone=zone, default_time=default)
+    if out.get("due") not in (None, ""):
+        out["due"] = read_due(out["due"], now=now, zone=zone)
+    if found.due is not None:
+        out["due"] = found.due
+    if found.remind is not None:
+        out["remind"] = found.remind
+    if found.repeat:
+        out["repeat"] = found.repeat
+    remind = out.get("remind")
+    if isinstance(remind, datetime) and remind < now:
+        out["remind"] = None
+    for name in DATE_FIELDS:  # nothing usable: the category's default, if it has one
+        if out.get(name) in (None, ""):
+            out.pop(name, None)
+    return out, found
+
+
+def promise(ctx: ToolContext, fields: Mapping[str, Any]) -> str:
+    """What the reply says about the dates it filed: "I'll remind you tomorrow at 09:00."."""
+    zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
+    now = ctx.now.astimezone(zone)
+    remind, repeat, due = fields.get("remind"), fields.get("repeat"), fields.get("due")
+    parts: list[str] = []
+    if isinstance(remind, datetime):
+        again = f", then {repeat}" if repeat else ""
+        parts.append(f"I'll remind you {describe(remind.astimezone(zone), now)}{again}.")
+    if due is not None and not isinstance(remind, datetime):
+        parts.append(f"Due {due}.")
+    return " ".join(parts)

@@ -1,0 +1,68 @@
+"""The reminders of a vault as a list (`/reminders`, "what do I need to be reminded of?")."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.digest import CLOSED_STATUSES, local_zone
+from bot.reminder_buttons import reminder_time
+from bot.tools.registry import ToolContext, ToolResult, tool
+from bot.vault_access import is_team
+from bot.when import describe, read_when
+from storage.index.reminder_queries import reminder_notes
+
+SHOWN = 20
+
+
+@tool()
+async def list_reminders(ctx: ToolContext) -> ToolResult:
+    """List the user's reminders: what is coming up, and earlier ones not done yet."""
+    zone = local_zone(
+        None if is_team(ctx) else ctx.person.timezone,
+        ctx.settings.timezone,
+    )
+    now = ctx.now.astimezone(zone)
+    notes = await reminder_notes(
+        ctx.store.database.engine, closed=CLOSED_STATUSES, vault_id=ctx.store.vault_id
+    )
+    upcoming: list[tuple[datetime, str, dict[str, str]]] = []
+    earlier: list[tuple[datetime, str, dict[str, str]]] = []
+    for note in notes:
+        times = [
+            t
+            for t in (
+                read_when(v, now=now, zone=zone, default_time=reminder_time(ctx.settings))
+                for v in (note.remind, note.snooze)
+            )
+            if t is not None
+        ]
+        ahead = [t for t in times if t > now]
+        at = min(ahead) if ahead else max(times, default=None)
+        if at is None:
+            continue
+        repeat = f", repeats {note.repeat}" if note.repeat else ""
+        item = {"path": note.path, "title": note.title, "at": at.isoformat()}
+        if note.repeat:
+            item["repeat"] = note.repeat
+        line = f"{note.title} ({note.path}){repeat}"
+        (upcoming if at > now else earlier).append((at, line, item))
+    upcoming.sort(key=lambda x: x[0])
+    earlier.sort(key=lambda x: x[0], reverse=True)
+    lines: list[str] = []
+    if upcoming:
+        lines.append("Coming up:")
+        lines += [f"• {describe(at, now)}: {line}" for at, line, _ in upcoming[:SHOWN]]
+        if len(upcoming) > SHOWN:
+            lines.append(f"  …and {len(upcoming) - SHOWN} more")
+    if earlier:
+        lines.append("Earlier, not done yet:")
+        lines += [f"• {describe(at, now)}: {line}" for at, line, _ in earlier[:SHOWN]]
+        if len(earlier) > SHOWN:
+            lines.append(f"  …and {len(earlier) - SHOWN} more")
+    if not lines:
+        lines = ['No reminders. Say "remind me to … tomorrow at 9" to set one.']
+    data = {
+        "upcoming": [item for _, _, item in upcoming[:SHOWN]],
+        "earlier_not_done": [item for _, _, item in earlier[:SHOWN]],
+    }
+    return ToolResult(data, "\n".join(lines))

@@ -1,0 +1,316 @@
+"""Sending reminders: a note's `remind` time comes, its person gets a message with
+Done / Snooze buttons, once.
+
+- The notes come from the index (storage.index.reminder_queries); a time written
+  without an offset is the person's local time (a team vault's: the deployment's).
+- Each (vault, note id, instant) is claimed in the reminder log before it is sent,
+  so a restart, a second process or a late poll never sends it twice. Only the
+  scheduler's leader calls `run_due`, at every poll.
+- After downtime, a reminder missed less than BRAINBOT_REMINDER_GRACE ago is sent
+  (saying it is late); an older one is logged as skipped. A failed send is tried
+  again with backoff inside the grace period, then reported (scheduler.retry).
+- A repeating note (`repeat: every monday`) gets its next `remind` written into the
+  note as soon as this one is handled, so it keeps repeating with or without a press.
+- Where: a person's reminders go to their direct chat, on the platform the note came
+  from when they have several; a team vault's go to the team's chat.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+
+from bot import metrics
+from bot.config import Settings
+from bot.digest import CLOSED_STATUSES, local_zone
+from bot.events import Conversation
+from bot.reminder_buttons import reminder_message, reminder_time
+from bot.when import next_occurrence, read_when
+from scheduler.delivery import Deliver, NoRoute, home_conversations
+from scheduler.retry import next_attempt
+from storage.db.people import Person
+from storage.db.records import Records
+from storage.db.reminder_log import ReminderKey, ReminderLog
+from storage.db.vault_tables import VAULT_MEMBERS
+from storage.entry import BOT_AUTHOR
+from storage.errors import StorageError
+from storage.index.reminder_queries import ReminderNote, reminder_notes
+from storage.vaults import VaultInfo, Vaults
+
+log = logging.getLogger(__name__)
+
+# Instants further back than this (and than the grace period) are not looked at:
+# a note imported with a `remind` from last year needs no log row.
+LOOKBACK = timedelta(days=2)
+
+
+@dataclass(frozen=True, slots=True)
+class Recipient:
+    """Who gets a vault's reminders, where, and in which zone their times are."""
+
+    user_id: int  # the person (a team: a member) whose buttons these are
+    zone: ZoneInfo
+    conversations: tuple[Conversation, ...]  # tried in this order
+
+
+@dataclass(frozen=True, slots=True)
+class Due:
+    note: ReminderNote
+    at: datetime
+
+
+class Reminders:
+    """Decide which reminders are due and send them (see the module doc)."""
+
+    def __init__(
+        self,
+        *,
+        vaults: Vaults,
+        records: Records,
+        log: ReminderLog,
+        settings: Settings,
+        deliver: Deliver,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.vaults = vaults
+        self.records = records
+        self.log = log
+        self.settings = settings
+        self.deliver = deliver
+        self.clock = clock
+        self.grace = timedelta(seconds=settings.reminder_grace_seconds)
+
+    @property
+    def default_time(self) -> time:
+        return reminder_time(self.settings)
+
+    async def run_due(self, now: datetime) -> list[tuple[ReminderKey, str]]:
+        """Send every reminder due at or before `now` (and not older than the grace
+        period) that the log has not seen; make due retries; move repeating notes on."""
+        notes = await reminder_notes(self.vaults.database.engine, closed=CLOSED_STATUSES)
+        by_vault: dict[int, list[ReminderNote]] = {}
+        for note in notes:
+            by_vault.setdefault(note.vault_id, []).append(note)
+        people = {p.id: p for p in await self.records.people()}
+        outcomes: list[tuple[ReminderKey, str]] = []
+        for vault_id, group in by_vault.items():
+            recipient = await self.recipient(vault_id, people)
+            if recipient is None:
+                continue
+            outcomes += await self._vault_due(vault_id, group, recipient, now)
+        outcomes += await self._retries(now, people)
+        return outcomes
+
+    def instant(self, value: Any, zone: ZoneInfo, now: datetime) -> datetime | None:
+        """A `remind` or `snooze` value as an instant (local times are in `zone`)."""
+        return read_when(value, now=now, zone=zone, default_time=self.default_time)
+
+    async def _vault_due(
+        self, vault_id: int, notes: Sequence[ReminderNote], recipient: Recipient, now: datetime
+    ) -> list[tuple[ReminderKey, str]]:
+        due: list[Due] = []
+        repeating: list[tuple[ReminderNote, datetime]] = []
+        for note in notes:
+            remind = self.instant(note.remind, recipient.zone, now)
+            for at in (remind, self.instant(note.snooze, recipient.zone, now)):
+                if at is not None and now - max(self.grace, LOOKBACK) < at <= now:
+                    due.append(Due(note, at))
+            if note.repeat and remind is not None and remind <= now:
+                repeating.append((note, remind))
+        handled = await self.log.handled(vault_id, [d.note.note_id for d in due])
+        outcomes: list[tuple[ReminderKey, str]] = []
+        for item in sorted(due, key=lambda d: d.at):
+            key = ReminderKey(vault_id, item.note.note_id, item.at)
+            if (key.note_id, key.remind_at) in handled:
+                continue
+            outcomes.append((key, await self._first(key, item.note, recipient, now)))
+        for note, remind in repeating:
+            await self._repeat(vault_id, note, remind, recipient.zone, now)
+        return outcomes
+
+    async def _first(
+        self, key: ReminderKey, note: ReminderNote, recipient: Recipient, now: datetime
+    ) -> str:
+        late = now - key.remind_at
+        if late > self.grace:
+            if await self.log.claim(
+                key,
+                user_id=recipient.user_id,
+                path=note.path,
+                title=note.title,
+                now=now,
+                status="skipped",
+                detail=f"missed by {late}, more than the grace period of {self.grace}",
+            ):
+                log.warning(
+                    "reminder %s (%s) skipped: missed by %s", note.path, key.remind_at, late
+                )
+                return "skipped"
+            return "already"
+        if not await self.log.claim(
+            key, user_id=recipient.user_id, path=note.path, title=note.title, now=now
+        ):
+            return "already"
+        where = preferred(recipient.conversations, note.source)
+        return await self._attempt(key, note.path, note.title, recipient, where, attempts=1)
+
+    async def _retries(
+        self, now: datetime, people: dict[int, Person]
+    ) -> list[tuple[ReminderKey, str]]:
+        outcomes: list[tuple[ReminderKey, str]] = []
+        for entry in await self.log.retries_due(now):
+            recipient = await self.recipient(entry.vault_id, people)
+            taken = await self.log.reclaim(entry.key, now)
+            if recipient is None or taken is None:
+                continue
+            outcome = await self._attempt(
+                entry.key,
+                taken.path,
+                taken.title,
+                recipient,
+                recipient.conversations,
+                attempts=taken.attempts,
+            )
+            outcomes.append((entry.key, outcome))
+        return outcomes
+
+    async def _attempt(
+        self,
+        key: ReminderKey,
+        path: str,
+        title: str,
+        recipient: Recipient,
+        where: Sequence[Conversation],
+        *,
+        attempts: int,
+    ) -> str:
+        now = self.clock()
+        detail = ""
+        try:
+            reply = await reminder_message(
+                records=self.records,
+                user_id=recipient.user_id,
+                vault_id=key.vault_id,
+                path=path,
+                title=title,
+                at=key.remind_at,
+                zone=recipient.zone,
+                now=now,
+            )
+            unreachable: list[str] = []
+            for conversation in where:
+                try:
+                    await self.deliver(conversation, reply)
+                except NoRoute as exc:
+                    unreachable.append(exc.platform)
+                    continue
+                await self.log.finish(
+                    key,
+                    status="sent",
+                    now=self.clock(),
+                    platform=conversation.platform,
+                    chat_id=conversation.chat_id,
+                )
+                metrics.reminder_sent("sent")
+                log.info("reminder %s (%s) sent", path, key.remind_at.isoformat())
+                return "sent"
+            detail = (
+                f"cannot reach {', '.join(unreachable)} from here"
+                if unreachable
+                else "no chat to send it to yet"
+            )
+        except Exception as exc:
+            log.exception("reminder %s (%s) failed", path, key.remind_at.isoformat())
+            detail = str(exc) or type(exc).__name__
+        again = next_attempt(attempts, due_at=key.remind_at, grace=self.grace, now=self.clock())
+        if again is not None:
+            await self.log.finish(
+                key, status="retrying", now=self.clock(), detail=detail, next_attempt_at=again
+            )
+            metrics.reminder_sent("retrying")
+            log.warning(
+                "reminder %s not sent (attempt %d: %s); trying again at %s",
+                path,
+                attempts,
+                detail,
+                again.isoformat(),
+            )
+            return "retrying"
+        await self.log.finish(key, status="failed", now=self.clock(), detail=detail)
+        metrics.reminder_sent("failed")
+        log.error(
+            "reminder %s (%s) failed for good after %d attempt(s): %s",
+            path,
+            key.remind_at.isoformat(),
+            attempts,
+            detail,
+        )
+        return "failed"
+
+    async def _repeat(
+        self, vault_id: int, note: ReminderNote, remind: datetime, zone: ZoneInfo, now: datetime
+    ) -> None:
+        """Write a repeating note's next `remind` (the same local time, the rule's next day)."""
+        assert note.repeat is not None
+        following = next_occurrence(note.repeat, now, remind.astimezone(zone))
+        if following is None:
+            log.warning("reminder %s: cannot repeat %r; it stops here", note.path, note.repeat)
+            return
+        store = await self.vaults.store(vault_id)
+        try:
+            await store.update(
+                note.path,
+                fields={"remind": following.astimezone(zone)},
+                author=BOT_AUTHOR,
+                source={"via": "reminder-repeat"},
+            )
+        except StorageError as exc:
+            log.warning("reminder %s: could not write the next time: %s", note.path, exc)
+
+    # --- who and where ----------------------------------------------------------------
+
+    async def recipient(self, vault_id: int, people: dict[int, Person]) -> Recipient | None:
+        vault = await self.vaults.get(vault_id)
+        if vault is None:
+            return None
+        if vault.is_team:
+            return await self._team(vault)
+        person = people.get(vault.user_id) if vault.user_id is not None else None
+        if person is None:
+            return None
+        homes = await home_conversations(self.records, person.id)
+        return Recipient(
+            person.id,
+            local_zone(person.timezone, self.settings.timezone),
+            tuple(homes),
+        )
+
+    async def _team(self, vault: VaultInfo) -> Recipient | None:
+        chats = [
+            Conversation(*where.split(":", 1))
+            for where, name in self.settings.team_vaults.items()
+            if name == vault.name and ":" in where
+        ]
+        stmt = (
+            select(VAULT_MEMBERS.c.user_id)
+            .where(VAULT_MEMBERS.c.vault_id == vault.id)
+            .order_by(VAULT_MEMBERS.c.joined_at)
+            .limit(1)
+        )
+        async with self.vaults.database.engine.connect() as conn:
+            member = (await conn.execute(stmt)).scalar()
+        if member is None or not chats:
+            return None
+        return Recipient(int(member), local_zone(None, self.settings.timezone), tuple(chats))
+
+
+def preferred(conversations: Sequence[Conversation], source: Any) -> tuple[Conversation, ...]:
+    """The note's own platform first ("the platform they used"), then the others."""
+    platform = source.get("platform") if isinstance(source, dict) else None
+    return tuple(sorted(conversations, key=lambda c: c.platform != platform))
