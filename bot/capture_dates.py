@@ -47,6 +47,24 @@ def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[
     return out, found
 
 
+def normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """Fields a change sets, with `remind` and `due` written as an instant and a date
+    ("friday 9am" in a file would mean another day by next week); a value that is
+    not a time is kept as written."""
+    zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
+    now = ctx.now.astimezone(zone)
+    out = dict(fields)
+    if isinstance(out.get("remind"), str) and out["remind"].strip():
+        moment = read_when(
+            out["remind"], now=now, zone=zone, default_time=reminder_time(ctx.settings)
+        )
+        out["remind"] = moment if moment is not None else out["remind"]
+    if isinstance(out.get("due"), str) and out["due"].strip():
+        day = read_due(out["due"], now=now, zone=zone)
+        out["due"] = day if day is not None else out["due"]
+    return out
+
+
 def promise(ctx: ToolContext, fields: Mapping[str, Any]) -> str:
     """What the reply says about the dates it filed: "I'll remind you tomorrow at 09:00."."""
     zone = local_zone(ctx.person.timezone, ctx.settings.timezone)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel
 
+from bot.capture_dates import normalised
 from bot.change_kinds import ChangeKinds, update_kinds
 from bot.tasklist import TaskMatchError, Ticked, only_ticks, tasks, tick
 from bot.tools.notes import FieldValue, entry_summary, resolve_entry
@@ -59,7 +61,7 @@ async def update_entry(
         append: text to add at the end of the note, or null.
     """
     entry = await resolve_entry(ctx, path)
-    fields = set_values(set_fields)
+    fields = normalised(ctx, set_values(set_fields))
     new_body = _update_parts(body, append, entry.body)
     if not fields and not remove_fields and new_body is None:
         raise ToolError("nothing to change: give set_fields, remove_fields, body or append")
@@ -126,21 +128,38 @@ def _described(
 async def _preview_update(ctx: ToolContext, args: BaseModel) -> Proposal:
     a = args.model_dump()
     entry = await resolve_entry(ctx, a["path"])
+    fields = normalised(ctx, set_values([FieldValue(**v) for v in a["set_fields"] or []]))
     preview = await asyncio.to_thread(
         ctx.store.vault.preview_update,
         entry.path,
-        fields=set_values([FieldValue(**v) for v in a["set_fields"] or []]) or None,
+        fields=fields or None,
         body=_update_parts(a["body"], a["append"], entry.body),
         remove_fields=tuple(a["remove_fields"] or ()),
     )
-    return Proposal(f"Update {entry.path}", preview.diff, preview.content_hash)
+    # "remind me friday": the day the preview showed, however late Approve comes.
+    pinned = None
+    if a["set_fields"]:
+        pinned = {
+            **a,
+            "set_fields": [
+                {"name": v["name"], "value": _as_text(fields[v["name"]])}
+                if v["name"] in ("remind", "due") and v["name"] in fields
+                else v
+                for v in a["set_fields"]
+            ],
+        }
+    return Proposal(f"Update {entry.path}", preview.diff, preview.content_hash, pinned=pinned)
+
+
+def _as_text(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date | datetime) else value
 
 
 @update_entry.change_kinds
 async def _update_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     a = args.model_dump()
     entry = await resolve_entry(ctx, a["path"])
-    fields = set_values([FieldValue(**v) for v in a["set_fields"] or []])
+    fields = normalised(ctx, set_values([FieldValue(**v) for v in a["set_fields"] or []]))
     return update_kinds(entry, fields, a["remove_fields"], a["body"], a["append"])
 
 
