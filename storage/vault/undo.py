@@ -4,6 +4,7 @@ like `git revert`. Nothing is written here; the vault commits the plan."""
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,7 +94,43 @@ def _merge(
     ours: pygit2.Oid | None,
     theirs: pygit2.Oid | None,
 ) -> bytes | None:
-    """A clean three-way merge of one file, or None when it does not merge cleanly."""
+    """A clean three-way merge of one file, or None when it does not merge cleanly.
+
+    Every change the vault makes rewrites the note's `updated:` line, so any two of
+    them overlap there. That line alone is no reason to refuse: it is taken from the
+    note as it is now (a later change's stamp), and the rest must merge cleanly."""
+    merged = _merge_blobs(git, path, ancestor, ours, theirs)
+    if merged is not None or ancestor is None or ours is None or theirs is None:
+        return merged
+    stamp = _STAMP.search(_frontmatter(git.blob_data(ours)))
+    if stamp is None:
+        return None
+    line = stamp.group(0)
+    same = [
+        git.repo.create_blob(_STAMP.sub(lambda _: line, data, count=1))
+        for data in (git.blob_data(ancestor), git.blob_data(theirs))
+    ]
+    return _merge_blobs(git, path, same[0], ours, same[1])
+
+
+_STAMP = re.compile(rb"^updated:[^\n]*$", re.MULTILINE)
+
+
+def _frontmatter(data: bytes) -> bytes:
+    """The YAML block at the top of a note ("" when it has none)."""
+    if not data.startswith(b"---"):
+        return b""
+    end = data.find(b"\n---", 3)
+    return data[: end if end != -1 else 0]
+
+
+def _merge_blobs(
+    git: GitRepo,
+    path: str,
+    ancestor: pygit2.Oid | None,
+    ours: pygit2.Oid | None,
+    theirs: pygit2.Oid | None,
+) -> bytes | None:
     if ancestor is None or ours is None or theirs is None:
         return None  # created or deleted on one side and changed on the other
 

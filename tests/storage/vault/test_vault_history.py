@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,25 @@ def test_history_follows_a_rename_made_outside(vault: Vault) -> None:
     git(vault.root, "mv", "ideas/old-name.md", "ideas/new-name.md")
     outside_commit(vault.root, "rename in Obsidian")
     assert [c.operation for c in vault.history("ideas/new-name.md")] == ["edit", "create"]
+
+
+def test_undo_of_an_older_change_is_not_stopped_by_the_updated_stamp(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each change stamps `updated:` a second later, as changes made apart would.
+    stamps = iter(datetime(2026, 11, 23, 9, 0, s, tzinfo=UTC) for s in range(60))
+    monkeypatch.setattr("storage.vault.schema.now_utc", lambda: next(stamps))
+    body = "\n".join(f"- [ ] task {n}" for n in range(12))
+    vault.create("admin", "List", body)
+    ticked = body.replace("- [ ] task 1\n", "- [x] task 1\n")
+    first = vault.update("admin/list.md", body=ticked, author=ANN)
+    vault.update("admin/list.md", body=ticked.replace("[ ] task 10", "[x] task 10"), author=ANN)
+    vault.undo(first.change.commit, author=ANN)
+    text = (vault.root / "admin/list.md").read_text()
+    assert "- [ ] task 1\n" in text and "- [x] task 10\n" in text
+    assert "updated: 2026-11-23T09:00:02+00:00" in text  # the later change's stamp
+    # A real overlap is still refused.
+    second = vault.update("admin/list.md", body=text.split("---\n", 2)[2] + "\nA", author=ANN)
+    vault.update("admin/list.md", body=second.entry.body + "B" if second.entry else "", author=ANN)
+    with pytest.raises(UndoConflict):
+        vault.undo(second.change.commit, author=ANN)
