@@ -18,7 +18,17 @@ async def test_start_registers_the_command_menu_and_polls(
 ) -> None:
     await fake.wait_for("getUpdates")
     names = [command["command"] for command in fake.commands]
-    assert names == ["start", "help", "list", "search", "digest", "undo", "link", "settings"]
+    assert names == [
+        "start",
+        "help",
+        "list",
+        "search",
+        "digest",
+        "reminders",
+        "undo",
+        "link",
+        "settings",
+    ]
     methods = [r.method for r in fake.requests]
     assert methods.index("getMe") < methods.index("deleteWebhook") < methods.index("getUpdates")
 
