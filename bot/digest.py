@@ -1,11 +1,14 @@
 """The digest: what matters today, built from the index alone (no LLM needed).
 
-Sections: next actions of open projects, admin items due or overdue, people to
-follow up, what was captured yesterday (this week, for the weekly review), the
-inbox waiting for a decision, and projects stuck for two weeks. Action items (next
-actions and due items) are numbered; the chat shows Done / Snooze / Open buttons
-for each (see bot.digest_buttons). The text stays well inside Telegram's 4,096
-characters and a handful of Slack blocks.
+Sections: every open project with its next action (or a note that it has none
+yet), admin items due or overdue, admin items without a due date ("To do"), admin
+items coming up later, people to follow up, what was captured since the start of
+yesterday up to the moment of composing (the last seven days, for the weekly
+review), the inbox waiting for a decision, and projects stuck for two weeks. Action
+items (projects, due items, to-dos) are numbered; the chat shows Done / Snooze /
+Open buttons for each (see bot.digest_buttons). "Nothing needs you today" means
+nothing is open and nothing was captured. The text stays well inside Telegram's
+4,096 characters and a handful of Slack blocks.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ CLOSED_STATUSES = ("done", "cancelled", "canceled", "archived", "dropped", "comp
 STUCK_AFTER = timedelta(days=14)
 SECTION_LINES = 8  # rows per section; the rest is counted ("…and 12 more")
 NEXT_ACTION_LINES = 5
+COMING_UP_LINES = 3  # in the daily digest; the weekly review looks further ahead
 MAX_ACTIONS = 10  # items with buttons: three each, one Telegram row each
 LINE_CHARS = 160
 TEXT_LIMIT = 3500  # characters; leaves room for a notice under Telegram's 4,096
@@ -200,12 +204,12 @@ def _midnight(day: date, zone: tzinfo) -> datetime:
     return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
 
 
-def _next_action(row: NoteRow) -> DigestItem:
+def _project(row: NoteRow) -> DigestItem:
     due = _as_date(row.fields.get("due"))
     suffix = f" (due {due.isoformat()})" if due else ""
-    return DigestItem(
-        _short(f"{row.title}: {_plain(row.fields.get('next_action'))}{suffix}"), row.path, True
-    )
+    step = _plain(row.fields.get("next_action"))
+    line = f"{row.title}: {step}" if step else f"{row.title} — no next action yet"
+    return DigestItem(_short(line + suffix), row.path, True)
 
 
 def _due_item(row: NoteRow, day: date) -> DigestItem:
@@ -217,20 +221,42 @@ def _due_item(row: NoteRow, day: date) -> DigestItem:
     return DigestItem(_short(f"{row.title} — {when}"), row.path, True)
 
 
+def _coming_item(row: NoteRow) -> DigestItem:
+    due = _as_date(row.fields.get("due"))
+    when = f" — due {due.isoformat()}" if due else ""
+    return DigestItem(_short(f"{row.title}{when}"), row.path)
+
+
 def _section(heading: str, listing: Listing, items: Sequence[DigestItem]) -> list[DigestSection]:
     if not items:
         return []
     return [DigestSection(heading, tuple(items), max(0, listing.total - len(items)))]
 
 
+def _todo(listing: Listing, room: int) -> list[DigestSection]:
+    """Admin items without a due date: action items while buttons are left, else
+    only how many there are (the due ones took the buttons)."""
+    if listing.total and room <= 0:
+        noun = "item" if listing.total == 1 else "items"
+        line = DigestItem(f"{listing.total} open {noun} without a due date")
+        return [DigestSection("To do", (line,))]
+    items = [DigestItem(_short(r.title), r.path, True) for r in listing.rows[:room]]
+    return _section("To do", listing, items)
+
+
 def digest_from_facts(facts: DigestFacts, *, day: date, kind: str) -> Digest:
     """Sections from the query results; at most MAX_ACTIONS items get buttons."""
     weekly = kind == "weekly"
     sections: list[DigestSection] = []
-    actions = [_next_action(r) for r in facts.next_actions.rows[:NEXT_ACTION_LINES]]
-    sections += _section("Next actions", facts.next_actions, actions)
-    due_rows = facts.due.rows[: max(0, MAX_ACTIONS - len(actions))]
-    sections += _section("Due and overdue", facts.due, [_due_item(r, day) for r in due_rows])
+    projects = [_project(r) for r in facts.open_projects.rows[:NEXT_ACTION_LINES]]
+    sections += _section("Next actions", facts.open_projects, projects)
+    # Buttons go to projects first, then to what is due, then to undated to-dos.
+    room = MAX_ACTIONS - len(projects)
+    due = [_due_item(r, day) for r in facts.due.rows[:room]]
+    sections += _section("Due and overdue", facts.due, due)
+    sections += _todo(facts.todo, room - len(due))
+    coming = facts.coming_up.rows[: SECTION_LINES if weekly else COMING_UP_LINES]
+    sections += _section("Coming up", facts.coming_up, [_coming_item(r) for r in coming])
     sections += _section(
         "People to follow up",
         facts.follow_ups,
@@ -240,7 +266,7 @@ def digest_from_facts(facts: DigestFacts, *, day: date, kind: str) -> Digest:
         ],
     )
     sections += _section(
-        "Captured this week" if weekly else "Captured yesterday",
+        "Captured this week" if weekly else "Captured since yesterday",
         facts.captured,
         [
             DigestItem(_short(f"{r.title} ({r.category})"), r.path)
@@ -289,13 +315,22 @@ def fit(digest: Digest, limit: int = TEXT_LIMIT) -> Digest:
 
 
 async def compose_digest(
-    store: Store, *, day: date, kind: str = "daily", zone: tzinfo = UTC
+    store: Store,
+    *,
+    day: date,
+    kind: str = "daily",
+    zone: tzinfo = UTC,
+    now: datetime | None = None,
 ) -> Digest:
-    """The digest for local date `day` in `zone`: a handful of index queries, no LLM."""
-    span = 7 if kind == "weekly" else 1
+    """The digest for local date `day` in `zone`, composed at `now`: captures count
+    from the start of yesterday (of the day six days back, for the weekly review) up
+    to `now`, or to the end of `day` when `now` is later or not given. A handful of
+    index queries, no LLM."""
+    span = 6 if kind == "weekly" else 1
+    end_of_day = _midnight(day + timedelta(days=1), zone)
     query = DigestQuery(
         start=_midnight(day - timedelta(days=span), zone),
-        end=_midnight(day, zone),
+        end=end_of_day if now is None else min(now, end_of_day),
         due_by=day + timedelta(days=1),
         stuck_before=_midnight(day, zone) - STUCK_AFTER,
         closed=CLOSED_STATUSES,

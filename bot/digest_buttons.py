@@ -1,9 +1,10 @@
 """A digest in chat, and what its buttons do.
 
-Each action item (a project's next action, a due admin item) gets Done, Snooze and
-Open. Done sets the note's status to done, Snooze sets its due date to tomorrow in
-the person's time zone; both commit at once, without an approval step, because
-the press itself is the decision. The digest message is then redrawn showing what
+Each action item (an open project, an admin item due or without a due date) gets
+Done, Snooze and Open. Done sets the note's status to done, Snooze sets its due
+date to tomorrow in the person's time zone (a to-do without one is due then);
+both commit at once, without an approval step, because the press itself is the
+decision. The digest message is then redrawn showing what
 happened, with that item's buttons gone. Open replies with the note.
 """
 

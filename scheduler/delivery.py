@@ -118,7 +118,8 @@ class DigestDelivery:
     async def compose(self, person: Person, day: date, kind: str) -> Digest:
         """The person's digest for local date `day`, with the model's opening if any."""
         zone = local_zone(person.timezone, self.settings.timezone)
-        digest = await compose_digest(await self.store(person), day=day, kind=kind, zone=zone)
+        store = await self.store(person)
+        digest = await compose_digest(store, day=day, kind=kind, zone=zone, now=self.clock())
         return await with_summary(self.llm, digest)
 
     async def send(self, person: Person, slot: Slot) -> Sent:

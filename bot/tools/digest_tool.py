@@ -13,15 +13,15 @@ from storage.db.digest_log import DigestLog
 
 @tool()
 async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) -> ToolResult:
-    """Build the digest now: next actions, due items, people to follow up, new captures,
-    inbox and stuck projects.
+    """Build the digest now: open projects and their next actions, due items and
+    to-dos, people to follow up, new captures, inbox and stuck projects.
 
     Args:
         kind: daily, or weekly for a review of the week.
     """
     zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
     day = ctx.now.astimezone(zone).date()
-    digest = await compose_digest(ctx.store, day=day, kind=kind, zone=zone)
+    digest = await compose_digest(ctx.store, day=day, kind=kind, zone=zone, now=ctx.now)
     reply, _ = await present(
         digest,
         user_id=ctx.person.id,

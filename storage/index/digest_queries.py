@@ -1,9 +1,10 @@
 """The questions a digest asks of one vault's index, answered in SQL.
 
 A digest lists a handful of notes out of thousands, so each section is one query
-on the vault's rows of the `entries` table that returns only what the digest shows
-(no bodies) plus how many more matched. Frontmatter dates are read leniently: a
-`due` written as a date, a datetime or a string all count; anything else is ignored.
+on the vault's rows of the `entries` table (the admin items' three sections share
+one) that returns only what the digest shows (no bodies) plus how many more matched.
+Frontmatter dates are read leniently: a `due` written as a date, a datetime or a
+string all count; anything else is no due date.
 """
 
 from __future__ import annotations
@@ -42,8 +43,10 @@ class Listing:
 
 @dataclass(frozen=True, slots=True)
 class DigestFacts:
-    next_actions: Listing  # open projects with a next action, soonest due first
+    open_projects: Listing  # not closed (no status is open), soonest due, next action first
     due: Listing  # open admin items due on or before `due_by`, oldest due first
+    todo: Listing  # open admin items without a due date, least recently touched first
+    coming_up: Listing  # open admin items due after `due_by`, soonest first
     follow_ups: Listing  # people with follow-ups, least recently touched first
     captured: Listing  # notes created in [start, end), latest capture first
     inbox: int  # notes waiting in the inbox
@@ -56,8 +59,8 @@ class DigestQuery:
     """What to ask: the period a digest covers and how many rows each section shows."""
 
     start: datetime  # captured/finished from (inclusive, UTC)
-    end: datetime  # ... until (exclusive, UTC)
-    due_by: date  # admin items due on or before this date
+    end: datetime  # ... until (exclusive, UTC): the moment the digest is composed
+    due_by: date  # admin items due on or before this date are due; later ones come up
     stuck_before: datetime
     closed: Sequence[str]  # statuses that mean "nothing left to do"
     categories: Sequence[str]  # notes outside these folders (digests/) are not captures
@@ -73,19 +76,38 @@ _DUE_KNOWN = f"{_DUE} ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$'"
 _OPEN = "lower(coalesce(e.status, '')) <> ALL(CAST(:closed AS text[]))"
 _CLOSED = "lower(coalesce(e.status, '')) = ANY(CAST(:closed AS text[]))"
 
-_NEXT_ACTIONS = f"""
+# Every open project: one without a status or a next action is still open, and the
+# digest asks for its next action. Those with a due date first, then those with a
+# next action.
+_OPEN_PROJECTS = f"""
 SELECT {_COLUMNS} FROM entries e
 WHERE e.vault_id = :vault AND e.category = 'projects' AND {_OPEN}
-  AND coalesce(e.fields->>'next_action', '') NOT IN ('', 'null')
-ORDER BY CASE WHEN {_DUE_KNOWN} THEN {_DUE} END NULLS LAST, e.updated DESC, e.id
+ORDER BY CASE WHEN {_DUE_KNOWN} THEN {_DUE} END NULLS LAST,
+  coalesce(e.fields->>'next_action', '') IN ('', 'null'), e.updated DESC, e.id
 LIMIT :limit
 """
-_DUE_ITEMS = f"""
-SELECT {_COLUMNS} FROM entries e
-WHERE e.vault_id = :vault AND e.category = 'admin' AND {_OPEN}
-  AND {_DUE_KNOWN} AND {_DUE} <= :due_by
-ORDER BY {_DUE}, e.id
-LIMIT :limit
+# Every open admin item in one scan, split three ways: due by `due_by`, without a
+# due date (a to-do), and due later; the first `limit` of each part and its size.
+# OFFSET 0 keeps the innermost select apart, so each row's due date is read once.
+_OPEN_ADMIN = f"""
+SELECT * FROM (
+  SELECT a.*, row_number() OVER (PARTITION BY a.part ORDER BY a.due, a.updated, a.id) AS n,
+         count(*) OVER (PARTITION BY a.part) AS total
+  FROM (
+    SELECT d.*,
+           CASE WHEN d.due IS NULL THEN 'todo' WHEN d.due <= :due_by THEN 'due' ELSE 'later' END
+             AS part
+    FROM (
+      SELECT e.id, e.path, e.category, e.title, e.status, e.fields, e.updated,
+             CASE WHEN {_DUE_KNOWN} THEN {_DUE} END AS due
+      FROM entries e
+      WHERE e.vault_id = :vault AND e.category = 'admin' AND {_OPEN}
+      OFFSET 0
+    ) d
+  ) a
+) ranked
+WHERE n <= :limit
+ORDER BY part, n
 """
 _FOLLOW_UPS = f"""
 SELECT {_COLUMNS} FROM entries e
@@ -141,6 +163,18 @@ async def _listing(conn: AsyncConnection, sql: str, params: Mapping[str, Any]) -
     return Listing(tuple(_row(r) for r in rows), rows[0].total if rows else 0)
 
 
+async def _open_admin(conn: AsyncConnection, params: Mapping[str, Any]) -> dict[str, Listing]:
+    """The open admin items' parts by name (`due`, `todo`, `later`); a missing part is empty."""
+    rows = (await conn.execute(text(_OPEN_ADMIN), dict(params))).all()
+    parts: dict[str, list[Any]] = {"due": [], "todo": [], "later": []}
+    for row in rows:
+        parts[row.part].append(row)
+    return {
+        name: Listing(tuple(_row(r) for r in found), found[0].total if found else 0)
+        for name, found in parts.items()
+    }
+
+
 async def _captured(conn: AsyncConnection, vault_id: int, query: DigestQuery) -> Listing:
     params = {
         "vault": vault_id,
@@ -173,8 +207,8 @@ async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int
         "end": query.end,
     }
     async with engine.connect() as conn:
-        next_actions = await _listing(conn, _NEXT_ACTIONS, params)
-        due = await _listing(conn, _DUE_ITEMS, params)
+        open_projects = await _listing(conn, _OPEN_PROJECTS, params)
+        admin = await _open_admin(conn, params)
         follow_ups = await _listing(conn, _FOLLOW_UPS, params)
         captured = await _captured(conn, vault_id, query)
         inbox = int((await conn.execute(text(_INBOX), {"vault": vault_id})).scalar_one())
@@ -182,4 +216,14 @@ async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int
         finished = (
             await _listing(conn, _FINISHED, params) if query.with_finished else Listing((), 0)
         )
-    return DigestFacts(next_actions, due, follow_ups, captured, inbox, stuck, finished)
+    return DigestFacts(
+        open_projects,
+        admin["due"],
+        admin["todo"],
+        admin["later"],
+        follow_ups,
+        captured,
+        inbox,
+        stuck,
+        finished,
+    )

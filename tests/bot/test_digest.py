@@ -3,15 +3,19 @@ with a short opening when there is one, always inside the platforms' limits."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from bot.digest import TEXT_LIMIT, Digest, compose_digest
+import frontmatter
+
+from bot.digest import TEXT_LIMIT, Digest, compose_digest, digest_from_facts
 from bot.digest_summary import with_summary
-from tests.fakes.brain import running_brain
+from storage.index.digest_queries import DigestFacts, Listing, NoteRow
+from tests.bot.helpers import message, press
+from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, fail, say
-from tests.scheduler.notes import add_notes, note_text, on
+from tests.scheduler.notes import LONG_AGO, add_notes, note_text, on
 
 DAY = date(2026, 11, 20)  # a Friday
 YESTERDAY = DAY - timedelta(days=1)
@@ -74,8 +78,9 @@ async def test_daily_digest_lists_what_matters_today(tmp_path: Path, database_ur
         "Passport — due today",
         "Dentist — due tomorrow",
     ]
+    assert _section(digest, "Coming up") == ["Car service — due 2026-11-29"]
     assert _section(digest, "People to follow up") == ["Grace: Send the slides"]
-    assert _section(digest, "Captured yesterday") == ["Tea shop (ideas)"]
+    assert _section(digest, "Captured since yesterday") == ["Tea shop (ideas)"]
     assert _section(digest, "Inbox") == ["2 items wait for a category"]
     assert _section(digest, "Stuck projects") == ["Old book (last change 2026-10-21)"]
     assert [item.path for item in digest.actions] == [
@@ -109,6 +114,146 @@ async def test_an_empty_vault_says_nothing_needs_you(tmp_path: Path, database_ur
     assert digest.sections == () and "Nothing needs you today." in digest.text
 
 
+async def test_a_new_user_s_first_project_and_admin_item_are_in_both_digests(
+    tmp_path: Path, database_url: str
+) -> None:
+    # As the issue tells it: a fresh vault, two captures through the command router
+    # (no model), then /digest and /digest weekly the same day. The vault stamps
+    # notes with the real time, so the bot's clock shows the real time too.
+    clock = Clock(datetime.now(UTC))
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        for text in ("project: Repaint the fence", "admin: Renew the car insurance"):
+            (saved,) = await brain.engine.handle(message(text))
+            assert saved.text.startswith("Saved to ")
+        clock.now = datetime.now(UTC)
+        (daily,) = await brain.engine.handle(message("/digest"))
+        (weekly,) = await brain.engine.handle(message("/digest weekly"))
+    for reply, captured in ((daily, "Captured since yesterday"), (weekly, "Captured this week")):
+        assert "Nothing needs you" not in reply.text
+        assert "\nNext actions\n1. Repaint the fence — no next action yet\n" in reply.text
+        assert "\nTo do\n2. Renew the car insurance\n" in reply.text
+        assert (
+            f"\n{captured}\n• Repaint the fence (projects)\n• Renew the car insurance (admin)"
+            in reply.text
+        )
+        assert [b.label for b in reply.buttons][::3] == ["Done 1", "Done 2"]
+
+
+def _closed_vault() -> dict[str, str]:
+    return {
+        "projects/shipped.md": note_text("Shipped", status="done", next_action="Celebrate"),
+        "projects/dropped.md": note_text("Dropped", status="Cancelled"),
+        "admin/paid.md": note_text("Paid bill", status="done", due=str(DAY)),
+        "admin/filed.md": note_text("Filed form", status="done"),
+        "people/alan.md": note_text("Alan", follow_ups=[]),
+        "ideas/old.md": note_text("Old idea"),
+    }
+
+
+async def test_with_only_closed_things_and_no_captures_nothing_needs_you(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await add_notes(brain.store, tmp_path / "import", _closed_vault())
+        now = on(DAY, 8)
+        daily = await with_summary(brain.llm, await compose_digest(brain.store, day=DAY, now=now))
+        weekly = await compose_digest(brain.store, day=DAY, kind="weekly", now=now)
+    for digest in (daily, weekly):
+        assert digest.sections == ()
+        assert digest.text.endswith("\n\nNothing needs you today.")
+        assert digest.markdown().endswith("\n\nNothing needs you today.\n")
+    # Nothing to sum up: the model is not asked for an opening.
+    assert daily.summary is None and openai_fake.chat_requests() == []
+
+
+async def test_a_capture_made_today_is_in_today_s_digest(tmp_path: Path, database_url: str) -> None:
+    berlin = ZoneInfo("Europe/Berlin")
+    notes = {
+        "ideas/dawn.md": note_text("Dawn idea", created=on(DAY, 6)),
+        "ideas/last-night.md": note_text("Last night", created=on(YESTERDAY, 22)),
+        # 23:30 UTC two days back is yesterday in Berlin: the day is the person's.
+        "ideas/berlin-midnight.md": note_text(
+            "Berlin midnight", created=on(DAY - timedelta(days=2), 23) + timedelta(minutes=30)
+        ),
+        "ideas/too-old.md": note_text("Too old", created=on(DAY - timedelta(days=2), 12)),
+        "ideas/week-start.md": note_text("Week start", created=on(DAY - timedelta(days=6), 8)),
+        "ideas/last-week.md": note_text("Last week", created=on(DAY - timedelta(days=7), 12)),
+    }
+    async with running_brain(tmp_path, database_url) as brain:
+        await add_notes(brain.store, tmp_path / "import", notes)
+        now = on(DAY, 8)  # 09:00 in Berlin
+        daily = await compose_digest(brain.store, day=DAY, zone=berlin, now=now)
+        weekly = await compose_digest(brain.store, day=DAY, kind="weekly", zone=berlin, now=now)
+        earlier = await compose_digest(brain.store, day=DAY, zone=berlin, now=on(DAY, 5))
+    assert _section(daily, "Captured since yesterday") == [
+        "Dawn idea (ideas)",
+        "Last night (ideas)",
+        "Berlin midnight (ideas)",
+    ]
+    assert _section(weekly, "Captured this week") == [
+        "Dawn idea (ideas)",
+        "Last night (ideas)",
+        "Berlin midnight (ideas)",
+        "Too old (ideas)",
+        "Week start (ideas)",
+    ]
+    # Composed before the dawn capture, the digest does not list it yet.
+    assert "Dawn idea (ideas)" not in _section(earlier, "Captured since yesterday")
+
+
+async def test_a_project_marked_done_leaves_the_digest(tmp_path: Path, database_url: str) -> None:
+    clock = Clock(datetime.now(UTC))
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        await add_notes(
+            brain.store, tmp_path / "import", {"projects/fence.md": note_text("Repaint the fence")}
+        )
+        (before,) = await brain.engine.handle(message("/digest"))
+        assert "1. Repaint the fence — no next action yet" in before.text
+        await brain.engine.handle(press(before, "Done 1"))
+        assert frontmatter.load(brain.settings.vault_dir / "projects/fence.md")["status"] == "done"
+        clock.now = datetime.now(UTC)  # after the real time the change was stamped with
+        (daily,) = await brain.engine.handle(message("/digest"))
+        (weekly,) = await brain.engine.handle(message("/digest weekly"))
+    assert "Nothing needs you today." in daily.text and daily.buttons == ()
+    assert "Next actions" not in weekly.text
+    assert "Finished this week\n• Repaint the fence (projects)" in weekly.text
+
+
+def _rows(category: str, count: int, **fields: str) -> Listing:
+    rows = tuple(
+        NoteRow(f"{category}/{n}.md", category, f"{category} {n}", None, fields, LONG_AGO)
+        for n in range(count)
+    )
+    return Listing(rows, count)
+
+
+def _facts(projects: int, due: int, todo: int) -> DigestFacts:
+    none = Listing((), 0)
+    return DigestFacts(
+        open_projects=_rows("projects", projects, next_action="Go on"),
+        due=_rows("admin", due, due=str(DAY)),
+        todo=_rows("admin", todo),
+        coming_up=none,
+        follow_ups=none,
+        captured=none,
+        inbox=0,
+        stuck=none,
+        finished=none,
+    )
+
+
+def test_to_dos_without_a_due_date_get_the_buttons_the_due_items_leave() -> None:
+    roomy = digest_from_facts(_facts(projects=2, due=3, todo=4), day=DAY, kind="daily")
+    assert [s.heading for s in roomy.sections] == ["Next actions", "Due and overdue", "To do"]
+    assert len(roomy.actions) == 9
+    assert "\nTo do\n6. admin 0\n7. admin 1\n8. admin 2\n9. admin 3" in roomy.text
+    crowded = digest_from_facts(_facts(projects=5, due=7, todo=4), day=DAY, kind="daily")
+    assert len(crowded.actions) == 10
+    assert "\nDue and overdue\n6. admin 0 — due today\n" in crowded.text
+    assert "…and 2 more" in crowded.text
+    assert crowded.text.endswith("\nTo do\n• 4 open items without a due date")
+
+
 async def test_a_huge_vault_still_fits_one_telegram_message(
     tmp_path: Path, database_url: str
 ) -> None:
@@ -126,7 +271,7 @@ async def test_a_huge_vault_still_fits_one_telegram_message(
         digest = await compose_digest(brain.store, day=DAY)
     assert len(digest.text) <= TEXT_LIMIT
     assert len(digest.actions) <= 10
-    (captured,) = [s for s in digest.sections if s.heading == "Captured yesterday"]
+    (captured,) = [s for s in digest.sections if s.heading == "Captured since yesterday"]
     assert captured.more >= 30 - 8 and f"…and {captured.more} more" in digest.text
 
 

@@ -123,3 +123,26 @@ async def test_a_note_gone_since_the_digest_is_reported_not_created(
         (redrawn,) = await brain.engine.handle(press(card, "Done 2"))
         assert not (brain.settings.vault_dir / "admin/taxes.md").exists()
     assert "✗ Taxes — overdue since 2026-11-18 — not found" in redrawn.text
+
+
+async def test_snoozing_a_to_do_gives_it_a_due_date_tomorrow(
+    tmp_path: Path, database_url: str
+) -> None:
+    clock = Clock(CLOCK)
+    undated = {"admin/insurance.md": note_text("Renew the car insurance", status="open")}
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        await add_notes(brain.store, tmp_path / "import", NOTES | undated)
+        card = await _digest(brain, Outbox(clock))
+        assert "\n\nTo do\n3. Renew the car insurance" in card.text
+        (snoozed,) = await brain.engine.handle(press(card, "Snooze 3"))
+        note = frontmatter.load(brain.settings.vault_dir / "admin/insurance.md")
+        assert str(note["due"]) == "2026-11-22"
+        assert "3. → Renew the car insurance — snoozed to 2026-11-22" in snoozed.text
+        # On the day it was snoozed to, it is due: no longer a to-do without a date.
+        clock.advance(hours=32)
+        (person,) = await brain.records.people()
+        service = build_service(brain, Outbox(clock))
+        later = await service.delivery.compose(person, clock().date(), "daily")
+    assert [s.heading for s in later.sections][:2] == ["Next actions", "Due and overdue"]
+    assert "To do" not in later.text
+    assert "Renew the car insurance — due today" in later.text

@@ -101,7 +101,8 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
     person = await find_person(runtime.records, args.user)
     kind = "weekly" if args.weekly else "daily"
     zone = local_zone(person.timezone if person else None, settings.timezone)
-    day: date = args.date or runtime.engine.clock().astimezone(zone).date()
+    now = runtime.engine.clock()
+    day: date = args.date or now.astimezone(zone).date()
     if not args.send:
         # The person's own vault (the owner's when nobody is named).
         store = (
@@ -109,7 +110,7 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
             if person is not None
             else runtime.store
         )
-        digest = await compose_digest(store, day=day, kind=kind, zone=zone)
+        digest = await compose_digest(store, day=day, kind=kind, zone=zone, now=now)
         digest = await with_summary(runtime.llm, digest)
         print(digest.text, file=out)
         return 0

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.app.commands.digest import register, run_digest
-from tests.bot.helpers import git_log
+from tests.bot.helpers import git_log, message
 from tests.fakes.brain import make_settings, running_brain
 from tests.fakes.telegram_api import FakeTelegram, visible_text
 from tests.scheduler.notes import add_notes, note_text
@@ -47,6 +47,28 @@ async def test_prints_the_digest_of_a_chosen_day(tmp_path: Path, database_url: s
     assert out.getvalue().startswith("Weekly review for Friday 2026-11-20")
     assert "1. Taxes — overdue since 2026-11-18" in out.getvalue()
     assert not (tmp_path / "data/vault/digests").exists()  # printing keeps nothing
+
+
+async def test_a_new_user_s_first_captures_are_in_today_s_digests(
+    tmp_path: Path, database_url: str
+) -> None:
+    # The steps: two captures through the command router, then `brainbot
+    # digest` and `brainbot digest --weekly` on the real clock, the same day.
+    async with running_brain(tmp_path, database_url) as brain:
+        for text in ("project: Repaint the fence", "admin: Renew the car insurance"):
+            await brain.engine.handle(message(text))
+    settings = make_settings(tmp_path, database_url)
+    for argv, title, captured in (
+        ((), "Daily digest for ", "Captured since yesterday"),
+        (("--weekly",), "Weekly review for ", "Captured this week"),
+    ):
+        out = io.StringIO()
+        assert await run_digest(_args(*argv), settings, out) == 0
+        printed = out.getvalue()
+        assert printed.startswith(title) and "Nothing needs you" not in printed
+        assert "1. Repaint the fence — no next action yet" in printed
+        assert "\nTo do\n2. Renew the car insurance\n" in printed
+        assert f"\n{captured}\n• Repaint the fence (projects)\n" in printed
 
 
 async def test_send_goes_to_the_person_s_chat_and_into_the_vault(

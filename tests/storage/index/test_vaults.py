@@ -179,8 +179,12 @@ async def test_digest_facts_are_per_vault(database_url: str) -> None:
         engine = alice.database.engine
         alices = await digest_facts(engine, query, vault_id=alice.vault_id)
         bobs = await digest_facts(engine, query, vault_id=bob.vault_id)
-    assert [r.path for r in alices.next_actions.rows] == ["projects/launch.md"]
-    assert bobs.next_actions.rows == ()
+    # Projects with a next action come first.
+    assert [r.path for r in alices.open_projects.rows] == [
+        "projects/launch.md",
+        "projects/budget.md",
+    ]
+    assert {r.path for r in bobs.open_projects.rows} == {"projects/garden.md", "projects/budget.md"}
     assert (alices.inbox, bobs.inbox) == (1, 0)
     assert {r.path for r in bobs.stuck.rows} == {"projects/garden.md", "projects/budget.md"}
     assert {r.path for r in alices.stuck.rows} == {"projects/launch.md", "projects/budget.md"}
