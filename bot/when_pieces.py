@@ -62,6 +62,9 @@ _TIME_PREP = re.compile(
 )
 
 
+_H24 = ("um", "gegen", "ab", "à", "vers")
+
+
 def _previous_word(text: str, start: int) -> str:
     found = re.search(r"([^\W\d_]+)\W*$", text[:start])
     return found.group(1).lower() if found else ""
@@ -123,7 +126,11 @@ Handler = Callable[[re.Match[str], str, date, bool], list[Piece]]
 
 def _delta(match: re.Match[str], text: str, today: date, us: bool) -> list[Piece]:
     number, word = _group(match, "n"), _group(match, "w").lower()
-    count = 0.5 if _group(match, "half") else float(number) if number else w.NUMBERS[word]
+    if _group(match, "half"):
+        count = 0.5
+    else:
+        count = float(number) if number else w.NUMBERS.get(word, 1.5)  # 1.5: "anderthalb"
+        count += 0.5 if _group(match, "and_half") else 0
     unit = "hour" if _group(match, "half") else w.UNITS[_group(match, "u").lower()]
     due = _group(match, "pre").lower().startswith(("within", "d'ici", "inn", "bin"))
     if unit in ("minute", "hour"):
@@ -226,13 +233,19 @@ def _numeric(match: re.Match[str], text: str, today: date, us: bool) -> list[Pie
         month_first = second > 12 or (first <= 12 and _group(match, "s") != "." and us)
         month, day = (first, second) if month_first else (second, first)
         year = int(year_text) + (2000 if len(year_text) == 2 else 0) if year_text else 0
-        if not year and not _DATE_PREP.search(text[: match.start()]):
-            return []  # "1/2 cup", "version 2.0": a date without a year needs "on", "am", "le"
+    level = LEVEL_ALONE
+    if not iso and not year and not _DATE_PREP.search(text[: match.start()]):
+        # "1/2 cup", "version 2.0": a date without a year and without "on", "am", "le"
+        # before it counts only next to a time; German "14.12." also when asked.
+        if _group(match, "s") == "-":
+            return []
+        german = _group(match, "s") == "." and match.group(0).endswith(".")
+        level = LEVEL_ASKED if german else LEVEL_COMPANY
     try:
         when = date(year or today.year, month, day)
     except ValueError:
         return []
-    return [_day(match, when if year else _following(when, today), 3)]
+    return [_day(match, when if year else _following(when, today), 3, level)]
 
 
 def _clock(match: re.Match[str], text: str, today: date, us: bool) -> list[Piece]:
@@ -261,6 +274,10 @@ def _clock(match: re.Match[str], text: str, today: date, us: bool) -> list[Piece
         minute = 15 if "quarter" in words or "viertel" in words else 30
         if "halb" in words or " to " in words or " vor " in words:
             hour, minute = (hour - 1) % 12 or 12, 30 if "halb" in words else 60 - minute
+    if _group(match, "m") and (form == "t_uhr" or _previous_word(text, match.start()) in _H24):
+        ambiguous = False  # "um 6:40", "6:40 Uhr": German and French write the 24-hour clock
+    if form == "t_bare" and _group(match, "m") and match.group(0).lower().startswith(_H24):
+        ambiguous = False
     clock = time(hour, minute)
     return [Piece("time", match.start(), match.end(), level, clock=clock, ambiguous=ambiguous)]
 
@@ -288,8 +305,9 @@ _DAY_NUMBER = r"(?P<d>[0-3]?\d)"
 _PATTERNS: dict[str, tuple[str, Handler]] = {
     "delta": (
         rf"\b(?P<pre>in|dans|within|innerhalb\s+von|binnen|d'ici)\s+(?:(?P<half>half\s+an\s+hour"
-        rf"|einer\s+halben\s+stunde|une\s+demi[-\s]heure)|(?:(?P<n>\d{{1,3}})|(?P<w>{_NUMBER}))"
-        rf"\s*(?P<u>{_words(w.UNITS)}))(?!\w)(?:'s?\s+time)?",
+        rf"|einer\s+halben\s+stunde|une\s+demi[-\s]heure)|(?:(?P<n>\d{{1,3}})|(?P<w>{_NUMBER}"
+        rf"|anderthalb|eineinhalb))\s*(?P<u>{_words(w.UNITS)})(?P<and_half>\s+and\s+a\s+half"
+        rf"|\s+et\s+demie?)?)(?!\w)(?:'s?\s+time)?",
         _delta,
     ),
     "relative": (rf"(?<!\w){_words(w.DAY_WORDS)}(?!\w)", _relative),
@@ -334,7 +352,7 @@ _PATTERNS: dict[str, tuple[str, Handler]] = {
         r"|(?P<t_bare>(?:at|um|gegen|around|@)\s*(?P<h7>[01]?\d|2[0-3])(?:[:.](?P<m7>[0-5]\d))?"
         r"(?!\s*(?:%|€|\$|[.,/-]?\d|(?:uhr|h|heures?|o'?clock|[ap]\.?\s?m)(?!\w))))"
         r"|(?P<t_half>(?:half|quarter)\s+(?:past|to)\s+(?P<h8>1[0-2]|[1-9])"
-        r"|(?:um\s+)?(?:halb|viertel\s+(?:nach|vor))\s+(?P<h9>1[0-2]|[1-9])))(?![\w:]|[.,]\d)",
+        r"|(?:um\s+)?(?:halb|viertel\s+(?:nach|vor))\s+(?P<h9>1[0-2]|[1-9])))(?!\w|[.,:]\d)",
         _clock,
     ),
     "named_clock": (r"(?<!\w)(?:noon|midnight|mitternacht|minuit|midi)(?!\w)", _named_clock),

@@ -226,6 +226,6 @@ def read_text(text: str, now: datetime, default_time: time, asked: bool = False)
         return When(day if reading.due else None, remind, None, phrase, rest, asked)
     if reading.due:
         return When(day, None, None, phrase, rest)
-    if reading.moment and reading.moment <= now:
+    if (reading.moment and reading.moment <= now) or (day and day < now.date()):
         return When(rest=text.strip())  # "this morning I met Sam": a memory, not a plan
     return When(day, reading.moment if reading.timed else None, None, phrase, rest)

@@ -96,6 +96,10 @@ DAY_WORDS: dict[str, int] = {
     **dict.fromkeys(("tomorrow", "tmrw", "tmr", "morgen", "demain"), 1),
     **dict.fromkeys(("the day after tomorrow", "day after tomorrow", "übermorgen"), 2),
     **dict.fromkeys(("uebermorgen", "après-demain", "apres-demain", "après demain"), 2),
+    # Past days make a text a memory, not a plan ("yesterday at 5 I called Sam"); French
+    # "hier" alone is German "here".
+    **dict.fromkeys(("yesterday", "gestern", "hier soir", "hier matin", "hier après-midi"), -1),
+    **dict.fromkeys(("vorgestern", "avant-hier"), -2),
 }
 NOT_TOMORROW_BEFORE = frozenset({"heute", "gestern", "am", "jeden", "guten", "schönen", "diesen"})
 
@@ -117,10 +121,6 @@ PARTS: dict[str, str] = {
     **dict.fromkeys(("evening", "abend", "abends", "soir", "soirée", "soiree"), "evening"),
     **dict.fromkeys(("night", "nacht", "nachts", "nuit"), "night"),
 }
-# The German noun "Morgen" is a part of the day only after these words.
-MORNING_AFTER = ("heute", "am", "jeden", "gestern")
-# Words before a part of the day that pin it to today ("this evening", "ce soir").
-TODAY_PARTS = ("this", "heute", "ce", "cet", "cette")
 # Greetings are not times: "good morning", "guten Abend", "bonne nuit".
 GREETINGS = frozenset({"good", "guten", "gute", "bonne", "bon"})
 
@@ -228,7 +228,8 @@ PREP_BEFORE = (
 )
 # Birthdays and anniversaries repeat every year.
 YEARLY_EVENT = re.compile(
-    r"\b(?:birthday|bday|b-day|anniversary|geburtstag\w*|\w*jahrestag\w*|anniversaire)\b",
+    r"\b(?:birthday|bday|b-day|anniversary|geburtstag\w*|anniversaire"
+    r"|\w*(?:jahres|hochzeits|namens|todes)tag\w*)\b",
     re.IGNORECASE,
 )
 # Left at the edges of a title once the date is gone: "to call mom", "Geburtstag ist".

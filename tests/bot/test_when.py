@@ -69,6 +69,8 @@ def test_the_hour_after_at_is_kept_where_dateparser_loses_it() -> None:
         ("rappelle-moi dans 2 heures", at(23, 16)),
         ("remind me in half an hour", at(23, 14, 30)),
         ("remind me in 3 days", at(26, 9)),
+        ("remind me in an hour and a half", at(23, 15, 30)),
+        ("erinnere mich in anderthalb Stunden", at(23, 15, 30)),
     ],
 )
 def test_a_span_from_now_counts_from_now(text: str, remind: datetime) -> None:
@@ -145,6 +147,10 @@ def test_a_deadline_the_person_asks_to_be_reminded_of_gets_both() -> None:
         ("Elternabend am 3. Dezember", date(2026, 12, 3), None),
         ("dîner chez Paul le 4 décembre à 20h", date(2026, 12, 4), at(4, 20, month=12)),
         ("meeting at 3pm", date(2026, 11, 23), at(23, 15)),
+        ("tomorrow, 9 am: standup", date(2026, 11, 24), at(24, 9)),
+        ("Arzttermin 14.12. 10 Uhr", date(2026, 12, 14), at(14, 10, month=12)),
+        ("rdv médecin 14/12 à 10h", date(2026, 12, 14), at(14, 10, month=12)),
+        ("Flug nach Lissabon am 15. Januar um 6:40", date(2027, 1, 15), at(15, 6, 40, 1, 2027)),
     ],
 )
 def test_an_event_is_due_on_its_day_and_reminded_only_at_a_stated_time(
@@ -160,6 +166,7 @@ def test_an_event_is_due_on_its_day_and_reminded_only_at_a_stated_time(
         ("Sarah's birthday is on 4 May", "Sarah's birthday"),
         ("Saras Geburtstag ist am 4. Mai", "Saras Geburtstag"),
         ("L'anniversaire de Sarah est le 4 mai", "L'anniversaire de Sarah"),
+        ("Hochzeitstag von Mama ist am 4. Mai", "Hochzeitstag von Mama"),
     ],
 )
 def test_a_birthday_comes_back_every_year(text: str, title: str) -> None:
@@ -205,6 +212,9 @@ def test_no_reminder_is_ever_in_the_past() -> None:
     late = NOW.replace(hour=23, minute=30)
     assert find_when("remind me today to call Sam", now=late, zone=BERLIN).remind is None
     assert not when("this morning I met Sarah at the station").found  # a memory, not a plan
+    assert not when("yesterday at 5 I called Sam").found
+    assert not when("gestern Abend mit Tom telefoniert").found
+    assert not when("hier soir à 20h j'ai vu Paul").found
 
 
 @pytest.mark.parametrize(
