@@ -41,6 +41,11 @@ What a text says, and what it becomes ("today" is the person's day):
   second", "March of the penguins", "1/2 cup", "version 2.0", "call 3 people") never
   make a date on their own (see bot.when_pieces for how much each piece is believed).
 
+Known limits: past tense is not read ("I met her on Monday" is due next Monday); a
+weekday before a noun ("the Sunday game") is a date; "every first Monday of the
+month" is no rule; "next Friday" is the coming Friday even when that is in two days;
+other languages are read only by read_when / read_due (through dateparser).
+
 `rest` is the text without the reminder wording and the date phrase, a title for the
 note: "remind me to call mom tomorrow at 9" -> "call mom".
 """
