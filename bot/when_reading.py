@@ -51,7 +51,7 @@ class When:
     repeat: str | None = None
     phrase: str = ""
     rest: str = ""
-    asked: bool = field(default=False, compare=True)
+    asked: bool = False
 
     @property
     def found(self) -> bool:
@@ -181,6 +181,8 @@ def _completed(first: list[Piece], groups: list[list[Piece]]) -> list[list[Piece
 
 
 def read_text(text: str, now: datetime, default_time: time, asked: bool = False) -> When:
+    """What `text` says about time; `now` is in the person's zone. `asked`: read it as
+    a reminder even without "remind me" (a model's value for `remind`)."""
     zone = now.tzinfo
     assert isinstance(zone, ZoneInfo)
     text = text.replace("\u2019", "'")  # same length: the spans still fit the original
