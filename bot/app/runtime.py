@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from datetime import datetime
 from bot.config import Settings
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
+from bot.when import prepare
 from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate
@@ -71,6 +73,8 @@ class Runtime:
             records = Records(database.engine)
             await records.create_schema()
             liveness = await ProcessLiveness.acquire(database.engine)
+            # The date parser's tables load now, not on someone's first dated message.
+            await asyncio.to_thread(prepare)
         except BaseException:
             await database.close()
             raise
