@@ -100,10 +100,9 @@ class Reminders:
         people = {p.id: p for p in await self.records.people()}
         outcomes: list[tuple[ReminderKey, str]] = []
         for vault_id, group in by_vault.items():
-            recipient = await self.recipient(vault_id, people)
-            if recipient is None:
-                continue
-            outcomes += await self._vault_due(vault_id, group, recipient, now)
+            zone = await self.zone(vault_id, people)
+            if zone is not None:
+                outcomes += await self._vault_due(vault_id, group, zone, people, now)
         outcomes += await self._retries(now, people)
         return outcomes
 
@@ -112,26 +111,33 @@ class Reminders:
         return read_when(value, now=now, zone=zone, default_time=self.default_time)
 
     async def _vault_due(
-        self, vault_id: int, notes: Sequence[ReminderNote], recipient: Recipient, now: datetime
+        self,
+        vault_id: int,
+        notes: Sequence[ReminderNote],
+        zone: ZoneInfo,
+        people: dict[int, Person],
+        now: datetime,
     ) -> list[tuple[ReminderKey, str]]:
         due: list[Due] = []
         repeating: list[tuple[ReminderNote, datetime]] = []
         for note in notes:
-            remind = self.instant(note.remind, recipient.zone, now)
-            for at in (remind, self.instant(note.snooze, recipient.zone, now)):
+            remind = self.instant(note.remind, zone, now)
+            for at in (remind, self.instant(note.snooze, zone, now)):
                 if at is not None and now - max(self.grace, LOOKBACK) < at <= now:
                     due.append(Due(note, at))
             if note.repeat and remind is not None and remind <= now:
                 repeating.append((note, remind))
         handled = await self.log.handled(vault_id, [d.note.note_id for d in due])
+        pending = [d for d in due if (d.note.note_id, d.at) not in handled]
         outcomes: list[tuple[ReminderKey, str]] = []
-        for item in sorted(due, key=lambda d: d.at):
-            key = ReminderKey(vault_id, item.note.note_id, item.at)
-            if (key.note_id, key.remind_at) in handled:
-                continue
-            outcomes.append((key, await self._first(key, item.note, recipient, now)))
+        # Where to send is looked up only when something is to be sent, not at every poll.
+        recipient = await self.recipient(vault_id, people) if pending else None
+        if recipient is not None:
+            for item in sorted(pending, key=lambda d: d.at):
+                key = ReminderKey(vault_id, item.note.note_id, item.at)
+                outcomes.append((key, await self._first(key, item.note, recipient, now)))
         for note, remind in repeating:
-            await self._repeat(vault_id, note, remind, recipient.zone, now)
+            await self._repeat(vault_id, note, remind, zone, now)
         return outcomes
 
     async def _first(
@@ -274,6 +280,17 @@ class Reminders:
             log.warning("reminder %s: could not write the next time: %s", note.path, exc)
 
     # --- who and where ----------------------------------------------------------------
+
+    async def zone(self, vault_id: int, people: dict[int, Person]) -> ZoneInfo | None:
+        """The zone a vault's local reminder times are in: its person's (a team's: the
+        deployment's); None for a vault nobody owns yet."""
+        vault = await self.vaults.get(vault_id)
+        if vault is None:
+            return None
+        if vault.is_team:
+            return local_zone(None, self.settings.timezone)
+        person = people.get(vault.user_id) if vault.user_id is not None else None
+        return None if person is None else local_zone(person.timezone, self.settings.timezone)
 
     async def recipient(self, vault_id: int, people: dict[int, Person]) -> Recipient | None:
         vault = await self.vaults.get(vault_id)

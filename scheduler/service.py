@@ -235,9 +235,12 @@ class DigestService:
 
     async def retry_due(self, now: datetime) -> list[Sent]:
         """Make the next attempt of each failed digest whose attempt is due."""
+        due = await self.digests.retries_due(now)
+        if not due:
+            return []  # the usual poll: no people to load
         people = {p.id: p for p in await self.records.people()}
         outcomes: list[Sent] = []
-        for entry in await self.digests.retries_due(now):
+        for entry in due:
             person = people.get(entry.user_id)
             if person is not None:
                 outcomes.append(await self.delivery.retry(person, entry))

@@ -35,6 +35,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
+from storage.db import send_retries
 from storage.db.approvals import short_id
 
 
@@ -199,37 +200,15 @@ class DigestLog:
 
     async def retries_due(self, now: datetime) -> list[DigestLogEntry]:
         """Digests whose send failed and whose next attempt is due."""
-        stmt = (
-            select(LOG)
-            .where(and_(LOG.c.status == "retrying", LOG.c.next_attempt_at <= now))
-            .order_by(LOG.c.due_at)
-        )
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(stmt)).all()
+            rows = (await conn.execute(send_retries.retries_due(LOG, now, LOG.c.due_at))).all()
         return [DigestLogEntry(**row._mapping) for row in rows]
 
     async def reclaim(self, key: DigestKey, now: datetime) -> DigestLogEntry | None:
         """Take a due retry for one more attempt; None when another caller took it."""
-        stmt = (
-            update(LOG)
-            .where(_where(key), LOG.c.status == "retrying", LOG.c.next_attempt_at <= now)
-            .values(status="sending", attempts=LOG.c.attempts + 1, claimed_at=now)
-            .returning(*LOG.c)
-        )
         async with self.engine.begin() as conn:
-            row = (await conn.execute(stmt)).first()
+            row = (await conn.execute(send_retries.reclaim(LOG, _where(key), now))).first()
         return None if row is None else DigestLogEntry(**row._mapping)
-
-    async def failures(self, since: datetime) -> list[DigestLogEntry]:
-        """Digests that failed for good (after their retries) since `since`."""
-        stmt = (
-            select(LOG)
-            .where(LOG.c.status == "failed", LOG.c.due_at >= since)
-            .order_by(LOG.c.due_at)
-        )
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(stmt)).all()
-        return [DigestLogEntry(**row._mapping) for row in rows]
 
     async def entries(self, user_id: int | None = None) -> list[DigestLogEntry]:
         """Log rows, oldest date first (all users unless `user_id` is given)."""

@@ -18,6 +18,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
+from storage.db import send_retries
 from storage.db.chat_tables import table_of
 
 
@@ -154,25 +155,12 @@ class ReminderLog:
 
     async def retries_due(self, now: datetime) -> list[ReminderLogEntry]:
         """Reminders whose send failed and whose next attempt is due."""
-        c = REMINDERS.c
-        stmt = (
-            select(REMINDERS)
-            .where(and_(c.status == "retrying", c.next_attempt_at <= now))
-            .order_by(c.remind_at)
-        )
-        return await self._entries(stmt)
+        return await self._entries(send_retries.retries_due(REMINDERS, now, REMINDERS.c.remind_at))
 
     async def reclaim(self, key: ReminderKey, now: datetime) -> ReminderLogEntry | None:
         """Take a due retry for one more attempt; None when another caller took it."""
-        c = REMINDERS.c
-        stmt = (
-            update(REMINDERS)
-            .where(and_(_where(key), c.status == "retrying", c.next_attempt_at <= now))
-            .values(status="sending", attempts=c.attempts + 1, claimed_at=now)
-            .returning(*REMINDERS.c)
-        )
         async with self.engine.begin() as conn:
-            row = (await conn.execute(stmt)).first()
+            row = (await conn.execute(send_retries.reclaim(REMINDERS, _where(key), now))).first()
         return None if row is None else ReminderLogEntry(**row._mapping)
 
     async def entries(self, *, vault_id: int | None = None) -> list[ReminderLogEntry]:

@@ -14,10 +14,12 @@ from zoneinfo import ZoneInfo
 import frontmatter
 import pytest
 
+from bot.app.commands.doctor import failed_sends
 from bot.app.runtime import Runtime
 from bot.app.scheduling import build_service, start_scheduler
 from bot.events import Conversation, Reply
-from scheduler.delivery import NoRoute
+from scheduler.delivery import Deliver, NoRoute
+from scheduler.reminders import Reminders
 from tests.bot.helpers import git_log, message, press
 from tests.fakes.brain import Clock, running_brain
 from tests.scheduler.outbox import Outbox, add_ada
@@ -30,6 +32,13 @@ async def _ada(brain: Runtime) -> None:
     """Ada, whose vault is the configured one (she is the install's first person)."""
     ada = await add_ada(brain)
     assert (await brain.vaults.of_person(ada.id, ada.name)).id == 1
+
+
+def _reminders_sent_to(brain: Runtime, deliver: Deliver) -> Reminders:
+    """The reminder sender of a scheduler that delivers through `deliver`."""
+    reminders = build_service(brain, deliver).reminders
+    assert reminders is not None
+    return reminders
 
 
 def _reminders(outbox: Outbox) -> list[Reply]:
@@ -54,15 +63,14 @@ async def test_a_reminder_comes_once_at_its_local_time_with_done_and_snooze(
         await _ada(brain)
         path = await _note(brain, "Call mom", remind=NINE)
         outbox = Outbox(clock)
-        service = build_service(brain, outbox)
-        assert service.reminders is not None
-        await service.reminders.run_due(clock())
+        reminders = _reminders_sent_to(brain, outbox)
+        await reminders.run_due(clock())
         assert outbox.sent == []
         clock.advance(seconds=1)
-        await service.reminders.run_due(clock())
+        await reminders.run_due(clock())
         clock.advance(seconds=10)
-        await service.reminders.run_due(clock())
-        (log,) = await service.reminders.log.entries()
+        await reminders.run_due(clock())
+        (log,) = await reminders.log.entries()
     ((at, conversation, reply),) = outbox.sent
     assert at == NINE and conversation == Conversation("test", "chat-1")
     assert reply.text.startswith("⏰ Call mom") and path in reply.text
@@ -132,9 +140,8 @@ async def test_done_closes_the_note_once_and_only_for_its_person(
         await _ada(brain)
         path = await _note(brain, "Call mom", remind=NINE)
         outbox = Outbox(clock)
-        service = build_service(brain, outbox)
-        assert service.reminders is not None
-        await service.reminders.run_due(clock())
+        reminders = _reminders_sent_to(brain, outbox)
+        await reminders.run_due(clock())
         ((_, _, reply),) = outbox.sent
         commits = len(git_log(brain.settings.vault_dir))
 
@@ -149,7 +156,7 @@ async def test_done_closes_the_note_once_and_only_for_its_person(
         assert len(git_log(brain.settings.vault_dir)) == commits + 1
         # A closed note reminds nobody, and /reminders no longer lists it.
         clock.advance(days=1)
-        await service.reminders.run_due(clock())
+        await reminders.run_due(clock())
         assert len(outbox.sent) == 1
         (listing,) = await brain.engine.handle(message("/reminders"))
         assert "Call mom" not in listing.text
@@ -171,18 +178,17 @@ async def test_snooze_moves_the_reminder_and_it_comes_again_then(
         await _ada(brain)
         path = await _note(brain, "Call mom", remind=NINE)
         outbox = Outbox(clock)
-        service = build_service(brain, outbox)
-        assert service.reminders is not None
-        await service.reminders.run_due(clock())
+        reminders = _reminders_sent_to(brain, outbox)
+        await reminders.run_due(clock())
         ((_, _, reply),) = outbox.sent
         (snoozed,) = await brain.engine.handle(press(reply, label))
         assert "→ snoozed to" in snoozed.text
         assert _fields(brain, path)["remind"] == expected
         clock.now = expected - timedelta(seconds=1)
-        await service.reminders.run_due(clock())
+        await reminders.run_due(clock())
         assert len(outbox.sent) == 1
         clock.now = expected
-        await service.reminders.run_due(clock())
+        await reminders.run_due(clock())
     assert [at for at, _, _ in outbox.sent] == [NINE + timedelta(minutes=3), expected]
 
 
@@ -195,10 +201,9 @@ async def test_a_repeating_reminder_moves_on_by_itself_and_comes_every_week(
         await _ada(brain)
         path = await _note(brain, "Water the plants", remind=monday, repeat="every monday")
         outbox = Outbox(clock)
-        service = build_service(brain, outbox)
-        assert service.reminders is not None
+        reminders = _reminders_sent_to(brain, outbox)
         for _ in range(3):
-            await service.reminders.run_due(clock())
+            await reminders.run_due(clock())
             clock.advance(days=7)
         (done,) = await brain.engine.handle(press(outbox.sent[-1][2], "Done"))
         fields = _fields(brain, path)
@@ -225,24 +230,23 @@ async def test_a_failed_send_is_tried_again_then_reported(
     async with running_brain(tmp_path, database_url, clock=clock) as brain:
         await _ada(brain)
         await _note(brain, "Call mom", remind=NINE)
-        service = build_service(brain, flaky)
-        assert service.reminders is not None
+        reminders = _reminders_sent_to(brain, flaky)
         while clock() < NINE + timedelta(minutes=5):
-            await service.reminders.run_due(clock())
+            await reminders.run_due(clock())
             clock.advance(seconds=10)
-        (entry,) = await service.reminders.log.entries()
+        (entry,) = await reminders.log.entries()
         # One that never gets through is reported once its grace period is over.
         await _note(brain, "Renew passport", remind=NINE + timedelta(hours=1))
 
         async def down(conversation: Conversation, reply: Reply) -> None:
             raise NoRoute("test")
 
-        service.reminders.deliver = down
+        reminders.deliver = down
         with caplog.at_level(logging.ERROR, logger="scheduler.reminders"):
             while clock() < NINE + timedelta(hours=8):
-                await service.reminders.run_due(clock())
+                await reminders.run_due(clock())
                 clock.advance(minutes=1)
-        last = [e for e in await service.reminders.log.entries() if e.title == "Renew passport"]
+        last = [e for e in await reminders.log.entries() if e.title == "Renew passport"]
     # 09:00:00 fails, retried 30 s later (fails), then 1 min later: through.
     assert attempts == [NINE, NINE + timedelta(seconds=30), NINE + timedelta(seconds=90)]
     assert len(delivered) == 1 and (entry.status, entry.attempts) == ("sent", 3)
@@ -293,3 +297,28 @@ async def test_a_failed_digest_is_tried_again_within_its_grace(
     assert first.status == "retrying" and "502" in first.detail
     assert len(sent) == 1 and sent[0].text.startswith("Daily digest")
     assert (after.status, after.attempts) == ("sent", 3)
+
+
+async def test_a_digest_that_never_gets_through_is_reported(
+    tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    seven_utc = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)
+    clock = Clock(seven_utc)
+
+    async def down(conversation: Conversation, reply: Reply) -> None:
+        raise NoRoute("test")
+
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        ada = await add_ada(brain)
+        service = build_service(brain, down)
+        with caplog.at_level(logging.ERROR, logger="scheduler.delivery"):
+            await service.run_due(clock())
+            while clock() < seven_utc + timedelta(hours=2, minutes=30):
+                clock.advance(minutes=1)
+                await service.retry_due(clock())
+        (entry,) = [e for e in await service.digests.entries(ada.id) if e.status != "skipped"]
+        (warning,) = await failed_sends(brain.database)
+    # 30 s, 1, 2, 4, 8 and then every 15 minutes until the 2 h grace period ends.
+    assert entry.status == "failed" and entry.attempts == 12
+    assert "failed for good after 12 attempt(s)" in caplog.text
+    assert warning.level == "warning" and "cannot reach test" in warning.detail

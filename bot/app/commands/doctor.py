@@ -138,7 +138,7 @@ async def database(s: Settings) -> list[Finding]:
         before = await applied_versions(db.engine)
         await migrate(db.engine)
         admission = await _admission(s, Admission(db.engine))
-        admission += await _deliveries(db)
+        admission += await failed_sends(db)
     finally:
         await db.close()
     schema = f"schema version {max(before, default=0)} of {LATEST}"
@@ -157,7 +157,7 @@ _FAILED_SENDS = text(
 )
 
 
-async def _deliveries(db: Database) -> list[Finding]:
+async def failed_sends(db: Database) -> list[Finding]:
     """Digests and reminders that failed for good (after their retries) this week."""
     async with db.engine.connect() as conn:
         failed = (await conn.execute(_FAILED_SENDS)).all()
