@@ -40,6 +40,7 @@ def test_ctrl_c_ends_the_chat_cleanly(tmp_path: Path, database_url: str) -> None
     terminal = Terminal(tmp_path, database_url)
     terminal.read_until(b"> ")
     terminal.type(b"half a thou")
+    terminal.read_until(b"half a thou")  # on screen, as a person sees it before Ctrl-C
     terminal.type(b"\x03")  # Ctrl-C, with a line half typed
 
     assert terminal.wait_exit(timeout=30) == 0
