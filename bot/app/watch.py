@@ -29,6 +29,7 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from watchfiles import Change, awatch
 
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 
 QUIET_MS = 50  # a burst of events ends after this long without a new one
 MAX_WAIT_MS = 400  # ...and a long burst is synced at least this often
+_S = TypeVar("_S")
 
 
 class NoteEvents:
@@ -66,11 +68,11 @@ def _relative(path: Path, roots: Sequence[Path]) -> Path | None:
 
 
 def stores_changed(
-    paths: Iterable[str], owner_root: Path, vaults_root: Path, open_stores: Mapping[Path, Store]
-) -> list[Store]:
+    paths: Iterable[str], owner_root: Path, vaults_root: Path, open_stores: Mapping[Path, _S]
+) -> list[_S]:
     """The open stores whose vault holds any of `paths`, each once, in a stable order.
     A path under `vaults_root` belongs to the vault named by its first folder."""
-    found: dict[Path, Store] = {}
+    found: dict[Path, _S] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_relative_to(owner_root):
