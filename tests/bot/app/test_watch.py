@@ -14,7 +14,7 @@ import pytest
 from watchfiles import Change
 
 from bot.app.runtime import Runtime
-from bot.app.watch import NoteEvents, stores_changed, watch_vaults
+from bot.app.watch import NoteEvents, changes_by_vault, needs_sync, watch_vaults
 from tests.fakes.brain import running_brain
 from tests.storage.vault.vault_support import git
 
@@ -60,7 +60,29 @@ def test_each_path_is_mapped_to_the_open_vault_it_is_in() -> None:
         str(OTHERS / "carol-3" / "ideas" / "a.md"),  # not open here: synced when it opens
         str(OTHERS / "stray.md"),  # in no vault
     ]
-    assert stores_changed(paths, OWNER, OTHERS, open_vaults) == ["owner", "team"]
+    assert changes_by_vault(paths, OWNER, OTHERS, open_vaults) == [
+        ("owner", ["ideas/a.md", "ideas/b.md"]),
+        ("team", ["ideas/a.md"]),
+    ]
+
+
+async def test_only_a_change_the_index_has_not_seen_needs_a_sync(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        store = brain.store
+        kite = await store.create("ideas", "Kite", "A red kite.")
+        assert not await needs_sync(store, [kite.path])  # our own write: indexed already
+        assert not await needs_sync(store, ["ideas/never-there.md"])
+
+        (store.vault.root / kite.path).write_text("---\ntitle: Kite\n---\nA blue kite.\n")
+        assert await needs_sync(store, [kite.path])
+        await store.sync()
+        assert not await needs_sync(store, [kite.path])
+
+        (store.vault.root / kite.path).unlink()
+        assert await needs_sync(store, ["ideas/never-there.md", kite.path])
+        assert await needs_sync(store, ["ideas"])  # a folder: only a sync can tell
 
 
 @contextlib.asynccontextmanager
