@@ -135,6 +135,7 @@ class Settings(BaseSettings):
     team_vaults: Annotated[dict[str, str], NoDecode] = Field({}, alias="BRAINBOT_TEAM_VAULTS")
 
     sync_interval_seconds: float = Field(30.0, alias="BRAINBOT_SYNC_INTERVAL")
+    watch_vaults: bool = Field(True, alias="BRAINBOT_WATCH")
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
     log_level: str = Field("INFO", alias="BRAINBOT_LOG_LEVEL")
 

@@ -156,9 +156,19 @@ def configure(
     root.setLevel(settings.log_level.upper())
     logging.captureWarnings(True)  # Python warnings become log lines in the same format
     # Libraries that log every request (URLs may carry a bot token) or command at INFO.
-    # APScheduler reports every job it adds and runs, with its arguments' repr.
-    for noisy in ("httpx", "httpx2", "httpcore", "aiohttp.access", "pgserver", "apscheduler"):
-        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # APScheduler reports every job it adds and runs, with its arguments' repr; watchfiles
+    # every burst of file changes it sees.
+    noisy = (
+        "httpx",
+        "httpx2",
+        "httpcore",
+        "aiohttp.access",
+        "pgserver",
+        "apscheduler",
+        "watchfiles",
+    )
+    for name in noisy:
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
     return handler
 
 

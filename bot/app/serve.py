@@ -3,14 +3,15 @@
 Start: the HTTP server first (so /healthz answers during a slow start and the
 platform routes exist before Slack or Telegram call them), then the vault backup's
 pull, the runtime (database, migrations, vault, index), then the adapters, the
-scheduler, the backup pusher, and finally the re-processing of events a crash
-cut short. /readyz says 200 only after all of that.
+scheduler, the backup pusher, the re-processing of events a crash cut short, and
+the watch for notes edited by hand (bot.app.watch) next to the periodic sync.
+/readyz says 200 only after all of that.
 
 Stop (SIGTERM, SIGINT, or the console's end of input), within `grace` seconds:
 /readyz turns 503 and no new digest starts; events being handled finish and
 their replies are sent (each adapter stops taking new events and waits for its
-own); then the backup's last push, the HTTP server, and the runtime (the
-embedded database last). A second signal skips the waiting.
+own); then the backup's last push, the vault watcher, the HTTP server, and the
+runtime (the embedded database last). A second signal skips the waiting.
 
 This module knows adapters and the scheduler only by the small protocols below;
 `bot.app.commands.run` builds the concrete ones from the settings.
@@ -32,6 +33,7 @@ from bot.app.backups import Backups, remote_for, restore
 from bot.app.http import HttpServer, PortInUse
 from bot.app.recovery import resume_unfinished
 from bot.app.runtime import Runtime
+from bot.app.watch import sync_store, watch_vaults
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
 
@@ -131,6 +133,8 @@ class Service:
         self._backups: Backups | None = None
         self._resume: asyncio.Task[None] | None = None
         self._sync: asyncio.Task[None] | None = None
+        self._watch: asyncio.Task[None] | None = None
+        self._stop_watching = asyncio.Event()
         self._gate: InFlight | None = None
 
     async def run(self, stop: asyncio.Event) -> int:
@@ -181,10 +185,20 @@ class Service:
             self._sync = asyncio.create_task(
                 follow_outside_edits(runtime, self.settings.sync_interval_seconds)
             )
+        if self.settings.watch_vaults:
+            self._watch = asyncio.create_task(
+                watch_vaults(runtime.vaults, self._stop_watching, fallback=self._fallback())
+            )
         self._add_checks(runtime)
         self.http.ready()
         platforms = ", ".join(a.platform for a in self.started)
         log.info("brainbot is ready: %s; http://%s:%d", platforms, self.http.host, self.http.port)
+
+    def _fallback(self) -> str:
+        interval = self.settings.sync_interval_seconds
+        if interval > 0:
+            return f"notes edited by hand are found by the sync every {interval:g} s instead"
+        return "notes edited by hand are found only at the next start (BRAINBOT_SYNC_INTERVAL=0)"
 
     async def _announce_claim(self, runtime: Runtime) -> None:
         """A platform install with no allow-list is closed until its owner claims it."""
@@ -269,6 +283,7 @@ class Service:
             log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
         if self._sync is not None:
             self._sync.cancel()
+        self._stop_watching.set()
         if self._scheduler is not None:
             await self._step("the scheduler", self._scheduler.stop(), deadline)
         if self._resume is not None:
@@ -281,6 +296,8 @@ class Service:
             await self._step("events in progress", self._gate.wait_idle(), deadline)
         if self._backups is not None:
             await self._step("the backup", self._backups.stop(FINAL_PUSH_SECONDS), None)
+        if self._watch is not None:
+            await self._step("the vault watcher", self._watch, deadline)
         await self.http.stop()
         if self.runtime is not None:
             await self.runtime.close()
@@ -308,25 +325,13 @@ class Service:
 
 async def follow_outside_edits(runtime: Runtime, interval: float) -> None:
     """Index what changed in the vault outside the bot (a hand edit, a `git pull`):
-    each sync reads the git diff since the last one, so a quiet vault costs little."""
+    each sync reads the git diff since the last one, so a quiet vault costs little.
+    With the watcher (bot.app.watch) this is the safety net for what it misses."""
     while True:
         await asyncio.sleep(interval)
         # Vaults not open now are synced when they open.
         for store in runtime.vaults.opened():
-            try:
-                report = await store.sync()
-            except Exception:
-                log.exception(
-                    "syncing the index with %s failed; trying again later", store.vault.root
-                )
-                continue
-            if report.indexed or report.removed:
-                log.info(
-                    "%s changed outside the bot: %d indexed, %d removed",
-                    store.vault.root.name,
-                    report.indexed,
-                    report.removed,
-                )
+            await sync_store(store, "changed outside the bot")
 
 
 def _vault_problem(runtime: Runtime) -> str | None:

@@ -258,12 +258,14 @@ class Index:
 
     async def advance(self, commit: str, *, parent: str | None) -> bool:
         """Record `commit` as indexed only if the index was at `parent`: if not, some
-        change in between (made outside) is not indexed yet and sync must find it."""
+        change in between (made outside) is not indexed yet and sync must find it.
+        An index already at `commit` counts too: another process's sync (its vault
+        watcher saw our file) indexed it first, and there is nothing left to find."""
         async with self.database.engine.begin() as conn:
             result = await conn.execute(
                 text(
-                    "UPDATE index_meta SET last_commit = :commit"
-                    " WHERE vault_id = :vault AND last_commit IS NOT DISTINCT FROM :parent"
+                    "UPDATE index_meta SET last_commit = :commit WHERE vault_id = :vault"
+                    " AND (last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit)"
                 ),
                 {"vault": self.vault_id, "commit": commit, "parent": parent},
             )

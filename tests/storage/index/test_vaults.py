@@ -157,6 +157,17 @@ async def test_sync_state_is_per_vault(database_url: str) -> None:
             assert [tuple(r) for r in counts] == [(1, 3), (2, 2)]
 
 
+async def test_a_commit_another_process_already_indexed_counts_as_advanced(
+    database_url: str,
+) -> None:
+    async with two_vaults(database_url) as (alice, _):
+        await alice.mark_synced("a1")
+        await alice.mark_synced("a2")  # another process's sync reached our commit first
+        assert await alice.advance("a2", parent="a1")
+        assert not await alice.advance("a3", parent="a1")  # a2 is not indexed by us
+        assert await alice.last_commit() == "a2"
+
+
 async def _terms(index: Index) -> dict[str, int]:
     async with index.database.engine.connect() as conn:
         rows = await conn.execute(
