@@ -31,6 +31,7 @@ from sqlalchemy import text
 from bot import metrics
 from bot.app.backups import Backups, remote_for, restore
 from bot.app.http import HttpServer, PortInUse
+from bot.app.mcp_http import McpHttp
 from bot.app.recovery import resume_unfinished
 from bot.app.runtime import Runtime
 from bot.app.watch import sync_store, watch_vaults
@@ -126,6 +127,7 @@ class Service:
         self.start_scheduler = start_scheduler
         self.grace = grace
         self.http = HttpServer(settings.http_host, settings.http_port)
+        self.mcp = McpHttp()  # /mcp: the tools for MCP clients, by bearer token
         self.runtime: Runtime | None = None
         self.started: list[RunAdapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
@@ -156,6 +158,7 @@ class Service:
     async def _start(self) -> None:
         for adapter in self.adapters:
             self.http.mount(adapter)
+        self.mcp.mount(self.http.app)
         try:
             await self.http.start()
         except PortInUse as exc:
@@ -171,6 +174,7 @@ class Service:
             await adapter.start(self._gate, runtime.engine.people.is_allowed)
             self.started.append(adapter)
         deliver = self.deliver_via(self.started)
+        await self.mcp.start(runtime, deliver)
         if self.start_scheduler is not None:
             self._scheduler = await self.start_scheduler(runtime, deliver)
         if self.settings.git_remote:
@@ -298,6 +302,7 @@ class Service:
             await self._step("the backup", self._backups.stop(FINAL_PUSH_SECONDS), None)
         if self._watch is not None:
             await self._step("the vault watcher", self._watch, deadline)
+        await self.mcp.stop()
         await self.http.stop()
         if self.runtime is not None:
             await self.runtime.close()

@@ -13,8 +13,9 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import Row, and_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
@@ -76,19 +77,21 @@ class McpTokens:
             )
         return info, token
 
-    async def person_of(self, token: str, now: datetime) -> int | None:
-        """The user a live token acts as (and it is marked used), else None."""
+    async def find(self, token: str, now: datetime) -> TokenInfo | None:
+        """The live token `token` (now marked used), else None."""
         stmt = (
             update(MCP_TOKENS)
             .where(
-                and_(MCP_TOKENS.c.token_hash == token_hash(token), MCP_TOKENS.c.revoked_at.is_(None))
+                and_(
+                    MCP_TOKENS.c.token_hash == token_hash(token), MCP_TOKENS.c.revoked_at.is_(None)
+                )
             )
             .values(last_used_at=now)
-            .returning(MCP_TOKENS.c.user_id)
+            .returning(*MCP_TOKENS.c)
         )
         async with self.engine.begin() as conn:
             row = (await conn.execute(stmt)).first()
-        return None if row is None else int(row[0])
+        return None if row is None else _info(row)
 
     async def list(self, user_id: int | None = None) -> list[TokenInfo]:
         stmt = select(MCP_TOKENS).order_by(MCP_TOKENS.c.created_at)
@@ -96,12 +99,7 @@ class McpTokens:
             stmt = stmt.where(MCP_TOKENS.c.user_id == user_id)
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
-        return [
-            TokenInfo(
-                r.id, r.user_id, r.label, r.created_at, r.last_used_at, r.revoked_at
-            )
-            for r in rows
-        ]
+        return [_info(row) for row in rows]
 
     async def revoke(self, token_id: str, now: datetime) -> bool:
         """Revoke a live token by its id; False when there is no such live token."""
@@ -113,3 +111,10 @@ class McpTokens:
         )
         async with self.engine.begin() as conn:
             return (await conn.execute(stmt)).first() is not None
+
+
+def _info(row: Row[Any]) -> TokenInfo:
+    m = row._mapping
+    return TokenInfo(
+        m["id"], m["user_id"], m["label"], m["created_at"], m["last_used_at"], m["revoked_at"]
+    )
