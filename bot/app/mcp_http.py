@@ -135,7 +135,7 @@ async def serve_asgi(
         if not body_sent:
             body_sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        await finished.wait()  # nothing more comes: the client is gone when this ends
+        await finished.wait()  # no more body: the exchange is over when this ends
         return {"type": "http.disconnect"}
 
     async def send(message: Message) -> None:
@@ -153,6 +153,7 @@ async def serve_asgi(
                 await response.write(message.get("body", b""))
                 if not message.get("more_body", False):
                     await response.write_eof()
+                    finished.set()  # answered: a later receive() hears the disconnect
             except ConnectionResetError:
                 # A client may hang up once it has its answer (before the end of the
                 # stream), as an ASGI server would treat it: a disconnect, not an error.

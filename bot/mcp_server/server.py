@@ -3,6 +3,7 @@ registry, `tools/call` through McpCalls as the person behind the request's token
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -37,6 +38,9 @@ def _version() -> str:
 
 
 def build_server(calls: McpCalls, identify: Identify) -> Server[Any, Any]:
+    # The SDK logs every request at INFO; the tool log already records each call.
+    sdk_log = logging.getLogger("mcp.server.lowlevel.server")
+    sdk_log.setLevel(max(logging.WARNING, sdk_log.level))
     server: Server[Any, Any] = Server("brainbot", _version(), instructions=INSTRUCTIONS)
 
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
