@@ -74,9 +74,12 @@ class McpCalls:
         if outcome.approval is not None:
             return await self._held(ctx, outcome, outcome.approval)
         assert outcome.result is not None
+        data = json.loads(outcome.content)
+        if "undo" in data:  # chat's Undo button is not here; the undo tool is
+            data["undo"] = "done at once; the undo tool reverts it"
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.result.text)],
-            structuredContent=json.loads(outcome.content),
+            structuredContent=data,
         )
 
     async def _held(self, ctx: ToolContext, outcome: Outcome, card: Reply) -> types.CallToolResult:

@@ -99,8 +99,14 @@ async def test_capture_then_a_delete_that_waits_for_approve_in_slack(
         path = (filed.structuredContent or {})["saved"]["path"]
         vault = vault_holding(tmp_path / "data", path)
         assert "canal in November" in (vault / path).read_text()
+        assert any(path in subject for subject in git_log(vault))
+
+        # Appending is a small change (BRAINBOT_DIRECT_CHANGES): at once, as in chat.
+        appended = await session.call_tool("update_entry", {"path": path, "append": "Bring tea."})
+        assert not appended.isError, text_of(appended)
+        assert "undo tool" in str(appended.structuredContent)
+        assert "Bring tea." in (vault / path).read_text()
         commits = git_log(vault)
-        assert any(path in subject for subject in commits)
 
         held = await session.call_tool("delete_entry", {"path": path})
         data = held.structuredContent or {}
