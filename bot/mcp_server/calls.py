@@ -90,6 +90,14 @@ class McpCalls:
         except NoChat as exc:
             await self.records.settle_approval(approval_id, "failed", str(exc))
             return _error(f"{held['summary']} needs your approval, but {exc}. Nothing changed.")
+        except Exception as exc:
+            # Slack or Telegram refused or is down: a card nobody sees must not stay open.
+            log.warning("approval card %s not sent: %r", approval_id, exc)
+            await self.records.settle_approval(approval_id, "failed", f"card not sent: {exc}")
+            return _error(
+                f"{held['summary']} needs your approval, but the card could not be sent "
+                f"({exc}). Nothing changed; try again later."
+            )
         text = (
             f"Waiting for approval: {held['summary']}. Approve or reject it in {platform.title()}"
             f" (approval id {approval_id}); nothing changes until then."

@@ -33,7 +33,8 @@ NOTE = {
 
 
 async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
-    """Alice, who talks to the bot in a Slack DM, and Bo, who has no chat with it."""
+    """Alice, who talks to the bot in a Slack DM, Cleo in Telegram, and Bo, who has no
+    chat with it."""
     database = await Database.connect(env["DATABASE_URL"], tmp_path / "data")
     try:
         await migrate(database.engine)
@@ -43,6 +44,7 @@ async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
         for platform, user, name, home in (
             ("slack", "U0ALICE", "Alice", "D0ALICE"),
             ("telegram", "77", "Bo", None),
+            ("telegram", "42", "Cleo", "42"),
         ):
             await records.add_person(
                 platform=platform,
@@ -155,3 +157,29 @@ async def test_an_unknown_token_is_refused_before_anything_runs(
     assert "unknown or was revoked" in err
     code, _, err = await cli(env, "mcp")
     assert code == 2 and "BRAINBOT_MCP_TOKEN" in err
+
+
+async def test_the_card_goes_to_telegram_and_a_card_that_cannot_be_sent_changes_nothing(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url)  # Slack and Telegram both configured
+    await add_people(env, tmp_path)
+    errors = tmp_path / "mcp-stderr.log"
+    async with stdio_session(env, await make_token(env, "telegram:42"), errors) as session:
+        filed = await session.call_tool("capture", NOTE)
+        path = (filed.structuredContent or {})["saved"]["path"]
+        held = await session.call_tool("delete_entry", {"path": path})
+        approval_id = (held.structuredContent or {})["approval_id"]
+        assert "Telegram" in text_of(held)
+        (card,) = await fakes.telegram.wait_for("sendMessage", within=20)
+        assert card["chat_id"] == 42 and approval_id in str(card["reply_markup"])
+
+    fakes.slack.fail("chat.postMessage", "channel_not_found")
+    async with stdio_session(env, await make_token(env, "slack:U0ALICE"), errors) as session:
+        filed = await session.call_tool("capture", {**NOTE, "title": "Canal walk"})
+        path = (filed.structuredContent or {})["saved"]["path"]
+        vault = vault_holding(tmp_path / "data", path)
+        commits = git_log(vault)
+        held = await session.call_tool("delete_entry", {"path": path})
+        assert held.isError and "could not be sent" in text_of(held)
+    assert (vault / path).exists() and git_log(vault) == commits
