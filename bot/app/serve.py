@@ -3,6 +3,7 @@
 Start: the HTTP server first (so /healthz answers during a slow start and the
 platform routes exist before Slack or Telegram call them), then the vault backup's
 pull, the runtime (database, migrations, vault, index), then the adapters, the
+MCP endpoint (/mcp, mounted with the platform routes, serving from here on), the
 scheduler, the backup pusher, the re-processing of events a crash cut short, and
 the watch for notes edited by hand (bot.app.watch) next to the periodic sync.
 /readyz says 200 only after all of that.
@@ -10,7 +11,8 @@ the watch for notes edited by hand (bot.app.watch) next to the periodic sync.
 Stop (SIGTERM, SIGINT, or the console's end of input), within `grace` seconds:
 /readyz turns 503 and no new digest starts; events being handled finish and
 their replies are sent (each adapter stops taking new events and waits for its
-own); then the backup's last push, the vault watcher, the HTTP server, and the
+own); then the backup's last push, the vault watcher, the MCP endpoint, the HTTP
+server, and the
 runtime (the embedded database last). A second signal skips the waiting.
 
 This module knows adapters and the scheduler only by the small protocols below;
