@@ -12,8 +12,8 @@ Stop (SIGTERM, SIGINT, or the console's end of input), within `grace` seconds:
 /readyz turns 503 and no new digest starts; events being handled finish and
 their replies are sent (each adapter stops taking new events and waits for its
 own); then the backup's last push, the vault watcher, the MCP endpoint, the HTTP
-server, and the
-runtime (the embedded database last). A second signal skips the waiting.
+server, and the runtime (the embedded database last). A second signal skips the
+waiting.
 
 This module knows adapters and the scheduler only by the small protocols below;
 `bot.app.commands.run` builds the concrete ones from the settings.
