@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.app.commands.storage",
     "bot.app.commands.digest",
     "bot.app.commands.doctor",
+    "bot.app.commands.mcp",
 )
 
 

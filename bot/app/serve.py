@@ -3,6 +3,7 @@
 Start: the HTTP server first (so /healthz answers during a slow start and the
 platform routes exist before Slack or Telegram call them), then the vault backup's
 pull, the runtime (database, migrations, vault, index), then the adapters, the
+MCP endpoint (/mcp, mounted with the platform routes, serving from here on), the
 scheduler, the backup pusher, the re-processing of events a crash cut short, and
 the watch for notes edited by hand (bot.app.watch) next to the periodic sync.
 /readyz says 200 only after all of that.
@@ -10,8 +11,9 @@ the watch for notes edited by hand (bot.app.watch) next to the periodic sync.
 Stop (SIGTERM, SIGINT, or the console's end of input), within `grace` seconds:
 /readyz turns 503 and no new digest starts; events being handled finish and
 their replies are sent (each adapter stops taking new events and waits for its
-own); then the backup's last push, the vault watcher, the HTTP server, and the
-runtime (the embedded database last). A second signal skips the waiting.
+own); then the backup's last push, the vault watcher, the MCP endpoint, the HTTP
+server, and the runtime (the embedded database last). A second signal skips the
+waiting.
 
 This module knows adapters and the scheduler only by the small protocols below;
 `bot.app.commands.run` builds the concrete ones from the settings.
@@ -31,6 +33,7 @@ from sqlalchemy import text
 from bot import metrics
 from bot.app.backups import Backups, remote_for, restore
 from bot.app.http import HttpServer, PortInUse
+from bot.app.mcp_http import McpHttp
 from bot.app.recovery import resume_unfinished
 from bot.app.runtime import Runtime
 from bot.app.watch import sync_store, watch_vaults
@@ -126,6 +129,7 @@ class Service:
         self.start_scheduler = start_scheduler
         self.grace = grace
         self.http = HttpServer(settings.http_host, settings.http_port)
+        self.mcp = McpHttp()  # /mcp: the tools for MCP clients, by bearer token
         self.runtime: Runtime | None = None
         self.started: list[RunAdapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
@@ -156,6 +160,7 @@ class Service:
     async def _start(self) -> None:
         for adapter in self.adapters:
             self.http.mount(adapter)
+        self.mcp.mount(self.http.app)
         try:
             await self.http.start()
         except PortInUse as exc:
@@ -171,6 +176,7 @@ class Service:
             await adapter.start(self._gate, runtime.engine.people.is_allowed)
             self.started.append(adapter)
         deliver = self.deliver_via(self.started)
+        await self.mcp.start(runtime, deliver)
         if self.start_scheduler is not None:
             self._scheduler = await self.start_scheduler(runtime, deliver)
         if self.settings.git_remote:
@@ -298,6 +304,7 @@ class Service:
             await self._step("the backup", self._backups.stop(FINAL_PUSH_SECONDS), None)
         if self._watch is not None:
             await self._step("the vault watcher", self._watch, deadline)
+        await self.mcp.stop()
         await self.http.stop()
         if self.runtime is not None:
             await self.runtime.close()

@@ -41,7 +41,7 @@ def _update_parts(body: str | None, append: str | None, current_body: str) -> st
     return body
 
 
-@tool(needs_approval=True)
+@tool(needs_approval=True, destructive=True)
 async def update_entry(
     ctx: ToolContext,
     path: str,
@@ -163,7 +163,7 @@ async def _update_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     return update_kinds(entry, fields, a["remove_fields"], a["body"], a["append"])
 
 
-@tool(needs_approval=True)
+@tool(needs_approval=True, idempotent=True)
 async def tick_tasks(ctx: ToolContext, path: str, items: list[str], done: bool) -> ToolResult:
     """Tick or untick task lines (`- [ ] milk`) of a note, e.g. "mark milk and eggs as
     done". Use it instead of rewriting the note's text.
@@ -224,7 +224,7 @@ async def _tick_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     return ChangeKinds(frozenset({"tick"}), " ".join(args.model_dump()["items"]))
 
 
-@tool(needs_approval=True)
+@tool(needs_approval=True, destructive=True, idempotent=True)
 async def move_entry(ctx: ToolContext, path: str, category: str) -> ToolResult:
     """Move a note to another category (its fields follow the new category).
     Use it for corrections like "actually that's a project".
@@ -262,7 +262,7 @@ async def _preview_move(ctx: ToolContext, args: BaseModel) -> Proposal:
     return Proposal(f"Move {entry.path} to {a['category']}/", preview.diff, preview.content_hash)
 
 
-@tool(needs_approval=True)
+@tool(needs_approval=True, destructive=True, idempotent=True)
 async def delete_entry(ctx: ToolContext, path: str) -> ToolResult:
     """Delete a note. Git keeps its history, so it can be undone.
 
@@ -300,7 +300,7 @@ async def _change_to_undo(ctx: ToolContext, change: str | None) -> Change:
     )
 
 
-@tool(needs_approval=True)
+@tool(needs_approval=True, destructive=True)
 async def undo(ctx: ToolContext, change: str | None) -> ToolResult:
     """Undo an earlier change to the notes (reverts its commit).
 

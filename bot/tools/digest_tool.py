@@ -11,7 +11,7 @@ from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from storage.db.digest_log import DigestLog
 
 
-@tool()
+@tool(read_only=True, idempotent=True)
 async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) -> ToolResult:
     """Build the digest now: open projects and their next actions, due items and
     to-dos, people to follow up, new captures, inbox and stuck projects.
@@ -34,7 +34,7 @@ async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) ->
     return ToolResult(data, reply.text, reply.buttons)
 
 
-@tool()
+@tool(idempotent=True)
 async def update_settings(
     ctx: ToolContext,
     digest_time: str | None,

@@ -156,7 +156,7 @@ async def capture(
     return ToolResult(data, text, buttons, entry_path=entry.path)
 
 
-@tool()
+@tool(read_only=True, idempotent=True)
 async def list_entries(
     ctx: ToolContext,
     category: str | None,
@@ -179,7 +179,7 @@ async def list_entries(
     return ToolResult({"entries": [entry_summary(e) for e in entries]}, "\n".join(lines))
 
 
-@tool()
+@tool(read_only=True, idempotent=True)
 async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
     """Read one note in full: its fields and its text.
 
@@ -200,7 +200,7 @@ async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
     return ToolResult(data, f"{entry.title} ({entry.path})\n\n{entry.body}".strip())
 
 
-@tool()
+@tool(read_only=True, idempotent=True)
 async def search_entries(
     ctx: ToolContext,
     query: str,
@@ -245,7 +245,7 @@ async def search_entries(
     )
 
 
-@tool()
+@tool(read_only=True, idempotent=True)
 async def list_backlinks(ctx: ToolContext, path: str) -> ToolResult:
     """List the notes that link to a note (wikilinks or Markdown links).
 

@@ -96,6 +96,11 @@ class ToolSpec:
     needs_approval: bool
     previewer: Previewer | None = field(default=None)
     classifier: Classifier | None = field(default=None)
+    # What a client may assume before calling (MCP tool annotations): it never writes;
+    # it may overwrite or remove what is there; calling it twice does what once does.
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
 
     def preview(self, func: Previewer) -> Previewer:
         """Register the function that describes this tool's change before approval."""
@@ -130,7 +135,16 @@ class ToolSpec:
 REGISTRY: dict[str, ToolSpec] = {}
 
 
-def tool(*, needs_approval: bool = False) -> Callable[[Executor], ToolSpec]:
+def tool(
+    *,
+    needs_approval: bool = False,
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
+) -> Callable[[Executor], ToolSpec]:
+    """Register a tool. `read_only`, `destructive` and `idempotent` describe it to
+    clients that show or gate calls by them (MCP annotations); they decide nothing here."""
+
     def register(func: Executor) -> ToolSpec:
         description, arg_docs = _parse_docstring(inspect.getdoc(func) or "")
         hints = get_type_hints(func)
@@ -143,7 +157,16 @@ def tool(*, needs_approval: bool = False) -> Callable[[Executor], ToolSpec]:
             __config__=ConfigDict(extra="forbid"),
             **fields,
         )
-        spec = ToolSpec(func.__name__, description, model, func, needs_approval)
+        spec = ToolSpec(
+            func.__name__,
+            description,
+            model,
+            func,
+            needs_approval,
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=idempotent,
+        )
         REGISTRY[spec.name] = spec
         return spec
 

@@ -14,7 +14,7 @@ from storage.index.reminder_queries import reminder_notes
 SHOWN = 20
 
 
-@tool()
+@tool(read_only=True, idempotent=True)
 async def list_reminders(ctx: ToolContext) -> ToolResult:
     """List the user's reminders: what is coming up, and earlier ones not done yet."""
     zone = local_zone(

@@ -32,8 +32,9 @@ import storage.db.admission
 import storage.db.chat_tables
 import storage.db.digest_log
 import storage.db.index_tables
+import storage.db.mcp_tokens
 import storage.db.reminder_log
-import storage.db.vault_tables  # (the six modules register every table)
+import storage.db.vault_tables  # (the seven modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -203,6 +204,10 @@ async def _reminders(conn: AsyncConnection) -> None:
         await conn.run_sync(index.create, checkfirst=True)
 
 
+async def _mcp_tokens(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.mcp_tokens.MCP_TOKENS])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -212,6 +217,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "index tables carry the vault", _index_vaults),
     Migration(7, "vaults, vault_members: one vault per person, team vaults", _vaults),
     Migration(8, "reminder_log, digest retries, the index of notes with reminders", _reminders),
+    Migration(9, "mcp_tokens: bearer tokens of MCP clients, one person each", _mcp_tokens),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -1,0 +1,160 @@
+"""`brainbot mcp`: serve the tools to an MCP client over stdio (a desktop assistant
+starts it as a subprocess), and `brainbot mcp token` to make, list and revoke the
+bearer tokens that say which person a client acts as.
+
+On stdio the protocol owns standard output: the real stdout is kept for it and
+file descriptor 1 is pointed at stderr, so no print, log line or child process
+(the embedded Postgres) can write into the protocol stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import sys
+from typing import Any, TextIO
+
+import anyio
+
+from bot.app.commands.digest import UsageError, find_person, outbound
+from bot.app.commands.run import ConfigurationError, configure_logs, load_settings
+from bot.app.mcp_wiring import mcp_calls
+from bot.app.runtime import Runtime
+from bot.config import Settings
+from bot.mcp_server.server import REFUSED, build_server
+from scheduler.delivery import deliver_via
+from storage.db.mcp_tokens import McpTokens, TokenInfo
+from storage.errors import StorageError
+
+TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
+EXIT_REFUSED = 3
+
+
+def register(subparsers: Any) -> None:
+    mcp = subparsers.add_parser(
+        "mcp",
+        help="serve the tools to an MCP client over stdio (token: BRAINBOT_MCP_TOKEN)",
+    )
+    mcp.add_argument("--token", help=f"the bearer token (default: ${TOKEN_ENV})")
+    mcp.set_defaults(func=main_stdio)
+    actions = mcp.add_subparsers(dest="mcp_command")
+    token = actions.add_parser("token", help="make, list (--list) or revoke (--revoke) tokens")
+    token.add_argument("person", nargs="?", help="user id or platform:id (e.g. slack:U123)")
+    token.add_argument("--label", default="", help="what the token is for, e.g. 'laptop'")
+    token.add_argument("--list", action="store_true", help="list tokens (of PERSON, or all)")
+    token.add_argument("--revoke", metavar="ID", help="revoke the token with this id")
+    token.set_defaults(func=main_token)
+
+
+def main_token(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    if settings is None:
+        return 2
+    return asyncio.run(manage_tokens(args, settings, sys.stdout))
+
+
+async def manage_tokens(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+    try:
+        runtime = await Runtime.open(settings)
+    except StorageError as exc:
+        print(f"brainbot: {exc}", file=sys.stderr)
+        return 1
+    try:
+        tokens = McpTokens(runtime.database.engine)
+        now = runtime.engine.clock()
+        if args.revoke:
+            if not await tokens.revoke(args.revoke, now):
+                print(f"brainbot mcp token: no live token {args.revoke!r}", file=sys.stderr)
+                return 2
+            print(f"Revoked token {args.revoke}; clients using it are refused from now.", file=out)
+            return 0
+        if args.list:
+            person = await find_person(runtime.records, args.person) if args.person else None
+            listed = await tokens.list(person.id if person else None)
+            for info in listed:
+                print(_describe(info), file=out)
+            if not listed:
+                print("No MCP tokens.", file=out)
+            return 0
+        if not args.person:
+            raise UsageError("name the person the token acts as: a user id or platform:id")
+        person = await find_person(runtime.records, args.person)
+        if person is None:
+            raise UsageError("nobody uses this brainbot yet")
+        info, token = await tokens.create(person.id, args.label, now)
+        print(
+            f"Token {info.id} for {person.name} (user {person.id}). It is shown only now:\n"
+            f"{token}\nUse it as {TOKEN_ENV} for `brainbot mcp`, or as "
+            "`Authorization: Bearer ...` at /mcp.",
+            file=out,
+        )
+        return 0
+    except UsageError as exc:
+        print(f"brainbot mcp token: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        await runtime.close()
+
+
+def _describe(info: TokenInfo) -> str:
+    state = f"revoked {info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "live"
+    used = f"last used {info.last_used_at:%Y-%m-%d %H:%M}" if info.last_used_at else "never used"
+    label = f" {info.label!r}" if info.label else ""
+    return (
+        f"{info.id}  user {info.user_id}{label}  made {info.created_at:%Y-%m-%d}  {used}  {state}"
+    )
+
+
+def main_stdio(args: argparse.Namespace) -> int:
+    token = (args.token or os.environ.get(TOKEN_ENV, "")).strip()
+    if not token:
+        print(
+            f"brainbot mcp: set {TOKEN_ENV} (or --token) to a token from "
+            "`brainbot mcp token PERSON`",
+            file=sys.stderr,
+        )
+        return 2
+    settings = load_settings()
+    if settings is None:
+        return 2
+    protocol = _take_stdout()
+    configure_logs(settings, console=False)
+    return asyncio.run(serve_stdio(settings, token, protocol))
+
+
+def _take_stdout() -> TextIO:
+    """The real stdout for the protocol; fd 1 (and `sys.stdout`) now go to stderr."""
+    sys.stdout.flush()
+    kept = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return io.TextIOWrapper(kept, encoding="utf-8", write_through=True)
+
+
+async def serve_stdio(settings: Settings, token: str, protocol: TextIO) -> int:
+    """Serve one client on stdin / `protocol` until it closes stdin."""
+    from mcp.server.stdio import stdio_server
+
+    runtime = await Runtime.open(settings)
+    try:
+        tokens = McpTokens(runtime.database.engine)
+        clock = runtime.engine.clock
+        if await tokens.find(token, clock()) is None:
+            print(f"brainbot mcp: {REFUSED}", file=sys.stderr)
+            return EXIT_REFUSED
+
+        async def identify(request: object) -> TokenInfo | None:
+            return await tokens.find(token, clock())  # a revoke takes effect at once
+
+        async with outbound(settings) as senders:
+            server = build_server(mcp_calls(runtime, deliver_via(senders)), identify)
+            async with stdio_server(stdout=anyio.wrap_file(protocol)) as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+        return 0
+    except ConfigurationError as exc:
+        print(f"brainbot mcp: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        await runtime.close()

@@ -1,0 +1,9 @@
+"""brainbot as an MCP server (`brainbot mcp`): the tool registry served over the Model
+Context Protocol with the official `mcp` SDK, on stdio for desktop clients and over
+streamable HTTP at `/mcp` on the server of `brainbot run`.
+
+Each call acts as the person its bearer token belongs to, on their vault, through the
+same ToolRunner as chat: reads and captures run at once; a change that asks for
+approval in chat sends its Approve / Reject card to the person's Slack or Telegram and
+changes nothing until it is pressed there.
+"""

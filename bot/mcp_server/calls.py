@@ -1,0 +1,147 @@
+"""One MCP tool call, run as a person exactly as chat would run it.
+
+The call goes through the engine's ToolRunner (argument validation, approvals, the
+tool log) on the person's own vault. When the runner holds the call for approval, its
+card (summary, preview, Approve / Reject) is sent to the person's direct chat in Slack
+or Telegram; the press there, handled by `brainbot run`, runs it. A person with no
+chat to send it to is told so, and the held call is closed: nothing changes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from mcp import types
+
+from bot.config import Settings
+from bot.events import Conversation, Reply
+from bot.mcp_server.tools import with_nulls
+from bot.people import People
+from bot.toolrunner import Outcome, ToolRunner
+from bot.tools.registry import ToolContext
+from storage.db.people import Person
+from storage.db.records import Records
+from storage.entry import Author
+from storage.vaults import Vaults
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "mcp"
+
+
+class NoChat(Exception):
+    """The person has no Slack or Telegram chat this process can send a card to."""
+
+
+# Sends a card to the person's direct chat; returns the platform it went to.
+SendCard = Callable[[int, Reply], Awaitable[str]]
+
+
+@dataclass
+class McpCalls:
+    """What a call needs from a running brainbot: the engine's runner and people, the
+    vaults and records, and a way to reach the person's chat."""
+
+    runner: ToolRunner
+    people: People
+    vaults: Vaults
+    records: Records
+    settings: Settings
+    send_card: SendCard
+    clock: Callable[[], datetime]
+
+    async def call(
+        self, user_id: int, name: str, arguments: dict[str, Any], client: str = ""
+    ) -> types.CallToolResult:
+        """Run (or hold for approval) `name` as user `user_id`; never raises for what
+        the client sent."""
+        person = await self._person(user_id)
+        if person is None:
+            return _error("the person this token belongs to no longer exists")
+        ctx = await self._context(person, client)
+        spec = self.runner.tools.get(name)
+        if spec is not None:
+            arguments = with_nulls(spec, arguments)
+        outcome = await self.runner.call(ctx, name, arguments)
+        if not outcome.ok:
+            return _error(str(json.loads(outcome.content).get("error", "the call failed")))
+        if outcome.approval is not None:
+            return await self._held(ctx, outcome, outcome.approval)
+        assert outcome.result is not None
+        data = json.loads(outcome.content)
+        if "undo" in data:  # chat's Undo button is not here; the undo tool is
+            data["undo"] = "done at once; the undo tool reverts it"
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=outcome.result.text)],
+            structuredContent=data,
+        )
+
+    async def _held(self, ctx: ToolContext, outcome: Outcome, card: Reply) -> types.CallToolResult:
+        held = json.loads(outcome.content)
+        approval_id = str(held["approval_id"])
+        try:
+            platform = await self.send_card(ctx.person.id, card)
+        except NoChat as exc:
+            await self.records.settle_approval(approval_id, "failed", str(exc))
+            return _error(f"{held['summary']} needs your approval, but {exc}. Nothing changed.")
+        except Exception as exc:
+            # Slack or Telegram refused or is down: a card nobody sees must not stay open.
+            log.warning("approval card %s not sent: %r", approval_id, exc)
+            await self.records.settle_approval(approval_id, "failed", f"card not sent: {exc}")
+            return _error(
+                f"{held['summary']} needs your approval, but the card could not be sent "
+                f"({exc}). Nothing changed; try again later."
+            )
+        text = (
+            f"Waiting for approval: {held['summary']}. Approve or reject it in {platform.title()}"
+            f" (approval id {approval_id}); nothing changes until then."
+        )
+        data = {
+            "status": "waiting for approval",
+            "approval_id": approval_id,
+            "summary": held["summary"],
+            "sent_to": platform,
+        }
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structuredContent=data
+        )
+
+    async def _person(self, user_id: int) -> Person | None:
+        return next((p for p in await self.records.people() if p.id == user_id), None)
+
+    async def _context(self, person: Person, client: str) -> ToolContext:
+        """The person's own vault, as a DM would use it (team vaults belong to chats)."""
+        now = self.clock()
+        vault = await self.vaults.of_person(person.id, person.name, now)
+        call_id = secrets.token_hex(6)
+        source = {"platform": PLATFORM}
+        if client:
+            source["client"] = client
+        return ToolContext(
+            store=await self.vaults.store(vault),
+            records=self.records,
+            settings=self.settings,
+            person=person,
+            author=Author(person.name or f"user {person.id}", f"user-{person.id}@brainbot.local"),
+            # One conversation per person: a move of what MCP just filed is a
+            # correction, as in chat.
+            conversation=Conversation(PLATFORM, str(person.id)),
+            source=source,
+            now=now,
+            event_key=f"{PLATFORM}:{call_id}",
+            people=self.people,
+            vault=vault,
+            vaults=self.vaults,
+        )
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], isError=True
+    )

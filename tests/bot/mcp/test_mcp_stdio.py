@@ -1,0 +1,185 @@
+"""`brainbot mcp` over stdio, as a desktop client starts it: the MCP SDK's own client
+spawns `python -m bot.app.cli mcp` with a token in BRAINBOT_MCP_TOKEN. No `brainbot run`
+is up, so the approval card goes out through Slack's Web API directly."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from bot.mcp_server.server import REFUSED
+from storage.db.engine import Database
+from storage.db.migrations import migrate
+from storage.db.records import Records
+from tests.bot.helpers import git_log, notes_by_vault
+from tests.bot.mcp.support import card_with, cli, make_token, text_of
+from tests.production.conftest import Fakes
+from tests.production.process import ROOT
+
+NOTE = {
+    "category": "ideas",
+    "title": "Lantern walk",
+    "body": "A lantern walk along the canal in November",
+    "confidence": 0.9,
+    "tags": [],
+    "fields": [],
+}
+
+
+async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
+    """Alice, who talks to the bot in a Slack DM, Cleo in Telegram, and Bo, who has no
+    chat with it."""
+    database = await Database.connect(env["DATABASE_URL"], tmp_path / "data")
+    try:
+        await migrate(database.engine)
+        records = Records(database.engine)
+        await records.create_schema()
+        now = datetime.now(UTC)
+        for platform, user, name, home in (
+            ("slack", "U0ALICE", "Alice", "D0ALICE"),
+            ("telegram", "77", "Bo", None),
+            ("telegram", "42", "Cleo", "42"),
+        ):
+            await records.add_person(
+                platform=platform,
+                platform_user_id=user,
+                name=name,
+                timezone=None,
+                home_chat_id=home,
+                now=now,
+            )
+    finally:
+        await database.close()
+
+
+@asynccontextmanager
+async def stdio_session(
+    env: Mapping[str, str], token: str, errors: Path
+) -> AsyncIterator[ClientSession]:
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "bot.app.cli", "mcp"],
+        env={**env, "PYTHONPATH": str(ROOT), "BRAINBOT_MCP_TOKEN": token},
+        cwd=errors.parent,
+    )
+    with errors.open("a") as errlog:
+        async with (
+            stdio_client(server, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+def vault_holding(data: Path, path: str) -> Path:
+    (name,) = [name for name, notes in notes_by_vault(data).items() if path in notes]
+    return next(p for p in [data / "vault", *(data / "vaults").glob("*")] if p.name == name)
+
+
+async def test_capture_then_a_delete_that_waits_for_approve_in_slack(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, telegram=False)
+    await add_people(env, tmp_path)
+    token = await make_token(env, "slack:U0ALICE")
+    errors = tmp_path / "mcp-stderr.log"
+    async with stdio_session(env, token, errors) as session:
+        tools = (await session.list_tools()).tools
+        annotated = {t.name: t.annotations for t in tools}
+        assert annotated["get_entry"] is not None and annotated["get_entry"].readOnlyHint
+        undo = annotated["undo"]
+        assert undo is not None and undo.destructiveHint and not undo.idempotentHint
+
+        filed = await session.call_tool("capture", NOTE)
+        assert not filed.isError, text_of(filed)
+        path = (filed.structuredContent or {})["saved"]["path"]
+        vault = vault_holding(tmp_path / "data", path)
+        assert "canal in November" in (vault / path).read_text()
+        assert any(path in subject for subject in git_log(vault))
+
+        # Appending is a small change (BRAINBOT_DIRECT_CHANGES): at once, as in chat.
+        appended = await session.call_tool("update_entry", {"path": path, "append": "Bring tea."})
+        assert not appended.isError, text_of(appended)
+        assert "undo tool" in str(appended.structuredContent)
+        assert "Bring tea." in (vault / path).read_text()
+        commits = git_log(vault)
+
+        held = await session.call_tool("delete_entry", {"path": path})
+        data = held.structuredContent or {}
+        assert data.get("status") == "waiting for approval", text_of(held)
+        card = await card_with(fakes.slack, data["approval_id"])
+        assert card.channel == "D0ALICE" and "Delete" in card.text
+        assert (vault / path).exists() and git_log(vault) == commits
+
+        code, out, _ = await cli(env, "mcp", "token", "--list")
+        assert code == 0 and "laptop" in out and "live" in out
+        token_id = out.split()[0]
+        assert (await cli(env, "mcp", "token", "--revoke", token_id))[0] == 0
+        refused = await session.call_tool("capture", {**NOTE, "title": "After revoke"})
+        assert refused.isError and text_of(refused) == REFUSED
+    assert notes_by_vault(tmp_path / "data")[vault.name] == [path]
+    assert token not in errors.read_text()
+
+
+async def test_a_person_without_a_chat_is_told_and_nothing_changes(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, telegram=False)
+    await add_people(env, tmp_path)
+    token = await make_token(env, "telegram:77")
+    async with stdio_session(env, token, tmp_path / "mcp-stderr.log") as session:
+        filed = await session.call_tool("capture", NOTE)
+        path = (filed.structuredContent or {})["saved"]["path"]
+        vault = vault_holding(tmp_path / "data", path)
+        commits = git_log(vault)
+        held = await session.call_tool("delete_entry", {"path": path})
+        assert held.isError
+        assert "no direct chat with brainbot" in text_of(held)
+        assert "Nothing changed" in text_of(held)
+    assert (vault / path).exists() and git_log(vault) == commits
+    assert fakes.slack.calls_of("chat.postMessage") == []
+
+
+async def test_an_unknown_token_is_refused_before_anything_runs(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, telegram=False)
+    await add_people(env, tmp_path)
+    code, out, err = await cli({**env, "BRAINBOT_MCP_TOKEN": "bbmcp_not-a-real-one"}, "mcp")
+    assert code == 3
+    assert out == ""  # stdout is the protocol's: a client reads nothing half-said
+    assert "unknown or was revoked" in err
+    code, _, err = await cli(env, "mcp")
+    assert code == 2 and "BRAINBOT_MCP_TOKEN" in err
+
+
+async def test_the_card_goes_to_telegram_and_a_card_that_cannot_be_sent_changes_nothing(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url)  # Slack and Telegram both configured
+    await add_people(env, tmp_path)
+    errors = tmp_path / "mcp-stderr.log"
+    async with stdio_session(env, await make_token(env, "telegram:42"), errors) as session:
+        filed = await session.call_tool("capture", NOTE)
+        path = (filed.structuredContent or {})["saved"]["path"]
+        held = await session.call_tool("delete_entry", {"path": path})
+        approval_id = (held.structuredContent or {})["approval_id"]
+        assert "Telegram" in text_of(held)
+        (card,) = await fakes.telegram.wait_for("sendMessage", within=20)
+        assert card["chat_id"] == 42 and approval_id in str(card["reply_markup"])
+
+    fakes.slack.fail("chat.postMessage", "channel_not_found")
+    async with stdio_session(env, await make_token(env, "slack:U0ALICE"), errors) as session:
+        filed = await session.call_tool("capture", {**NOTE, "title": "Canal walk"})
+        path = (filed.structuredContent or {})["saved"]["path"]
+        vault = vault_holding(tmp_path / "data", path)
+        commits = git_log(vault)
+        held = await session.call_tool("delete_entry", {"path": path})
+        assert held.isError and "could not be sent" in text_of(held)
+    assert (vault / path).exists() and git_log(vault) == commits
