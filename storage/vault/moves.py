@@ -159,9 +159,8 @@ def _with_links(
     for note in notes:
         if note == rel:
             continue
-        text, data = _text_of(paths, note, max_bytes)
-        # Reading every note is the price of truth; parsing only those that may link.
-        if text is None or not any(n in text.lower() for n in needles):
+        text, data = _text_of(paths, note, max_bytes, needles)
+        if text is None:
             continue
         new_text = relinked(text, note, move, after)
         if new_text != text:
@@ -175,12 +174,19 @@ def _with_links(
     return MovePlan(rel, target, files, before, tuple(changed))
 
 
-def _text_of(paths: VaultPaths, note: str, max_bytes: int) -> tuple[str | None, bytes]:
-    """A note's text, or None for one that cannot be rewritten here (too large, not
-    UTF-8, reached through a symlink)."""
+def _text_of(
+    paths: VaultPaths, note: str, max_bytes: int, needles: set[str]
+) -> tuple[str | None, bytes]:
+    """A note's text when it may link to the moved note (it names it somewhere), or
+    None: no mention, or a note that cannot be rewritten here (too large, not UTF-8,
+    reached through a symlink)."""
+    # Every note is read: the price of truth. Only those that mention a name are parsed.
     try:
-        rel, full = paths.resolve(note, for_write=True)
-        data = read_note(rel, full, max_bytes)
-        return data.decode("utf-8"), data
+        data = read_note(note, paths.root / note, max_bytes)
+        text = data.decode("utf-8")
+        if not any(needle in text.lower() for needle in needles):
+            return None, b""
+        paths.resolve(note, for_write=True)
     except (StorageError, UnicodeDecodeError, OSError):
         return None, b""
+    return text, data
