@@ -42,6 +42,7 @@ WRITE_TOOLS = frozenset(
         "update_entry",
         "tick_tasks",
         "move_entry",
+        "rename_entry",
         "delete_entry",
         "undo",
         "update_settings",

@@ -28,11 +28,19 @@ def _split_csv(value: object) -> object:
 
 # The tools that can wait for Approve (each has a preview), and the command words
 # people may use for them in BRAINBOT_APPROVAL_TOOLS.
-APPROVABLE_TOOLS = ("update_entry", "tick_tasks", "move_entry", "delete_entry", "undo")
+APPROVABLE_TOOLS = (
+    "update_entry",
+    "tick_tasks",
+    "move_entry",
+    "rename_entry",
+    "delete_entry",
+    "undo",
+)
 APPROVAL_ALIASES = {
     "update": "update_entry",
     "tick": "tick_tasks",
     "move": "move_entry",
+    "rename": "rename_entry",
     "delete": "delete_entry",
 }
 # Changes that add to a note and overwrite nothing (see bot.change_kinds), which

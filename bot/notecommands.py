@@ -1,5 +1,5 @@
-"""Commands on one note, named the way a person names it: `/get`, `/move`, `/delete`,
-`/append`, `/tag`, `/tick`, `/untick`, `/backlinks`. When a name fits several notes,
+"""Commands on one note, named the way a person names it: `/get`, `/move`, `/rename`,
+`/delete`, `/append`, `/tag`, `/tick`, `/untick`, `/backlinks`. When a name fits several notes,
 the reply offers a numbered choice; picking one runs the command on that note."""
 
 from __future__ import annotations
@@ -72,6 +72,21 @@ class NoteCommands:
             names = ", ".join(ctx.settings.categories)
             return [Reply(f"Usage: /move NOTE CATEGORY (one of {names})")]
         return await self._on_note(ctx, reference, "move_entry", {"category": category})
+
+    async def rename(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        """`/rename NOTE NEW TITLE`: the file name follows the title."""
+        found = await self._leading_note(ctx, rest)
+        if found is None or not found[1]:
+            return [
+                Reply(
+                    "Usage: /rename NOTE NEW TITLE (quote a name with spaces: "
+                    '/rename "Green tea" Matcha)'
+                )
+            ]
+        reference, title = found
+        return await self._on_note(
+            ctx, reference, "rename_entry", {"title": title, "file_name": None}
+        )
 
     async def append(self, ctx: ToolContext, rest: str) -> list[Reply]:
         found = await self._leading_note(ctx, rest)

@@ -66,6 +66,8 @@ NAME_ALIASES = {
     "move": "move_entry",
     "move_note": "move_entry",
     "refile": "move_entry",
+    "rename": "rename_entry",
+    "rename_note": "rename_entry",
     "delete": "delete_entry",
     "delete_note": "delete_entry",
     "remove": "delete_entry",

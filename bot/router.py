@@ -24,7 +24,8 @@ ask a question (ending in "?", or starting with what/where/who/how...) and I'll 
 /list [CATEGORY] [PAGE]  newest notes
 /search QUERY  find notes
 /get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
-/move NOTE CATEGORY  move a note (asks for approval)
+/move NOTE CATEGORY  move a note (asks for approval; links to it follow)
+/rename NOTE NEW TITLE  rename a note and its file (asks for approval; links to it follow)
 /delete NOTE  delete a note (asks for approval; git keeps it)
 /append NOTE TEXT  add a line to a note
 /tag NOTE TAG...  tag a note
@@ -315,6 +316,7 @@ class Router:
         on_note = {
             "/get": self.notes.get,
             "/move": self.notes.move,
+            "/rename": self.notes.rename,
             "/delete": self.notes.delete,
             "/append": self.notes.append,
             "/tag": self.notes.tag,

@@ -95,6 +95,8 @@ class Preview:
 
     diff: str
     content_hash: str | None
+    target: str | None = None  # where a move or rename puts the note
+    relinked: tuple[str, ...] = ()  # other notes whose links a move or rename rewrites
 
 
 @dataclass(frozen=True, slots=True)

@@ -214,7 +214,8 @@ class Store:
         author: Author = BOT_AUTHOR,
         source: Source = None,
     ) -> Entry:
-        """Move a note to another category (see Vault.move); the index follows."""
+        """Move a note to another category (see Vault.move); the index follows, for the
+        note and for every note whose links were rewritten."""
         written = await self._write(
             self.vault.move,
             path,
@@ -224,6 +225,29 @@ class Store:
             source=source,
         )
         return await self._entry_of(written)
+
+    async def rename(
+        self,
+        path: str,
+        title: str,
+        file_name: str | None = None,
+        *,
+        expected_hash: str | None = None,
+        author: Author = BOT_AUTHOR,
+        source: Source = None,
+    ) -> tuple[Entry, Change]:
+        """New title and file name (see Vault.rename); every relinked note is re-indexed.
+        The change says which notes it rewrote."""
+        written = await self._write(
+            self.vault.rename,
+            path,
+            title,
+            file_name,
+            expected_hash=expected_hash,
+            author=author,
+            source=source,
+        )
+        return await self._entry_of(written), written.change
 
     async def delete(
         self,

@@ -25,7 +25,7 @@ _USER_SUBTYPES = frozenset({None, "thread_broadcast", "file_share"})
 # `/brain <word> ...` forwards these as the engine's `/<word>` commands; other text is a note.
 COMMAND_WORDS = frozenset(
     {"help", "list", "search", "get", "capture", "move", "digest", "undo", "link", "settings"}
-    | {"start", "backlinks"}
+    | {"start", "backlinks", "rename"}
 )
 _LINK = re.compile(r"<([^<>|]+)(?:\|([^<>]*))?>")
 

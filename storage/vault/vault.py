@@ -51,7 +51,6 @@ from storage.vault.edits import (
     content_hash,
     entry_from_bytes,
     entry_or_none,
-    moved_note,
     read_note,
     updated_note,
 )
@@ -59,6 +58,7 @@ from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
 from storage.vault.importer import collect_tree
+from storage.vault.moves import commit_plan, plan_move, plan_rename
 from storage.vault.notefile import render_note
 from storage.vault.paths import (
     ATTACHMENTS_DIR,
@@ -213,15 +213,27 @@ class Vault:
         source: Source = None,
     ) -> Written:
         """Move a note to another category; its frontmatter gains the new category's
-        fields and keeps every value it had."""
+        fields and keeps every value it had. Links to it (and its own relative links)
+        are rewritten in the same commit (storage.vault.relink)."""
         with self._lock.hold():
-            rel, full = self._paths.resolve(path, for_write=True)
-            old = self._read_bytes(rel, full, expected_hash, check_size=False)
-            target, new = self._moved(rel, old, category)
-            self._commits.record_outside_edit(rel, old)
-            subject = f"move {rel} -> {target}"
-            change = self._commits.write({rel: None, target: new}, subject, author, source)
-        return Written(entry_or_none(target, new), change)
+            plan = plan_move(self._paths, self.categories, path, category, self.max_bytes)
+            return commit_plan(self._commits, plan, "move", expected_hash, author, source)
+
+    def rename(
+        self,
+        path: str,
+        title: str,
+        file_name: str | None = None,
+        *,
+        expected_hash: str | None = None,
+        author: Author,
+        source: Source = None,
+    ) -> Written:
+        """Give a note a new title and file name (from the title when None) in its
+        folder; links to it follow in the same commit, as for `move`."""
+        with self._lock.hold():
+            plan = plan_rename(self._paths, path, title, file_name, self.max_bytes)
+            return commit_plan(self._commits, plan, "rename", expected_hash, author, source)
 
     def delete(
         self, path: str, *, expected_hash: str | None = None, author: Author, source: Source = None
@@ -319,12 +331,15 @@ class Vault:
         return Preview(bytes_diff(rel, old, rel, new) if new != old else "", content_hash(old))
 
     def preview_move(self, path: str, category: str) -> Preview:
-        """The diff `move` would make now: the old path, the new one, the new fields."""
+        """The diff `move` would make now (the note, then each note whose links follow),
+        the new path and the notes relinked."""
         with self._lock.hold():
-            rel, full = self._paths.resolve(path)
-            old = self._read_bytes(rel, full, check_size=False)
-            target, new = self._moved(rel, old, category)
-        return Preview(bytes_diff(rel, old, target, new), content_hash(old))
+            return plan_move(self._paths, self.categories, path, category, self.max_bytes).preview()
+
+    def preview_rename(self, path: str, title: str, file_name: str | None = None) -> Preview:
+        """What `rename` would do now, as `preview_move` tells it."""
+        with self._lock.hold():
+            return plan_rename(self._paths, path, title, file_name, self.max_bytes).preview()
 
     def preview_delete(self, path: str) -> Preview:
         """The diff `delete` would make now: every line removed."""
@@ -402,12 +417,3 @@ class Vault:
         self, rel: str, full: Path, expected_hash: str | None = None, *, check_size: bool = True
     ) -> bytes:
         return read_note(rel, full, self.max_bytes if check_size else None, expected_hash)
-
-    def _moved(self, rel: str, old: bytes, category: str) -> tuple[str, bytes]:
-        self._check_category(category)
-        folder, slash, name = rel.rpartition("/")
-        if folder == category:
-            raise NothingToChange(rel)
-        target = self._paths.free(f"{category}/{name}")
-        old_category = rel.split("/", 1)[0] if slash else ""
-        return target, moved_note(rel, old, old_category, category)

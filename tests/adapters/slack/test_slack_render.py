@@ -9,7 +9,7 @@ import yaml
 import adapters.slack
 from adapters.slack.app import COMMAND
 from adapters.slack.render import decode_action_id, escape, render, split_text
-from adapters.slack.translate import permalink, slack_to_plain
+from adapters.slack.translate import parse_command, permalink, slack_to_plain
 from bot.events import Button, Reply
 from tests.fakes.slack_api import block_errors
 
@@ -97,3 +97,13 @@ def test_manifest_subscribes_to_what_the_adapter_handles() -> None:
     }
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert [c["command"] for c in manifest["features"]["slash_commands"]] == [COMMAND]
+
+
+def test_brain_rename_is_the_rename_command_and_other_words_stay_a_note() -> None:
+    def text_of(words: str) -> str:
+        parsed = parse_command({"channel_id": "C1", "user_id": "U1", "text": words})
+        assert parsed is not None
+        return parsed.text
+
+    assert text_of('rename "Green tea" Matcha') == '/rename "Green tea" Matcha'
+    assert text_of("renaming the garden shed") == "renaming the garden shed"
