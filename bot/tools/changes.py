@@ -277,7 +277,7 @@ def _relocation(verb: str, path: str, preview: Preview) -> str:
     return text
 
 
-@tool(needs_approval=True)
+@tool(needs_approval=True, destructive=True, idempotent=True)
 async def rename_entry(
     ctx: ToolContext, path: str, title: str, file_name: str | None
 ) -> ToolResult:
