@@ -40,7 +40,7 @@ async def test_a_version_7_database_gets_reminders_and_digest_retries(database_u
                 )
             )
         applied = await migrate(engine)
-        assert [m.version for m in applied] == [8]
+        assert [m.version for m in applied][:1] == [8]  # and any later ones
         (kept,) = await DigestLog(engine).entries(1)
         assert (kept.local_date, kept.status, kept.attempts) == (date(2026, 11, 22), "sent", 1)
         async with engine.connect() as conn:
