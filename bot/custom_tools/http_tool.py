@@ -5,6 +5,8 @@ made from type hints), with a preview for its approval card."""
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -13,11 +15,15 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaViolation
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from bot.custom_tools.declarations import HttpTool
+from bot.custom_tools.declarations import TOOLS_FILE, HttpTool
 from bot.custom_tools.http_call import plan_request, send
-from bot.tools.registry import Proposal, ToolContext, ToolResult, ToolSpec
+from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 
 MAX_ERRORS = 5
+STRICT_KEYWORDS = frozenset(
+    {"type", "properties", "required", "additionalProperties", "items", "enum", "const"}
+    | {"anyOf", "description", "title"}
+)
 
 
 class SchemaArguments(BaseModel):
@@ -49,21 +55,26 @@ def arguments_model(tool: HttpTool) -> type[SchemaArguments]:
     )
 
 
-def is_strict(schema: Any) -> bool:
-    """Whether OpenAI's strict mode accepts `schema` as it is: every object lists all
-    its properties as required and allows no others. Otherwise it is offered
-    non-strict, and only our own validation holds the model to it."""
+def is_strict(schema: Any, *, inside: str = "") -> bool:
+    """Whether OpenAI's strict mode accepts `schema` as it is: only keywords it knows,
+    and every object lists all its properties as required and allows no others.
+    Otherwise it is offered non-strict (a keyword strict mode refuses would fail every
+    request), and only our own validation holds the model to it."""
     if isinstance(schema, list):
         return all(is_strict(item) for item in schema)
     if not isinstance(schema, dict):
         return True
+    if inside == "properties":  # property names, not keywords
+        return all(is_strict(value) for value in schema.values())
+    if not set(schema) <= STRICT_KEYWORDS:
+        return False
     if schema.get("type") == "object" or "properties" in schema:
         properties = schema.get("properties", {})
         if schema.get("additionalProperties") is not False:
             return False
         if sorted(schema.get("required", [])) != sorted(properties):
             return False
-    return all(is_strict(value) for value in schema.values())
+    return all(is_strict(value, inside=key) for key, value in schema.items())
 
 
 @dataclass
@@ -102,9 +113,17 @@ def http_spec(tool: HttpTool, hosts: Collection[str]) -> HttpToolSpec:
     return spec
 
 
+def fingerprint(tool: HttpTool) -> str:
+    """What an approval was shown: a declaration edited since then does not run."""
+    shown = [tool.method, tool.url, sorted(tool.headers.items()), tool.parameters]
+    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()[:16]
+
+
 async def _execute(
     tool: HttpTool, hosts: tuple[str, ...], ctx: ToolContext, **arguments: Any
 ) -> ToolResult:
+    if ctx.expected_hash is not None and ctx.expected_hash != fingerprint(tool):
+        raise ToolError(f"{tool.name} was changed in {TOOLS_FILE} after the preview; ask again")
     request = plan_request(tool, arguments)
     data = await send(tool, request, hosts)
     text = f"{tool.name}: {request.method} {request.url} answered {data['status']}."
@@ -114,4 +133,5 @@ async def _execute(
 async def _preview(tool: HttpTool, ctx: ToolContext, args: BaseModel) -> Proposal:
     request = plan_request(tool, args.model_dump())
     host = request.url.split("/")[2]
-    return Proposal(f"Send {request.method} to {host} ({tool.name})", request.describe(), None)
+    summary = f"Send {request.method} to {host} ({tool.name})"
+    return Proposal(summary, request.describe(), fingerprint(tool))

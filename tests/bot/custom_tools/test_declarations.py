@@ -7,6 +7,7 @@ import pytest
 
 from bot.custom_tools.declarations import parse_tools
 from bot.custom_tools.http_call import plan_request
+from bot.custom_tools.http_tool import is_strict
 from bot.tools import REGISTRY
 from storage.errors import UnsafePath
 from storage.vault.paths import check_relpath
@@ -156,3 +157,34 @@ def test_arguments_fill_the_url_encoded_and_the_rest_goes_in_query_or_body() -> 
 def test_the_vault_path_rules_refuse_the_tools_folder(path: str) -> None:
     with pytest.raises(UnsafePath):
         check_relpath(path)
+
+
+@pytest.mark.parametrize(
+    ("schema", "strict"),
+    [
+        ({"type": "object", "properties": {}, "required": [], "additionalProperties": False}, True),
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, False),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string", "maxLength": 5}},
+                "required": ["a"],
+                "additionalProperties": False,
+            },
+            False,  # a keyword strict mode may refuse: offered non-strict
+        ),
+        (
+            {
+                "type": "object",
+                "properties": {"format": {"type": ["string", "null"]}},  # a name, not a keyword
+                "required": ["format"],
+                "additionalProperties": False,
+            },
+            True,
+        ),
+    ],
+)
+def test_a_schema_is_offered_strict_only_when_strict_mode_takes_it(
+    schema: dict[str, object], strict: bool
+) -> None:
+    assert is_strict(schema) is strict

@@ -51,6 +51,11 @@ tools:
     url: {server.url}/huge
     parameters: {{type: object, properties: {{}}}}
     needs_approval: false
+  - name: here
+    description: A service that moved within its host.
+    url: {server.url}/here
+    parameters: {{type: object, properties: {{}}}}
+    needs_approval: false
   - name: away
     description: A service that moved elsewhere.
     url: {server.url}/away
@@ -193,6 +198,39 @@ async def test_a_redirect_to_another_host_is_not_followed(
     assert (
         error == f"{server.host} redirected to localhost:{server.port}, another host; not followed"
     )
+
+
+async def test_a_redirect_within_the_host_is_followed(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, server: ToolServer
+) -> None:
+    openai_fake.script = [call("here"), say("Sunny there.")]
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host
+    ) as brain:
+        declare(brain.settings.vault_dir, tools_yaml(server))
+        await brain.engine.handle(message("What does the here service say?"))
+    assert [s.path_qs for s in server.seen] == ["/here", "/weather/redirected"]
+    assert json.loads(tool_result(openai_fake.chat_requests()[-1])["body"])["sky"] == "sunny"
+
+
+async def test_an_approval_does_not_run_a_declaration_edited_since_the_card(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, server: ToolServer
+) -> None:
+    openai_fake.script = [call("post_note", text="ship it on Friday")]
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host
+    ) as brain:
+        vault = brain.settings.vault_dir
+        declare(vault, tools_yaml(server))
+        replies = await brain.engine.handle(message("Tell the team board: ship it on Friday"))
+        (card,) = [r for r in replies if r.buttons]
+        declare(vault, tools_yaml(server).replace("/notes", "/elsewhere"))
+        (failed,) = await brain.engine.handle(press(card, "Approve"))
+    assert failed.text == (
+        f"Send POST to {server.host} (post_note) failed: post_note was changed in "
+        ".brainbot/tools.yaml after the preview; ask again. Nothing changed."
+    )
+    assert server.seen == []
 
 
 async def test_tools_belong_to_their_vault_and_follow_edits_of_the_file(
