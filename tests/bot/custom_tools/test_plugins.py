@@ -7,10 +7,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.bot.helpers import notes
+import pytest
+
+from bot.tools.registry import REGISTRY, ToolContext, ToolResult, tool
+from tests.bot.helpers import message, notes, press
+from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, ToolCall, say
 from tests.fakes.scripts import CAPTURE, user_words
 from tests.production.process import ROOT, clean_env
@@ -147,3 +152,40 @@ async def test_a_plugin_tool_answers_in_a_chat_and_cannot_replace_a_built_in(
     assert "greet" in offered and offered.count("capture") == 1
     # The built-in capture ran, not the plugin's: the note is in the vault.
     assert notes(tmp_path / "data" / "vault") == ["projects/launch-the-website.md"]
+
+
+@pytest.fixture
+def bell_tool() -> Iterator[list[str]]:
+    """A tool as a plugin declares it, asking for approval and giving no preview;
+    it leaves the registry as it found it."""
+    rung: list[str] = []
+
+    @tool(needs_approval=True)
+    async def ring_bell(ctx: ToolContext, room: str) -> ToolResult:
+        """Ring the bell in a room.
+
+        Args:
+            room: where.
+        """
+        rung.append(room)
+        return ToolResult({"rung": room}, f"The bell rang in {room}.")
+
+    try:
+        yield rung
+    finally:
+        REGISTRY.pop("ring_bell")
+
+
+async def test_a_plugin_tool_that_needs_approval_waits_for_approve(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, bell_tool: list[str]
+) -> None:
+    openai_fake.script = [Step(tool_calls=[ToolCall("ring_bell", {"room": "kitchen"})])]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        replies = await brain.engine.handle(message("Could you ring the bell in the kitchen?"))
+        (card,) = [r for r in replies if r.buttons]
+        assert card.text == "Run ring_bell? This needs your approval."
+        assert card.preview == '{\n  "room": "kitchen"\n}'
+        assert bell_tool == []
+        (done,) = await brain.engine.handle(press(card, "Approve"))
+    assert done.text == "Approved: Run ring_bell.\nThe bell rang in kitchen."
+    assert bell_tool == ["kitchen"]
