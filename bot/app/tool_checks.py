@@ -45,7 +45,7 @@ def _custom_tools(s: Settings) -> list[Finding]:
                     "warning",
                     "custom tools",
                     f"{where} {problem}",
-                    "fix the file; until then that tool is not offered",
+                    "fix the file; until then that tool is not offered" if problem.skipped else "",
                 )
             )
     return found

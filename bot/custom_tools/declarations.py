@@ -46,6 +46,7 @@ class Problem:
     line: int | None
     tool: str | None
     message: str
+    skipped: bool = True  # False: the tool loads, adjusted as the message says
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line is not None else TOOLS_FILE
@@ -198,7 +199,8 @@ def _check(
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         return bad("`timeout` must be a number of seconds")
     if timeout > MAX_TIMEOUT:
-        problems.append(Problem(line, name, f"timeout {timeout} s is cut to {MAX_TIMEOUT:g} s"))
+        cut = f"timeout {timeout} s is cut to {MAX_TIMEOUT:g} s"
+        problems.append(Problem(line, name, cut, skipped=False))
     needs_approval = item.get("needs_approval", True)
     if not isinstance(needs_approval, bool):
         return bad("`needs_approval` must be true or false")
@@ -208,6 +210,7 @@ def _check(
                 line,
                 name,
                 f"only GET tools may run without approval; this {method} waits for Approve",
+                skipped=False,
             )
         )
         needs_approval = True
@@ -240,8 +243,11 @@ def _schema_problem(parameters: Any) -> str | None:
 
 def _url_problem(url: str, parameters: dict[str, Any], hosts: Collection[str]) -> str | None:
     names = url_placeholders(url)
-    if "{" in PLACEHOLDER.sub("", url) or "}" in PLACEHOLDER.sub("", url):
+    literal = PLACEHOLDER.sub("", url)
+    if "{" in literal or "}" in literal:
         return "`url` may hold only {argument} placeholders (letters, digits and _)"
+    if not literal.isascii() or any(c.isspace() for c in literal):
+        return "`url` must be written URL-encoded (no spaces or letters outside ASCII)"
     properties = parameters.get("properties", {})
     unknown = [n for n in names if n not in properties]
     if unknown:

@@ -66,7 +66,8 @@ class VaultTools:
             return cached[1]
         loaded = load_file(root, self.hosts)
         for problem in loaded.problems:
-            log.warning("%s in %s: %s; that tool is skipped", TOOLS_FILE, root, problem)
+            outcome = "; that tool is skipped" if problem.skipped else ""
+            log.warning("%s in %s: %s%s", TOOLS_FILE, root, problem, outcome)
         if loaded.specs:
             log.info("custom tools of %s: %s", root, ", ".join(loaded.specs))
         self._cache[root] = (key, loaded)

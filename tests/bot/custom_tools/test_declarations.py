@@ -89,6 +89,8 @@ def test_a_bad_field_is_named_and_the_tool_skipped(extra: str, expected: str) ->
         ("https://evil.example.net/x", "evil.example.net is not in BRAINBOT_TOOL_HOSTS"),
         ("https://user:pw@api.example.org/x", "must not carry a user name or password"),
         ("https://api.example.org/x?api_key=abc", "looks like a credential"),
+        ("https://api.example.org/café menu", "must be written URL-encoded"),
+        ("https://api.example.org/{q!r}", "only {argument} placeholders"),
     ],
 )
 def test_a_bad_url_is_named(url: str, expected: str) -> None:
@@ -128,9 +130,9 @@ def test_only_a_get_may_skip_approval_and_timeouts_are_capped() -> None:
     declared = parse_tools(text, hosts=HOSTS, taken=REGISTRY, environ=ENV)
     (tool,) = declared.tools
     assert tool.needs_approval is True and tool.timeout == 30.0
-    assert [p.message for p in declared.problems] == [
-        "timeout 120 s is cut to 30 s",
-        "only GET tools may run without approval; this POST waits for Approve",
+    assert [(p.message, p.skipped) for p in declared.problems] == [
+        ("timeout 120 s is cut to 30 s", False),
+        ("only GET tools may run without approval; this POST waits for Approve", False),
     ]
 
 
