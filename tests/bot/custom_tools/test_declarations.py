@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from bot.config import Settings
 from bot.custom_tools.declarations import parse_tools
 from bot.custom_tools.http_call import plan_request
 from bot.custom_tools.http_tool import is_strict
+from bot.logs import redact, secrets_of
 from bot.tools import REGISTRY
 from storage.errors import UnsafePath
 from storage.vault.paths import check_relpath
@@ -190,3 +192,9 @@ def test_a_schema_is_offered_strict_only_when_strict_mode_takes_it(
     schema: dict[str, object], strict: bool
 ) -> None:
     assert is_strict(schema) is strict
+
+
+def test_the_tools_secrets_are_redacted_from_logs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BRAINBOT_SECRET_WEATHER_TOKEN", "wx-9f8e7d6c")
+    secrets = secrets_of(Settings(_env_file=None))
+    assert redact("sent Bearer wx-9f8e7d6c", secrets) == "sent Bearer [redacted]"
