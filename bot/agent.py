@@ -212,7 +212,9 @@ class Agent:
         state = _State([HistoryItem("user", text, None, None)])
         if self.routed:
             return await self._small(ctx, text, budget, state)
-        tools = tool_schemas(ctx.settings.categories)
+        categories = ctx.settings.categories
+        custom = self.runner.custom_tools(ctx)
+        tools = [*tool_schemas(categories), *(s.schema(categories) for s in custom.values())]
         messages = await self._messages(ctx, text)
         for _ in range(self.max_rounds):
             try:
@@ -313,12 +315,17 @@ class Agent:
         captures = sum(1 for c in raw if repair.tool_name(c.name)[0] == "capture")
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
+        custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
         for i, call in enumerate(raw):
-            name, fix = repair.tool_name(call.name)
+            # A vault's own tool is called as declared: no mending to a built-in's shape.
+            name, fix = (call.name, None) if call.name in custom else repair.tool_name(call.name)
             if fix:
                 state.repairs.append(fix)
             arguments: dict[str, Any] | None = None
-            if name is not None:
+            if name in custom:
+                loaded = repair.loads_lenient(call.arguments or "{}")
+                arguments = loaded if isinstance(loaded, dict) else None
+            elif name is not None:
                 arguments, fixes = repair.arguments(name, call.arguments, categories, said)
                 state.repairs += fixes
             if name == "capture" and arguments is not None:

@@ -140,6 +140,8 @@ class Settings(BaseSettings):
     telegram_webhook_url: str | None = Field(None, alias="TELEGRAM_WEBHOOK_URL")
     telegram_webhook_secret: str | None = Field(None, alias="TELEGRAM_WEBHOOK_SECRET")
 
+    tool_hosts: Annotated[tuple[str, ...], NoDecode] = Field((), alias="BRAINBOT_TOOL_HOSTS")
+
     team_vaults: Annotated[dict[str, str], NoDecode] = Field({}, alias="BRAINBOT_TEAM_VAULTS")
 
     sync_interval_seconds: float = Field(30.0, alias="BRAINBOT_SYNC_INTERVAL")
@@ -168,7 +170,12 @@ class Settings(BaseSettings):
         )
 
     @field_validator(
-        "categories", "allowed_users", "approval_tools", "direct_changes", mode="before"
+        "categories",
+        "allowed_users",
+        "approval_tools",
+        "direct_changes",
+        "tool_hosts",
+        mode="before",
     )
     @classmethod
     def _csv(cls, value: object) -> object:

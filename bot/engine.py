@@ -20,6 +20,7 @@ from bot import logs, metrics, tools
 from bot.agent import Agent, Turn
 from bot.buttons import Buttons
 from bot.config import Settings
+from bot.custom_tools.vault_tools import VaultTools
 from bot.digest_buttons import DigestButtons
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.intent import kind_of
@@ -96,11 +97,13 @@ class Engine:
         self.clock = clock
         self.owner = owner  # this process's liveness token, recorded on each event
         self.people = People(records, settings.allowed_users)
+        self.vault_tools = VaultTools(settings.tool_hosts)
         self.runner = ToolRunner(
             tools.REGISTRY,
             settings.approval_tools,
             settings.approval_ttl_seconds,
             settings.direct_changes,
+            custom=self.vault_tools.specs_for,
         )
         self.buttons = Buttons(self.runner)
         UndoButton(self.runner).register(self.buttons.handlers)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
@@ -19,8 +19,9 @@ from pydantic import BaseModel, ValidationError
 
 from bot import metrics
 from bot.change_kinds import echoes
+from bot.config import APPROVABLE_TOOLS
 from bot.events import Button, Reply
-from bot.tools.registry import ToolContext, ToolError, ToolResult, ToolSpec
+from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval
 from storage.errors import StorageError
@@ -65,11 +66,22 @@ class ToolRunner:
         approval_tools: tuple[str, ...],
         approval_ttl_seconds: float,
         direct_changes: tuple[str, ...] = (),
+        custom: Callable[[ToolContext], Mapping[str, ToolSpec]] | None = None,
     ) -> None:
         self.tools = tools
+        self.custom = custom  # the tools a vault declares itself (bot.custom_tools)
         self.approval_tools = approval_tools
         self.approval_ttl = timedelta(seconds=approval_ttl_seconds)
         self.direct_changes = frozenset(direct_changes)
+
+    def custom_tools(self, ctx: ToolContext) -> Mapping[str, ToolSpec]:
+        """The tools `ctx`'s vault declares, besides the registered ones."""
+        return self.custom(ctx) if self.custom is not None else {}
+
+    def tools_for(self, ctx: ToolContext) -> Mapping[str, ToolSpec]:
+        """Every tool a call in `ctx` may use; a registered one wins over a declared one."""
+        custom = self.custom_tools(ctx)
+        return {**custom, **self.tools} if custom else self.tools
 
     async def call(
         self,
@@ -83,9 +95,10 @@ class ToolRunner:
         `said` is the person's message when a model chose the call: a small change then
         runs at once only if it uses their words. A command's call is their own."""
         started = time.perf_counter()
-        spec = self.tools.get(name)
+        tools = self.tools_for(ctx)
+        spec = tools.get(name)
         if spec is None:
-            return _error(name, f"unknown tool {name!r}; known: {sorted(self.tools)}")
+            return _error(name, f"unknown tool {name!r}; known: {sorted(tools)}")
         try:
             if isinstance(arguments, str):
                 args = spec.arguments.model_validate_json(arguments or "{}")
@@ -117,7 +130,9 @@ class ToolRunner:
     ) -> ToolResult:
         """Execute a call the user already decided on (an approval, a button); raises
         ToolError or StorageError when it cannot be done."""
-        spec = self.tools[name]
+        spec = self.tools_for(ctx).get(name)
+        if spec is None:
+            raise ToolError(f"the tool {name} is no longer declared in this vault")
         args = spec.arguments.model_validate(arguments)
         started = time.perf_counter()
         try:
@@ -136,6 +151,10 @@ class ToolRunner:
     async def _needs_approval(
         self, ctx: ToolContext, spec: ToolSpec, args: BaseModel, said: str | None
     ) -> bool:
+        if spec.name not in APPROVABLE_TOOLS:
+            # A plugin's or a vault's own tool: its declaration says (the setting
+            # BRAINBOT_APPROVAL_TOOLS names built-in tools only).
+            return spec.needs_approval
         if spec.name not in self.approval_tools or spec.previewer is None:
             return False
         if spec.name == "move_entry":
@@ -174,8 +193,11 @@ class ToolRunner:
         )
 
     async def _hold(self, ctx: ToolContext, spec: ToolSpec, args: Any) -> Outcome:
-        assert spec.previewer is not None
-        proposal = await spec.previewer(ctx, args)
+        if spec.previewer is not None:
+            proposal = await spec.previewer(ctx, args)
+        else:  # a plugin tool without a preview: the call itself is what is shown
+            shown = json.dumps(args.model_dump(), indent=2, ensure_ascii=False, default=str)
+            proposal = Proposal(f"Run {spec.name}", shown, None)
         approval = Approval(
             id=short_id(),
             user_id=ctx.person.id,

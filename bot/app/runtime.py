@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.config import Settings
+from bot.custom_tools.plugins import load_plugins
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
 from bot.when import prepare
@@ -97,6 +98,7 @@ class Runtime:
         )
         if llm is None:
             log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
+        load_plugins()  # before the engine: its tool list is built once
         engine = Engine(
             vaults=vaults,
             records=records,

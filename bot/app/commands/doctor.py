@@ -5,7 +5,8 @@ Checks: the configuration; the database and its `vector` extension and schema
 version; the vault (git, writable, lock files, backup remote and unmerged
 conflicts); each configured platform's token, through its API (Slack auth.test
 and apps.connections.open, Telegram getMe and getWebhookInfo); the model endpoint
-(models list, or a one-token completion) and the embeddings endpoint. Nothing is
+(models list, or a one-token completion) and the embeddings endpoint; the tools
+people added (plugins, each vault's .brainbot/tools.yaml). Nothing is
 changed, except that the database schema is created or migrated as `brainbot run`
 would. Tokens never appear in the output.
 """
@@ -23,6 +24,7 @@ from pydantic import ValidationError
 from sqlalchemy import text
 
 from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
+from bot.app.tool_checks import custom_tools
 from bot.config import Settings
 from bot.logs import redact, secrets_of
 from storage.db.admission import Admission
@@ -54,7 +56,7 @@ async def run_doctor(out: TextIO) -> int:
 async def diagnose(settings: Settings) -> list[Finding]:
     """Every check, in order; a check that crashes is itself reported."""
     findings: list[Finding] = []
-    for check in (configuration, database, vault, slack, telegram, model):
+    for check in (configuration, database, vault, custom_tools, slack, telegram, model):
         try:
             findings.extend(await check(settings))
         except Exception as exc:

@@ -1,0 +1,57 @@
+"""`brainbot doctor`'s look at the tools people added: the plugins of the
+`brainbot.tools` entry-point group, and each vault's `.brainbot/tools.yaml`.
+
+A bad tool is a warning, not a problem: `brainbot run` skips it and starts."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from bot.app.probes import Finding
+from bot.config import Settings
+from bot.custom_tools.declarations import TOOLS_FILE
+from bot.custom_tools.plugins import load_plugins
+from bot.custom_tools.vault_tools import load_file
+
+
+async def custom_tools(s: Settings) -> list[Finding]:
+    return await asyncio.to_thread(_custom_tools, s)
+
+
+def _custom_tools(s: Settings) -> list[Finding]:
+    report = load_plugins()  # first: a vault's tool may not take a plugin's name
+    found = [
+        Finding("ok", "plugins", f"{origin}: {', '.join(names)}") for origin, names in report.loaded
+    ]
+    found += [
+        Finding("warning", "plugins", problem, "fix or uninstall the package; it is skipped")
+        for problem in report.problems
+    ]
+    for root in _vault_roots(s):
+        loaded = load_file(root, s.tool_hosts)
+        where = f"{root / TOOLS_FILE}"
+        if loaded.specs:
+            names = ", ".join(
+                f"{name} ({spec.http.method}, "
+                + ("approval" if spec.needs_approval else "runs at once")
+                + ")"
+                for name, spec in loaded.specs.items()
+            )
+            found.append(Finding("ok", "custom tools", f"{where}: {names}"))
+        for problem in loaded.problems:
+            found.append(
+                Finding(
+                    "warning",
+                    "custom tools",
+                    f"{where} {problem}",
+                    "fix the file; until then that tool is not offered" if problem.skipped else "",
+                )
+            )
+    return found
+
+
+def _vault_roots(s: Settings) -> list[Path]:
+    """The owner's vault and every person's or team's vault under the data folder."""
+    others = sorted(p for p in (s.data_dir / "vaults").glob("*") if p.is_dir())
+    return [s.vault_dir, *others]
