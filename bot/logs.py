@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-import os
 import re
 import sys
 from collections.abc import Iterable
@@ -23,7 +22,7 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from bot.config import Settings
-from bot.custom_tools.declarations import SECRET_ENV_PREFIX
+from bot.custom_tools.declarations import secret_values
 from bot.events import Event
 
 REDACTED = "[redacted]"
@@ -56,7 +55,7 @@ def current_event_id() -> str | None:
 def secrets_of(settings: Settings) -> list[str]:
     """The literal secrets in the settings: tokens, keys, signing secrets, the
     passwords inside the database and git remote URLs, and the custom tools' secrets
-    (BRAINBOT_SECRET_*, which live in the environment only)."""
+    (BRAINBOT_SECRET_*)."""
     values = [
         settings.openai_api_key,
         settings.slack_bot_token,
@@ -71,7 +70,7 @@ def secrets_of(settings: Settings) -> list[str]:
             values.append(parts.password)
             if parts.password is None and parts.username:
                 values.append(parts.username)  # https://TOKEN@host/...: the user is the secret
-    values += [v for k, v in os.environ.items() if k.startswith(SECRET_ENV_PREFIX)]
+    values += secret_values().values()
     return [v for v in values if v and len(v) >= _MIN_SECRET]
 
 

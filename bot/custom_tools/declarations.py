@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import yaml
+from dotenv import dotenv_values
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
@@ -28,6 +29,20 @@ MAX_TIMEOUT = 30.0
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # OpenAI's rule for function names.
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+
+
+def secret_values(env_file: str = ".env") -> dict[str, str]:
+    """The BRAINBOT_SECRET_* values, read like every other setting: from the
+    environment, else from `.env` in the working folder."""
+    found = {
+        key: value
+        for key, value in dotenv_values(env_file).items()
+        if key.startswith(SECRET_ENV_PREFIX) and value
+    }
+    found.update((k, v) for k, v in os.environ.items() if k.startswith(SECRET_ENV_PREFIX) and v)
+    return found
+
+
 SECRET = re.compile(r"\{secret:([A-Za-z][A-Za-z0-9_]*)\}")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 KEYS = frozenset(
@@ -104,7 +119,7 @@ def parse_tools(
     """Check every tool in `text` (the file's content). `hosts` is the allow-list,
     `taken` the names already in use (built-ins and plugins); `environ` holds the
     BRAINBOT_SECRET_* values the headers name."""
-    env = os.environ if environ is None else environ
+    env = secret_values() if environ is None else environ
     try:
         root = yaml.compose(text)
         data = yaml.safe_load(text)

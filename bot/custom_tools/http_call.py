@@ -10,7 +10,6 @@ file was read still holds. The answer is cut to what the model is shown anyway.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +24,7 @@ from bot.custom_tools.declarations import (
     SECRET_ENV_PREFIX,
     HttpTool,
     host_allowed,
+    secret_values,
 )
 from bot.tools.registry import ToolError
 
@@ -78,7 +78,7 @@ def _as_text(value: Any) -> str:
 
 def headers_for(tool: HttpTool, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The tool's headers with each `{secret:NAME}` filled from BRAINBOT_SECRET_NAME."""
-    env = os.environ if environ is None else environ
+    env = secret_values() if environ is None else environ
 
     def fill(match: Any) -> str:
         value = env.get(SECRET_ENV_PREFIX + match[1])

@@ -3,11 +3,13 @@ the reason, and skipped; the good ones still load."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.config import Settings
-from bot.custom_tools.declarations import parse_tools
-from bot.custom_tools.http_call import plan_request
+from bot.custom_tools.declarations import parse_tools, secret_values
+from bot.custom_tools.http_call import headers_for, plan_request
 from bot.custom_tools.http_tool import is_strict
 from bot.logs import redact, secrets_of
 from bot.tools import REGISTRY
@@ -198,3 +200,21 @@ def test_the_tools_secrets_are_redacted_from_logs(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("BRAINBOT_SECRET_WEATHER_TOKEN", "wx-9f8e7d6c")
     secrets = secrets_of(Settings(_env_file=None))
     assert redact("sent Bearer wx-9f8e7d6c", secrets) == "sent Bearer [redacted]"
+
+
+def test_a_secret_in_dotenv_fills_the_header_and_is_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`.env` holds the secret, as it holds every other setting; the environment wins."""
+    (tmp_path / ".env").write_text(
+        "BRAINBOT_SECRET_WEATHER_TOKEN=wx-from-dotenv-1\nBRAINBOT_SECRET_MAPS=mp-dotenv-22\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("BRAINBOT_SECRET_WEATHER_TOKEN", raising=False)
+    monkeypatch.setenv("BRAINBOT_SECRET_MAPS", "mp-environment-3")
+    text = one_tool('    headers: {Authorization: "Bearer {secret:WEATHER_TOKEN}"}\n')
+    (tool,) = parse_tools(text, hosts=HOSTS, taken=REGISTRY).tools
+    assert headers_for(tool)["Authorization"] == "Bearer wx-from-dotenv-1"
+    assert secret_values()["BRAINBOT_SECRET_MAPS"] == "mp-environment-3"
+    secrets = secrets_of(Settings(_env_file=None))
+    assert redact("Bearer wx-from-dotenv-1", secrets) == "Bearer [redacted]"
