@@ -87,7 +87,7 @@ def _closing_quote(text: str, start: int) -> int:
 
 def _lex(text: str) -> list[tuple[str, str | None]]:
     """(bare text, quoted text or None) per lexeme; whitespace and parentheses separate,
-    a quote runs to the next quote, a quote with no partner is a separator."""
+    a quote at a word's start runs to the next quote; any other quote separates."""
     out: list[tuple[str, str | None]] = []
     i, n = 0, len(text)
     while i < n:
@@ -99,7 +99,9 @@ def _lex(text: str) -> list[tuple[str, str | None]]:
             i += 1
         bare = text[start:i]
         if i < n and text[i] in _QUOTES:
-            close = _closing_quote(text, i + 1)
+            # Only a quote opening a word opens a phrase (`5" pipe` is no phrase).
+            opens = bare in ("", "-") or bare.endswith(":")
+            close = _closing_quote(text, i + 1) if opens else -1
             if close >= 0:
                 out.append((bare, text[i + 1 : close]))
                 i = close + 1
