@@ -335,11 +335,11 @@ class Index:
         parsed = parse_query(query)
         filters = Filters(category, tuple(tags), status, modified_after, modified_before)
         filters = filters.merged(parsed.filters)
-        if not parsed.words:
+        if not parsed.words and filters.active:
             return await self._filtered(filters, limit)
         depth = max(limit * 3, CANDIDATES)
         embedding = None
-        if self.embedder is not None:
+        if self.embedder is not None and parsed.text.strip():
             embedding = asyncio.ensure_future(self.embed_queries([parsed.text]))
         notes: list[str] = [] if self.embedder else [KEYWORD_ONLY]
         try:
@@ -370,9 +370,7 @@ class Index:
         return SearchResults(tuple(found), mode, tuple(notes), empty)
 
     async def _filtered(self, filters: Filters, limit: int) -> SearchResults:
-        """No words: the notes the filters let through, newest first (or none at all)."""
-        if not filters.active:
-            return SearchResults((), "filter")
+        """No words: the notes the filters let through, newest first."""
         async with self.database.engine.connect() as conn:
             found = await lookups.recent_hits(conn, self.vault_id, filters, limit)
             empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)

@@ -39,15 +39,12 @@ _MONTH = re.compile(r"(\d{4})-(\d{2})")
 class SearchQuery:
     """What a search asks for. `words` rank (and pick snippets); `text` is what the
     vector side embeds (the query itself when it has no syntax); `filters` hold every
-    hard restriction, fields and text conditions alike."""
+    hard restriction, fields and text conditions alike. No words but filters: a
+    listing of the notes the filters let through."""
 
     words: tuple[str, ...] = ()
     text: str = ""
     filters: Filters = field(default_factory=Filters)
-
-    @property
-    def has_syntax(self) -> bool:
-        return self.filters.active
 
 
 @dataclass(slots=True)
@@ -278,5 +275,6 @@ def parse_query(text: str) -> SearchQuery:
     conditions = Filters(required=tuple(required), any_of=tuple(groups), excluded=tuple(excluded))
     filters = found.filters.merged(conditions)
     words = tuple(dict.fromkeys(w for part in ranked for w in tokenize(part)))
-    free = text if not filters.active else " ".join(ranked)
-    return SearchQuery(words, free if words else "", filters)
+    # Without syntax the vector side embeds the text as typed (an emoji has no words
+    # but may have neighbours); with it, only what is left once the syntax is out.
+    return SearchQuery(words, " ".join(ranked) if filters.active else text, filters)

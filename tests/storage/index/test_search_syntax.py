@@ -58,8 +58,14 @@ async def test_a_lone_quote_or_a_quoted_symbol_finds_what_the_words_find(
         assert paths(await index.search('fee "$"')) == paths(await index.search("fee"))
         assert "admin/fee.md" in paths(await index.search('what is the fee"'))
         assert "admin/fee.md" in paths(await index.search('"fee $40'))
-        assert (await index.search('"')).hits == ()
-        assert (await index.search('"$"')).hits == ()
+
+
+async def test_symbols_alone_find_nothing_by_keyword(database_url: str) -> None:
+    async with opened_index(database_url) as index:
+        await index.upsert(NOTES)
+        for text in ('"', '"$"', "$", "-", "("):
+            found = await index.search(text)
+            assert found.hits == () and found.empty is None, text
 
 
 async def test_and_or_not_restrict_both_sides(database_url: str) -> None:
