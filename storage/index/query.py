@@ -119,7 +119,7 @@ def _date_range(value: str) -> tuple[date, date] | None:
             first = date(int(month[1]), int(month[2]), 1)
             following = (first + timedelta(days=32)).replace(day=1)
             return first, following - timedelta(days=1)
-    except ValueError:
+    except (ValueError, OverflowError):  # 2026-02-30; 9999-12 has no following month
         return None
     return None
 
@@ -131,7 +131,8 @@ class _Fields:
         self.filters = Filters()
 
     def take(self, key: str, value: str) -> bool:
-        key, value = key.lower(), value.strip()
+        # `status:done,` in a sentence: the comma is not part of the value.
+        key, value = key.lower(), value.strip().rstrip(".,;!?")
         if key not in FIELDS or not tokenize(value):
             return False
         f = self.filters
@@ -154,6 +155,11 @@ class _Fields:
         return True
 
 
+def _is_field(bare: str) -> bool:
+    key = _FIELD.fullmatch(bare)
+    return bool(key and key[1].lower() in FIELDS)
+
+
 def _classify(lexemes: list[tuple[str, str | None]], found: _Fields) -> list[_Item]:
     items: list[_Item] = []
     for bare, quoted in lexemes:
@@ -163,7 +169,7 @@ def _classify(lexemes: list[tuple[str, str | None]], found: _Fields) -> list[_It
                 items.append(_Op(bare))
             elif key and found.take(key[1], key[2]):
                 pass
-            elif bare[:1] == "-" and bare[1:2].isalpha() and not _FIELD.fullmatch(bare[1:]):
+            elif bare[:1] == "-" and bare[1:2].isalpha() and not _is_field(bare[1:]):
                 items.append(_Term(bare[1:], negated=True))
             else:
                 items.append(_Term(bare))

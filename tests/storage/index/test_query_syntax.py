@@ -77,6 +77,14 @@ def test_dates_take_a_day_or_a_month_and_both_ends_count() -> None:
     assert day.words == () and day.text == ""
 
 
+def test_a_value_ends_before_trailing_punctuation_and_minus_takes_any_word() -> None:
+    parsed = parse_query("status:done, tag:garden. before:2026-11!")
+    assert parsed.filters.status == "done"
+    assert parsed.filters.tags == ("garden",)
+    assert parsed.filters.modified_before == date(2026, 11, 30)
+    assert parse_query("-https://x.org").filters.excluded == ("https://x.org",)
+
+
 def test_filters_only_have_no_words() -> None:
     parsed = parse_query("tag:garden")
     assert parsed.words == ()
@@ -106,6 +114,7 @@ def test_filters_only_have_no_words() -> None:
         "after:notadate",
         "before:2026-13-45",
         "after:2026-02-30",
+        "before:9999-12 after:0000-01",
         "foo:bar budget",
         "see https://example.org/budget at 10:30",
         "((budget)) (call",
