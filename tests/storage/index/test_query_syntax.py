@@ -91,38 +91,38 @@ def test_filters_only_have_no_words() -> None:
     assert parsed.filters.tags == ("garden",)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        '"',
-        '"$"',
-        'budget "$" call',
-        'budget "call',
-        'budget" call "with',
-        "AND budget",
-        "budget AND",
-        "budget OR OR call",
-        "OR",
-        "NOT",
-        "budget NOT",
-        "-",
-        "budget - call",
-        "-5 degrees",
-        "tag: budget",
-        "tag:",
-        'tag:"" budget',
-        "after:notadate",
-        "before:2026-13-45",
-        "after:2026-02-30",
-        "before:9999-12 after:0000-01",
-        "foo:bar budget",
-        "see https://example.org/budget at 10:30",
-        "((budget)) (call",
-        "budget) AND (",
-        "-tag:draft budget",
-        "$ % ^ & * budget",
-    ],
-)
+MALFORMED_FORMS = [
+    '"',
+    '"$"',
+    'budget "$" call',
+    'budget "call',
+    'budget" call "with',
+    "AND budget",
+    "budget AND",
+    "budget OR OR call",
+    "OR",
+    "NOT",
+    "budget NOT",
+    "-",
+    "budget - call",
+    "-5 degrees",
+    "tag: budget",
+    "tag:",
+    'tag:"" budget',
+    "after:notadate",
+    "before:2026-13-45",
+    "after:2026-02-30",
+    "before:9999-12 after:0000-01",
+    "foo:bar budget",
+    "see https://example.org/budget at 10:30",
+    "((budget)) (call",
+    "budget) AND (",
+    "-tag:draft budget",
+    "$ % ^ & * budget",
+]
+
+
+@pytest.mark.parametrize("text", MALFORMED_FORMS)
 def test_malformed_syntax_is_read_as_plain_words(text: str) -> None:
     parsed = parse_query(text)
     assert parsed.filters == Filters(), text

@@ -14,7 +14,7 @@ from storage.index.embeddings import HashingEmbedder
 from storage.index.index import Index
 from storage.index.tokens import tokenize
 from tests.storage.index.index_support import note, opened_index
-from tests.storage.index.test_query_syntax import _only_malformed, malformed_text
+from tests.storage.index.test_query_syntax import MALFORMED_FORMS, _only_malformed, malformed_text
 
 
 def _day(month: int, day: int) -> datetime:
@@ -133,6 +133,18 @@ async def test_an_empty_filtered_search_says_which_filter(database_url: str) -> 
         early = await index.search("tomatoes before:2026-01-01")
         assert early.empty == "No notes changed on or before 2026-01-01."
         assert (await index.search("zeppelin")).empty is None
+
+
+async def test_each_malformed_form_finds_what_its_words_find(database_url: str) -> None:
+    async with opened_index(database_url) as index:  # keyword only: BM25 is the yardstick
+        await index.upsert(NOTES)
+        for form in MALFORMED_FORMS:
+            found, plain = await _same_hits(index, form)
+            assert found == plain, form
+            longer = f"{form} morning fee"
+            if _only_malformed(longer):  # "budget AND morning" would be valid syntax
+                found, plain = await _same_hits(index, longer)
+                assert found == plain and found, longer
 
 
 async def _same_hits(index: Index, text: str) -> tuple[list[str], list[str]]:
