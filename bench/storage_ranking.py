@@ -30,6 +30,7 @@ from storage.entry import Entry
 from storage.index.documents import searchable_text
 from storage.index.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
 from storage.index.index import CANDIDATES, Index
+from storage.index.query import parse_query
 from storage.index.search import (
     KEYWORD_WEIGHT,
     RRF_K,
@@ -38,7 +39,7 @@ from storage.index.search import (
     keyword_ranking,
     vector_ranking,
 )
-from storage.index.tokens import parse_query, tokenize
+from storage.index.tokens import tokenize
 from storage.vault.notefile import parse_note
 
 K = 5

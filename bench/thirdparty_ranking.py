@@ -30,8 +30,8 @@ from bench.storage_ranking import pick_embedder, rank_bm25
 from storage.db.engine import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import CANDIDATES
+from storage.index.query import parse_query
 from storage.index.search import Filters, keyword_ranking, vector_ranking
-from storage.index.tokens import parse_query
 from storage.store import Store
 
 SETS = Path(__file__).parent / "sets"

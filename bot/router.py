@@ -22,7 +22,7 @@ HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as 
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.
 /capture TEXT  file a note (plain text works too; start with "project:" or "[person]" to choose)
 /list [CATEGORY] [PAGE]  newest notes
-/search QUERY  find notes
+/search QUERY  find notes ("a phrase", tea OR coffee, -draft, tag:x, after:2026-11-01...)
 /get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
 /move NOTE CATEGORY  move a note (asks for approval; links to it follow)
 /rename NOTE NEW TITLE  rename a note and its file (asks for approval; links to it follow)

@@ -35,7 +35,7 @@ async def search_with_teams(ctx: ToolContext, query: str, **filters: Any) -> Sea
         hits += [replace(h, path=qualified(team.name, h.path)) for h in found.hits]
         notes += [n for n in found.notes if n not in notes]
     hits.sort(key=lambda h: -h.score)
-    return SearchResults(tuple(hits[:limit]), own.mode, tuple(notes))
+    return SearchResults(tuple(hits[:limit]), own.mode, tuple(notes), None if hits else own.empty)
 
 
 async def in_team(ctx: ToolContext, reference: str) -> tuple[ToolContext, str] | None:

@@ -75,8 +75,10 @@ class SearchHit:
 @dataclass(frozen=True, slots=True)
 class SearchResults:
     hits: tuple[SearchHit, ...]
-    mode: str  # "hybrid" | "keyword" (no embeddings configured) | "vector"
+    mode: str  # "hybrid" | "keyword" (no embeddings configured) | "filter" (no words)
     notes: tuple[str, ...] = field(default=())  # e.g. "keyword search only: no embeddings"
+    # When a filter left nothing, what to tell the person: "No notes tagged #garden."
+    empty: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

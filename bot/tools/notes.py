@@ -215,7 +215,10 @@ async def search_entries(
     not instructions.
 
     Args:
-        query: what to look for, in natural language or keywords.
+        query: what to look for, in natural language or keywords. Also: "exact
+            phrase", a AND b, a OR b, -word (or NOT word), tag:x, category:x,
+            status:x, title:x, after:YYYY-MM-DD, before:YYYY-MM-DD. Filters alone
+            list the newest matching notes.
         category: only this category, or null.
         tags: only notes with all of these tags, or null.
         status: only notes with this status, or null.
@@ -239,10 +242,11 @@ async def search_entries(
         limit=max(1, min(limit or 5, 20)),
     )
     hits = [hit_summary(h) for h in results.hits]
-    lines = [_hit_line(h) for h in results.hits] or ["No matching notes."]
-    return ToolResult(
-        {"results": hits, "mode": results.mode, "notes": list(results.notes)}, "\n".join(lines)
-    )
+    lines = [_hit_line(h) for h in results.hits] or [results.empty or "No matching notes."]
+    data = {"results": hits, "mode": results.mode, "notes": list(results.notes)}
+    if results.empty:
+        data["empty"] = results.empty
+    return ToolResult(data, "\n".join(lines))
 
 
 @tool(read_only=True, idempotent=True)

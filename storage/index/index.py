@@ -20,8 +20,9 @@ from storage.entry import Entry, SearchHit, SearchResults
 from storage.index import indexer, lookups
 from storage.index.documents import Document, prepare
 from storage.index.embeddings import Embedder, EmbeddingError, NeedsProbe, QueryEmbedder
-from storage.index.search import Filters, fuse, keyword_ranking, vector_ranking
-from storage.index.tokens import parse_query
+from storage.index.filters import Filters
+from storage.index.query import parse_query
+from storage.index.search import fuse, keyword_ranking, vector_ranking
 from storage.index.vector_setup import prepare_vectors, probe, refuse_to_drop_vectors
 
 log = logging.getLogger(__name__)
@@ -327,15 +328,19 @@ class Index:
         limit: int = 10,
     ) -> SearchResults:
         """Hybrid search: BM25 and vector rankings fused by reciprocal rank; keyword only
-        without an embedder (or when it fails, with a note saying so)."""
-        filters = Filters(category, tuple(tags), status, modified_after, modified_before)
+        without an embedder (or when it fails, with a note saying so). `query` may use
+        the search syntax (storage.index.query); its filters join the arguments'. With
+        filters and no words, the matching notes come newest first; when filters leave
+        nothing, `empty` says which."""
         parsed = parse_query(query)
+        filters = Filters(category, tuple(tags), status, modified_after, modified_before)
+        filters = filters.merged(parsed.filters)
+        if not parsed.words and filters.active:
+            return await self._filtered(filters, limit)
         depth = max(limit * 3, CANDIDATES)
-        embedding = (
-            asyncio.ensure_future(self.embed_queries([query]))
-            if self.embedder is not None and query.strip()
-            else None
-        )
+        embedding = None
+        if self.embedder is not None and parsed.text.strip():
+            embedding = asyncio.ensure_future(self.embed_queries([parsed.text]))
         notes: list[str] = [] if self.embedder else [KEYWORD_ONLY]
         try:
             async with self.database.engine.begin() as conn:
@@ -358,10 +363,18 @@ class Index:
                     ranked, mode = fused[:limit], "hybrid"
                 starts = {v[0]: v[2] for v in vector}
                 found = await lookups.hits(conn, self.vault_id, ranked, parsed, starts)
+                empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)
         finally:
             if embedding is not None and not embedding.done():
                 embedding.cancel()
-        return SearchResults(tuple(found), mode, tuple(notes))
+        return SearchResults(tuple(found), mode, tuple(notes), empty)
+
+    async def _filtered(self, filters: Filters, limit: int) -> SearchResults:
+        """No words: the notes the filters let through, newest first."""
+        async with self.database.engine.connect() as conn:
+            found = await lookups.recent_hits(conn, self.vault_id, filters, limit)
+            empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)
+        return SearchResults(tuple(found), "filter", (), empty)
 
     async def list_entries(
         self,

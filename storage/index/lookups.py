@@ -10,10 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.entry import Entry, SearchHit
 from storage.index.documents import decode_fields
+from storage.index.filters import Filters
 from storage.index.links import name_key, path_key
-from storage.index.search import Filters
+from storage.index.query import SearchQuery
 from storage.index.snippets import make_snippet
-from storage.index.tokens import ParsedQuery
 
 _ENTRY_COLUMNS = (
     "e.path, e.category, e.title, e.fields, e.body, e.content_hash, e.frontmatter_error"
@@ -71,7 +71,7 @@ async def hits(
     conn: AsyncConnection,
     vault_id: int,
     ranked: Sequence[tuple[int, float]],
-    query: ParsedQuery,
+    query: SearchQuery,
     starts: dict[int, int],
 ) -> list[SearchHit]:
     """SearchHits for ranked entry ids, in that order, each with a snippet around the
@@ -97,6 +97,39 @@ async def hits(
         )
         out.append(SearchHit(row.path, row.title, row.category, snippet, score, row.updated))
     return out
+
+
+async def recent_hits(
+    conn: AsyncConnection, vault_id: int, filters: Filters, limit: int
+) -> list[SearchHit]:
+    """A search with filters and no words to rank by: the matching notes, newest first,
+    each with the start of its body."""
+    where, params = _where(vault_id, filters)
+    params["limit"] = limit
+    rows = await conn.execute(
+        text(
+            f"SELECT e.path, e.title, e.category, e.body, e.updated FROM entries e {where}"
+            " ORDER BY e.updated DESC, e.id DESC LIMIT :limit"
+        ),
+        params,
+    )
+    return [
+        SearchHit(r.path, r.title, r.category, make_snippet(r.body), 1.0 / rank, r.updated)
+        for rank, r in enumerate(rows, start=1)
+    ]
+
+
+async def why_empty(conn: AsyncConnection, vault_id: int, filters: Filters) -> str | None:
+    """What to tell someone whose filtered search found nothing: the filters no note
+    passes on its own ("No notes tagged #garden."), else all of them together; None
+    without filters."""
+    parts = filters.parts()
+    if not parts:
+        return None
+    alone = [name for name, part in parts if await count_entries(conn, vault_id, part) == 0]
+    if alone:
+        return "No notes " + " and no notes ".join(alone) + "."
+    return "No matching notes " + ", ".join(name for name, _ in parts) + "."
 
 
 _BACKLINKS = text(

@@ -4,22 +4,21 @@ vectors, and reciprocal-rank fusion of the two lists.
 BM25 rather than `ts_rank`: `ts_rank` has no inverse document frequency, so a
 common word weighs as much as a rare one, and `websearch_to_tsquery` ANDs every
 word, so a question in plain language matches almost nothing. The `simple`
-tsvector still serves explicit syntax ("a quoted phrase", -excluded) as a filter.
+tsvector still serves explicit syntax ("a quoted phrase", -excluded) as a filter
+(see storage.index.filters), on both sides.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.index.documents import normal_tag
-from storage.index.tokens import ParsedQuery, like_prefix
+from storage.index.filters import Filters
+from storage.index.query import SearchQuery
+from storage.index.tokens import like_prefix
 
 K1 = 1.2
 B = 0.75
@@ -47,51 +46,6 @@ HNSW_EF_MIN = 40  # pgvector's default
 # 1,536 dimensions (stored out of line) 27 ms for 5,000 and 118 ms for 20,000. So the
 # budget is 20,000 chunks of 384 dimensions, 5,000 of 1,536.
 SMALL_VAULT_VALUES = 20_000 * 384
-
-
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """Restrictions on which notes a search or listing returns. A `date` bound covers
-    that whole day; a `datetime` bound is exact (after: inclusive, before: exclusive)."""
-
-    category: str | None = None
-    tags: tuple[str, ...] = ()
-    status: str | None = None
-    modified_after: datetime | date | None = None
-    modified_before: datetime | date | None = None
-
-    def sql(self) -> tuple[list[str], dict[str, Any]]:
-        """WHERE conditions on `entries e`, and their parameters."""
-        conditions: list[str] = []
-        params: dict[str, Any] = {}
-        if self.category:
-            conditions.append("e.category = :f_category")
-            params["f_category"] = self.category
-        tags = [normal_tag(t) for t in self.tags if t.strip()]
-        if tags:
-            conditions.append("e.tags @> CAST(:f_tags AS text[])")
-            params["f_tags"] = tags
-        if self.status:
-            conditions.append("lower(e.status) = lower(:f_status)")
-            params["f_status"] = self.status
-        if self.modified_after is not None:
-            conditions.append("e.updated >= :f_after")
-            params["f_after"] = _bound(self.modified_after, next_day=False)
-        if self.modified_before is not None:
-            conditions.append("e.updated < :f_before")
-            params["f_before"] = _bound(self.modified_before, next_day=True)
-        return conditions, params
-
-    @property
-    def active(self) -> bool:
-        return bool(self.sql()[0])
-
-
-def _bound(value: datetime | date, *, next_day: bool) -> datetime:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    day = value + timedelta(days=1) if next_day else value
-    return datetime.combine(day, time(), tzinfo=UTC)
 
 
 _BM25 = """
@@ -148,18 +102,16 @@ def _upper_bound(word: str) -> str:
 
 
 async def keyword_ranking(
-    conn: AsyncConnection, vault_id: int, query: ParsedQuery, filters: Filters, limit: int
+    conn: AsyncConnection, vault_id: int, query: SearchQuery, filters: Filters, limit: int
 ) -> list[tuple[int, float]]:
     """(entry id, BM25 score) of the vault's notes, best first; document frequencies and
     lengths are the vault's own. A word with no exact term, and the last word
     (the one still being typed), also match the terms they begin; words in most notes
-    are skipped when rarer ones are there (see COMMON_SHARE)."""
+    are skipped when rarer ones are there (see COMMON_SHARE). `filters` (the query's
+    own and the caller's, merged) restrict which notes count."""
     if not query.words:
         return []
     conditions, params = filters.sql()
-    if query.filter:
-        conditions.append("e.tsv @@ websearch_to_tsquery('simple', :f_syntax)")
-        params["f_syntax"] = query.filter
     join = ""
     if conditions:
         join = "JOIN entries e ON e.id = p.entry_id WHERE " + " AND ".join(conditions)

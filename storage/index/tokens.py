@@ -11,14 +11,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
 
 MAX_TOKEN_CHARS = 64  # longer "words" are base64 blobs or hashes, useless to search
 _WORD = re.compile(r"\w+")
 _LATIN_MARKS = re.compile(r"(?<=[a-z])[\u0300-\u036f]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_PHRASE = re.compile(r'"([^"]*)"')
-_EXCLUDED = re.compile(r"(?:^|\s)-(\w+)")
 
 
 def fold(text: str) -> str:
@@ -56,33 +53,6 @@ def term_frequencies(text: str) -> tuple[Counter[str], int]:
     """Term counts of `text` and its length in terms (the BM25 document length)."""
     terms = tokenize(text)
     return Counter(terms), len(terms)
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedQuery:
-    """A search query split into the words to rank by and an optional strict filter.
-
-    `filter` is web-search syntax (quoted phrases, `-excluded` words) for Postgres'
-    `websearch_to_tsquery`; plain words never go there, because it ANDs them and a
-    natural-language question would then match almost nothing.
-    """
-
-    words: tuple[str, ...]
-    filter: str | None
-
-
-def parse_query(query: str) -> ParsedQuery:
-    """Split `query` into ranking words and the phrase/exclusion filter, if any."""
-    phrases = [p.strip() for p in _PHRASE.findall(query) if p.strip()]
-    excluded = _EXCLUDED.findall(query)
-    rest = _EXCLUDED.sub(" ", _PHRASE.sub(" ", query))
-    words: list[str] = []
-    for part in [*phrases, rest]:
-        for word in tokenize(part):
-            if word not in words:
-                words.append(word)
-    parts = [f'"{fold(p)}"' for p in phrases] + [f"-{fold(x)}" for x in excluded]
-    return ParsedQuery(tuple(words), " ".join(parts) or None)
 
 
 def like_prefix(word: str) -> str:

@@ -45,7 +45,11 @@ def register(subparsers: Any) -> None:
     reindex.set_defaults(func=lambda args: _main(_reindex(args.embed, args.vault)))
 
     search = subparsers.add_parser("search", help="search the notes ('-': queries from stdin)")
-    search.add_argument("query", help="what to look for; '-' reads one query per line")
+    search.add_argument(
+        "query",
+        help='what to look for, with the search syntax of /search ("a phrase", AND, OR,'
+        " -word, tag:x, after:YYYY-MM-DD...); '-' reads one query per line",
+    )
     search.add_argument("--category", help="only notes of this category")
     search.add_argument("--limit", type=int, default=10, help="at most this many hits (10)")
     search.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -193,6 +197,7 @@ def results_json(query: str, results: SearchResults) -> dict[str, Any]:
         "query": query,
         "mode": results.mode,
         "notes": list(results.notes),
+        "empty": results.empty,
         "hits": [
             {
                 "path": hit.path,
@@ -211,7 +216,7 @@ def _print_text(results: SearchResults) -> None:
     for note in results.notes:
         print(f"({note})", file=sys.stderr)
     if not results.hits:
-        print("No matching notes.")
+        print(results.empty or "No matching notes.")
     for number, hit in enumerate(results.hits, start=1):
         print(f"{number}. {hit.title}  [{hit.path}]  {hit.score:.4f}")
         print(f"   {hit.snippet}")

@@ -176,3 +176,18 @@ def test_vaults_are_listed_and_chosen_by_name(
     assert "Airship plan" in capsys.readouterr().out
     assert main(["search", "zeppelin", "--vault", "nobody"]) == 1
     assert "there is no vault 'nobody'; the vaults are: vault" in capsys.readouterr().err
+
+
+def test_search_syntax_on_the_command_line(
+    brainbot_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", str(notes_folder(tmp_path))]) == 0
+    capsys.readouterr()
+    assert main(["search", 'zeppelin "$" -hangar']) == 0
+    assert capsys.readouterr().out.startswith("1. Airship plan")
+    assert main(["search", "tag:finance", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "filter"
+    assert [h["path"] for h in data["hits"]] == ["people/Sarah.md"]
+    assert main(["search", "zeppelin tag:garden"]) == 0
+    assert capsys.readouterr().out == "No notes tagged #garden.\n"

@@ -8,8 +8,9 @@ from datetime import UTC, date, datetime
 from storage.index.chunking import MAX_CHUNK_CHARS, chunk_note
 from storage.index.documents import decode_fields, encode_fields
 from storage.index.links import extract_links, name_key, path_key
+from storage.index.query import parse_query
 from storage.index.snippets import make_snippet
-from storage.index.tokens import parse_query, tokenize
+from storage.index.tokens import tokenize
 
 
 def test_tokens_fold_case_and_latin_accents_but_keep_other_scripts() -> None:
@@ -21,9 +22,10 @@ def test_tokens_fold_case_and_latin_accents_but_keep_other_scripts() -> None:
 
 def test_query_syntax_becomes_a_filter_and_plain_words_stay_soft() -> None:
     parsed = parse_query('budget "Call with Sarah" -draft notes')
-    assert parsed.words == ("call", "with", "sarah", "budget", "notes")
-    assert parsed.filter == '"call with sarah" -draft'
-    assert parse_query("notes about the e-mail").filter is None
+    assert parsed.words == ("budget", "call", "with", "sarah", "notes")
+    assert parsed.filters.required == ("Call with Sarah",)
+    assert parsed.filters.excluded == ("draft",)
+    assert not parse_query("notes about the e-mail").filters.active
 
 
 def test_every_chunk_carries_the_title_and_stays_bounded() -> None:

@@ -18,8 +18,8 @@ from storage.index.digest_queries import DigestQuery, digest_facts
 from storage.index.documents import prepare
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import Index
+from storage.index.query import parse_query
 from storage.index.search import Filters, keyword_ranking, vector_ranking
-from storage.index.tokens import parse_query
 from storage.store import Store
 from tests.storage.index.index_support import connected, note
 from tests.storage.vault.vault_support import CATEGORIES

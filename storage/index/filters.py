@@ -1,0 +1,138 @@
+"""Which notes a search or listing may return: fields (category, tags, status, title,
+dates) and the strict text conditions of the search syntax (required phrases, one-of
+groups, excluded words), as SQL on `entries e`, and as words a reply can show when
+a filter leaves nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from storage.index.documents import normal_tag
+from storage.index.tokens import fold
+
+# A text condition is a phrase (or one word) matched against the note's `simple`
+# tsvector by `phraseto_tsquery`; a text Postgres finds no lexeme in (say "_") would
+# make a query that matches nothing, so such a condition is skipped, not failed.
+_REQUIRED = "(numnode({q}) = 0 OR e.tsv @@ {q})"
+_PHRASE = "phraseto_tsquery('simple', :{name})"
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Restrictions on which notes a search or listing returns. A `date` bound covers
+    that whole day; a `datetime` bound is exact (after: inclusive, before: exclusive).
+    Text conditions (`required`, `any_of`, `excluded`) are phrases as typed."""
+
+    category: str | None = None
+    tags: tuple[str, ...] = ()
+    status: str | None = None
+    modified_after: datetime | date | None = None
+    modified_before: datetime | date | None = None
+    titles: tuple[str, ...] = ()  # each must occur in the title (any case)
+    required: tuple[str, ...] = ()  # each must occur in title or body, words in order
+    any_of: tuple[tuple[str, ...], ...] = ()  # of each group, one must occur
+    excluded: tuple[str, ...] = ()  # none may occur
+
+    def sql(self) -> tuple[list[str], dict[str, Any]]:
+        """WHERE conditions on `entries e`, and their parameters."""
+        conditions: list[str] = []
+        params: dict[str, Any] = {}
+        if self.category:
+            conditions.append("e.category = :f_category")
+            params["f_category"] = self.category
+        tags = [normal_tag(t) for t in self.tags if t.strip()]
+        if tags:
+            conditions.append("e.tags @> CAST(:f_tags AS text[])")
+            params["f_tags"] = tags
+        if self.status:
+            conditions.append("lower(e.status) = lower(:f_status)")
+            params["f_status"] = self.status
+        if self.modified_after is not None:
+            conditions.append("e.updated >= :f_after")
+            params["f_after"] = _bound(self.modified_after, next_day=False)
+        if self.modified_before is not None:
+            conditions.append("e.updated < :f_before")
+            params["f_before"] = _bound(self.modified_before, next_day=True)
+        for i, title in enumerate(self.titles):
+            conditions.append(f"e.title ILIKE :f_title{i}")
+            params[f"f_title{i}"] = "%" + _escape_like(title.strip()) + "%"
+        for i, phrase in enumerate(self.required):
+            conditions.append(_REQUIRED.format(q=_PHRASE.format(name=f"f_req{i}")))
+            params[f"f_req{i}"] = fold(phrase)
+        for i, group in enumerate(self.any_of):
+            names = [f"f_any{i}_{j}" for j in range(len(group))]
+            either = " || ".join(_PHRASE.format(name=n) for n in names)
+            conditions.append(_REQUIRED.format(q=f"({either})"))
+            params.update({n: fold(p) for n, p in zip(names, group, strict=True)})
+        for i, phrase in enumerate(self.excluded):
+            conditions.append(f"NOT (e.tsv @@ {_PHRASE.format(name=f'f_not{i}')})")
+            params[f"f_not{i}"] = fold(phrase)
+        return conditions, params
+
+    @property
+    def active(self) -> bool:
+        return bool(self.sql()[0])
+
+    def parts(self) -> list[tuple[str, Filters]]:
+        """Each restriction alone, with how a reply names it ("tagged #garden"), so a
+        search that found nothing can say which filter no note passes."""
+        out: list[tuple[str, Filters]] = []
+        if self.category:
+            out.append((f"in category {self.category}", Filters(category=self.category)))
+        out += [(f"tagged #{normal_tag(t)}", Filters(tags=(t,))) for t in self.tags if t.strip()]
+        if self.status:
+            out.append((f"with status {self.status}", Filters(status=self.status)))
+        if self.modified_after is not None:
+            after = Filters(modified_after=self.modified_after)
+            out.append((f"changed on or after {_day(self.modified_after)}", after))
+        if self.modified_before is not None:
+            before = Filters(modified_before=self.modified_before)
+            out.append((f"changed on or before {_day(self.modified_before)}", before))
+        out += [(f'with "{t}" in the title', Filters(titles=(t,))) for t in self.titles]
+        out += [(f'containing "{p}"', Filters(required=(p,))) for p in self.required]
+        for group in self.any_of:
+            named = " or ".join(f'"{p}"' for p in group)
+            out.append((f"containing {named}", Filters(any_of=(group,))))
+        out += [(f'without "{p}"', Filters(excluded=(p,))) for p in self.excluded]
+        return out
+
+    def merged(self, other: Filters) -> Filters:
+        """Both sets of restrictions (a search tool's arguments and its query's syntax);
+        where each names one category or status, `other`'s wins; date bounds narrow."""
+        combined = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in ("tags", "titles", "required", "any_of", "excluded"):
+            combined[name] = getattr(self, name) + getattr(other, name)
+        combined["category"] = other.category or self.category
+        combined["status"] = other.status or self.status
+        combined["modified_after"] = _latest(self.modified_after, other.modified_after)
+        combined["modified_before"] = _earliest(self.modified_before, other.modified_before)
+        return replace(self, **combined)
+
+
+def _bound(value: datetime | date, *, next_day: bool) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    day = value + timedelta(days=1) if next_day else value
+    return datetime.combine(day, time(), tzinfo=UTC)
+
+
+def _latest(a: datetime | date | None, b: datetime | date | None) -> datetime | date | None:
+    if a is None or b is None:
+        return a if b is None else b
+    return a if _bound(a, next_day=False) >= _bound(b, next_day=False) else b
+
+
+def _earliest(a: datetime | date | None, b: datetime | date | None) -> datetime | date | None:
+    if a is None or b is None:
+        return a if b is None else b
+    return a if _bound(a, next_day=True) <= _bound(b, next_day=True) else b
+
+
+def _day(value: datetime | date) -> str:
+    return value.date().isoformat() if isinstance(value, datetime) else value.isoformat()
+
+
+def _escape_like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

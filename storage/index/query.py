@@ -1,0 +1,286 @@
+"""The search syntax, parsed once for every way in (the search tool, `/search`,
+`brainbot search`): query text → `SearchQuery`.
+
+    budget call          words: ranked (BM25 and vectors), none of them required
+    "budget call"        the phrase must occur, its words in that order
+    budget AND call      both must occur
+    tea OR coffee        one of them must occur (OR binds tighter than AND)
+    NOT draft, -draft    must not occur (also -"a phrase")
+    tag:x category:x status:x title:x (title:"two words")
+    after:2026-11-01 before:2026-11-30 (or YYYY-MM): when the note last changed
+                         (its `updated`, else `created`, field), both days included
+
+Only uppercase AND/OR/NOT are operators: "salt and pepper" stays three words.
+Anything malformed is read as the plain words it contains, never as a filter that
+matches nothing: a lone or unbalanced quote, `"$"`, an operator with nothing to
+join, `-` alone, `tag:` without a value, `after:notadate`, an unknown `foo:bar`
+(so `https://x` and `10:30` are words), parentheses (there is no grouping).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from storage.index.filters import Filters
+from storage.index.tokens import tokenize
+
+OPERATORS = ("AND", "OR", "NOT")
+FIELDS = ("tag", "category", "status", "title", "after", "before")
+_QUOTES = '"\u201c\u201d\u201e'  # straight, and the curly ones phones type
+_SEPARATORS = "()"
+_FIELD = re.compile(r"([A-Za-z]+):(.*)", re.DOTALL)
+_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    """What a search asks for. `words` rank (and pick snippets); `text` is what the
+    vector side embeds (the query itself when it has no syntax); `filters` hold every
+    hard restriction, fields and text conditions alike. No words but filters: a
+    listing of the notes the filters let through."""
+
+    words: tuple[str, ...] = ()
+    text: str = ""
+    filters: Filters = field(default_factory=Filters)
+
+
+@dataclass(slots=True)
+class _Term:
+    """A word or phrase of the query while operators are being resolved."""
+
+    value: str
+    phrase: bool = False
+    negated: bool = False
+    required: bool = False
+    operand: bool = True  # False for an operator read as a plain word
+
+    @property
+    def positive(self) -> bool:
+        return self.operand and not self.negated
+
+
+@dataclass(slots=True)
+class _Op:
+    name: str
+
+
+@dataclass(slots=True)
+class _Group:
+    members: list[_Term]
+
+
+_Item = _Term | _Op | _Group
+
+
+def _closing_quote(text: str, start: int) -> int:
+    for i in range(start, len(text)):
+        if text[i] in _QUOTES:
+            return i
+    return -1
+
+
+def _lex(text: str) -> list[tuple[str, str | None]]:
+    """(bare text, quoted text or None) per lexeme; whitespace and parentheses separate,
+    a quote at a word's start runs to the next quote; any other quote separates."""
+    out: list[tuple[str, str | None]] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace() or text[i] in _SEPARATORS:
+            i += 1
+            continue
+        start = i
+        while i < n and not (text[i].isspace() or text[i] in _SEPARATORS or text[i] in _QUOTES):
+            i += 1
+        bare = text[start:i]
+        if i < n and text[i] in _QUOTES:
+            # Only a quote opening a word opens a phrase (`5" pipe` is no phrase).
+            opens = bare in ("", "-") or bare.endswith(":")
+            close = _closing_quote(text, i + 1) if opens else -1
+            if close >= 0:
+                out.append((bare, text[i + 1 : close]))
+                i = close + 1
+                continue
+            i += 1
+        if bare:
+            out.append((bare, None))
+    return out
+
+
+def _date_range(value: str) -> tuple[date, date] | None:
+    """First and last day of `YYYY-MM-DD` or `YYYY-MM`; None for anything else."""
+    try:
+        if day := _DAY.fullmatch(value):
+            exact = date(int(day[1]), int(day[2]), int(day[3]))
+            return exact, exact
+        if month := _MONTH.fullmatch(value):
+            first = date(int(month[1]), int(month[2]), 1)
+            following = (first + timedelta(days=32)).replace(day=1)
+            return first, following - timedelta(days=1)
+    except (ValueError, OverflowError):  # 2026-02-30; 9999-12 has no following month
+        return None
+    return None
+
+
+class _Fields:
+    """The field filters read so far; `take` says whether a `key:value` was valid."""
+
+    def __init__(self) -> None:
+        self.filters = Filters()
+
+    def take(self, key: str, value: str) -> bool:
+        # `status:done,` in a sentence: the comma is not part of the value.
+        key, value = key.lower(), value.strip().rstrip(".,;!?")
+        if key not in FIELDS or not tokenize(value):
+            return False
+        f = self.filters
+        if key in ("after", "before"):
+            days = _date_range(value)
+            if days is None:
+                return False
+            if key == "after":
+                self.filters = f.merged(Filters(modified_after=days[0]))
+            else:
+                self.filters = f.merged(Filters(modified_before=days[1]))
+        elif key == "tag":
+            self.filters = f.merged(Filters(tags=(value,)))
+        elif key == "category":
+            self.filters = f.merged(Filters(category=value.lower()))
+        elif key == "status":
+            self.filters = f.merged(Filters(status=value))
+        else:
+            self.filters = f.merged(Filters(titles=(value,)))
+        return True
+
+
+def _is_field(bare: str) -> bool:
+    key = _FIELD.fullmatch(bare)
+    return bool(key and key[1].lower() in FIELDS)
+
+
+def _classify(lexemes: list[tuple[str, str | None]], found: _Fields) -> list[_Item]:
+    items: list[_Item] = []
+    for bare, quoted in lexemes:
+        if quoted is None:
+            key = _FIELD.fullmatch(bare)
+            if bare in OPERATORS:
+                items.append(_Op(bare))
+            elif key and found.take(key[1], key[2]):
+                pass
+            elif bare[:1] == "-" and bare[1:2].isalpha() and not _is_field(bare[1:]):
+                items.append(_Term(bare[1:], negated=True))
+            else:
+                items.append(_Term(bare))
+            continue
+        key = _FIELD.fullmatch(bare)
+        if key and not key[2] and found.take(key[1], quoted):
+            continue
+        if bare == "-":
+            items.append(_Term(quoted, phrase=True, negated=True))
+            continue
+        if bare:
+            items.append(_Term(bare))
+        items.append(_Term(quoted, phrase=True))
+    # A term with nothing searchable in it ("$", "-") joins nothing and filters nothing.
+    return [i for i in items if not isinstance(i, _Term) or tokenize(i.value)]
+
+
+def _plain(op: _Op) -> _Term:
+    return _Term(op.name, operand=False)
+
+
+def _resolve_not(items: list[_Item]) -> list[_Item]:
+    out: list[_Item] = []
+    i = 0
+    while i < len(items):
+        item, following = items[i], items[i + 1] if i + 1 < len(items) else None
+        if isinstance(item, _Op) and item.name == "NOT":
+            if isinstance(following, _Term) and following.positive:
+                following.negated = True
+                out.append(following)
+                i += 2
+                continue
+            item = _plain(item)
+        out.append(item)
+        i += 1
+    return out
+
+
+def _operand(item: _Item | None) -> bool:
+    return isinstance(item, _Term) and item.positive
+
+
+def _is(item: _Item | None, name: str) -> bool:
+    return isinstance(item, _Op) and item.name == name
+
+
+def _resolve_or(items: list[_Item]) -> list[_Item]:
+    out: list[_Item] = []
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if isinstance(item, _Term) and _operand(item):
+            members = [item]
+            while i + 2 < len(items) and _is(items[i + 1], "OR") and _operand(items[i + 2]):
+                member = items[i + 2]
+                assert isinstance(member, _Term)
+                members.append(member)
+                i += 2
+            out.append(_Group(members) if len(members) > 1 else item)
+        elif isinstance(item, _Op) and item.name == "OR":
+            out.append(_plain(item))
+        else:
+            out.append(item)
+        i += 1
+    return out
+
+
+def _joinable(item: _Item | None) -> bool:
+    return isinstance(item, _Group) or (isinstance(item, _Term) and item.operand)
+
+
+def _resolve_and(items: list[_Item]) -> list[_Item]:
+    out: list[_Item] = []
+    for i, item in enumerate(items):
+        if not _is(item, "AND"):
+            out.append(item)
+            continue
+        left = items[i - 1] if i > 0 else None
+        right = items[i + 1] if i + 1 < len(items) else None
+        if _joinable(left) and _joinable(right):
+            for side in (left, right):
+                if isinstance(side, _Term):
+                    side.required = True
+        else:
+            assert isinstance(item, _Op)
+            out.append(_plain(item))
+    return out
+
+
+def parse_query(text: str) -> SearchQuery:
+    """`text` as a `SearchQuery`; never raises, and anything it cannot read as syntax
+    is kept as plain words (see the module docstring)."""
+    found = _Fields()
+    items = _resolve_and(_resolve_or(_resolve_not(_classify(_lex(text), found))))
+    required: list[str] = []
+    excluded: list[str] = []
+    groups: list[tuple[str, ...]] = []
+    ranked: list[str] = []
+    for item in items:
+        if isinstance(item, _Group):
+            groups.append(tuple(m.value for m in item.members))
+            ranked += [m.value for m in item.members]
+        elif isinstance(item, _Term) and item.negated:
+            excluded.append(item.value)
+        elif isinstance(item, _Term):
+            ranked.append(item.value)
+            if item.phrase or item.required:
+                required.append(item.value)
+    conditions = Filters(required=tuple(required), any_of=tuple(groups), excluded=tuple(excluded))
+    filters = found.filters.merged(conditions)
+    words = tuple(dict.fromkeys(w for part in ranked for w in tokenize(part)))
+    # Without syntax the vector side embeds the text as typed (an emoji has no words
+    # but may have neighbours); with it, only what is left once the syntax is out.
+    return SearchQuery(words, " ".join(ranked) if filters.active else text, filters)
