@@ -24,7 +24,7 @@ from bot.events import Conversation, Reply
 from bot.mcp_server.tools import with_nulls
 from bot.people import People
 from bot.toolrunner import Outcome, ToolRunner
-from bot.tools.registry import ToolContext
+from bot.tools.registry import ToolContext, ToolResult
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author
@@ -78,7 +78,7 @@ class McpCalls:
         if "undo" in data:  # chat's Undo button is not here; the undo tool is
             data["undo"] = "done at once; the undo tool reverts it"
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=outcome.result.text)],
+            content=[types.TextContent(type="text", text=_without_buttons(outcome.result))],
             structuredContent=data,
         )
 
@@ -139,6 +139,18 @@ class McpCalls:
             vault=vault,
             vaults=self.vaults,
         )
+
+
+def _without_buttons(result: ToolResult) -> str:
+    """The result's text for a client that shows no buttons: chat's category buttons
+    (a capture left in the inbox) become the move_entry call that does the same."""
+    if not result.buttons:
+        return result.text
+    labels = ", ".join(button.label for button in result.buttons)
+    if all(button.action == "file" for button in result.buttons):
+        text = result.text.removesuffix(" Pick a category:")
+        return f"{text} To choose, file it with move_entry: {labels}."
+    return f"{result.text} (In chat: {labels}.)"
 
 
 def _error(message: str) -> types.CallToolResult:

@@ -142,7 +142,14 @@ async def test_a_person_without_a_chat_is_told_and_nothing_changes(
         assert held.isError
         assert "no direct chat with brainbot" in text_of(held)
         assert "Nothing changed" in text_of(held)
-    assert (vault / path).exists() and git_log(vault) == commits
+        assert (vault / path).exists() and git_log(vault) == commits
+
+        # Unsure where it belongs: chat would show category buttons; MCP has none.
+        unsure = {**NOTE, "title": "Odd thought", "category": "inbox", "confidence": 0.2}
+        filed = await session.call_tool("capture", unsure)
+        said = text_of(filed)
+        assert not filed.isError and "inbox/" in said, said
+        assert said.endswith("file it with move_entry: people, projects, ideas, admin."), said
     assert fakes.slack.calls_of("chat.postMessage") == []
 
 
