@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.app.runtime import Runtime
 from bot.events import Reply
 from tests.bot.helpers import message, notes, press
 from tests.fakes.brain import running_brain
@@ -73,6 +75,23 @@ async def server(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[ToolServer]:
     await service.stop()
 
 
+@asynccontextmanager
+async def brain_with_tools(
+    tmp_path: Path,
+    database_url: str,
+    openai_fake: FakeOpenAI,
+    server: ToolServer,
+    hosts: str | None = None,
+) -> AsyncIterator[Runtime]:
+    """A running brain whose vault declares `tools_yaml(server)`, calls allowed to
+    `hosts` (the service's own host unless named)."""
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=hosts or server.host
+    ) as brain:
+        declare(brain.settings.vault_dir, tools_yaml(server))
+        yield brain
+
+
 def declare(vault: Path, text: str) -> None:
     (vault / ".brainbot").mkdir(exist_ok=True)
     (vault / ".brainbot" / "tools.yaml").write_text(text)
@@ -96,10 +115,7 @@ async def test_a_get_tool_runs_at_once_with_encoded_arguments_and_the_secret_hea
         call("weather", city="Zürich Süd/Nord", units="metric"),
         say("Sunny, 21 degrees."),
     ]
-    async with running_brain(
-        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host
-    ) as brain:
-        declare(brain.settings.vault_dir, tools_yaml(server))
+    async with brain_with_tools(tmp_path, database_url, openai_fake, server) as brain:
         replies = await brain.engine.handle(message("What's the weather in Zürich?"))
     assert [r.text for r in replies] == ["Sunny, 21 degrees."]
     (seen,) = server.seen
@@ -123,10 +139,7 @@ async def test_a_post_tool_waits_for_approve_then_sends_what_the_card_showed(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, server: ToolServer
 ) -> None:
     openai_fake.script = [call("post_note", text="ship it on Friday")]
-    async with running_brain(
-        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host
-    ) as brain:
-        declare(brain.settings.vault_dir, tools_yaml(server))
+    async with brain_with_tools(tmp_path, database_url, openai_fake, server) as brain:
         replies = await brain.engine.handle(message("Tell the team board: ship it on Friday"))
         (card,) = [r for r in replies if r.buttons]
         assert card.text == f"Send POST to {server.host} (post_note)? This needs your approval."
@@ -147,10 +160,7 @@ async def test_a_huge_answer_is_cut_and_says_so(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, server: ToolServer
 ) -> None:
     openai_fake.script = [call("huge"), say("It said a lot of x.")]
-    async with running_brain(
-        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host
-    ) as brain:
-        declare(brain.settings.vault_dir, tools_yaml(server))
+    async with brain_with_tools(tmp_path, database_url, openai_fake, server) as brain:
         await brain.engine.handle(message("What does the huge service say?"))
     result = tool_result(openai_fake.chat_requests()[-1])
     assert result["truncated"] is True and result["body"] == "x" * 3000
@@ -167,10 +177,7 @@ async def test_invalid_arguments_are_refused_and_nothing_is_sent(
         ),
         say("Sorry, I could not."),
     ]
-    async with running_brain(
-        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host
-    ) as brain:
-        declare(brain.settings.vault_dir, tools_yaml(server))
+    async with brain_with_tools(tmp_path, database_url, openai_fake, server) as brain:
         replies = await brain.engine.handle(message("What's the weather in 42?"))
     assert server.seen == []
     assert all(not r.buttons for r in replies)  # no approval card for a refused call
@@ -188,10 +195,8 @@ async def test_a_redirect_to_another_host_is_not_followed(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, server: ToolServer
 ) -> None:
     openai_fake.script = [call("away"), say("It moved.")]
-    async with running_brain(
-        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=f"{server.host},localhost"
-    ) as brain:
-        declare(brain.settings.vault_dir, tools_yaml(server))
+    hosts = f"{server.host},localhost"
+    async with brain_with_tools(tmp_path, database_url, openai_fake, server, hosts) as brain:
         await brain.engine.handle(message("What does the away service say?"))
     assert [s.path_qs for s in server.seen] == ["/away"]
     error = tool_result(openai_fake.chat_requests()[-1])["error"]
@@ -204,10 +209,7 @@ async def test_a_redirect_within_the_host_is_followed(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, server: ToolServer
 ) -> None:
     openai_fake.script = [call("here"), say("Sunny there.")]
-    async with running_brain(
-        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host
-    ) as brain:
-        declare(brain.settings.vault_dir, tools_yaml(server))
+    async with brain_with_tools(tmp_path, database_url, openai_fake, server) as brain:
         await brain.engine.handle(message("What does the here service say?"))
     assert [s.path_qs for s in server.seen] == ["/here", "/weather/redirected"]
     assert json.loads(tool_result(openai_fake.chat_requests()[-1])["body"])["sky"] == "sunny"
