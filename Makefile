@@ -25,8 +25,11 @@ local: $(STAMP)
 run: $(STAMP)
 	$(BIN)/brainbot run
 
+# Four workers on two cores: the slow tests mostly wait for the processes they start.
+TEST_WORKERS ?= 4
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

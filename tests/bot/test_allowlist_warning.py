@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bot.console_support import piped_chat
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 def test_the_terminal_chat_does_not_warn(tmp_path: Path, database_url: str) -> None:

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.bot.helpers import git_log, notes
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 def test_brainbot_chat_through_piped_stdin(tmp_path: Path, database_url: str) -> None:

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bot.console_support import piped_chat
 from tests.bot.helpers import notes
 from tests.bot.test_console_notes import fields_of
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 def test_captured_files_suit_obsidian_and_every_os(tmp_path: Path, database_url: str) -> None:

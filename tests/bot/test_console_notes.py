@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.bot.console_support import piped_chat
 from tests.bot.helpers import notes
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 OBSIDIAN = {
     "User interface/Tabs.md": "# Tabs\n\nTabs across the top.\n",

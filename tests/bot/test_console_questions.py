@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bot.console_support import piped_chat
 from tests.bot.helpers import git_log, notes
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 def test_questions_are_searched_and_junk_is_not_filed(tmp_path: Path, database_url: str) -> None:

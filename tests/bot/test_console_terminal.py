@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bot.console_support import Terminal
 from tests.bot.helpers import notes
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 LEFT = b"\x1b[D"
 UP = b"\x1b[A"

@@ -124,7 +124,9 @@ class FakeSlack:
         app.router.add_get("/socket", self._socket)
         app.router.add_post("/respond/{name}", self._respond)
         app.router.add_get("/files/{name}", self._file)
-        self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        self._runner = web.AppRunner(
+            app, handle_signals=False, shutdown_timeout=0.1, access_log=None
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()

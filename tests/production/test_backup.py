@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from storage.vault.backup import BackupPusher, VaultBackup
 from tests.bot.helpers import notes
 from tests.fakes.telegram_updates import Updates
@@ -23,6 +25,8 @@ from tests.production.gitremote import (
 )
 from tests.production.process import Brainbot
 from tests.storage.vault.vault_support import ANN, git, make_vault
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 async def eventually(check: Callable[[], bool], within: float = 15.0) -> None:

@@ -14,6 +14,8 @@ from tests.bot.helpers import notes
 from tests.production.conftest import Fakes
 from tests.production.process import Brainbot, console_env, start_console
 
+pytestmark = pytest.mark.slow  # starts brainbot processes
+
 
 @pytest.fixture
 def busy_port() -> Iterator[int]:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.bot.helpers import notes
 from tests.fakes.telegram_updates import Updates
 from tests.production.conftest import Fakes
 from tests.production.process import Brainbot
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 async def test_the_owner_claims_a_fresh_install_with_the_logged_code(

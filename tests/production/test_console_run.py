@@ -6,8 +6,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.bot.helpers import notes
 from tests.production.process import Brainbot, console_env, free_port, start_console
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 async def test_piped_lines_are_handled_once_and_end_of_input_stops(

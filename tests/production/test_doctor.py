@@ -7,6 +7,8 @@ import asyncio
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.app.commands.doctor import vault as vault_check
 from bot.config import Settings
 from storage.vault.backup import VaultBackup
@@ -15,6 +17,8 @@ from tests.production.conftest import Fakes
 from tests.production.gitremote import bare_remote, commit_file, other_machine
 from tests.production.process import ROOT
 from tests.storage.vault.vault_support import ANN, make_vault
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:

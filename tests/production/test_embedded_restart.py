@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 from sqlalchemy import text
 
 from storage.db.engine import Database
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 HOLD = """
 import asyncio, sys

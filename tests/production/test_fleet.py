@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.production.conftest import Fakes
 from tests.production.fleet import run_fleet
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 async def test_two_processes_file_every_message_once_in_its_senders_vault(

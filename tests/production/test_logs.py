@@ -16,6 +16,8 @@ from bot import logs
 from bot.config import Settings
 from bot.events import Conversation, InboundMessage, Sender
 
+pytestmark = pytest.mark.slow  # starts brainbot processes
+
 SLACK_TOKEN = "xoxb-1234567890-abcdefghijkl"
 TELEGRAM_TOKEN = "7000000001:AAHk2v9x_Q-very-secret-telegram-token0"
 OPENAI_KEY = "sk-proj-0123456789abcdefghij"

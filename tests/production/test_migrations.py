@@ -37,10 +37,10 @@ async def _make_old_database(url: str) -> None:
 
 
 async def test_an_old_database_is_upgraded_and_keeps_its_rows(
-    tmp_path: Path, database_url: str
+    tmp_path: Path, empty_database_url: str
 ) -> None:
-    await _make_old_database(database_url)
-    async with running_brain(tmp_path, database_url) as runtime:
+    await _make_old_database(empty_database_url)
+    async with running_brain(tmp_path, empty_database_url) as runtime:
         assert await applied_versions(runtime.database.engine) == [m.version for m in MIGRATIONS]
         calls = await runtime.records.tool_calls()
         assert [(c.conversation_key, c.tool, c.event_key) for c in calls] == [
@@ -49,8 +49,8 @@ async def test_an_old_database_is_upgraded_and_keeps_its_rows(
         assert not await runtime.records.event_has_tool_calls("telegram:1")
 
 
-async def test_processes_starting_together_migrate_once(database_url: str) -> None:
-    engines = [create_async_engine(async_url(database_url)) for _ in range(3)]
+async def test_processes_starting_together_migrate_once(empty_database_url: str) -> None:
+    engines = [create_async_engine(async_url(empty_database_url)) for _ in range(3)]
     try:
         applied = await asyncio.gather(*(migrate(engine) for engine in engines))
         assert sorted(len(now) for now in applied) == [0, 0, len(MIGRATIONS)]
@@ -60,8 +60,8 @@ async def test_processes_starting_together_migrate_once(database_url: str) -> No
             await engine.dispose()
 
 
-async def test_a_database_from_a_newer_brainbot_is_refused(database_url: str) -> None:
-    engine = create_async_engine(async_url(database_url))
+async def test_a_database_from_a_newer_brainbot_is_refused(empty_database_url: str) -> None:
+    engine = create_async_engine(async_url(empty_database_url))
     try:
         await migrate(engine)
         async with engine.begin() as conn:

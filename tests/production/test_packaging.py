@@ -21,6 +21,8 @@ import pytest
 from tests.bot.helpers import git_log, notes
 from tests.production.process import ROOT, Brainbot, clean_env
 
+pytestmark = pytest.mark.slow  # starts brainbot processes
+
 INSTALL_WITHIN = 600  # seconds; ~30-60 s with pip's cache warm on 2 cores
 
 

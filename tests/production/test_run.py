@@ -8,6 +8,7 @@ from pathlib import Path
 
 import aiohttp
 import psycopg
+import pytest
 from sqlalchemy.engine import make_url
 
 from tests.bot.helpers import notes_by_vault
@@ -16,6 +17,8 @@ from tests.fakes.slack_payloads import SIGNING_SECRET, dm_event, event_body, pos
 from tests.fakes.telegram_updates import Updates
 from tests.production.conftest import Fakes
 from tests.production.process import Brainbot, free_port
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 def metric(page: str, name: str) -> float:

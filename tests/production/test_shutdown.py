@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import pytest
 
 from tests.bot.helpers import git_log, notes
 from tests.fakes.openai_server import FakeOpenAI, Step
@@ -18,6 +19,8 @@ from tests.fakes.slack_payloads import dm_event
 from tests.fakes.telegram_updates import Updates
 from tests.production.conftest import Fakes, file_as_idea
 from tests.production.process import Brainbot
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 async def model_called(openai: FakeOpenAI, count: int = 1, within: float = 20.0) -> None:

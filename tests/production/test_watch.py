@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiohttp
+import pytest
 from sqlalchemy import text
 
 from storage.db.engine import Database
@@ -22,6 +23,8 @@ from tests.production.conftest import Fakes
 from tests.production.gitremote import HAND
 from tests.production.process import Brainbot
 from tests.storage.vault.vault_support import git
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 WITHIN = 20.0  # a deadline for a busy machine; it takes well under a second
 

@@ -20,6 +20,8 @@ from tests.fakes.openai_server import FakeOpenAI, Step, ToolCall, say
 from tests.fakes.scripts import CAPTURE, user_words
 from tests.production.process import ROOT, clean_env
 
+pytestmark = pytest.mark.slow  # starts brainbot processes
+
 GREETER = '''
 from bot.tools.registry import ToolContext, ToolResult, tool
 

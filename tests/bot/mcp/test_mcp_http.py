@@ -27,6 +27,8 @@ from tests.fakes.slack_payloads import (
 from tests.production.conftest import Fakes
 from tests.production.process import Brainbot
 
+pytestmark = pytest.mark.slow  # starts brainbot processes
+
 CAPTURE = {
     "category": "ideas",
     "title": "Moss garden",

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -21,6 +22,8 @@ from tests.bot.helpers import git_log, notes_by_vault
 from tests.bot.mcp.support import card_with, cli, make_token, text_of
 from tests.production.conftest import Fakes
 from tests.production.process import ROOT
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
 
 NOTE = {
     "category": "ideas",

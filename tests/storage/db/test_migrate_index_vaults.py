@@ -183,13 +183,13 @@ async def _schema(engine: AsyncEngine) -> dict[str, Any]:
         }
 
 
-async def test_a_version_5_index_becomes_vault_1(database_url: str) -> None:
-    engine = create_async_engine(async_url(database_url))
+async def test_a_version_5_index_becomes_vault_1(empty_database_url: str) -> None:
+    engine = create_async_engine(async_url(empty_database_url))
     try:
         await _make_version_5(engine)
         applied = await migrate(engine)
         assert [m.version for m in applied] == [6, 7, 8, 9]
-        async with connected(database_url) as database:
+        async with connected(empty_database_url) as database:
             index = await Index.open(database, EMBEDDER)
             assert not index.needs_embedding  # the vectors were kept, not dropped
             assert await index.last_commit() == "c0ffee"
@@ -216,15 +216,15 @@ async def test_a_version_5_index_becomes_vault_1(database_url: str) -> None:
         async with engine.begin() as conn:
             await conn.execute(text(f"DROP TABLE {', '.join(INDEX_TABLES)} CASCADE"))
             await conn.run_sync(SQLModel.metadata.create_all)
-        async with connected(database_url) as database:
+        async with connected(empty_database_url) as database:
             await Index.open(database, EMBEDDER)
         assert migrated == await _schema(engine)
     finally:
         await engine.dispose()
 
 
-async def test_on_a_fresh_database_the_step_changes_nothing(database_url: str) -> None:
-    engine = create_async_engine(async_url(database_url))
+async def test_on_a_fresh_database_the_step_changes_nothing(empty_database_url: str) -> None:
+    engine = create_async_engine(async_url(empty_database_url))
     try:
         await migrate(engine, MIGRATIONS[:5])
         fresh = await _schema(engine)

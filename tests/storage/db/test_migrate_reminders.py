@@ -15,8 +15,10 @@ from storage.db.migrations import MIGRATIONS, migrate
 NOW = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
 
 
-async def test_a_version_7_database_gets_reminders_and_digest_retries(database_url: str) -> None:
-    engine = create_async_engine(async_url(database_url))
+async def test_a_version_7_database_gets_reminders_and_digest_retries(
+    empty_database_url: str,
+) -> None:
+    engine = create_async_engine(async_url(empty_database_url))
     try:
         await migrate(engine, MIGRATIONS[:7])
         async with engine.begin() as conn:
