@@ -1,7 +1,7 @@
 """Dates and times in a person's words become frontmatter: `due`, `remind`, `repeat`.
 
 Pure: no database, no I/O. Everything is read in the person's zone, relative to `now`.
-English, German and French are read by the word tables in bot.when_words; dates with
+English, German and French are read by the word tables in bot.dates.words; dates with
 a month name are read by dateparser, which is imported on the first such date.
 
 What a text says, and what it becomes ("today" is the person's day):

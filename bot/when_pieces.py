@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 
-from bot import when_words as w
+from bot.dates import words as w
 
 LEVEL_ALONE, LEVEL_ASKED, LEVEL_COMPANY = 2, 1, 0
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot import when_words as words
+from bot.dates import words
 from bot.when_pieces import LEVEL_ALONE, LEVEL_ASKED, Piece, prefix_start, scan
 from bot.when_repeat import Rule, find_repeat, next_occurrence
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from bot.when_words import (
+from bot.dates.words import (
     NUMBERS,
     SHORT_WEEKDAYS,
     WEEKDAY_NAMES,
