@@ -39,7 +39,7 @@ What a text says, and what it becomes ("today" is the person's day):
   across DST (see bot.when_repeat for month ends).
 - No date without a trigger: words that also mean other things ("may", "sat", "a
   second", "March of the penguins", "1/2 cup", "version 2.0", "call 3 people") never
-  make a date on their own (see bot.when_pieces for how much each piece is believed).
+  make a date on their own (see bot.dates.pieces for how much each piece is believed).
 
 Known limits: past tense is not read ("I met her on Monday" is due next Monday); a
 weekday before a noun ("the Sunday game") is a date; "every first Monday of the

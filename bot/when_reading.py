@@ -1,4 +1,4 @@
-"""Putting the pieces of a date phrase together (bot.when_pieces finds them): which
+"""Putting the pieces of a date phrase together (bot.dates.pieces finds them): which
 pieces belong together, which are believed, what moment they make, and what is left
 of the text for a title. bot.when is the public face and says what it all means."""
 
@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.dates import words
-from bot.when_pieces import LEVEL_ALONE, LEVEL_ASKED, Piece, prefix_start, scan
+from bot.dates.pieces import LEVEL_ALONE, LEVEL_ASKED, Piece, prefix_start, scan
 from bot.when_repeat import Rule, find_repeat, next_occurrence
 
 _ASK = re.compile(rf"(?<!\w){words.ASK}(?!\w)", re.IGNORECASE)
