@@ -36,7 +36,7 @@ What a text says, and what it becomes ("today" is the person's day):
   or a part of the day that has passed today moves to the next full hour of today (or
   is dropped). An event whose stated time has passed is a memory, not a plan: nothing.
 - A deadline's time of day is dropped (`due` is a date). Repeats keep the time of day
-  across DST (see bot.when_repeat for month ends).
+  across DST (see bot.dates.repeat for month ends).
 - No date without a trigger: words that also mean other things ("may", "sat", "a
   second", "March of the penguins", "1/2 cup", "version 2.0", "call 3 people") never
   make a date on their own (see bot.dates.pieces for how much each piece is believed).
@@ -56,8 +56,8 @@ import re
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
+from bot.dates.repeat import next_occurrence, parse_repeat
 from bot.when_reading import TRIGGER, When, at, read_text
-from bot.when_repeat import next_occurrence, parse_repeat
 
 __all__ = ["When", "describe", "find_when", "next_occurrence", "parse_repeat", "prepare"]
 __all__ += ["read_due", "read_when"]

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from bot.dates import words
 from bot.dates.pieces import LEVEL_ALONE, LEVEL_ASKED, Piece, prefix_start, scan
-from bot.when_repeat import Rule, find_repeat, next_occurrence
+from bot.dates.repeat import Rule, find_repeat, next_occurrence
 
 _ASK = re.compile(rf"(?<!\w){words.ASK}(?!\w)", re.IGNORECASE)
 TRIGGER = re.compile(
