@@ -56,8 +56,8 @@ import re
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
+from bot.dates.reading import TRIGGER, When, at, read_text
 from bot.dates.repeat import next_occurrence, parse_repeat
-from bot.when_reading import TRIGGER, When, at, read_text
 
 __all__ = ["When", "describe", "find_when", "next_occurrence", "parse_repeat", "prepare"]
 __all__ += ["read_due", "read_when"]

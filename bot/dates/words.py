@@ -239,7 +239,7 @@ TAIL_WORDS = (
     r"|and|und|et|from|due|fällig"
 )
 
-# Words that let a text past the quick check in bot.when_reading (with the tables above
+# Words that let a text past the quick check in bot.dates.reading (with the tables above
 # and any digit); a text without one of them has no date.
 TRIGGER_WORDS = """
 tonight noon midnight midi minuit mitternacht weekend wochenende week-end
