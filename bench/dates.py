@@ -1,4 +1,4 @@
-"""Dates in a person's words (bot.when) on a table of phrases in English, German and
+"""Dates in a person's words (bot.dates.when) on a table of phrases in English, German and
 French, each with the due date, reminder and repeat a person means, at one fixed
 "now": Monday 23 November 2026, 14:00, Europe/Berlin.
 Targets: TARGET_ACCURACY overall, and no false positive (a date found where a phrase
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.when import When, find_when
+from bot.dates.when import When, find_when
 
 TARGET_ACCURACY = 0.95
 ZONE = ZoneInfo("Europe/Berlin")
@@ -236,7 +236,7 @@ import json, time
 started = time.perf_counter()
 from datetime import datetime
 from zoneinfo import ZoneInfo
-from bot.when import find_when
+from bot.dates.when import find_when
 imported = time.perf_counter()
 zone = ZoneInfo("Europe/Berlin")
 now = datetime(2026, 11, 23, 14, tzinfo=zone)
@@ -259,7 +259,7 @@ print(json.dumps({"import_ms": (imported - started) * 1000,
 
 
 def search_dates_alone(cases: list[Case]) -> int:
-    """How many phrases dateparser.search_dates dates on its own (the trap bot.when avoids)."""
+    """How many phrases dateparser.search_dates dates on its own (the trap bot.dates avoids)."""
     from dateparser.search import search_dates
 
     base = NOW.replace(tzinfo=None)

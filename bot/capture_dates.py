@@ -2,7 +2,7 @@
 
 Both paths meet here: the model's `fields` (normalised, since "tomorrow 9am" in a
 file would mean another day by the time anyone reads it) and the parser's reading
-of the person's own words (bot.when), which wins where it found something: it is
+of the person's own words (bot.dates.when), which wins where it found something: it is
 deterministic and knows the person's zone and today's date, which a small model
 often gets wrong. A reminder in the past is dropped rather than sent at once.
 """
@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from bot.dates.when import When, describe, find_when, read_due, read_when
 from bot.digest import local_zone
 from bot.reminder_buttons import reminder_time
 from bot.tools.registry import ToolContext
-from bot.when import When, describe, find_when, read_due, read_when
 
 DATE_FIELDS = ("due", "remind", "repeat")
 

@@ -17,11 +17,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
+from bot.dates.when import describe
 from bot.digest import local_zone
 from bot.events import Button, Reply
 from bot.tools.registry import ToolContext
 from bot.vault_access import in_vault, is_team
-from bot.when import describe
 from storage.db.records import Records
 from storage.entry import Entry
 from storage.errors import EntryNotFound, StorageError

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot.buttons import Buttons
+from bot.dates.when import find_when
 from bot.digest import local_zone
 from bot.events import Reply, Sender
 from bot.notecommands import NoteCommands
@@ -16,7 +17,6 @@ from bot.questions import is_leave_word, is_question, search_words
 from bot.reminder_buttons import reminder_time
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
-from bot.when import find_when
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.

@@ -28,10 +28,10 @@ from sqlalchemy import select
 
 from bot import metrics
 from bot.config import Settings
+from bot.dates.when import next_occurrence, read_when
 from bot.digest import CLOSED_STATUSES, local_zone
 from bot.events import Conversation
 from bot.reminder_buttons import reminder_message, reminder_time
-from bot.when import next_occurrence, read_when
 from scheduler.delivery import Deliver, NoRoute, home_conversations
 from scheduler.retry import next_attempt
 from storage.db.people import Person

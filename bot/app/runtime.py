@@ -10,9 +10,9 @@ from datetime import datetime
 
 from bot.config import Settings
 from bot.custom_tools.plugins import load_plugins
+from bot.dates.when import prepare
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
-from bot.when import prepare
 from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate

@@ -1,6 +1,6 @@
 """The pieces of a date phrase in a text: a day ("tomorrow", "Friday", "4 May",
 "1.12."), a time of day ("at 9", "9:30", "15 Uhr", "21h"), a part of the day
-("tonight", "demain matin"), a span from now ("in 2 hours"). bot.when puts them
+("tonight", "demain matin"), a span from now ("in 2 hours"). bot.dates.when puts them
 together.
 
 Each piece carries how far it can be believed alone (`level`): a month name with a

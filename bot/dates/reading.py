@@ -1,6 +1,6 @@
 """Putting the pieces of a date phrase together (bot.dates.pieces finds them): which
 pieces belong together, which are believed, what moment they make, and what is left
-of the text for a title. bot.when is the public face and says what it all means."""
+of the text for a title. bot.dates.when is the public face and says what it all means."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The words bot.when reads dates in, in English, German and French: names of weekdays,
+"""The words bot.dates.when reads dates in, in English, German and French: names of weekdays,
 months, day parts, units and small numbers, and the wording around a date (asking to be
 reminded, a deadline, a preposition). Tables only; bot.dates.pieces builds patterns from
 them. Unaccented spellings are listed too: people type "decembre" and "uebermorgen"."""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.dates.when import describe, read_when
 from bot.digest import CLOSED_STATUSES, local_zone
 from bot.reminder_buttons import reminder_time
 from bot.tools.registry import ToolContext, ToolResult, tool
 from bot.vault_access import is_team
-from bot.when import describe, read_when
 from storage.index.reminder_queries import reminder_notes
 
 SHOWN = 20
