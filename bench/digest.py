@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 import yaml
 
 from bot.config import DEFAULT_CATEGORIES
-from bot.digest import compose_digest
+from bot.digest.compose import compose_digest
 from storage.db.engine import Database
 from storage.store import Store
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics, repair, tool_routes
-from bot.digest import local_zone
+from bot.digest.compose import local_zone
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.toolrunner import Outcome, ToolRunner

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.dates.when import When, describe, find_when, read_due, read_when
-from bot.digest import local_zone
+from bot.digest.compose import local_zone
 from bot.reminder_buttons import reminder_time
 from bot.tools.registry import ToolContext
 

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot.digest import Digest, local_zone
+from bot.digest.compose import Digest, local_zone
 from bot.events import Button, Reply
 from bot.tools.registry import ToolContext
 from bot.vault_access import in_vault

@@ -11,7 +11,7 @@ import asyncio
 import logging
 from dataclasses import replace
 
-from bot.digest import Digest, fit
+from bot.digest.compose import Digest, fit
 from bot.llm import LLM, LLMUnavailable
 
 log = logging.getLogger(__name__)

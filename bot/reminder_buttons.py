@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from bot.config import Settings
 from bot.dates.when import describe
-from bot.digest import local_zone
+from bot.digest.compose import local_zone
 from bot.events import Button, Reply
 from bot.tools.registry import ToolContext
 from bot.vault_access import in_vault, is_team

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.buttons import Buttons
 from bot.dates.when import find_when
-from bot.digest import local_zone
+from bot.digest.compose import local_zone
 from bot.events import Reply, Sender
 from bot.notecommands import NoteCommands
 from bot.people import People

@@ -29,7 +29,7 @@ from sqlalchemy import select
 from bot import metrics
 from bot.config import Settings
 from bot.dates.when import next_occurrence, read_when
-from bot.digest import CLOSED_STATUSES, local_zone
+from bot.digest.compose import CLOSED_STATUSES, local_zone
 from bot.events import Conversation
 from bot.reminder_buttons import reminder_message, reminder_time
 from scheduler.delivery import Deliver, NoRoute, home_conversations

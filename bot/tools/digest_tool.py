@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from bot.digest import compose_digest, local_zone
+from bot.digest.compose import compose_digest, local_zone
 from bot.digest_buttons import present
 from bot.people import WEEKDAYS
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool

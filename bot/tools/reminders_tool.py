@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.dates.when import describe, read_when
-from bot.digest import CLOSED_STATUSES, local_zone
+from bot.digest.compose import CLOSED_STATUSES, local_zone
 from bot.reminder_buttons import reminder_time
 from bot.tools.registry import ToolContext, ToolResult, tool
 from bot.vault_access import is_team

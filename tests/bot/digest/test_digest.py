@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import frontmatter
 
-from bot.digest import TEXT_LIMIT, Digest, compose_digest, digest_from_facts
+from bot.digest.compose import TEXT_LIMIT, Digest, compose_digest, digest_from_facts
 from bot.digest_summary import with_summary
 from storage.index.digest_queries import DigestFacts, Listing, NoteRow
 from tests.bot.helpers import message, press
@@ -302,7 +302,7 @@ async def test_without_the_model_the_digest_goes_out_without_an_opening(
 
 
 def test_a_digest_survives_the_round_trip_through_the_database_form() -> None:
-    from bot.digest import DigestItem, DigestSection
+    from bot.digest.compose import DigestItem, DigestSection
 
     digest = Digest(
         "daily",
