@@ -20,8 +20,8 @@ from typing import Protocol
 from bot import metrics
 from bot.config import Settings
 from bot.digest.compose import Digest, compose_digest, local_zone
+from bot.digest.summary import with_summary
 from bot.digest_buttons import present
-from bot.digest_summary import with_summary
 from bot.events import Conversation, Reply
 from bot.llm import LLM
 from scheduler.retry import next_attempt

@@ -15,7 +15,7 @@ from bot.app.commands.run import ConfigurationError, build_adapters
 from bot.app.runtime import Runtime
 from bot.config import Settings
 from bot.digest.compose import compose_digest, local_zone
-from bot.digest_summary import with_summary
+from bot.digest.summary import with_summary
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
 from storage.db.digest_log import DigestLog
 from storage.db.people import Person

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import frontmatter
 
 from bot.digest.compose import TEXT_LIMIT, Digest, compose_digest, digest_from_facts
-from bot.digest_summary import with_summary
+from bot.digest.summary import with_summary
 from storage.index.digest_queries import DigestFacts, Listing, NoteRow
 from tests.bot.helpers import message, press
 from tests.fakes.brain import Clock, running_brain
