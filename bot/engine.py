@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 from bot import logs, metrics, tools
 from bot.agent import Agent, Turn
-from bot.buttons import Buttons
+from bot.buttons.approvals import Buttons
 from bot.config import Settings
 from bot.custom_tools.vault_tools import VaultTools
 from bot.digest_buttons import DigestButtons

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bot.buttons import Buttons
+from bot.buttons.approvals import Buttons
 from bot.events import Button, Reply
 from bot.notenames import clean_reference, notes_named, split_leading_reference
 from bot.team_notes import in_team

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from bot.buttons import Buttons
+from bot.buttons.approvals import Buttons
 from bot.dates.when import find_when
 from bot.digest.compose import local_zone
 from bot.events import Reply, Sender
