@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from bot import logs, metrics, tools
 from bot.agent import Agent, Turn
 from bot.buttons.approvals import Buttons
+from bot.buttons.undo import UndoButton
 from bot.config import Settings
 from bot.custom_tools.vault_tools import VaultTools
 from bot.digest_buttons import DigestButtons
@@ -32,7 +33,6 @@ from bot.reminder_buttons import ReminderButtons
 from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
-from bot.undo_button import UndoButton
 from storage.db.digest_log import DigestLog
 from storage.db.events import StoredFile
 from storage.db.people import Person

@@ -3,7 +3,7 @@ turn a risky call into a pending approval, execute the rest, and log it.
 
 A small change (appending, tagging, ticking a task: BRAINBOT_DIRECT_CHANGES) runs at
 once, and its result carries an Undo button that reverts exactly its commit (see
-bot.undo_button)."""
+bot.buttons.undo)."""
 
 from __future__ import annotations
 
