@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from bot import logs, metrics, tools
 from bot.agent import Agent, Turn
 from bot.buttons.approvals import Buttons
+from bot.buttons.digest import DigestButtons
 from bot.buttons.undo import UndoButton
 from bot.config import Settings
 from bot.custom_tools.vault_tools import VaultTools
-from bot.digest_buttons import DigestButtons
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.intent import kind_of
 from bot.keep import Keeper, carries_the_thought

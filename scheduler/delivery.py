@@ -18,10 +18,10 @@ from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from bot import metrics
+from bot.buttons.digest import present
 from bot.config import Settings
 from bot.digest.compose import Digest, compose_digest, local_zone
 from bot.digest.summary import with_summary
-from bot.digest_buttons import present
 from bot.events import Conversation, Reply
 from bot.llm import LLM
 from scheduler.retry import next_attempt

@@ -6,7 +6,7 @@ items coming up later, people to follow up, what was captured since the start of
 yesterday up to the moment of composing (the last seven days, for the weekly
 review), the inbox waiting for a decision, and projects stuck for two weeks. Action
 items (projects, due items, to-dos) are numbered; the chat shows Done / Snooze /
-Open buttons for each (see bot.digest_buttons). "Nothing needs you today" means
+Open buttons for each (see bot.buttons.digest). "Nothing needs you today" means
 nothing is open and nothing was captured. The text stays well inside Telegram's
 4,096 characters and a handful of Slack blocks.
 """

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from bot.buttons.digest import present
 from bot.digest.compose import compose_digest, local_zone
-from bot.digest_buttons import present
 from bot.people import WEEKDAYS
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from storage.db.digest_log import DigestLog
