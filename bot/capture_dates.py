@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from bot.buttons.reminders import reminder_time
 from bot.dates.when import When, describe, find_when, read_due, read_when
 from bot.digest.compose import local_zone
-from bot.reminder_buttons import reminder_time
 from bot.tools.registry import ToolContext
 
 DATE_FIELDS = ("due", "remind", "repeat")

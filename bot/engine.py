@@ -20,6 +20,7 @@ from bot import logs, metrics, tools
 from bot.agent import Agent, Turn
 from bot.buttons.approvals import Buttons
 from bot.buttons.digest import DigestButtons
+from bot.buttons.reminders import ReminderButtons
 from bot.buttons.undo import UndoButton
 from bot.config import Settings
 from bot.custom_tools.vault_tools import VaultTools
@@ -29,7 +30,6 @@ from bot.keep import Keeper, carries_the_thought
 from bot.llm import LLM, LLMUnavailable
 from bot.people import People
 from bot.ratelimit import RateLimit
-from bot.reminder_buttons import ReminderButtons
 from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext

@@ -27,11 +27,11 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from bot import metrics
+from bot.buttons.reminders import reminder_message, reminder_time
 from bot.config import Settings
 from bot.dates.when import next_occurrence, read_when
 from bot.digest.compose import CLOSED_STATUSES, local_zone
 from bot.events import Conversation
-from bot.reminder_buttons import reminder_message, reminder_time
 from scheduler.delivery import Deliver, NoRoute, home_conversations
 from scheduler.retry import next_attempt
 from storage.db.people import Person

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.buttons.reminders import reminder_time
 from bot.dates.when import describe, read_when
 from bot.digest.compose import CLOSED_STATUSES, local_zone
-from bot.reminder_buttons import reminder_time
 from bot.tools.registry import ToolContext, ToolResult, tool
 from bot.vault_access import is_team
 from storage.index.reminder_queries import reminder_notes
