@@ -19,9 +19,9 @@ from typing import Any
 from bot import metrics, repair, tool_routes
 from bot.digest.compose import local_zone
 from bot.events import Reply
-from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.toolrunner import Outcome, ToolRunner
 from bot.tools.registry import REGISTRY, ToolContext
+from bot.turn.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.turn_replies import (
     change_replies,
     direct_replies,

@@ -27,12 +27,12 @@ from bot.custom_tools.vault_tools import VaultTools
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.intent import kind_of
 from bot.keep import Keeper, carries_the_thought
-from bot.llm import LLM, LLMUnavailable
 from bot.people import People
 from bot.ratelimit import RateLimit
 from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from bot.turn.llm import LLM, LLMUnavailable
 from storage.db.digest_log import DigestLog
 from storage.db.events import StoredFile
 from storage.db.people import Person

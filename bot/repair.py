@@ -20,9 +20,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.coerce import MISSING, coerce, empty_value
-from bot.llm import Completion, ModelToolCall
 from bot.router import title_from
 from bot.tools.registry import REGISTRY
+from bot.turn.llm import Completion, ModelToolCall
 
 # Names small models give the tools, mapped to ours.
 NAME_ALIASES = {

@@ -26,12 +26,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.intent import asks_for_digest, kind_of
-from bot.llm import LLM, ModelToolCall
 from bot.notenames import notes_named
 from bot.questions import search_words
 from bot.repair import loads_lenient
 from bot.router import classify, title_from
 from bot.tools.registry import ToolContext
+from bot.turn.llm import LLM, ModelToolCall
 from storage.errors import StorageError
 
 PICK_PROMPT = """Classify the user's message.

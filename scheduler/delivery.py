@@ -23,7 +23,7 @@ from bot.config import Settings
 from bot.digest.compose import Digest, compose_digest, local_zone
 from bot.digest.summary import with_summary
 from bot.events import Conversation, Reply
-from bot.llm import LLM
+from bot.turn.llm import LLM
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
 from storage.db.digest_log import DigestKey, DigestLog, DigestLogEntry
