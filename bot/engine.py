@@ -17,7 +17,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot import logs, metrics, tools
-from bot.agent import Agent, Turn
 from bot.buttons.approvals import Buttons
 from bot.buttons.digest import DigestButtons
 from bot.buttons.reminders import ReminderButtons
@@ -33,6 +32,7 @@ from bot.router import Router
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
 from bot.turn.llm import LLM, LLMUnavailable
+from bot.turn.loop import Agent, Turn
 from storage.db.digest_log import DigestLog
 from storage.db.events import StoredFile
 from storage.db.people import Person

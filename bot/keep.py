@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import re
 
-from bot.agent import Turn
 from bot.events import Reply
 from bot.router import title_from
 from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from bot.turn.loop import Turn
 
 _WORD = re.compile(r"\w+")
 
