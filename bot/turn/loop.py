@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot import metrics, repair, tool_routes
+from bot import metrics, repair
 from bot.digest.compose import local_zone
 from bot.events import Reply
 from bot.toolrunner import Outcome, ToolRunner
 from bot.tools.registry import REGISTRY, ToolContext
+from bot.turn import routed as tool_routes
 from bot.turn.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.turn_replies import (
     change_replies,
@@ -262,7 +263,7 @@ class Agent:
         return state.turn(read_results(state.done), gave_up=not state.wrote)
 
     async def _small(self, ctx: ToolContext, text: str, budget: _Budget, state: _State) -> Turn:
-        """Small-model mode: one constrained question, one call (see bot.tool_routes)."""
+        """Small-model mode: one constrained question, one call (see bot.turn.routed)."""
         planned = await tool_routes.plan(self.llm, text, ctx.settings.categories)
         state.route = planned.route + ("" if planned.by_model else " (rules)")
         state.prompt_tokens += planned.prompt_tokens
