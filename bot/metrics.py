@@ -52,7 +52,7 @@ LLM_FAILURES = Counter(
 )
 MODEL_REPAIRS = Counter(
     "brainbot_model_repairs",
-    "What was mended in the model's answers (see bot.repair), and thoughts the engine "
+    "What was mended in the model's answers (see bot.turn.mending), and thoughts the engine "
     "kept in the inbox because the model filed nothing (kind=kept_thought).",
     ["kind"],
     registry=REGISTRY,

@@ -2,7 +2,7 @@
 
 The prompt stays the same size whatever the vault holds: the model gets a few
 recent entries and the recent turns of this conversation, and searches for the rest.
-What weak models send is mended first (`bot.repair`); a call that stays broken goes
+What weak models send is mended first (`bot.turn.mending`); a call that stays broken goes
 back to the model as an error it can fix, once. The turn then says whether anything
 was written, and the engine keeps a thought the model failed to file.
 """
@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot import metrics, repair
+from bot import metrics
 from bot.digest.compose import local_zone
 from bot.events import Reply
 from bot.toolrunner import Outcome, ToolRunner
 from bot.tools.registry import REGISTRY, ToolContext
+from bot.turn import mending as repair
 from bot.turn import routed as tool_routes
 from bot.turn.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.turn_replies import (

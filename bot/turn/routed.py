@@ -28,10 +28,10 @@ from typing import Any
 from bot.intent import asks_for_digest, kind_of
 from bot.notenames import notes_named
 from bot.questions import search_words
-from bot.repair import loads_lenient
 from bot.router import classify, title_from
 from bot.tools.registry import ToolContext
 from bot.turn.llm import LLM, ModelToolCall
+from bot.turn.mending import loads_lenient
 from storage.errors import StorageError
 
 PICK_PROMPT = """Classify the user's message.
