@@ -24,7 +24,7 @@ from bot.tools.registry import REGISTRY, ToolContext
 from bot.turn import mending as repair
 from bot.turn import routed as tool_routes
 from bot.turn.llm import LLM, LLMUnavailable, ModelToolCall
-from bot.turn_replies import (
+from bot.turn.verdict import (
     change_replies,
     direct_replies,
     read_results,
