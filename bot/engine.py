@@ -29,8 +29,8 @@ from bot.keep import Keeper, carries_the_thought
 from bot.people import People
 from bot.ratelimit import RateLimit
 from bot.router import Router
-from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from bot.tools.runner import ToolRunner
 from bot.turn.llm import LLM, LLMUnavailable
 from bot.turn.loop import Agent, Turn
 from storage.db.digest_log import DigestLog

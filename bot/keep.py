@@ -15,8 +15,8 @@ import re
 
 from bot.events import Reply
 from bot.router import title_from
-from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from bot.tools.runner import ToolRunner
 from bot.turn.loop import Turn
 
 _WORD = re.compile(r"\w+")

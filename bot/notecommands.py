@@ -13,8 +13,8 @@ from bot.buttons.approvals import Buttons
 from bot.events import Button, Reply
 from bot.notenames import clean_reference, notes_named, split_leading_reference
 from bot.team_notes import in_team
-from bot.toolrunner import Outcome, ToolRunner
 from bot.tools.registry import ToolContext
+from bot.tools.runner import Outcome, ToolRunner
 from storage.entry import Entry
 from storage.errors import StorageError
 

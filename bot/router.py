@@ -15,8 +15,8 @@ from bot.events import Reply, Sender
 from bot.notecommands import NoteCommands
 from bot.people import People
 from bot.questions import is_leave_word, is_question, search_words
-from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext
+from bot.tools.runner import ToolRunner
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.

@@ -10,8 +10,8 @@ from datetime import timedelta
 
 from bot import metrics
 from bot.events import Reply
-from bot.toolrunner import ToolRunner
 from bot.tools.registry import ToolContext, ToolError
+from bot.tools.runner import ToolRunner
 from bot.vault_access import in_vault, is_team
 from storage.db.chat_tables import Approval
 from storage.db.conversations import HistoryItem

@@ -1,4 +1,4 @@
-"""The Undo button of a change that ran at once (bot.toolrunner offers it).
+"""The Undo button of a change that ran at once (bot.tools.runner offers it).
 
 A press reverts exactly the commit the button was made for, however many changes
 came after it, and at once: the press is the decision. Like an approval, only the
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 
 from bot.events import Reply
-from bot.toolrunner import UNDO_ACTION, UNDO_KIND, ToolRunner
 from bot.tools.registry import ToolContext, ToolError
+from bot.tools.runner import UNDO_ACTION, UNDO_KIND, ToolRunner
 from bot.vault_access import in_vault, is_team
 from storage.db.conversations import HistoryItem
 from storage.errors import NothingToChange, StorageError, UndoConflict

@@ -23,8 +23,8 @@ from bot.config import Settings
 from bot.events import Conversation, Reply
 from bot.mcp_server.tools import with_nulls
 from bot.people import People
-from bot.toolrunner import Outcome, ToolRunner
 from bot.tools.registry import ToolContext, ToolResult
+from bot.tools.runner import Outcome, ToolRunner
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author

@@ -19,8 +19,8 @@ from typing import Any
 from bot import metrics
 from bot.digest.compose import local_zone
 from bot.events import Reply
-from bot.toolrunner import Outcome, ToolRunner
 from bot.tools.registry import REGISTRY, ToolContext
+from bot.tools.runner import Outcome, ToolRunner
 from bot.turn import mending as repair
 from bot.turn import routed as tool_routes
 from bot.turn.llm import LLM, LLMUnavailable, ModelToolCall

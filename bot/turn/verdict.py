@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 
 from bot.events import Reply
-from bot.toolrunner import UNDO_ACTION, Outcome
+from bot.tools.runner import UNDO_ACTION, Outcome
 
 
 def undoable(outcome: Outcome) -> bool:
