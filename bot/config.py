@@ -43,7 +43,7 @@ APPROVAL_ALIASES = {
     "rename": "rename_entry",
     "delete": "delete_entry",
 }
-# Changes that add to a note and overwrite nothing (see bot.change_kinds), which
+# Changes that add to a note and overwrite nothing (see bot.tools.change_kinds), which
 # BRAINBOT_DIRECT_CHANGES may let run at once with an Undo button instead of Approve.
 CHANGE_KINDS = ("append", "tag", "tick", "fill")
 DIRECT_CHANGES = ("append", "tag", "tick")

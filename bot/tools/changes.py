@@ -1,5 +1,5 @@
 """Tools that change or remove notes. Each one can wait for the user's approval and
-show a preview of the change first; a small change (see bot.change_kinds) may run
+show a preview of the change first; a small change (see bot.tools.change_kinds) may run
 at once instead, and its reply carries an Undo button."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.capture_dates import normalised
-from bot.change_kinds import ChangeKinds, update_kinds
 from bot.tasklist import TaskMatchError, Ticked, only_ticks, tasks, tick
+from bot.tools.change_kinds import ChangeKinds, update_kinds
 from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
 from storage.entry import Change, Entry, Preview

@@ -24,10 +24,10 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from bot.change_kinds import ChangeKinds
 from bot.config import Settings
 from bot.events import Button, Conversation
 from bot.people import People
+from bot.tools.change_kinds import ChangeKinds
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author

@@ -18,9 +18,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from bot import metrics
-from bot.change_kinds import echoes
 from bot.config import APPROVABLE_TOOLS
 from bot.events import Button, Reply
+from bot.tools.change_kinds import echoes
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.change_kinds import echoes, update_kinds
+from bot.tools.change_kinds import echoes, update_kinds
 from storage.entry import Entry
 
 BODY = "- [ ] milk\n- [ ] eggs\n\nFrom the market."
