@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.tasklist import only_ticks
+from bot.tools.tasklist import only_ticks
 from storage.entry import Entry
 from storage.vault.schema import MANAGED_FIELDS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.tasklist import TaskMatchError, only_ticks, tick
+from bot.tools.tasklist import TaskMatchError, only_ticks, tick
 
 LIST = """# Shopping
 
