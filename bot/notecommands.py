@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.buttons.approvals import Buttons
 from bot.events import Button, Reply
-from bot.notenames import clean_reference, notes_named, split_leading_reference
+from bot.tools.names import clean_reference, notes_named, split_leading_reference
 from bot.tools.registry import ToolContext
 from bot.tools.runner import Outcome, ToolRunner
 from bot.tools.team_notes import in_team
