@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.capture_dates import normalised
 from bot.tools.change_kinds import ChangeKinds, update_kinds
+from bot.tools.dates import normalised
 from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
 from bot.tools.tasklist import TaskMatchError, Ticked, only_ticks, tasks, tick

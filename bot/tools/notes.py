@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bot.capture_dates import DATE_FIELDS, dated, promise
 from bot.events import Button
+from bot.tools.dates import DATE_FIELDS, dated, promise
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
