@@ -1,6 +1,6 @@
 """The tools the model (and the command router) can call; importing this registers them."""
 
-from bot.tools import changes, digest_tool, notes, reminders_tool
+from bot.tools import changes, digest_tool, notes, reminders
 from bot.tools.registry import REGISTRY, ToolContext, ToolError, ToolResult
 
 __all__ = [
@@ -11,5 +11,5 @@ __all__ = [
     "changes",
     "digest_tool",
     "notes",
-    "reminders_tool",
+    "reminders",
 ]
