@@ -1,6 +1,6 @@
 """The tools the model (and the command router) can call; importing this registers them."""
 
-from bot.tools import changes, digest_tool, notes, reminders
+from bot.tools import changes, digest, notes, reminders
 from bot.tools.registry import REGISTRY, ToolContext, ToolError, ToolResult
 
 __all__ = [
@@ -9,7 +9,7 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "changes",
-    "digest_tool",
+    "digest",
     "notes",
     "reminders",
 ]
