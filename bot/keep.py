@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import re
 
+from bot.commands.router import title_from
 from bot.events import Reply
-from bot.router import title_from
 from bot.tools.registry import ToolContext
 from bot.tools.runner import ToolRunner
 from bot.turn.loop import Turn

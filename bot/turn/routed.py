@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.commands.router import classify, title_from
 from bot.intent import asks_for_digest, kind_of
 from bot.questions import search_words
-from bot.router import classify, title_from
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext
 from bot.turn.llm import LLM, ModelToolCall

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import frontmatter
 
+from bot.commands.router import classify
 from bot.events import Conversation
-from bot.router import classify
 from tests.bot.helpers import message, notes, press
 from tests.fakes.brain import running_brain
 
