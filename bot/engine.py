@@ -21,11 +21,11 @@ from bot.buttons.approvals import Buttons
 from bot.buttons.digest import DigestButtons
 from bot.buttons.reminders import ReminderButtons
 from bot.buttons.undo import UndoButton
+from bot.commands.intent import kind_of
 from bot.commands.router import Router
 from bot.config import Settings
 from bot.custom_tools.vault_tools import VaultTools
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
-from bot.intent import kind_of
 from bot.keep import Keeper, carries_the_thought
 from bot.people import People
 from bot.ratelimit import RateLimit

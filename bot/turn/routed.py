@@ -7,7 +7,7 @@ not constrain it. A JSON schema in `response_format` does: llama.cpp, vLLM, Olla
 LM Studio and OpenAI all turn it into a grammar or strict mode, so the answer always
 parses. So a message is routed first, and each route asks for a few fields:
 
-- the rules of `bot.intent` route a question, a change request or small talk; only a
+- the rules of `bot.commands.intent` route a question, a change request or small talk; only a
   message they take for a thought asks the model to choose (save / ask / change);
 - save: category, title, confidence and tags; the note keeps the person's words;
 - ask: the words to search for; the results are the answer;
@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.commands.intent import asks_for_digest, kind_of
 from bot.commands.router import classify, title_from
-from bot.intent import asks_for_digest, kind_of
 from bot.questions import search_words
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext
