@@ -18,8 +18,8 @@ from typing import TextIO
 
 from adapters.base import EventHandler, MayUse, SentRef
 from adapters.console.lines import LineReader
+from bot.commands.questions import is_leave_word
 from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
-from bot.questions import is_leave_word
 
 GREETING = (
     "brainbot: write a thought to file it, ask a question to search your notes, "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from bot.questions import is_question
+from bot.commands.questions import is_question
 
 Kind = Literal["question", "change", "small_talk", "thought"]
 

@@ -10,11 +10,11 @@ from typing import Any
 from bot.buttons.approvals import Buttons
 from bot.buttons.reminders import reminder_time
 from bot.commands.notes import NoteCommands
+from bot.commands.questions import is_leave_word, is_question, search_words
 from bot.dates.when import find_when
 from bot.digest.compose import local_zone
 from bot.events import Reply, Sender
 from bot.people import People
-from bot.questions import is_leave_word, is_question, search_words
 from bot.tools.registry import ToolContext
 from bot.tools.runner import ToolRunner
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.commands.intent import asks_for_digest, kind_of
+from bot.commands.questions import search_words
 from bot.commands.router import classify, title_from
-from bot.questions import search_words
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext
 from bot.turn.llm import LLM, ModelToolCall
