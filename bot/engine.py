@@ -27,7 +27,7 @@ from bot.config import Settings
 from bot.custom_tools.vault_tools import VaultTools
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.keep import Keeper, carries_the_thought
-from bot.people import People
+from bot.people.directory import People
 from bot.ratelimit import RateLimit
 from bot.tools.registry import ToolContext
 from bot.tools.runner import ToolRunner

@@ -28,7 +28,7 @@ from apscheduler.triggers.base import BaseTrigger
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
-from bot.people import WEEKDAYS
+from bot.people.directory import WEEKDAYS
 from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders

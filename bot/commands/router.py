@@ -14,7 +14,7 @@ from bot.commands.questions import is_leave_word, is_question, search_words
 from bot.dates.when import find_when
 from bot.digest.compose import local_zone
 from bot.events import Reply, Sender
-from bot.people import People
+from bot.people.directory import People
 from bot.tools.registry import ToolContext
 from bot.tools.runner import ToolRunner
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from bot.buttons.digest import present
 from bot.digest.compose import compose_digest, local_zone
-from bot.people import WEEKDAYS
+from bot.people.directory import WEEKDAYS
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from storage.db.digest_log import DigestLog
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bot.config import Settings
 from bot.events import Button, Conversation
-from bot.people import People
+from bot.people.directory import People
 from bot.tools.change_kinds import ChangeKinds
 from storage.db.people import Person
 from storage.db.records import Records
