@@ -28,7 +28,7 @@ from bot.custom_tools.vault_tools import VaultTools
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, Reply
 from bot.keep import Keeper, carries_the_thought
 from bot.people.directory import People
-from bot.ratelimit import RateLimit
+from bot.people.ratelimit import RateLimit
 from bot.tools.registry import ToolContext
 from bot.tools.runner import ToolRunner
 from bot.turn.llm import LLM, LLMUnavailable
