@@ -18,37 +18,19 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import and_, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 
 from storage.db.engine import Database
-from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS
+from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS, VaultInfo, vault_info
+
+__all__ = ["VaultInfo", "VaultSettings", "Vaults", "folder_name"]
 from storage.index.embeddings import Closable, Embedder
 from storage.store import Store
 
 KEEP_OPEN = 256  # stores kept open (a git repository and its index handle each)
 _NAME = re.compile(r"[^a-z0-9]+")
-
-
-@dataclass(frozen=True, slots=True)
-class VaultInfo:
-    """One vault: `kind` is "person" (its `user_id`'s) or "team" (its members')."""
-
-    id: int
-    name: str
-    kind: str
-    user_id: int | None
-
-    @property
-    def is_team(self) -> bool:
-        return self.kind == "team"
-
-
-def _info(row: Any) -> VaultInfo:
-    m = row._mapping
-    return VaultInfo(m["id"], m["name"], m["kind"], m["user_id"])
 
 
 def folder_name(text: str) -> str:
@@ -110,7 +92,7 @@ class Vaults:
         async with self.database.engine.begin() as conn:
             row = (await conn.execute(select(VAULTS).where(VAULTS.c.user_id == user_id))).first()
             if row is not None:
-                return _info(row)
+                return vault_info(row)
             claimed = (
                 await conn.execute(
                     update(VAULTS)
@@ -120,7 +102,7 @@ class Vaults:
                 )
             ).first()
             if claimed is not None:
-                return _info(claimed)
+                return vault_info(claimed)
             base = f"{folder_name(name)}-{user_id}"
             row = (
                 await conn.execute(
@@ -132,7 +114,7 @@ class Vaults:
             ).first()
         if row is None:  # made meanwhile by another process
             return await self._person_vault(user_id, name, now)
-        return _info(row)
+        return vault_info(row)
 
     async def team(self, name: str, now: datetime | None = None) -> VaultInfo:
         """The team vault called `name` (BRAINBOT_TEAM_VAULTS), made on first use."""
@@ -147,7 +129,7 @@ class Vaults:
                 .on_conflict_do_nothing()
             )
             row = (await conn.execute(select(VAULTS).where(VAULTS.c.name == name))).one()
-        info = _info(row)
+        info = vault_info(row)
         if not info.is_team:
             raise ValueError(f"the vault {name!r} is a person's vault, not a team's")
         self._known[name] = info
@@ -190,17 +172,17 @@ class Vaults:
             .order_by(VAULTS.c.name)
         )
         async with self.database.engine.connect() as conn:
-            return [_info(r) for r in await conn.execute(stmt)]
+            return [vault_info(r) for r in await conn.execute(stmt)]
 
     async def get(self, vault_id: int) -> VaultInfo | None:
         async with self.database.engine.connect() as conn:
             row = (await conn.execute(select(VAULTS).where(VAULTS.c.id == vault_id))).first()
-        return None if row is None else _info(row)
+        return None if row is None else vault_info(row)
 
     async def named(self, name: str) -> VaultInfo | None:
         async with self.database.engine.connect() as conn:
             row = (await conn.execute(select(VAULTS).where(VAULTS.c.name == name))).first()
-        return None if row is None else _info(row)
+        return None if row is None else vault_info(row)
 
     async def note_counts(self) -> dict[int, int]:
         """How many notes each vault's index holds, without opening the vaults."""
@@ -211,7 +193,7 @@ class Vaults:
     async def all(self) -> list[VaultInfo]:
         async with self.database.engine.connect() as conn:
             rows = await conn.execute(select(VAULTS).order_by(VAULTS.c.id))
-            return [_info(r) for r in rows]
+            return [vault_info(r) for r in rows]
 
     # ---- stores -------------------------------------------------------------------
 

@@ -32,6 +32,12 @@ def async_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
+def autocommit(engine: AsyncEngine) -> AsyncEngine:
+    """The same pool, each statement its own transaction: a write or a read that is one
+    statement costs one round trip (psycopg sends no BEGIN and no COMMIT)."""
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
 def _safe(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 

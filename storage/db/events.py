@@ -1,5 +1,9 @@
 """Inbound events, recorded before they are handled: the claim that makes a
-platform's retry or a second process a no-op, and the files that came with them."""
+platform's retry or a second process a no-op, and the files that came with them.
+
+`arrive` is the engine's first step, in one round trip: may the sender use the bot,
+record the event (only then), and who they are and which vault is theirs.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, select, update
+from sqlalchemy import and_, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -16,6 +20,9 @@ from storage.db.chat_tables import (
     FILES,
     InboundEvent,
 )
+from storage.db.engine import autocommit
+from storage.db.people import Person
+from storage.db.vault_tables import VaultInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,62 +35,107 @@ class StoredFile:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event as it is recorded: who sent it where, and what it says."""
+
+    platform: str
+    event_id: str
+    kind: str  # message | button
+    user_key: str  # "platform:user id"
+    chat_id: str
+    thread_id: str | None
+    text: str
+    received_at: datetime
+    owner: int = 0  # the liveness token of the process handling it
+
+    @property
+    def user_id(self) -> str:
+        return self.user_key.split(":", 1)[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """What the first step found: may the sender use the bot, is this the event's first
+    delivery (recorded now), and the person and their own vault (None on first contact)."""
+
+    admitted: bool
+    first: bool
+    person: Person | None
+    vault: VaultInfo | None
+
+
+# Admission, the record (only for an admitted sender) and the person with their own
+# vault, in one statement: a plain message costs the engine one round trip here.
+_ARRIVE = text(
+    """
+    WITH allowed AS (
+        SELECT CAST(:by_setting AS boolean)
+            OR EXISTS (SELECT 1 FROM admitted_identities WHERE identity = :user_key) AS ok
+    ), recorded AS (
+        INSERT INTO inbound_events (platform, event_id, kind, user_key, chat_id, thread_id,
+                                    text, received_at, status, owner)
+        SELECT :platform, :event_id, :kind, :user_key, :chat_id, :thread_id,
+               :text, :received_at, 'received', :owner
+        FROM allowed WHERE ok
+        ON CONFLICT DO NOTHING
+        RETURNING event_id
+    )
+    SELECT allowed.ok AS admitted, EXISTS (SELECT 1 FROM recorded) AS first,
+           u.id, u.name, u.timezone, u.digest_enabled, u.digest_time, u.weekly_day,
+           v.id AS vault_id, v.name AS vault_name, v.kind AS vault_kind
+    FROM allowed
+    LEFT JOIN identities i
+        ON allowed.ok AND i.platform = :platform AND i.platform_user_id = :user_id
+    LEFT JOIN users u ON u.id = i.user_id
+    LEFT JOIN vaults v ON v.user_id = u.id
+    """
+)
+
+
 class EventRecords:
     """Inbound events and their files."""
 
     engine: AsyncEngine
 
-    async def record_event(
-        self,
-        *,
-        platform: str,
-        event_id: str,
-        kind: str,
-        user_key: str,
-        chat_id: str,
-        thread_id: str | None,
-        text: str,
-        received_at: datetime,
-        owner: int = 0,
-        files: Sequence[StoredFile] = (),
-    ) -> bool:
-        """Store the event (and its files, in the same transaction); False when it was
-        recorded before (a platform retry)."""
-        stmt = (
-            insert(EVENTS)
-            .values(
-                platform=platform,
-                event_id=event_id,
-                kind=kind,
-                user_key=user_key,
-                chat_id=chat_id,
-                thread_id=thread_id,
-                text=text,
-                received_at=received_at,
-                status="received",
-                owner=owner,
+    async def arrive(
+        self, event: NewEvent, *, by_setting: bool, files: Sequence[StoredFile] = ()
+    ) -> Arrival:
+        """Record `event` if its sender may use the bot (`by_setting`: the allow-list
+        names them; else a claim or a link admitted them) and say who they are. Files
+        are recorded with the event, in the same transaction."""
+        params = {
+            **{name: getattr(event, name) for name in NewEvent.__dataclass_fields__},
+            "user_id": event.user_id,
+            "by_setting": by_setting,
+        }
+        if not files:
+            async with autocommit(self.engine).connect() as conn:
+                row = (await conn.execute(_ARRIVE, params)).one()
+        else:
+            async with self.engine.begin() as conn:
+                row = (await conn.execute(_ARRIVE, params)).one()
+                if row.first:
+                    await conn.execute(insert(FILES), _file_rows(event, files))
+        m = row._mapping
+        person = (
+            None
+            if m["id"] is None
+            else Person(
+                id=m["id"],
+                name=m["name"],
+                timezone=m["timezone"],
+                digest_enabled=m["digest_enabled"],
+                digest_time=m["digest_time"],
+                weekly_day=m["weekly_day"],
             )
-            .on_conflict_do_nothing()
-            .returning(EVENTS.c.event_id)
         )
-        async with self.engine.begin() as conn:
-            if (await conn.execute(stmt)).first() is None:
-                return False
-            if files:
-                rows = [
-                    {
-                        "platform": platform,
-                        "event_id": event_id,
-                        "position": n,
-                        "kind": f.kind,
-                        "file_name": f.file_name,
-                        "mime_type": f.mime_type,
-                        "data": f.data,
-                    }
-                    for n, f in enumerate(files)
-                ]
-                await conn.execute(insert(FILES), rows)
-            return True
+        vault = (
+            None
+            if m["vault_id"] is None
+            else VaultInfo(m["vault_id"], m["vault_name"], m["vault_kind"], m["id"])
+        )
+        return Arrival(bool(m["admitted"]), bool(m["first"]), person, vault)
 
     async def event_files(self, platform: str, event_id: str) -> list[StoredFile]:
         c = FILES.c
@@ -97,19 +149,12 @@ class EventRecords:
         return [StoredFile(*row) for row in rows]
 
     async def finish_event(self, platform: str, event_id: str, status: str, at: datetime) -> None:
-        """Mark the event handled; its files are in the vault by now, so drop their copy."""
-        stmt = (
-            update(EVENTS)
-            .where(and_(EVENTS.c.platform == platform, EVENTS.c.event_id == event_id))
-            .values(status=status, processed_at=at)
-        )
-        async with self.engine.begin() as conn:
+        """Mark the event handled; its files are in the vault by now, so drop their copy
+        (one statement)."""
+        async with autocommit(self.engine).connect() as conn:
             await conn.execute(
-                delete(FILES).where(
-                    and_(FILES.c.platform == platform, FILES.c.event_id == event_id)
-                )
+                _FINISH, {"platform": platform, "event_id": event_id, "status": status, "at": at}
             )
-            await conn.execute(stmt)
 
     async def unfinished_events(self) -> list[InboundEvent]:
         """Events recorded but never finished (the process died while handling them)."""
@@ -136,3 +181,29 @@ class EventRecords:
         )
         async with self.engine.begin() as conn:
             return (await conn.execute(stmt)).first() is not None
+
+
+_FINISH = text(
+    """
+    WITH dropped AS (
+        DELETE FROM inbound_files WHERE platform = :platform AND event_id = :event_id
+    )
+    UPDATE inbound_events SET status = :status, processed_at = :at
+    WHERE platform = :platform AND event_id = :event_id
+    """
+)
+
+
+def _file_rows(event: NewEvent, files: Sequence[StoredFile]) -> list[dict[str, object]]:
+    return [
+        {
+            "platform": event.platform,
+            "event_id": event.event_id,
+            "position": n,
+            "kind": f.kind,
+            "file_name": f.file_name,
+            "mime_type": f.mime_type,
+            "data": f.data,
+        }
+        for n, f in enumerate(files)
+    ]

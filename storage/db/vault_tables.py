@@ -10,6 +10,7 @@ under `<data>/vaults/<name>/`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -50,3 +51,22 @@ class VaultMember(SQLModel, table=True):
 
 VAULTS = table_of(VaultRow)
 VAULT_MEMBERS = table_of(VaultMember)
+
+
+@dataclass(frozen=True, slots=True)
+class VaultInfo:
+    """One vault: `kind` is "person" (its `user_id`'s) or "team" (its members')."""
+
+    id: int
+    name: str
+    kind: str
+    user_id: int | None
+
+    @property
+    def is_team(self) -> bool:
+        return self.kind == "team"
+
+
+def vault_info(row: Any) -> VaultInfo:
+    m = row._mapping
+    return VaultInfo(m["id"], m["name"], m["kind"], m["user_id"])

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import frontmatter
 from sqlalchemy import update
@@ -12,7 +12,7 @@ from sqlalchemy import update
 from bot.app.recovery import resume_unfinished
 from bot.events import Conversation, Reply
 from storage.db.chat_tables import APPROVALS, EVENTS
-from storage.db.events import StoredFile
+from storage.db.events import NewEvent, StoredFile
 from storage.db.liveness import ProcessLiveness
 from storage.db.records import Records
 from tests.bot.helpers import CHAT, message, notes, press
@@ -21,21 +21,21 @@ from tests.fakes.openai_server import FakeOpenAI, call
 
 
 async def record_only(
-    records: Records, event_id: str, text: str, *, kind: str = "message", **extra: Any
+    records: Records,
+    event_id: str,
+    text: str,
+    *,
+    kind: str = "message",
+    owner: int = 0,
+    files: Sequence[StoredFile] = (),
 ) -> None:
     """Record an event of the test chat the way `Engine.handle` does, and go no further:
     what a process that died right after recording leaves behind."""
-    await records.record_event(
-        platform="test",
-        event_id=event_id,
-        kind=kind,
-        user_key="test:U1",
-        chat_id=CHAT.chat_id,
-        thread_id=None,
-        text=text,
-        received_at=datetime.now(UTC),
-        **extra,
+    new = NewEvent(
+        "test", event_id, kind, "test:U1", CHAT.chat_id, None, text, datetime.now(UTC), owner
     )
+    arrival = await records.arrive(new, by_setting=True, files=files)
+    assert arrival.admitted and arrival.first
 
 
 async def test_an_event_recorded_but_never_processed_is_processed_once(

@@ -1,0 +1,112 @@
+"""Who may talk to the bot: the allow-list, the owner's claim of a fresh install, and
+a second account linked to a person with a one-time code."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from bot.events import Sender
+from storage.db.admission import Admission
+from storage.db.people import Person
+from storage.db.records import Records
+
+log = logging.getLogger(__name__)
+
+LINK_CODE_TTL = timedelta(minutes=10)
+WRONG_CODES_ALLOWED = 5  # claim or link codes, per sender, before a lockout
+LOCKOUT = timedelta(minutes=15)
+
+
+class Access:
+    """Allow-list checks (the setting, then who a claim or a link admitted), claim codes,
+    link codes, and the lockout after wrong codes."""
+
+    def __init__(self, records: Records, allowed: tuple[str, ...]) -> None:
+        self.records = records
+        self.admission = Admission(records.engine)
+        self.allowed = frozenset(allowed)
+        self._admitted: set[str] = set()  # nobody is un-admitted: a cache that stays true
+        self._wrong_codes: dict[str, tuple[int, datetime]] = {}
+
+    def in_setting(self, sender: Sender) -> bool:
+        """Whether BRAINBOT_ALLOWED_USERS names this sender (`platform:id`, `platform:*`
+        for the bot's own workspace, `slack:TEAM:*` for a whole other workspace)."""
+        if sender.key in self.allowed:
+            return True
+        if sender.team and f"{sender.platform}:{sender.team}:*" in self.allowed:
+            return True
+        return not sender.foreign and f"{sender.platform}:*" in self.allowed
+
+    def known_allowed(self, sender: Sender) -> bool:
+        """Allowed without asking storage: the console (whoever has the terminal has the
+        files), who the setting names, or who this process saw admitted."""
+        return (
+            sender.platform == "console" or self.in_setting(sender) or sender.key in self._admitted
+        )
+
+    async def is_allowed(self, sender: Sender) -> bool:
+        """Who `known_allowed` names, or who was admitted by a claim or a link."""
+        if self.known_allowed(sender):
+            return True
+        if await self.admission.is_admitted(sender.key):
+            self._admitted.add(sender.key)
+            return True
+        return False
+
+    async def claim(self, sender: Sender, code: str, now: datetime) -> str | None:
+        """`/start CODE` from a stranger: the owner's welcome when CODE is this install's
+        claim code, a refusal when it is not, None when the sender may not try (yet)."""
+        if self.locked_out(sender, now):
+            return None
+        if await self.admission.claim(code, sender.key, now):
+            self._admitted.add(sender.key)
+            self._wrong_codes.pop(sender.key, None)
+            log.warning("brainbot was claimed by %s, its owner", sender.key)
+            return (
+                "Welcome! This brain is yours now: you are its owner. Tell me a thought to "
+                "file it, or send /help."
+            )
+        self.wrong_code(sender, now)
+        return "That code is not valid."
+
+    def locked_out(self, sender: Sender, now: datetime) -> bool:
+        """After WRONG_CODES_ALLOWED wrong codes a sender may not try for a while."""
+        count, since = self._wrong_codes.get(sender.key, (0, now))
+        if count >= WRONG_CODES_ALLOWED and now - since < LOCKOUT:
+            return True
+        if now - since >= LOCKOUT:
+            self._wrong_codes.pop(sender.key, None)
+        return False
+
+    def wrong_code(self, sender: Sender, now: datetime) -> None:
+        count, since = self._wrong_codes.get(sender.key, (0, now))
+        self._wrong_codes[sender.key] = (count + 1, since)
+
+    async def start_link(self, person: Person, now: datetime) -> str:
+        code = await self.records.new_link_code(person.id, now + LINK_CODE_TTL)
+        return (
+            f"Your link code is {code}. Within 10 minutes, send `/link {code}` to me from your "
+            "other account (Slack or Telegram) and both will reach the same brain."
+        )
+
+    async def finish_link(self, sender: Sender, code: str, now: datetime) -> str:
+        """`/link CODE` from the other account: it joins the person who asked for CODE
+        (and may use the bot from then on). Wrong codes count towards a lockout."""
+        if self.locked_out(sender, now):
+            return "Too many wrong codes. Wait a quarter of an hour, then ask for a new one."
+        person = await self.records.redeem_link_code(
+            code.strip(),
+            platform=sender.platform,
+            platform_user_id=sender.id,
+            name=sender.name,
+            now=now,
+        )
+        if person is None:
+            self.wrong_code(sender, now)
+            return "That code is unknown or has expired. Ask for a new one with /link."
+        self._wrong_codes.pop(sender.key, None)
+        if sender.platform != "console" and not self.in_setting(sender):
+            await self.admission.admit(sender.key, "link", now)
+            self._admitted.add(sender.key)
+        return f"Linked: this {sender.platform} account now reaches the brain of {person.name}."
