@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
@@ -17,6 +19,8 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources import DotenvType
 
+from bot.dates.zones import time_of_day, zone_named
+
 DEFAULT_CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 
 
@@ -26,23 +30,6 @@ def _split_csv(value: object) -> object:
     return value
 
 
-# The tools that can wait for Approve (each has a preview), and the command words
-# people may use for them in BRAINBOT_APPROVAL_TOOLS.
-APPROVABLE_TOOLS = (
-    "update_entry",
-    "tick_tasks",
-    "move_entry",
-    "rename_entry",
-    "delete_entry",
-    "undo",
-)
-APPROVAL_ALIASES = {
-    "update": "update_entry",
-    "tick": "tick_tasks",
-    "move": "move_entry",
-    "rename": "rename_entry",
-    "delete": "delete_entry",
-}
 # Changes that add to a note and overwrite nothing (see bot.tools.change_kinds), which
 # BRAINBOT_DIRECT_CHANGES may let run at once with an Undo button instead of Approve.
 CHANGE_KINDS = ("append", "tag", "tick", "fill")
@@ -109,8 +96,10 @@ class Settings(BaseSettings):
     allowed_users: Annotated[tuple[str, ...], NoDecode] = Field((), alias="BRAINBOT_ALLOWED_USERS")
     confidence_threshold: float = Field(0.6, alias="BRAINBOT_CONFIDENCE_THRESHOLD")
     approval_ttl_seconds: float = Field(24 * 3600, alias="BRAINBOT_APPROVAL_TTL")
-    approval_tools: Annotated[tuple[str, ...], NoDecode] = Field(
-        APPROVABLE_TOOLS, alias="BRAINBOT_APPROVAL_TOOLS"
+    # Unset: every tool that can wait for Approve. Checked against the tools' own
+    # flags (bot.tools.runner.approval_tools) when the settings are loaded.
+    approval_tools: Annotated[tuple[str, ...] | None, NoDecode] = Field(
+        None, alias="BRAINBOT_APPROVAL_TOOLS"
     )
     direct_changes: Annotated[tuple[str, ...], NoDecode] = Field(
         DIRECT_CHANGES, alias=_DIRECT_CHANGES_ENV
@@ -121,10 +110,10 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(20_000, alias="BRAINBOT_MAX_MESSAGE_CHARS")
     history_token_budget: int = Field(3_000, alias="BRAINBOT_HISTORY_TOKENS")
 
-    digest_time: str = Field("08:00", alias="BRAINBOT_DIGEST_TIME")
-    timezone: str = Field("UTC", alias="BRAINBOT_TIMEZONE")
+    digest_time: time = Field(time(8, 0), alias="BRAINBOT_DIGEST_TIME")
+    timezone: ZoneInfo = Field(ZoneInfo("UTC"), alias="BRAINBOT_TIMEZONE")
     digest_grace_seconds: float = Field(2 * 3600, alias="BRAINBOT_DIGEST_GRACE")
-    reminder_time: str = Field("09:00", alias="BRAINBOT_REMINDER_TIME")
+    reminder_time: time = Field(time(9, 0), alias="BRAINBOT_REMINDER_TIME")
     reminder_grace_seconds: float = Field(6 * 3600, alias="BRAINBOT_REMINDER_GRACE")
 
     http_host: str = Field("127.0.0.1", alias="BRAINBOT_HTTP_HOST")
@@ -181,6 +170,17 @@ class Settings(BaseSettings):
     def _csv(cls, value: object) -> object:
         return _split_csv(value)
 
+    @field_validator("digest_time", "reminder_time", mode="before")
+    @classmethod
+    def _time_of_day(cls, value: object) -> object:
+        """HH:MM, read once here: a bad value stops the start with the setting's name."""
+        return time_of_day(value) if isinstance(value, str) else value
+
+    @field_validator("timezone", mode="before")
+    @classmethod
+    def _zone(cls, value: object) -> object:
+        return zone_named(value) if isinstance(value, str) else value
+
     @field_validator("direct_changes", mode="after")
     @classmethod
     def _known_change_kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -214,22 +214,6 @@ class Settings(BaseSettings):
                 )
             teams[f"{platform.strip().lower()}:{chat_id.strip()}"] = name.strip()
         return teams
-
-    @field_validator("approval_tools", mode="after")
-    @classmethod
-    def _known_approval_tools(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        names = tuple(APPROVAL_ALIASES.get(name.lower(), name.lower()) for name in value)
-        unknown = [name for name in names if name not in APPROVABLE_TOOLS]
-        if unknown:
-            raise ValueError(
-                f"BRAINBOT_APPROVAL_TOOLS names unknown tools {unknown}; valid names: "
-                f"{', '.join(APPROVABLE_TOOLS)} (or {', '.join(APPROVAL_ALIASES)})"
-            )
-        if "update_entry" in names and "tick_tasks" not in names:
-            # Ticking a task is an update: where updates wait for Approve, so may ticks
-            # (BRAINBOT_DIRECT_CHANGES says which small ones run at once).
-            names = (*names, "tick_tasks")
-        return tuple(dict.fromkeys(names))
 
     @model_validator(mode="after")
     def _inbox_is_a_category(self) -> Settings:

@@ -15,37 +15,15 @@ On the weekly review day the weekly review takes the daily digest's place.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
+from bot.dates.zones import NotATimeOfDay, local_zone, time_of_day
 from storage.db.people import Person
 
 Kind = Literal["daily", "weekly"]
-
-_TIME = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
-
-
-class BadSchedule(ValueError):
-    """A time of day or zone that cannot be scheduled (bad `BRAINBOT_DIGEST_TIME`...)."""
-
-
-def parse_time_of_day(text: str) -> time:
-    """`"07:30"` → 07:30; raises BadSchedule for anything else."""
-    match = _TIME.fullmatch(text.strip())
-    if match is None:
-        raise BadSchedule(f"not a time of day (HH:MM): {text!r}")
-    return time(int(match.group(1)), int(match.group(2)))
-
-
-def zone_named(name: str) -> ZoneInfo:
-    """The IANA zone `name`; raises BadSchedule when it is unknown."""
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise BadSchedule(f"unknown time zone: {name!r}") from exc
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,18 +76,17 @@ class DigestSchedule:
             day -= timedelta(days=1)
 
 
-def schedule_for(person: Person, *, default_time: str, default_zone: str) -> DigestSchedule | None:
+def schedule_for(
+    person: Person, *, default_time: time, default_zone: ZoneInfo
+) -> DigestSchedule | None:
     """The person's schedule, their own settings first, then the deployment's defaults;
     None when they turned the digest off. A setting that cannot be scheduled (a zone
     this machine does not know) falls back to the default rather than losing the digest."""
     if not person.digest_enabled:
         return None
     try:
-        at = parse_time_of_day(person.digest_time or default_time)
-    except BadSchedule:
-        at = parse_time_of_day(default_time)
-    try:
-        zone = zone_named(person.timezone or default_zone)
-    except BadSchedule:
-        zone = zone_named(default_zone)
+        at = time_of_day(person.digest_time) if person.digest_time else default_time
+    except NotATimeOfDay:
+        at = default_time
+    zone = local_zone(person.timezone, default_zone)
     return DigestSchedule(person.id, zone, at, person.weekly_day % 7)

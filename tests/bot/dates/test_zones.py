@@ -1,0 +1,30 @@
+"""Times of day and zones as settings write them: read in one place, refused with
+the reason when they are not one."""
+
+from __future__ import annotations
+
+from datetime import time
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.dates.zones import NotATimeOfDay, UnknownZone, local_zone, time_of_day, zone_named
+
+
+def test_times_of_day_are_checked() -> None:
+    assert time_of_day("7:05") == time(7, 5)
+    assert time_of_day(" 23:59 ") == time(23, 59)
+    for bad in ("24:00", "8", "08:60", "eight", "8am", "25:99", ""):
+        with pytest.raises(NotATimeOfDay, match="HH:MM"):
+            time_of_day(bad)
+
+
+def test_zones_are_checked_and_a_persons_unknown_zone_falls_back() -> None:
+    assert zone_named("Europe/Berlin").key == "Europe/Berlin"
+    for bad in ("Mars/Olympus", "", "../etc/passwd", "Europe/"):
+        with pytest.raises(UnknownZone, match="IANA"):
+            zone_named(bad)
+    tokyo = ZoneInfo("Asia/Tokyo")
+    assert local_zone("Mars/Olympus", tokyo) is tokyo
+    assert local_zone(None, tokyo) is tokyo
+    assert local_zone("Europe/Paris", tokyo).key == "Europe/Paris"
