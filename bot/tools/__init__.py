@@ -1,6 +1,6 @@
 """The tools the model (and the command router) can call; importing this registers them."""
 
-from bot.tools import changes, digest, notes, reminders
+from bot.tools import changes, digest, notes, reminders, settings
 from bot.tools.registry import REGISTRY, ToolContext, ToolError, ToolResult
 
 __all__ = [
@@ -12,4 +12,5 @@ __all__ = [
     "digest",
     "notes",
     "reminders",
+    "settings",
 ]

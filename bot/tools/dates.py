@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.buttons.reminders import reminder_time
 from bot.dates.when import When, describe, find_when, read_due, read_when
-from bot.digest.compose import local_zone
 from bot.tools.registry import ToolContext
 
 DATE_FIELDS = ("due", "remind", "repeat")
@@ -23,9 +21,9 @@ DATE_FIELDS = ("due", "remind", "repeat")
 
 def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], When]:
     """`values` with `due`, `remind` and `repeat` read from the model and from `text`."""
-    zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
+    zone = ctx.zone
     now = ctx.now.astimezone(zone)
-    default = reminder_time(ctx.settings)
+    default = ctx.settings.reminder_time
     found = find_when(text, now=now, zone=zone, default_time=default)
     out = dict(values)
     if out.get("remind") not in (None, ""):
@@ -51,12 +49,12 @@ def normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
     """Fields a change sets, with `remind` and `due` written as an instant and a date
     ("friday 9am" in a file would mean another day by next week); a value that is
     not a time is kept as written."""
-    zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
+    zone = ctx.zone
     now = ctx.now.astimezone(zone)
     out = dict(fields)
     if isinstance(out.get("remind"), str) and out["remind"].strip():
         moment = read_when(
-            out["remind"], now=now, zone=zone, default_time=reminder_time(ctx.settings)
+            out["remind"], now=now, zone=zone, default_time=ctx.settings.reminder_time
         )
         out["remind"] = moment if moment is not None else out["remind"]
     if isinstance(out.get("due"), str) and out["due"].strip():
@@ -67,7 +65,7 @@ def normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
 
 def promise(ctx: ToolContext, fields: Mapping[str, Any]) -> str:
     """What the reply says about the dates it filed: "I'll remind you tomorrow at 09:00."."""
-    zone = local_zone(ctx.person.timezone, ctx.settings.timezone)
+    zone = ctx.zone
     now = ctx.now.astimezone(zone)
     remind, repeat, due = fields.get("remind"), fields.get("repeat"), fields.get("due")
     parts: list[str] = []

@@ -1,5 +1,6 @@
-"""How a person names a note in chat: a path, a title, an alias or a `[[wikilink]]`,
-quoted or not, with spaces or not."""
+"""How notes are named: a title made from a person's words, and the note a person
+means by a path, a title, an alias or a `[[wikilink]]`, quoted or not, with spaces
+or not."""
 
 from __future__ import annotations
 
@@ -57,3 +58,11 @@ async def notes_named(store: Store, reference: str, *, exact: bool = False) -> l
                 continue
     # A bare name may be the title of notes in several folders: all of them count.
     return await store.find(name, exact=exact)
+
+
+def title_from(text: str, limit: int = 60) -> str:
+    """A title from text: its first sentence or line, cut at a word near `limit`."""
+    first = re.split(r"(?<=[.!?])\s|\n", text.strip(), maxsplit=1)[0].strip() or "Untitled"
+    if len(first) <= limit:
+        return first.rstrip(".")
+    return first[:limit].rsplit(" ", 1)[0] + "…"

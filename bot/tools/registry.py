@@ -17,70 +17,16 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from bot.config import Settings
-from bot.events import Button, Conversation
-from bot.people.directory import People
 from bot.tools.change_kinds import ChangeKinds
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.entry import Author
-from storage.store import Store
-from storage.vaults import VaultInfo, Vaults
+from bot.tools.context import Proposal, ToolContext, ToolError, ToolResult
 
-
-class ToolError(Exception):
-    """A domain problem the model should hear about (bad path, unknown entry...)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolContext:
-    """What a tool may use: storage, who asked, where, and when."""
-
-    store: Store
-    records: Records
-    settings: Settings
-    person: Person
-    author: Author
-    conversation: Conversation
-    source: Mapping[str, str]
-    now: datetime
-    expected_hash: str | None = None  # set when an approved call re-runs
-    attachments: tuple[str, ...] = ()  # vault paths of files that came with the message
-    event_key: str = ""  # "platform:event_id" of the event being handled, for the tool log
-    people: People | None = None  # settings changes go through People (cache, listeners)
-    vault: VaultInfo | None = None  # the vault `store` holds: the person's own, or a team's
-    vaults: Vaults | None = None  # every vault (a DM's search also reads the person's teams')
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """`data` goes back to the model as JSON; `text` and `buttons` can form the reply directly."""
-
-    data: dict[str, Any]
-    text: str
-    buttons: tuple[Button, ...] = ()
-    entry_path: str | None = None  # the entry this call wrote
-    commit: str | None = None  # the vault commit of a change an Undo button can revert
-
-
-@dataclass(frozen=True, slots=True)
-class Proposal:
-    """What an approval shows before a risky call runs."""
-
-    summary: str
-    preview: str
-    content_hash: str | None
-    # The call's arguments as the approval must run them, when the preview resolved
-    # something the request left open (undo's "the latest change" becomes one commit).
-    pinned: dict[str, Any] | None = None
-
+__all__ = ["REGISTRY", "Proposal", "ToolContext", "ToolError", "ToolResult", "ToolSpec", "tool"]
 
 Executor = Callable[..., Awaitable[ToolResult]]
 Previewer = Callable[[ToolContext, BaseModel], Awaitable[Proposal]]

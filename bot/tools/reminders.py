@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.buttons.reminders import reminder_time
 from bot.dates.when import describe, read_when
-from bot.digest.compose import CLOSED_STATUSES, local_zone
+from bot.digest.compose import CLOSED_STATUSES
 from bot.tools.registry import ToolContext, ToolResult, tool
-from bot.vault_access import is_team
 from storage.index.reminder_queries import reminder_notes
 
 SHOWN = 20
@@ -17,10 +15,7 @@ SHOWN = 20
 @tool(read_only=True, idempotent=True)
 async def list_reminders(ctx: ToolContext) -> ToolResult:
     """List the user's reminders: what is coming up, and earlier ones not done yet."""
-    zone = local_zone(
-        None if is_team(ctx) else ctx.person.timezone,
-        ctx.settings.timezone,
-    )
+    zone = ctx.vault_zone
     now = ctx.now.astimezone(zone)
     notes = await reminder_notes(
         ctx.store.database.engine, closed=CLOSED_STATUSES, vault_id=ctx.store.vault_id
@@ -31,7 +26,7 @@ async def list_reminders(ctx: ToolContext) -> ToolResult:
         times = [
             t
             for t in (
-                read_when(v, now=now, zone=zone, default_time=reminder_time(ctx.settings))
+                read_when(v, now=now, zone=zone, default_time=ctx.settings.reminder_time)
                 for v in (note.remind, note.snooze)
             )
             if t is not None

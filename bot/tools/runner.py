@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
@@ -18,18 +18,19 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from bot import metrics
-from bot.config import APPROVABLE_TOOLS
 from bot.events import Button, Reply
 from bot.tools.change_kinds import echoes
-from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
+from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval
 from storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 
-# A correction of what the bot just filed ("actually that's a project") needs no approval.
+# How long after filing a note "actually that's a project" or `fix: idea` still means
+# that note, and moves it without asking.
 CORRECTION_WINDOW = timedelta(minutes=30)
+APPROVAL_SETTING = "BRAINBOT_APPROVAL_TOOLS"
 UNDO_ACTION = "undo_change"  # Button.action of an Undo button
 UNDO_KIND = "undo"  # ButtonAction.kind behind it: the commit, the note, the conversation
 
@@ -43,6 +44,7 @@ class Outcome:
     ok: bool
     result: ToolResult | None = None
     approval: Reply | None = None  # the approval card, when the call waits for a press
+    writes: bool = False  # the tool is not flagged read-only: its success acted on something
 
 
 def _error(name: str, message: str) -> Outcome:
@@ -56,6 +58,42 @@ def approval_buttons(approval_id: str) -> tuple[Button, ...]:
     )
 
 
+async def last_filed(ctx: ToolContext) -> str | None:
+    """The path of the note this conversation filed last, while a correction may still
+    mean it (CORRECTION_WINDOW)."""
+    return await ctx.records.last_written_entry(
+        ctx.conversation.key, ctx.person.id, ctx.now - CORRECTION_WINDOW
+    )
+
+
+def approvable(tools: Mapping[str, ToolSpec] = REGISTRY) -> tuple[str, ...]:
+    """The tools that can wait for Approve: those that ask for it and show a preview."""
+    return tuple(name for name, spec in tools.items() if spec.needs_approval and spec.previewer)
+
+
+def approval_tools(
+    names: Sequence[str] | None, tools: Mapping[str, ToolSpec] = REGISTRY
+) -> tuple[str, ...]:
+    """BRAINBOT_APPROVAL_TOOLS as tool names (None: every tool that can wait). A name may
+    be a tool's or its command word (`delete` for delete_entry); ticking a task is an
+    update, so it waits wherever updates do. ValueError names what is not a tool that
+    can wait, and the names that are."""
+    choices = approvable(tools)
+    if names is None:
+        return choices
+    words = {name.split("_")[0]: name for name in choices}
+    found = tuple(dict.fromkeys(words.get(n.lower(), n.lower()) for n in names))
+    unknown = [name for name in found if name not in choices]
+    if unknown:
+        raise ValueError(
+            f"{APPROVAL_SETTING} names unknown tools {unknown}; valid names: "
+            f"{', '.join(choices)} (or {', '.join(words)})"
+        )
+    if "update_entry" in found and "tick_tasks" in choices and "tick_tasks" not in found:
+        found = (*found, "tick_tasks")
+    return found
+
+
 class ToolRunner:
     """Runs the registered tools (`bot.tools` registers them; the runner is handed the
     registry, so it needs no tool module at import time)."""
@@ -63,14 +101,17 @@ class ToolRunner:
     def __init__(
         self,
         tools: Mapping[str, ToolSpec],
-        approval_tools: tuple[str, ...],
+        approval: Sequence[str] | None,
         approval_ttl_seconds: float,
         direct_changes: tuple[str, ...] = (),
         custom: Callable[[ToolContext], Mapping[str, ToolSpec]] | None = None,
     ) -> None:
         self.tools = tools
         self.custom = custom  # the tools a vault declares itself (bot.custom_tools)
-        self.approval_tools = approval_tools
+        # BRAINBOT_APPROVAL_TOOLS, checked again: the settings may not have come through
+        # the command line (ValueError says what is wrong).
+        self.approval_tools = approval_tools(approval, tools)
+        self.approvable = approvable(tools)
         self.approval_ttl = timedelta(seconds=approval_ttl_seconds)
         self.direct_changes = frozenset(direct_changes)
 
@@ -123,7 +164,8 @@ class ToolRunner:
         await self._log(ctx, name, args.model_dump(), "ok", "", started, result.entry_path)
         if result.commit is not None:
             result = await self._with_undo(ctx, result)
-        return Outcome(name, json.dumps(result.data, default=str), ok=True, result=result)
+        content = json.dumps(result.data, default=str)
+        return Outcome(name, content, ok=True, result=result, writes=not spec.read_only)
 
     async def run_now(
         self, ctx: ToolContext, name: str, arguments: dict[str, Any], detail: str = ""
@@ -151,16 +193,14 @@ class ToolRunner:
     async def _needs_approval(
         self, ctx: ToolContext, spec: ToolSpec, args: BaseModel, said: str | None
     ) -> bool:
-        if spec.name not in APPROVABLE_TOOLS:
-            # A plugin's or a vault's own tool: its declaration says (the setting
-            # BRAINBOT_APPROVAL_TOOLS names built-in tools only).
+        if spec.name not in self.approvable:
+            # A vault's own tool, or a plugin's without a preview: its declaration says
+            # (the setting BRAINBOT_APPROVAL_TOOLS names the tools that can wait).
             return spec.needs_approval
-        if spec.name not in self.approval_tools or spec.previewer is None:
+        if spec.name not in self.approval_tools:
             return False
         if spec.name == "move_entry":
-            last = await ctx.records.last_written_entry(
-                ctx.conversation.key, ctx.person.id, ctx.now - CORRECTION_WINDOW
-            )
+            last = await last_filed(ctx)
             path = str(args.model_dump().get("path", ""))
             return last is None or path not in (last, last.removesuffix(".md"))
         if spec.classifier is not None:

@@ -27,6 +27,7 @@ from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
 from bot.app.tool_checks import custom_tools
 from bot.config import Settings
 from bot.logs import redact, secrets_of
+from bot.tools.runner import approval_tools
 from storage.db.admission import Admission
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
@@ -81,6 +82,10 @@ def render(findings: list[Finding], secrets: list[str]) -> str:
 
 async def configuration(s: Settings) -> list[Finding]:
     found: list[Finding] = []
+    try:
+        approval_tools(s.approval_tools)
+    except ValueError as exc:
+        found.append(Finding("problem", "configuration", str(exc), "name tools that can wait"))
     platforms = []
     if s.slack_bot_token:
         if s.slack_app_token or s.slack_signing_secret:

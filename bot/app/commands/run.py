@@ -17,6 +17,7 @@ from bot import logs
 from bot.app.runtime import Runtime
 from bot.app.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
 from bot.config import Settings
+from bot.tools.runner import approval_tools
 
 log = logging.getLogger(__name__)
 
@@ -142,10 +143,12 @@ async def run(settings: Settings) -> int:
 def load_settings() -> Settings | None:
     """The settings, or None after saying what is wrong with them."""
     try:
-        return Settings()
-    except ValidationError as exc:
+        settings = Settings()
+        approval_tools(settings.approval_tools)
+    except (ValidationError, ValueError) as exc:
         print(f"brainbot: the settings are not valid:\n{exc}", file=sys.stderr)
         return None
+    return settings
 
 
 def main_run() -> int:

@@ -9,19 +9,29 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.config import APPROVABLE_TOOLS, Settings
+from bot.config import Settings
 from bot.tools import REGISTRY
+from bot.tools.runner import approval_tools
 from tests.production.process import ROOT, clean_env
 
 
-def test_the_approvable_tools_are_those_with_a_preview() -> None:
-    assert set(APPROVABLE_TOOLS) == {n for n, spec in REGISTRY.items() if spec.previewer}
+def test_unset_every_tool_that_asks_for_approval_and_shows_a_preview_waits() -> None:
+    waiting = {n for n, spec in REGISTRY.items() if spec.needs_approval and spec.previewer}
+    assert set(approval_tools(Settings(_env_file=None).approval_tools)) == waiting
+    assert waiting == {
+        "update_entry",
+        "tick_tasks",
+        "move_entry",
+        "rename_entry",
+        "delete_entry",
+        "undo",
+    }
 
 
 def test_command_words_name_their_tools(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete, Update,move,undo")
     # Ticking a task is an update: it waits wherever updates do.
-    assert Settings().approval_tools == (
+    assert approval_tools(Settings().approval_tools) == (
         "delete_entry",
         "update_entry",
         "move_entry",
@@ -34,8 +44,8 @@ def test_unknown_approval_tools_are_refused_with_the_valid_names(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete,remove_everything")
-    with pytest.raises(ValidationError, match=r"remove_everything.*valid names: update_entry"):
-        Settings()
+    with pytest.raises(ValueError, match=r"remove_everything.*valid names: update_entry"):
+        approval_tools(Settings().approval_tools)
 
 
 def test_direct_changes_empty_means_none_and_unknown_kinds_are_refused(

@@ -1,0 +1,96 @@
+"""What a tool is given and what it gives back: the context of the event it runs for
+(which vault, who, where, when), its result, and the error a model should hear."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.config import Settings
+from bot.dates.zones import local_zone
+from bot.events import Button, Conversation
+from bot.people.directory import People
+from storage.db.people import Person
+from storage.db.records import Records
+from storage.entry import Author
+from storage.store import Store
+from storage.vaults import VaultInfo, Vaults
+
+
+class ToolError(Exception):
+    """A domain problem the model should hear about (bad path, unknown entry...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a tool may use: storage, who asked, where, and when."""
+
+    store: Store
+    records: Records
+    settings: Settings
+    person: Person
+    author: Author
+    conversation: Conversation
+    source: Mapping[str, str]
+    now: datetime
+    expected_hash: str | None = None  # set when an approved call re-runs
+    attachments: tuple[str, ...] = ()  # vault paths of files that came with the message
+    event_key: str = ""  # "platform:event_id" of the event being handled, for the tool log
+    people: People | None = None  # settings changes go through People (cache, listeners)
+    vault: VaultInfo | None = None  # the vault `store` holds: the person's own, or a team's
+    vaults: Vaults | None = None  # every vault (a DM's search also reads the person's teams')
+
+    @property
+    def is_team(self) -> bool:
+        """Whether this acts on a team vault (any member may approve changes there)."""
+        return self.vault is not None and self.vault.is_team
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The person's time zone (BRAINBOT_TIMEZONE when they have none)."""
+        return local_zone(self.person.timezone, self.settings.timezone)
+
+    @property
+    def vault_zone(self) -> ZoneInfo:
+        """The zone of this vault's reminders: the person's, or for a team vault (whose
+        members may live anywhere) the install's."""
+        return self.settings.timezone if self.is_team else self.zone
+
+    async def in_vault(self, vault_id: int) -> ToolContext | None:
+        """This context acting on vault `vault_id` (a pressed button carries the vault its
+        change is for), or None when the person may not use it: it is neither theirs nor
+        a team's they belong to."""
+        if self.store.vault_id == vault_id:
+            return self
+        if self.vaults is None or not await self.vaults.may_use(vault_id, self.person.id):
+            return None
+        vault = await self.vaults.get(vault_id)
+        if vault is None:
+            return None
+        return replace(self, store=await self.vaults.store(vault), vault=vault)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """`data` goes back to the model as JSON; `text` and `buttons` can form the reply directly."""
+
+    data: dict[str, Any]
+    text: str
+    buttons: tuple[Button, ...] = ()
+    entry_path: str | None = None  # the entry this call wrote
+    commit: str | None = None  # the vault commit of a change an Undo button can revert
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """What an approval shows before a risky call runs."""
+
+    summary: str
+    preview: str
+    content_hash: str | None
+    # The call's arguments as the approval must run them, when the preview resolved
+    # something the request left open (undo's "the latest change" becomes one commit).
+    pinned: dict[str, Any] | None = None
