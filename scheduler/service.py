@@ -28,7 +28,7 @@ from apscheduler.triggers.base import BaseTrigger
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
-from bot.people.directory import WEEKDAYS
+from bot.dates.words import WEEKDAY_NAMES
 from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders
@@ -57,7 +57,7 @@ class DigestTrigger(BaseTrigger):  # type: ignore[misc]
         return self.plan.next_after(after).due_at
 
     def __str__(self) -> str:
-        weekly = WEEKDAYS[self.plan.weekly_day].title()
+        weekly = WEEKDAY_NAMES[self.plan.weekly_day].title()
         return f"digest[{self.plan.at:%H:%M} {self.plan.zone.key}, weekly review on {weekly}]"
 
 

@@ -173,7 +173,7 @@ class Service:
         await self._announce_claim(runtime)
         self._gate = InFlight(runtime.engine.handle)
         for adapter in self.adapters:
-            await adapter.start(self._gate, runtime.engine.people.is_allowed)
+            await adapter.start(self._gate, runtime.engine.access.is_allowed)
             self.started.append(adapter)
         deliver = self.deliver_via(self.started)
         await self.mcp.start(runtime, deliver)
@@ -210,7 +210,7 @@ class Service:
         """A platform install with no allow-list is closed until its owner claims it."""
         if self.settings.allowed_users or all(a.platform == "console" for a in self.adapters):
             return
-        code = await runtime.engine.people.admission.claim_code(runtime.engine.clock())
+        code = await runtime.engine.access.admission.claim_code(runtime.engine.clock())
         if code is not None:
             log.warning(
                 "nobody may use this brainbot yet: send `/start %s` to the bot (in Slack: "

@@ -7,14 +7,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from bot.buttons.approvals import Buttons
-from bot.buttons.reminders import reminder_time
 from bot.commands.notes import NoteCommands
 from bot.commands.questions import is_leave_word, is_question, search_words
 from bot.dates.when import find_when
-from bot.digest.compose import local_zone
 from bot.events import Reply, Sender
-from bot.people.directory import People
+from bot.people.access import Access
+from bot.people.settings import change_from_words
+from bot.tools.names import title_from
 from bot.tools.registry import ToolContext
 from bot.tools.runner import ToolRunner
 
@@ -156,22 +155,11 @@ def help_text(direct_changes: tuple[str, ...]) -> str:
     )
 
 
-def title_from(text: str, limit: int = 60) -> str:
-    first = re.split(r"(?<=[.!?])\s|\n", text.strip(), maxsplit=1)[0].strip() or "Untitled"
-    if len(first) <= limit:
-        return first.rstrip(".")
-    return first[:limit].rsplit(" ", 1)[0] + "…"
-
-
 class Router:
-    def __init__(self, runner: ToolRunner, people: People) -> None:
+    def __init__(self, runner: ToolRunner, access: Access) -> None:
         self.runner = runner
-        self.people = people
+        self.access = access
         self.notes = NoteCommands(runner, ALIASES)
-
-    def register(self, buttons: Buttons) -> None:
-        """Add the router's own buttons (the choice between same-named notes)."""
-        self.notes.register(buttons)
 
     async def _call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
         return await self.notes.call(ctx, name, **arguments)
@@ -241,8 +229,8 @@ class Router:
         when = find_when(
             guess.text,
             now=ctx.now,
-            zone=local_zone(ctx.person.timezone, ctx.settings.timezone),
-            default_time=reminder_time(ctx.settings),
+            zone=ctx.zone,
+            default_time=ctx.settings.reminder_time,
         )
         if when.found:
             # "remind me to call mom tomorrow at 9": a task called "Call mom", with a
@@ -337,8 +325,23 @@ class Router:
             return await self._call(ctx, "generate_digest", kind=kind)
         if name == "/link":
             if rest:
-                return [Reply(await self.people.finish_link(sender, rest, ctx.now))]
-            return [Reply(await self.people.start_link(ctx.person, ctx.now))]
+                return [Reply(await self.access.finish_link(sender, rest, ctx.now))]
+            return [Reply(await self.access.start_link(ctx.person, ctx.now))]
         if name == "/settings":
-            return [Reply(await self.people.change_settings(ctx.person, words))]
+            return [Reply(await self.settings(ctx, words))]
         return [Reply(f"I don't know {name}. Send /help for what I can do.")]
+
+    @staticmethod
+    async def settings(ctx: ToolContext, words: list[str]) -> str:
+        """`/settings`, `/settings digest 07:30|on|off`, `/settings timezone Europe/Berlin`,
+        `/settings weekly sunday`."""
+        if ctx.people is None:
+            return "Settings cannot be changed here."
+        if not words:
+            return ctx.people.describe(ctx.person)
+        try:
+            change = change_from_words(words)
+        except ValueError as exc:
+            return str(exc)
+        person = await ctx.people.update_settings(ctx.person, change)
+        return "Saved. " + ctx.people.describe(person)

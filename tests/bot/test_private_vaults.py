@@ -23,8 +23,7 @@ SECRET = "projects/secret-launch-plan.md"
 async def _ctx(brain: Runtime, user: str) -> ToolContext:
     event = message("(context)", user=user)
     now = brain.engine.clock()
-    person = await brain.engine.people.resolve(event.sender, event.conversation, now)
-    return await brain.engine.context(event, person, now)
+    return await brain.engine.context(event, now)
 
 
 async def _call(brain: Runtime, user: str, tool: str, **args: Any) -> dict[str, Any]:

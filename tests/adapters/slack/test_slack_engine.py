@@ -69,7 +69,7 @@ async def slack_brain(
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        await adapter.start(brain.engine.handle, brain.engine.people.is_allowed)
+        await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
         try:
             async with aiohttp.ClientSession() as session:
                 url = f"http://127.0.0.1:{port}/slack/events"

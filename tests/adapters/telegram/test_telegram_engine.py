@@ -262,7 +262,7 @@ async def test_a_strangers_file_is_never_downloaded(
         tmp_path, database_url, openai_fake, BRAINBOT_ALLOWED_USERS="telegram:42"
     ) as brain:
         adapter = make_adapter(fake)
-        await adapter.start(brain.engine.handle, brain.engine.people.is_allowed)
+        await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
         try:
             fake.add_file("big", b"OggS twenty megabytes, a stranger's")
             voice = {"file_id": "big", "file_unique_id": "u", "duration": 4}
@@ -285,7 +285,7 @@ async def test_a_file_over_the_attachment_setting_is_not_downloaded(
         tmp_path, database_url, openai_fake, BRAINBOT_MAX_ATTACHMENT_BYTES=1000
     ) as brain:
         adapter = make_adapter(fake, max_file_bytes=brain.settings.max_attachment_bytes)
-        await adapter.start(brain.engine.handle, brain.engine.people.is_allowed)
+        await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
         try:
             fake.add_file("long", b"x" * 5000)
             voice = {"file_id": "long", "file_unique_id": "u", "duration": 40, "file_size": 5000}

@@ -105,9 +105,23 @@ async def test_settings_change_in_chat(tmp_path: Path, database_url: str) -> Non
         assert "07:30" in reply.text
         await brain.engine.handle(message("/settings timezone Europe/Berlin"))
         (bad,) = await brain.engine.handle(message("/settings timezone Mars/Olympus"))
-        assert "don't know" in bad.text
+        assert "not a time zone" in bad.text and "Nothing changed" in bad.text
+        (late,) = await brain.engine.handle(message("/settings digest 25:99"))
+        assert "HH:MM" in late.text and "Nothing changed" in late.text
         (person,) = await brain.records.people()
     assert person.digest_time == "07:30" and person.timezone == "Europe/Berlin"
+
+
+async def test_settings_name_the_installs_digest_time_and_zone_until_the_person_sets_theirs(
+    tmp_path: Path, database_url: str
+) -> None:
+    settings = {"BRAINBOT_DIGEST_TIME": "06:45", "BRAINBOT_TIMEZONE": "Asia/Tokyo"}
+    async with running_brain(tmp_path, database_url, **settings) as brain:
+        (shown,) = await brain.engine.handle(message("/settings"))
+        assert "daily digest at 06:45" in shown.text
+        assert "time zone Asia/Tokyo (the default)" in shown.text
+        (weekly,) = await brain.engine.handle(message("/settings weekly Montag"))
+        assert "daily digest at 06:45" in weekly.text and "Monday" in weekly.text
 
 
 async def test_author_of_the_commit_is_the_chat_user(tmp_path: Path, database_url: str) -> None:
