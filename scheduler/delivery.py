@@ -18,9 +18,10 @@ from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from bot import metrics
-from bot.buttons.digest import present
 from bot.config import Settings
-from bot.digest.compose import Digest, compose_digest, local_zone
+from bot.dates.zones import local_zone
+from bot.digest.compose import Digest, compose_digest
+from bot.digest.message import present
 from bot.digest.summary import with_summary
 from bot.events import Conversation, Reply
 from bot.turn.llm import LLM

@@ -27,11 +27,12 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from bot import metrics
-from bot.buttons.reminders import reminder_message, reminder_time
 from bot.config import Settings
 from bot.dates.when import next_occurrence, read_when
-from bot.digest.compose import CLOSED_STATUSES, local_zone
+from bot.dates.zones import local_zone
+from bot.digest.compose import CLOSED_STATUSES
 from bot.events import Conversation
+from bot.reminders.message import reminder_message
 from scheduler.delivery import Deliver, NoRoute, home_conversations
 from scheduler.retry import next_attempt
 from storage.db.people import Person
@@ -88,7 +89,7 @@ class Reminders:
 
     @property
     def default_time(self) -> time:
-        return reminder_time(self.settings)
+        return self.settings.reminder_time
 
     async def run_due(self, now: datetime) -> list[tuple[ReminderKey, str]]:
         """Send every reminder due at or before `now` (and not older than the grace
@@ -288,7 +289,7 @@ class Reminders:
         if vault is None:
             return None
         if vault.is_team:
-            return local_zone(None, self.settings.timezone)
+            return self.settings.timezone
         person = people.get(vault.user_id) if vault.user_id is not None else None
         return None if person is None else local_zone(person.timezone, self.settings.timezone)
 
@@ -324,7 +325,7 @@ class Reminders:
             member = (await conn.execute(stmt)).scalar()
         if member is None or not chats:
             return None
-        return Recipient(int(member), local_zone(None, self.settings.timezone), tuple(chats))
+        return Recipient(int(member), self.settings.timezone, tuple(chats))
 
 
 def preferred(conversations: Sequence[Conversation], source: Any) -> tuple[Conversation, ...]:

@@ -1,18 +1,17 @@
-"""What a button press does: approve or reject a held change, or pick a category."""
+"""Approve and Reject: a held change runs (against what its preview showed) or is
+dropped, for the person who asked for it (any member, for a team note), once."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from datetime import timedelta
 
 from bot import metrics
+from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
 from bot.tools.registry import ToolContext, ToolError
 from bot.tools.runner import ToolRunner
-from bot.vault_access import in_vault, is_team
 from storage.db.chat_tables import Approval
 from storage.db.conversations import HistoryItem
 from storage.errors import StaleEdit, StorageError
@@ -20,25 +19,20 @@ from storage.errors import StaleEdit, StorageError
 log = logging.getLogger(__name__)
 
 STUCK_AFTER = timedelta(minutes=10)  # an approval still "running" after this was cut short
-ButtonHandler = Callable[[ToolContext, str], Awaitable[list[Reply]]]
 
 
-class Buttons:
-    """Dispatch presses by action. Other parts (the digest) add handlers to `handlers`."""
+class Approvals(ButtonHandler):
+    """The `approve` and `reject` buttons of an approval card."""
+
+    actions = ("approve", "reject")
 
     def __init__(self, runner: ToolRunner) -> None:
         self.runner = runner
-        self.handlers: dict[str, ButtonHandler] = {
-            "approve": self.approve,
-            "reject": self.reject,
-            "file": self.file,
-        }
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
-        handler = self.handlers.get(action)
-        if handler is None:
-            return [Reply("That button is not one of mine.")]
-        return await handler(ctx, value)
+        if action == "approve":
+            return await self.approve(ctx, value)
+        return await self.reject(ctx, value)
 
     async def approve(self, ctx: ToolContext, approval_id: str) -> list[Reply]:
         records = ctx.records
@@ -104,10 +98,10 @@ class Buttons:
     async def _decider(ctx: ToolContext, approval: Approval) -> ToolContext | None:
         """`ctx` on the approval's vault if this person may decide it: who asked, in a
         vault they may still use, or any member of the team vault it is for."""
-        scoped = await in_vault(ctx, approval.vault_id)
+        scoped = await ctx.in_vault(approval.vault_id)
         if scoped is None:
             return None
-        if approval.user_id == ctx.person.id or is_team(scoped):
+        if approval.user_id == ctx.person.id or scoped.is_team:
             return scoped
         return None
 
@@ -165,36 +159,3 @@ class Buttons:
                 replace=True,
             )
         ]
-
-    async def file(self, ctx: ToolContext, value: str) -> list[Reply]:
-        """A category picked for a capture that landed in the inbox: move it, no approval."""
-        action_id, _, index = value.partition(".")
-        action = await ctx.records.get_button_action(action_id)
-        if action is None or action.kind != "file":
-            return [Reply("That choice is unknown; nothing changed.")]
-        scoped = await in_vault(ctx, action.vault_id)
-        if action.user_id != ctx.person.id or scoped is None:
-            return [Reply("Only the person who captured this can file it.")]
-        ctx = scoped
-        choices = list(action.payload["choices"])
-        if not index.isdigit() or int(index) >= len(choices):
-            return [Reply("That choice is unknown; nothing changed.")]
-        if ctx.now - action.created_at > timedelta(seconds=ctx.settings.approval_ttl_seconds):
-            return [Reply("Those category buttons have expired; nothing changed.", replace=True)]
-        if await ctx.records.use_button_action(action_id, ctx.now) is None:
-            return []
-        category = choices[int(index)]
-        path = str(action.payload["path"])
-        # Old buttons carry no hash; they still move only what is at the path now.
-        ctx = replace(ctx, expected_hash=action.payload.get("content_hash"))
-        try:
-            result = await self.runner.run_now(
-                ctx, "move_entry", {"path": path, "category": category}, "category button"
-            )
-        except StaleEdit:
-            return [
-                Reply(f"{path} changed since those buttons were made; nothing moved.", replace=True)
-            ]
-        except (ToolError, StorageError) as exc:
-            return [Reply(f"Could not file {path}: {exc}", replace=True)]
-        return [Reply(f"Filed in {category}: {result.entry_path}.", replace=True)]

@@ -9,39 +9,33 @@ the same lines makes the undo fail and change nothing.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
-
+from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
 from bot.tools.registry import ToolContext, ToolError
 from bot.tools.runner import UNDO_ACTION, UNDO_KIND, ToolRunner
-from bot.vault_access import in_vault, is_team
 from storage.db.conversations import HistoryItem
 from storage.errors import NothingToChange, StorageError, UndoConflict
 
 
-class UndoButton:
-    """The `undo_change` button handler."""
+class UndoButton(ButtonHandler):
+    """The `undo_change` button."""
+
+    actions = (UNDO_ACTION,)
 
     def __init__(self, runner: ToolRunner) -> None:
         self.runner = runner
 
-    def register(
-        self, handlers: MutableMapping[str, Callable[[ToolContext, str], Awaitable[list[Reply]]]]
-    ) -> None:
-        """Add the Undo action to the button handlers (`Buttons.handlers`)."""
-        handlers[UNDO_ACTION] = self.press
-
-    async def press(self, ctx: ToolContext, value: str) -> list[Reply]:
-        action = await ctx.records.get_button_action(value)
-        if action is None or action.kind != UNDO_KIND:
+    async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
+        stored = await ctx.records.get_button_action(value)
+        if stored is None or stored.kind != UNDO_KIND:
             return [Reply("I don't know that Undo button; nothing changed.")]
-        scoped = await in_vault(ctx, action.vault_id)
-        if scoped is None or (action.user_id != ctx.person.id and not is_team(scoped)):
+        scoped = await ctx.in_vault(stored.vault_id)
+        if scoped is None or (stored.user_id != ctx.person.id and not scoped.is_team):
             return [Reply("Only the person who made this change can undo it.")]
         if await ctx.records.use_button_action(value, ctx.now) is None:
             return []  # undone already: a second press changes and says nothing
-        summary = str(action.payload["summary"])
-        commit = str(action.payload["commit"])
+        summary = str(stored.payload["summary"])
+        commit = str(stored.payload["commit"])
         try:
             await self.runner.run_now(scoped, "undo", {"change": commit}, "undo button")
         except UndoConflict as exc:
@@ -58,7 +52,7 @@ class UndoButton:
             return [Reply(f"{summary}\nCould not undo it: {exc}. Nothing changed.", replace=True)]
         # The model hears of it with the next message, like an approval or a rejection.
         await ctx.records.add_messages(
-            str(action.payload["conversation"]),
+            str(stored.payload["conversation"]),
             ctx.person.id,
             [
                 HistoryItem(

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bot.buttons.approvals import Buttons
+from bot.buttons.dispatch import ButtonHandler
 from bot.events import Button, Reply
 from bot.tools.names import clean_reference, notes_named, split_leading_reference
 from bot.tools.registry import ToolContext
@@ -40,10 +40,6 @@ class NoteCommands:
     def __init__(self, runner: ToolRunner, aliases: Mapping[str, str]) -> None:
         self.runner = runner
         self.aliases = aliases
-
-    def register(self, buttons: Buttons) -> None:
-        """Let the numbered choice between same-named notes be pressed."""
-        buttons.handlers["pick"] = self.pick
 
     async def call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
         return outcome_replies([await self.runner.call(ctx, name, arguments)])
@@ -136,7 +132,8 @@ class NoteCommands:
         return await self._on_note(ctx, found[0], "tick_tasks", arguments)
 
     async def pick(self, ctx: ToolContext, value: str) -> list[Reply]:
-        """One of several same-named notes was picked: run the command on it."""
+        """One of several same-named notes was picked (`NoteChoice`): run the command
+        on it."""
         action_id, _, index = value.partition(".")
         action = await ctx.records.get_button_action(action_id)
         if action is None or action.kind != "pick" or action.user_id != ctx.person.id:
@@ -205,3 +202,15 @@ class NoteCommands:
             if named:
                 return reference, " ".join(words[count:])
         return None
+
+
+class NoteChoice(ButtonHandler):
+    """The `pick` buttons: the numbered choice between same-named notes."""
+
+    actions = ("pick",)
+
+    def __init__(self, notes: NoteCommands) -> None:
+        self.notes = notes
+
+    async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
+        return await self.notes.pick(ctx, value)

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
@@ -162,15 +161,6 @@ def _with_state(item: DigestItem) -> str:
     marks = {"done": "✓", "snoozed": "→"}
     mark = marks.get(item.state.split(" ", 1)[0], "✗")
     return f"{mark} {item.text} — {item.state}"
-
-
-def local_zone(name: str | None, default: str) -> ZoneInfo:
-    """A person's zone by name, else the deployment's default (also for a name this
-    machine's zone database does not know)."""
-    try:
-        return ZoneInfo(name or default)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo(default)
 
 
 # --- composing ------------------------------------------------------------------------

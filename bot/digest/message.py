@@ -1,0 +1,67 @@
+"""A digest as a chat message: its text, and Done, Snooze and Open buttons for each
+action item (an open project, an admin item due or without a due date), kept so a
+press can redraw it (bot.buttons.digest)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from bot.digest.compose import Digest
+from bot.events import Button, Reply
+from storage.db.digest_log import DigestLog, new_message_id
+from storage.db.records import Records
+
+ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
+
+
+async def present(
+    digest: Digest,
+    *,
+    user_id: int,
+    records: Records,
+    digests: DigestLog,
+    now: datetime,
+    vault_id: int = 1,
+) -> tuple[Reply, str]:
+    """The digest as a chat message with buttons for each action item, and the id
+    under which it is kept so that a press can redraw it."""
+    message_id = new_message_id()
+    content = digest.to_content()
+    for index, item in enumerate(content["items"]):
+        if item["action"] and item["path"]:
+            item["button"] = await records.add_button_action(
+                user_id,
+                ACTION_KIND,
+                {"message": message_id, "item": index, "path": item["path"]},
+                now,
+                vault_id=vault_id,
+            )
+    await digests.add_message(
+        message_id=message_id,
+        user_id=user_id,
+        kind=digest.kind,
+        local_date=digest.day,
+        content=content,
+        now=now,
+    )
+    return draw(content), message_id
+
+
+def draw(content: Mapping[str, Any], *, replace: bool = False) -> Reply:
+    """The message for a kept digest: its text, and buttons for items not acted on."""
+    buttons: list[Button] = []
+    number = 0
+    for item in content["items"]:
+        if not item["action"]:
+            continue
+        number += 1
+        button_id = item.get("button")
+        if button_id and item.get("state") is None:
+            buttons += [
+                Button(f"Done {number}", "done", button_id, "primary"),
+                Button(f"Snooze {number}", "snooze", button_id),
+                Button(f"Open {number}", "open", button_id),
+            ]
+    return Reply(Digest.from_content(content).text, tuple(buttons), replace=replace)

@@ -1,0 +1,1 @@
+"""Reminders as the person sees them: the message at `remind` time and its choices."""
