@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bot.coerce import MISSING, coerce, empty_value
-from bot.commands.router import title_from
+from bot.tools.names import title_from
 from bot.tools.registry import REGISTRY
 from bot.turn.llm import Completion, ModelToolCall
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from bot.commands.intent import asks_for_digest, kind_of
 from bot.commands.questions import search_words
-from bot.commands.router import classify, title_from
-from bot.tools.names import notes_named
+from bot.commands.router import classify
+from bot.tools.names import notes_named, title_from
 from bot.tools.registry import ToolContext
 from bot.turn.llm import LLM, ModelToolCall
 from bot.turn.mending import loads_lenient
