@@ -6,6 +6,8 @@ platform UI. They are plain data: nothing here points back at an adapter.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -112,3 +114,21 @@ class Reply:
     preview: str | None = None
     notice: str | None = None
     replace: bool = False
+
+
+class RecentEvents:
+    """The keys of the events seen last, at most `size` (the oldest forgotten first):
+    a platform's retry or a second delivery is recognised without a trip to storage."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._keys: OrderedDict[Hashable, None] = OrderedDict()
+        self._size = size
+
+    def first_time(self, key: Hashable) -> bool:
+        """Remember `key`; False when it was seen already."""
+        if key in self._keys:
+            return False
+        self._keys[key] = None
+        if len(self._keys) > self._size:
+            self._keys.popitem(last=False)
+        return True

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -20,7 +19,7 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncBoltRequest
 
 from adapters.base import EventHandler, MayUse, SentRef
-from bot.events import Attachment, Conversation, Reply, Sender
+from bot.events import Attachment, Conversation, RecentEvents, Reply, Sender
 
 from .render import SlackMessage, plain_message, render
 from .translate import (
@@ -39,7 +38,6 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/slack/events"
 COMMAND = "/brain"
 APOLOGY = "Sorry, something went wrong while handling that. Please try again."
-_SEEN_EVENTS = 4096  # retries arrive within minutes; this many ids is plenty
 
 
 class SlackAdapter:
@@ -73,7 +71,7 @@ class SlackAdapter:
         self._may_use: MayUse | None = None
         self._identity: BotIdentity | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._seen = RecentEvents()  # retries arrive within minutes: plenty
 
     @property
     def bot_user_id(self) -> str | None:
@@ -221,21 +219,13 @@ class SlackAdapter:
     def _accept(self, incoming: Incoming | None, request: AsyncBoltRequest) -> None:
         if incoming is None:
             return
-        if not self._first_time(incoming.event_id):
+        if not self._seen.first_time(incoming.event_id):
             retry = request.headers.get("x-slack-retry-num", ["0"])[0]
             log.debug("Slack event %s already handled (retry %s)", incoming.event_id, retry)
             return
         task = asyncio.create_task(self._handle(incoming), name=f"slack:{incoming.event_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    def _first_time(self, event_id: str) -> bool:
-        if event_id in self._seen:
-            return False
-        self._seen[event_id] = None
-        if len(self._seen) > _SEEN_EVENTS:
-            self._seen.popitem(last=False)
-        return True
 
     async def _handle(self, incoming: Incoming) -> None:
         on_event = self._on_event

@@ -13,7 +13,6 @@ import contextlib
 import hmac
 import logging
 import re
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from datetime import timedelta
@@ -35,7 +34,7 @@ from adapters.base import EventHandler, MayUse, SentRef
 from adapters.telegram.render import keyboard, render_text
 from adapters.telegram.retry import RetryAfterLimiter
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip, translate
-from bot.events import Attachment, Conversation, Event, InboundMessage, Reply
+from bot.events import Attachment, Conversation, Event, InboundMessage, RecentEvents, Reply
 
 log = logging.getLogger(__name__)
 
@@ -65,23 +64,6 @@ def _megabytes(size: int) -> str:
 
 
 FAILED = "Sorry — something went wrong on my side while handling that. Please try again."
-
-
-class _Recent:
-    """A bounded set of recently seen keys (oldest forgotten first)."""
-
-    def __init__(self, size: int = 4096) -> None:
-        self._keys: OrderedDict[Hashable, None] = OrderedDict()
-        self._size = size
-
-    def add(self, key: Hashable) -> bool:
-        """Remember `key`; False when it was already there."""
-        if key in self._keys:
-            return False
-        self._keys[key] = None
-        if len(self._keys) > self._size:
-            self._keys.popitem(last=False)
-        return True
 
 
 class FileTooBig(Exception):
@@ -133,7 +115,7 @@ class TelegramAdapter:
         self._max_file_bytes = min(max_file_bytes, MAX_DOWNLOAD)
         self._on_event: EventHandler | None = None
         self._may_use: MayUse | None = None
-        self._seen = _Recent()
+        self._seen = RecentEvents()
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -302,7 +284,7 @@ class TelegramAdapter:
         if update.callback_query is not None:
             keys.append(("query", update.callback_query.id))
         # Check every key, and remember every key, before answering.
-        fresh = [self._seen.add(key) for key in keys]
+        fresh = [self._seen.first_time(key) for key in keys]
         return all(fresh)
 
     async def _run(
