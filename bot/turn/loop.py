@@ -22,6 +22,7 @@ from bot.events import Reply
 from bot.tools.registry import REGISTRY, ToolContext
 from bot.tools.runner import Outcome, ToolRunner
 from bot.turn import mending, routed, verdict
+from bot.turn.arguments import keep_own_words, mended
 from bot.turn.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.turn.verdict import Turn
 from storage.db.conversations import HistoryItem
@@ -267,11 +268,11 @@ class Agent:
                 loaded = mending.loads_lenient(call.arguments or "{}")
                 arguments = loaded if isinstance(loaded, dict) else None
             elif name is not None:
-                arguments, fixes = mending.arguments(name, call.arguments, categories, said)
+                arguments, fixes = mended(name, call.arguments, categories, said)
                 state.repairs += fixes
             if name == "capture" and arguments is not None:
                 if captures == 1:
-                    mending.keep_own_words(arguments, said, state.repairs)
+                    keep_own_words(arguments, said, state.repairs)
                 body = " ".join(str(arguments.get("body", "")).lower().split())
                 if body in state.filed:
                     state.repairs.append("repeat")  # the same text filed twice: once

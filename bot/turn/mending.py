@@ -1,8 +1,8 @@
-"""Mending what weak tool callers send, where the mend cannot change the meaning.
+"""Mending the calls weak tool callers send, where the mend cannot change the meaning.
 
 Small local models write tool calls as JSON or `<tool_call>` tags in their text,
-invent tool names ("save_note"), send numbers as strings, tags as one string,
-fields as an object, leave out optional arguments, or stop halfway through the JSON.
+invent tool names ("save_note"), repeat a call, stop halfway through the JSON, or
+answer with their own instructions. Their arguments are mended in bot.turn.arguments.
 Each mend is named, so the operator can see which ones fire (`Repaired.fixes`).
 What cannot be mended safely is left to the tool's validation, whose error goes
 back to the model to fix.
@@ -17,10 +17,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
-from bot.coerce import MISSING, coerce, empty_value
-from bot.tools.names import title_from
 from bot.tools.registry import REGISTRY
 from bot.turn.llm import Completion, ModelToolCall
 
@@ -74,32 +70,6 @@ NAME_ALIASES = {
     "revert": "undo",
     "digest": "generate_digest",
     "backlinks": "list_backlinks",
-}
-# Argument names small models use, mapped to ours (per tool, then for every tool).
-ARGUMENT_ALIASES = {
-    "capture": {
-        "text": "body",
-        "content": "body",
-        "note": "body",
-        "thought": "body",
-        "description": "body",
-        "name": "title",
-        "subject": "title",
-        "tag": "tags",
-        "type": "category",
-    },
-    "search_entries": {"q": "query", "text": "query", "keywords": "query", "search": "query"},
-}
-CATEGORY_ALIASES = {
-    "person": "people",
-    "project": "projects",
-    "idea": "ideas",
-    "todo": "admin",
-    "task": "admin",
-    "tasks": "admin",
-    "errand": "admin",
-    "note": "inbox",
-    "notes": "inbox",
 }
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```(?:json|tool_call|tool_code)?\s*(.*?)```", re.DOTALL)
@@ -206,90 +176,6 @@ def tool_name(name: str) -> tuple[str | None, str | None]:
         return NAME_ALIASES[plain], "tool_name"
     close = difflib.get_close_matches(plain, list(REGISTRY), n=1, cutoff=0.8)
     return (close[0], "tool_name") if close else (None, None)
-
-
-def arguments(
-    name: str, raw: str, categories: tuple[str, ...], said: str
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """The arguments mended to the tool's schema, or None when they are not JSON."""
-    fixes: list[str] = []
-    value = loads_lenient(raw) if raw.strip() else {}
-    if value is None or not isinstance(value, dict):
-        return None, fixes
-    try:
-        json.loads(raw or "{}")
-    except ValueError:
-        fixes.append("cut_json")
-    if set(value) == {"arguments"} and isinstance(value["arguments"], dict):
-        value = value["arguments"]
-    model = REGISTRY[name].arguments
-    args = _rename(name, value, model, fixes)
-    if name == "capture" and not isinstance(args.get("title"), str):
-        args.pop("title", None)  # a number or a list is no title: one is made from the body
-    for key, info in model.model_fields.items():
-        if key not in args:
-            empty = empty_value(info.annotation)
-            if empty is not MISSING:
-                args[key] = empty
-                fixes.append("missing_optional")
-        else:
-            args[key] = coerce(args[key], info.annotation, fixes)
-    if name == "capture":
-        _capture(args, categories, said, fixes)
-    return args, list(dict.fromkeys(fixes))
-
-
-def _rename(
-    name: str, value: dict[str, Any], model: type[BaseModel], fixes: list[str]
-) -> dict[str, Any]:
-    aliases = ARGUMENT_ALIASES.get(name, {})
-    args: dict[str, Any] = {}
-    for key, item in value.items():
-        target = key if key in model.model_fields else aliases.get(key.lower())
-        if target is None or target not in model.model_fields:
-            fixes.append("unknown_argument_dropped")
-            continue
-        if target != key:
-            fixes.append("argument_name")
-        args.setdefault(target, item)
-    return args
-
-
-def _capture(
-    args: dict[str, Any], categories: tuple[str, ...], said: str, fixes: list[str]
-) -> None:
-    """A capture that lacks a category, a title, a body or a confidence still files
-    the thought: in the inbox, under the person's own words."""
-    category = args.get("category")
-    if isinstance(category, str) and category.lower() not in categories:
-        known = CATEGORY_ALIASES.get(category.lower().strip())
-        args["category"] = known if known in categories else "inbox"
-        args["confidence"] = args.get("confidence") if known in categories else 0.0
-        fixes.append("category")
-    elif isinstance(category, str):
-        args["category"] = category.lower()
-    if not isinstance(args.get("category"), str):
-        args["category"], args["confidence"] = "inbox", 0.0
-        fixes.append("category")
-    if not isinstance(args.get("body"), str) or not args["body"].strip():
-        args["body"] = said
-        fixes.append("body")
-    if not isinstance(args.get("title"), str) or not args["title"].strip():
-        args["title"] = title_from(args["body"])
-        fixes.append("title")
-    if not isinstance(args.get("confidence"), (int, float)) or isinstance(args["confidence"], bool):
-        # Unsure how sure: below any sensible threshold, so the person picks.
-        args["confidence"] = 0.5
-        fixes.append("confidence")
-    args["confidence"] = min(1.0, max(0.0, float(args["confidence"])))
-
-
-def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> None:
-    """One thought, one note: the note keeps the person's words, not a paraphrase."""
-    said = said.strip()
-    if said and said not in str(arguments.get("body", "")):
-        arguments["body"] = said
-        repairs.append("own_words")
 
 
 def without_repeats(calls: Sequence[ModelToolCall]) -> list[ModelToolCall]:

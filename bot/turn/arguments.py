@@ -1,0 +1,225 @@
+"""Mending the arguments weak tool callers send, where the mend cannot change the meaning:
+names the model invented for them ("text" for `body`), values fitted to their types
+("0.9" or "90%" for a number, "a, b" for a list of tags, fields as an object or as
+"key: value" strings), left-out optional ones, and a capture that lacks a category,
+a title, a body or a confidence. Each mend is named in `fixes`."""
+
+from __future__ import annotations
+
+import json
+import re
+import types
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from bot.tools.names import title_from
+from bot.tools.registry import REGISTRY
+from bot.turn.mending import loads_lenient
+
+MISSING = object()  # no value fits: the tool's validation will say what is wrong
+
+# Argument names small models use, mapped to ours (per tool, then for every tool).
+ARGUMENT_ALIASES = {
+    "capture": {
+        "text": "body",
+        "content": "body",
+        "note": "body",
+        "thought": "body",
+        "description": "body",
+        "name": "title",
+        "subject": "title",
+        "tag": "tags",
+        "type": "category",
+    },
+    "search_entries": {"q": "query", "text": "query", "keywords": "query", "search": "query"},
+}
+CATEGORY_ALIASES = {
+    "person": "people",
+    "project": "projects",
+    "idea": "ideas",
+    "todo": "admin",
+    "task": "admin",
+    "tasks": "admin",
+    "errand": "admin",
+    "note": "inbox",
+    "notes": "inbox",
+}
+
+
+def empty_value(annotation: Any) -> Any:
+    """What a left-out argument means: null when it may be null, [] for a list."""
+    options = get_args(annotation) if _is_union(annotation) else (annotation,)
+    if type(None) in options:
+        return None
+    if any(get_origin(o) is list for o in options):
+        return []
+    return MISSING
+
+
+def _is_union(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType)
+
+
+def coerce(value: Any, annotation: Any, fixes: list[str]) -> Any:
+    """`value` as it is when it fits `annotation`, else converted to the first type of
+    the annotation it converts to, else as it is."""
+    options = list(get_args(annotation) if _is_union(annotation) else (annotation,))
+    if value is None or any(_fits(value, o) for o in options):
+        return value
+    for option in options:
+        mended = _convert(value, option)
+        if mended is not MISSING:
+            fixes.append("argument_type")
+            return mended
+    return value
+
+
+def _fits(value: Any, annotation: Any) -> bool:
+    if annotation is type(None):
+        return value is None
+    origin = get_origin(annotation)
+    if origin is list:
+        (inner,) = get_args(annotation) or (Any,)
+        return isinstance(value, list) and all(_fits(v, inner) for v in value)
+    if annotation is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation is str:
+        return isinstance(value, str)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return isinstance(value, dict) and set(value) <= set(annotation.model_fields)
+    return True
+
+
+def _convert(value: Any, annotation: Any) -> Any:
+    origin = get_origin(annotation)
+    if annotation is float and isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(%?)\s*", value)
+        if match:
+            number = float(match.group(1))
+            return number / 100 if match.group(2) or number > 1 else number
+    if annotation is int and isinstance(value, (str, float)):
+        try:
+            return int(float(value))
+        except ValueError:
+            return MISSING
+    if annotation is str and isinstance(value, (int, float, bool)):
+        return str(value)
+    if annotation is str and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    if origin is list:
+        (inner,) = get_args(annotation) or (Any,)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return _field_list(value)
+        if isinstance(value, str):
+            return [part.strip().lstrip("#") for part in re.split(r"[,;]", value) if part.strip()]
+    return MISSING
+
+
+def _field_list(value: Any) -> Any:
+    """Frontmatter fields as [{"name", "value"}], from an object, "key: value" strings,
+    or items with other key names."""
+    if isinstance(value, dict):
+        return [{"name": str(k), "value": None if v is None else str(v)} for k, v in value.items()]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return MISSING
+    items: list[dict[str, Any]] = []
+    for item in value:
+        if isinstance(item, str) and ":" in item:
+            key, _, text = item.partition(":")
+            items.append({"name": key.strip(), "value": text.strip()})
+        elif isinstance(item, dict) and "name" in item:
+            raw = item.get("value")
+            items.append({"name": str(item["name"]), "value": None if raw is None else str(raw)})
+        elif isinstance(item, dict) and len(item) == 1:
+            ((key, raw),) = item.items()
+            items.append({"name": str(key), "value": None if raw is None else str(raw)})
+    return items
+
+
+def mended(
+    name: str, raw: str, categories: tuple[str, ...], said: str
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The arguments mended to the tool's schema, or None when they are not JSON."""
+    fixes: list[str] = []
+    value = loads_lenient(raw) if raw.strip() else {}
+    if value is None or not isinstance(value, dict):
+        return None, fixes
+    try:
+        json.loads(raw or "{}")
+    except ValueError:
+        fixes.append("cut_json")
+    if set(value) == {"arguments"} and isinstance(value["arguments"], dict):
+        value = value["arguments"]
+    model = REGISTRY[name].arguments
+    args = _rename(name, value, model, fixes)
+    if name == "capture" and not isinstance(args.get("title"), str):
+        args.pop("title", None)  # a number or a list is no title: one is made from the body
+    for key, info in model.model_fields.items():
+        if key not in args:
+            empty = empty_value(info.annotation)
+            if empty is not MISSING:
+                args[key] = empty
+                fixes.append("missing_optional")
+        else:
+            args[key] = coerce(args[key], info.annotation, fixes)
+    if name == "capture":
+        _capture(args, categories, said, fixes)
+    return args, list(dict.fromkeys(fixes))
+
+
+def _rename(
+    name: str, value: dict[str, Any], model: type[BaseModel], fixes: list[str]
+) -> dict[str, Any]:
+    aliases = ARGUMENT_ALIASES.get(name, {})
+    args: dict[str, Any] = {}
+    for key, item in value.items():
+        target = key if key in model.model_fields else aliases.get(key.lower())
+        if target is None or target not in model.model_fields:
+            fixes.append("unknown_argument_dropped")
+            continue
+        if target != key:
+            fixes.append("argument_name")
+        args.setdefault(target, item)
+    return args
+
+
+def _capture(
+    args: dict[str, Any], categories: tuple[str, ...], said: str, fixes: list[str]
+) -> None:
+    """A capture that lacks a category, a title, a body or a confidence still files
+    the thought: in the inbox, under the person's own words."""
+    category = args.get("category")
+    if isinstance(category, str) and category.lower() not in categories:
+        known = CATEGORY_ALIASES.get(category.lower().strip())
+        args["category"] = known if known in categories else "inbox"
+        args["confidence"] = args.get("confidence") if known in categories else 0.0
+        fixes.append("category")
+    elif isinstance(category, str):
+        args["category"] = category.lower()
+    if not isinstance(args.get("category"), str):
+        args["category"], args["confidence"] = "inbox", 0.0
+        fixes.append("category")
+    if not isinstance(args.get("body"), str) or not args["body"].strip():
+        args["body"] = said
+        fixes.append("body")
+    if not isinstance(args.get("title"), str) or not args["title"].strip():
+        args["title"] = title_from(args["body"])
+        fixes.append("title")
+    if not isinstance(args.get("confidence"), (int, float)) or isinstance(args["confidence"], bool):
+        # Unsure how sure: below any sensible threshold, so the person picks.
+        args["confidence"] = 0.5
+        fixes.append("confidence")
+    args["confidence"] = min(1.0, max(0.0, float(args["confidence"])))
+
+
+def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> None:
+    """One thought, one note: the note keeps the person's words, not a paraphrase."""
+    said = said.strip()
+    if said and said not in str(arguments.get("body", "")):
+        arguments["body"] = said
+        repairs.append("own_words")
