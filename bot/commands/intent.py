@@ -1,16 +1,59 @@
 """What a message is, told without a model: a question, a change request, small talk,
-or a thought to keep. The engine uses it to decide what a turn that wrote nothing
-means: a thought the model failed to file is kept in the inbox; a question or a
-greeting is not filed."""
+or a thought to keep; a leave word; and the words of a question worth searching for.
+Without a model the router answers a question instead of filing it; with one, the
+verdict (bot.turn.verdict) uses it to decide what a turn that wrote nothing means: a
+thought the model failed to file is kept in the inbox, a question or a greeting is
+not filed."""
 
 from __future__ import annotations
 
 import re
 from typing import Literal
 
-from bot.commands.questions import is_question
-
 Kind = Literal["question", "change", "small_talk", "thought"]
+
+QUESTION_WORDS = frozenset(
+    {"what", "where", "when", "who", "which", "how", "did", "find", "show", "search"}
+)
+# "do" starts a to-do as often as a question: only "do I / do we ..." asks something.
+_DO_QUESTION = re.compile(r"^(?:do|does)\s+(?:i|we|you|they|he|she|it|my|our)\b", re.IGNORECASE)
+# Openings of a thought that merely start with a question word.
+_THOUGHT_OPENINGS = re.compile(r"^(?:what if|how about)\b", re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"[\w'\u2019-]+")
+_FILLER = frozenset(
+    re.findall(
+        r"\S+",
+        """a about all an and any anything are did do does find for from have how i i've in
+        is it me my note notes of on or said say search show something that the there to
+        was we were what when where which who with write written wrote you your""",
+    )
+)
+LEAVE_WORDS = frozenset({"exit", "quit", "bye", "goodbye", "/quit", "/exit", ":q", "logout"})
+
+
+def is_leave_word(text: str) -> bool:
+    """ "exit", "quit", "/quit"... : a person trying to end the chat, not a thought."""
+    return text.strip().strip(".!").lower() in LEAVE_WORDS
+
+
+def is_question(text: str) -> bool:
+    """A line ending in `?`, or opening with what/where/when/who/which/how/did/find/show
+    (or "do I/we..."); "what if ..." and "how about ..." are ideas, not questions."""
+    text = text.strip()
+    if _THOUGHT_OPENINGS.match(text) and not text.endswith("?"):
+        return False
+    if text.endswith("?"):
+        return True
+    first = _QUESTION_WORD.match(text)
+    return bool(first and first.group().lower() in QUESTION_WORDS) or bool(_DO_QUESTION.match(text))
+
+
+def search_words(question: str) -> str:
+    """The words of a question worth searching for: "what did I write about tomatoes?"
+    → "tomatoes"; the whole question when nothing else is left."""
+    words = [w for w in _QUESTION_WORD.findall(question) if w.lower() not in _FILLER]
+    return " ".join(words) or question.strip(" ?")
+
 
 # A request to change notes opens with a verb and points at a note ("move that to
 # projects", "delete the tea note"); "update Sarah on the budget" is a thought. When
@@ -43,7 +86,7 @@ _SMALL_TALK = frozenset(
         super 안녕 안녕하세요 고마워 고마워요 감사합니다 네 응 좋아 좋아요""",
     )
 )
-_WORD = re.compile(r"[^\W\d_]+")
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def kind_of(text: str) -> Kind:
@@ -67,7 +110,7 @@ def asks_for_digest(text: str) -> bool:
 
 def is_small_talk(text: str) -> bool:
     """A greeting, a thanks, an ok: a few words, every one of them small talk."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in _LETTERS.findall(text)]
     if not words:
         return not any(c.isalnum() for c in text)  # an emoji or "!!" alone
     return len(words) <= 4 and all(w in _SMALL_TALK for w in words)

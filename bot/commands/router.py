@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
-from bot.commands.questions import is_leave_word, is_question, search_words
 from bot.dates.when import find_when
 from bot.events import Reply, Sender
 from bot.people.access import Access

@@ -25,8 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.commands.intent import asks_for_digest, kind_of
-from bot.commands.questions import search_words
+from bot.commands.intent import asks_for_digest, kind_of, search_words
 from bot.commands.router import classify
 from bot.tools.names import notes_named, title_from
 from bot.tools.registry import ToolContext
