@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from bot.buttons.dispatch import ButtonHandler
 from bot.events import Button, Reply
-from bot.tools.names import clean_reference, notes_named, split_leading_reference
+from bot.tools.names import category_named, clean_reference, notes_named, split_leading_reference
 from bot.tools.registry import ToolContext
 from bot.tools.runner import Outcome, ToolRunner
 from bot.tools.team_notes import in_team
@@ -37,9 +36,8 @@ def outcome_replies(outcomes: list[Outcome]) -> list[Reply]:
 class NoteCommands:
     """Finds the note a command names, then runs the command's tool on its path."""
 
-    def __init__(self, runner: ToolRunner, aliases: Mapping[str, str]) -> None:
+    def __init__(self, runner: ToolRunner) -> None:
         self.runner = runner
-        self.aliases = aliases
 
     async def call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
         return outcome_replies([await self.runner.call(ctx, name, arguments)])
@@ -63,8 +61,8 @@ class NoteCommands:
 
     async def move(self, ctx: ToolContext, rest: str) -> list[Reply]:
         reference, _, word = rest.rpartition(" ")
-        category = self.aliases.get(word.lower(), word.lower())
-        if not reference.strip() or category not in ctx.settings.categories:
+        category = category_named(word, ctx.settings.categories)
+        if not reference.strip() or category is None:
             names = ", ".join(ctx.settings.categories)
             return [Reply(f"Usage: /move NOTE CATEGORY (one of {names})")]
         return await self._on_note(ctx, reference, "move_entry", {"category": category})

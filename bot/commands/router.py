@@ -1,21 +1,20 @@
-"""Slash commands, and plain-text capture with a simple classifier when no LLM is set."""
+"""Slash commands, and plain text without a model: a question is answered from the
+notes, anything else is filed (bot.commands.capture says where)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
+from bot.commands.capture import capture_arguments
 from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
-from bot.dates.when import find_when
 from bot.events import Reply, Sender
 from bot.people.access import Access
 from bot.people.settings import change_from_words
-from bot.tools.names import title_from
+from bot.tools.names import category_named
 from bot.tools.registry import ToolContext
-from bot.tools.runner import ToolRunner
+from bot.tools.runner import ToolRunner, last_filed
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.
@@ -46,101 +45,13 @@ KIND_WORDS = {
     "fill": "filling an empty field",
 }
 PAGE_SIZE = 10
-# "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
-PERSON_NAME = re.compile(
-    r"^(?P<name>[^\W\d_][\w'\u2019.-]*(?:\s+[^\W\d_][\w'\u2019.-]*){0,3})\s*(?:[-\u2013\u2014:,(]|$)\s*(?P<rest>.*)$",
-    re.DOTALL,
-)
 BARE_NUMBER = re.compile(r"^\s*\d{1,4}\s*[.)]?\s*$")
 
-ALIASES = {
-    "person": "people",
-    "people": "people",
-    "project": "projects",
-    "projects": "projects",
-    "idea": "ideas",
-    "ideas": "ideas",
-    "admin": "admin",
-    "todo": "admin",
-    "task": "admin",
-    "inbox": "inbox",
-}
-KEYWORDS = {
-    "people": (
-        "met ",
-        "meet ",
-        "call with",
-        "talk to",
-        "talked to",
-        "birthday",
-        "follow up with",
-        "catch up with",
-        "lunch with",
-        "coffee with",
-        "he said",
-        "she said",
-    ),
-    "projects": (
-        "project",
-        "launch",
-        "milestone",
-        "ship ",
-        "build ",
-        "roadmap",
-        "deadline for",
-        "next step",
-        "finish the",
-    ),
-    "admin": (
-        "pay ",
-        "bill",
-        "invoice",
-        "renew",
-        "appointment",
-        "tax",
-        "dentist",
-        "doctor",
-        "passport",
-        "insurance",
-        "book a",
-        "subscription",
-        "due ",
-    ),
-    "ideas": ("idea", "what if", "maybe we could", "could we", "someday", "wouldn't it be"),
-}
-HINT = re.compile(r"^\s*(?:\[(?P<bracket>[\w-]+)\]|(?P<colon>[\w-]+):)\s*", re.IGNORECASE)
 CORRECTION = re.compile(
     r"^\s*(?:fix:\s*|actually,?\s+(?:that(?:'s| is| was)|it(?:'s| is| was))\s+(?:an?\s+)?)"
     r"(?P<category>[\w-]+)[.!]?\s*$",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Guess:
-    category: str
-    confidence: float
-    text: str
-
-
-def classify(text: str, categories: tuple[str, ...]) -> Guess:
-    """Explicit hints (`project:`, `[person]`) first, then keywords; else the inbox."""
-    match = HINT.match(text)
-    if match:
-        word = (match.group("bracket") or match.group("colon")).lower()
-        category = ALIASES.get(word, word)
-        if category in categories:
-            return Guess(category, 1.0, text[match.end() :].strip() or text)
-    lowered = f" {text.lower()} "
-    scores = {
-        category: sum(lowered.count(k) for k in words)
-        for category, words in KEYWORDS.items()
-        if category in categories
-    }
-    best = max(scores, key=lambda c: scores[c], default=None)
-    if best is not None and scores[best] > 0:
-        return Guess(best, 0.7, text)
-    return Guess("inbox", 0.3, text)
 
 
 def help_text(direct_changes: tuple[str, ...]) -> str:
@@ -159,7 +70,7 @@ class Router:
     def __init__(self, runner: ToolRunner, access: Access) -> None:
         self.runner = runner
         self.access = access
-        self.notes = NoteCommands(runner, ALIASES)
+        self.notes = NoteCommands(runner)
 
     async def _call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
         return await self.notes.call(ctx, name, **arguments)
@@ -208,8 +119,8 @@ class Router:
         """`/list [CATEGORY] [PAGE]`: ten notes a page, newest first, and how many more."""
         words = rest.lower().split()
         page = int(words.pop()) if words and words[-1].isdigit() else 1
-        category = ALIASES.get(words[0], words[0]) if words else None
-        if len(words) > 1 or (category and category not in ctx.settings.categories) or page < 1:
+        category = category_named(words[0], ctx.settings.categories) if words else None
+        if len(words) > 1 or (words and category is None) or page < 1:
             names = ", ".join(ctx.settings.categories)
             return [Reply(f"Usage: /list [CATEGORY] [PAGE] (categories: {names})")]
         total = await ctx.store.count(category)
@@ -224,36 +135,8 @@ class Router:
         return [Reply("\n".join(lines))]
 
     async def capture(self, ctx: ToolContext, text: str) -> list[Reply]:
-        guess = classify(text, ctx.settings.categories)
-        title, body = title_from(guess.text), guess.text
-        when = find_when(
-            guess.text,
-            now=ctx.now,
-            zone=ctx.zone,
-            default_time=ctx.settings.reminder_time,
-        )
-        if when.found:
-            # "remind me to call mom tomorrow at 9": a task called "Call mom", with a
-            # date, is an errand when nothing else claimed it (the capture reads the date).
-            if when.rest.strip():
-                title = title_from(when.rest.strip()[:1].upper() + when.rest.strip()[1:])
-            if guess.category == "inbox" and "admin" in ctx.settings.categories:
-                guess = Guess("admin", 0.7, guess.text)
-        if guess.category == "people" and guess.confidence == 1.0:
-            # An explicit person note is named after the person, so [[Their Name]] links.
-            person = PERSON_NAME.match(guess.text)
-            if person:
-                title, body = person.group("name"), person.group("rest").strip() or guess.text
-        return await self._call(
-            ctx,
-            "capture",
-            category=guess.category,
-            title=title,
-            body=body,
-            confidence=guess.confidence,
-            tags=[],
-            fields=[],
-        )
+        """File `text` where the keywords say (bot.commands.capture)."""
+        return await self._call(ctx, "capture", **capture_arguments(ctx, text))
 
     async def correction(self, ctx: ToolContext, text: str) -> list[Reply] | None:
         """`fix: idea` / "actually that's a project": refile the last note of this chat."""
@@ -261,15 +144,13 @@ class Router:
         if not match:
             return None
         word = match.group("category").lower()
-        category = ALIASES.get(word, word)
-        if category not in ctx.settings.categories:
+        category = category_named(word, ctx.settings.categories)
+        if category is None:
             if not text.lstrip().lower().startswith("fix:"):
                 return None  # "actually it's a pity..." is a thought, not a correction
             names = ", ".join(ctx.settings.categories)
             return [Reply(f"{word!r} is not a category; use one of {names}. Nothing changed.")]
-        last = await ctx.records.last_written_entry(
-            ctx.conversation.key, ctx.person.id, ctx.now - timedelta(days=1)
-        )
+        last = await last_filed(ctx)
         if last is None:
             return [
                 Reply("I haven't filed anything in this chat recently, so there is nothing to fix.")

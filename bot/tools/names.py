@@ -5,12 +5,25 @@ or not."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from storage.entry import Entry
 from storage.errors import EntryNotFound, UnsafePath
 from storage.store import Store
 from storage.vault.paths import check_relpath
 
+# The words people and models use for the default categories ("todo" for admin).
+CATEGORY_WORDS = {
+    "person": "people",
+    "project": "projects",
+    "idea": "ideas",
+    "todo": "admin",
+    "task": "admin",
+    "tasks": "admin",
+    "errand": "admin",
+    "note": "inbox",
+    "notes": "inbox",
+}
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}  # noqa: RUF001
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 
@@ -66,3 +79,11 @@ def title_from(text: str, limit: int = 60) -> str:
     if len(first) <= limit:
         return first.rstrip(".")
     return first[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def category_named(word: str, categories: Sequence[str]) -> str | None:
+    """The category `word` names ("project", "Projects", "todo"), if it is one of
+    `categories`."""
+    word = word.strip().lower()
+    category = CATEGORY_WORDS.get(word, word)
+    return category if category in categories else None

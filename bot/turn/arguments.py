@@ -13,7 +13,7 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from bot.tools.names import title_from
+from bot.tools.names import category_named, title_from
 from bot.tools.registry import REGISTRY
 from bot.turn.mending import loads_lenient
 
@@ -33,17 +33,6 @@ ARGUMENT_ALIASES = {
         "type": "category",
     },
     "search_entries": {"q": "query", "text": "query", "keywords": "query", "search": "query"},
-}
-CATEGORY_ALIASES = {
-    "person": "people",
-    "project": "projects",
-    "idea": "ideas",
-    "todo": "admin",
-    "task": "admin",
-    "tasks": "admin",
-    "errand": "admin",
-    "note": "inbox",
-    "notes": "inbox",
 }
 
 
@@ -195,9 +184,9 @@ def _capture(
     the thought: in the inbox, under the person's own words."""
     category = args.get("category")
     if isinstance(category, str) and category.lower() not in categories:
-        known = CATEGORY_ALIASES.get(category.lower().strip())
-        args["category"] = known if known in categories else "inbox"
-        args["confidence"] = args.get("confidence") if known in categories else 0.0
+        known = category_named(category, categories)
+        args["category"] = known or "inbox"
+        args["confidence"] = args.get("confidence") if known else 0.0
         fixes.append("category")
     elif isinstance(category, str):
         args["category"] = category.lower()

@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.commands.capture import classify
 from bot.commands.intent import asks_for_digest, kind_of, search_words
-from bot.commands.router import classify
 from bot.tools.names import notes_named, title_from
 from bot.tools.registry import ToolContext
 from bot.turn.llm import LLM, ModelToolCall

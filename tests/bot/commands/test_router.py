@@ -7,10 +7,10 @@ from pathlib import Path
 
 import frontmatter
 
-from bot.commands.router import classify
+from bot.commands.capture import classify
 from bot.events import Conversation
 from tests.bot.helpers import message, notes, press
-from tests.fakes.brain import running_brain
+from tests.fakes.brain import Clock, running_brain
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 
@@ -65,6 +65,23 @@ async def test_unsure_text_lands_in_the_inbox_with_buttons_and_fix_refiles(
         (fixed,) = await brain.engine.handle(message("fix: idea"))
         assert notes(vault) == ["ideas/blue.md"]
         assert "ideas/blue.md" in fixed.text
+
+
+async def test_a_correction_means_the_last_note_only_within_the_window(
+    tmp_path: Path, database_url: str
+) -> None:
+    clock = Clock()
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        vault = brain.settings.vault_dir
+        await brain.engine.handle(message("blue"))
+        clock.advance(minutes=29)
+        (fixed,) = await brain.engine.handle(message("fix: idea"))
+        assert notes(vault) == ["ideas/blue.md"] and "Approve" not in str(fixed.buttons)
+        await brain.engine.handle(message("green"))
+        clock.advance(minutes=31)  # "actually…" now means nothing: a later thought, not this
+        (late,) = await brain.engine.handle(message("fix: idea"))
+        assert "nothing to fix" in late.text
+        assert notes(vault) == ["ideas/blue.md", "inbox/green.md"]
 
 
 async def test_path_tricks_are_refused_and_change_nothing(
