@@ -15,11 +15,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from storage.index.tokens import fold
+from storage.vault.markdown import SCHEME, links
 
-_FENCED = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
-_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
-_MDLINK = re.compile(r"\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+\"[^\"\n]*\")?\s*\)")
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _NOT_KEY = re.compile(r"[\W_]+")
 CONTEXT_CHARS = 200
 
@@ -68,7 +65,7 @@ def _wikilink(target: str) -> tuple[str, str | None, str | None] | None:
 
 def _markdown_link(target: str, source: str) -> tuple[str, str | None, str | None] | None:
     target = target.strip("<>").split("#", 1)[0]
-    if not target or _SCHEME.match(target):
+    if not target or SCHEME.match(target):
         return None
     target = unquote(target)
     if not target.lower().endswith(".md"):
@@ -89,15 +86,14 @@ def _markdown_link(target: str, source: str) -> tuple[str, str | None, str | Non
 
 
 def extract_links(body: str, source: str) -> list[Link]:
-    """Every distinct link in `body` of the note at vault path `source` (code blocks skipped)."""
-    text = _FENCED.sub(lambda m: " " * len(m.group(0)), body)
+    """Every distinct link in `body` of the note at vault path `source`, outside code
+    (the grammar of storage.vault.markdown, which relinking reads too)."""
     found: dict[tuple[str, str | None, str | None], Link] = {}
-    for match in _WIKILINK.finditer(text):
-        parsed = _wikilink(match.group(1))
+    for link in links(body):
+        if link.kind == "wiki":
+            parsed = _wikilink(link.wiki_name)
+        else:
+            parsed = _markdown_link(link.target, source)
         if parsed and parsed not in found:
-            found[parsed] = Link(*parsed, _context(body, match.start(), match.end()))
-    for match in _MDLINK.finditer(text):
-        parsed = _markdown_link(match.group(1), source)
-        if parsed and parsed not in found:
-            found[parsed] = Link(*parsed, _context(body, match.start(), match.end()))
+            found[parsed] = Link(*parsed, _context(body, link.start, link.end))
     return list(found.values())

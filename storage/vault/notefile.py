@@ -17,11 +17,11 @@ from typing import Any
 import yaml
 
 from storage.errors import StorageError
+from storage.vault.markdown import without_code
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 _HEADING = re.compile(r"#[ \t]+(.+?)[ \t#]*")
-_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -174,21 +174,10 @@ def note_title(fields: Mapping[str, Any], body: str, stem: str) -> str:
 
 def first_heading(body: str) -> str | None:
     """The first level-1 heading of a Markdown body that is text a person wrote: code
-    examples (fenced blocks) and template placeholders do not count."""
-    fence: str | None = None
-    for line in body.splitlines():
-        opening = _FENCE.match(line)
-        if opening:
-            marker = opening.group(1)
-            if fence is None:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
-                fence = None
-            continue
-        if fence is not None:
-            continue
-        heading = _HEADING.fullmatch(line)
-        if heading and "{{" not in heading.group(1):
+    examples and template placeholders do not count."""
+    for line, masked in zip(body.split("\n"), without_code(body).split("\n"), strict=True):
+        heading = _HEADING.fullmatch(line.rstrip("\r"))
+        if heading and masked.strip() and "{{" not in heading.group(1):
             return heading.group(1)
     return None
 

@@ -27,13 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
-_FENCE = re.compile(
-    r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S
-)
-_INLINE_CODE = re.compile(r"(`+)[^`\n].*?(?<!`)\1(?!`)")
-_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+from storage.vault.markdown import SCHEME, LinkAt, links
+
 _ENCODED_NON_ASCII = re.compile(r"%[89a-fA-F][0-9a-fA-F]")
 # What a bare Markdown link target cannot hold as it is.
 _ESCAPED = {c: quote(c) for c in " %()<>[]#?\t"}
@@ -85,7 +80,7 @@ class Notes:
     def markdown(self, target: str, source: str) -> tuple[str, str] | None:
         """The note a Markdown link's path (decoded, no `#part`) means in the note at
         `source`, and how it was written: "relative", "root" or "absolute"."""
-        if not target or _SCHEME.match(target) or not target.lower().endswith(".md"):
+        if not target or SCHEME.match(target) or not target.lower().endswith(".md"):
             return None
         if target.startswith("/"):
             found = self._by_lower.get(posixpath.normpath(target.lstrip("/")).lower())
@@ -135,34 +130,23 @@ def relinked(text: str, source: str, move: Relocation, after: Notes | None = Non
     the move would break rewritten (see the module doc); the same text when none is."""
     after = after or move.after
     source_after = move.new if source == move.old else source
-    masked = _masked(text)
     edits: list[tuple[int, int, str]] = []
-    for match in _WIKILINK.finditer(masked):
-        edit = _wikilink_edit(text, match, source, source_after, move, after)
+    for link in links(text):
+        edit = (_wikilink_edit if link.kind == "wiki" else _markdown_edit)(
+            link, source, source_after, move, after
+        )
         if edit is not None:
-            edits.append(edit)
-    for match in _MDLINK.finditer(masked):
-        edit = _markdown_edit(text, match, source, source_after, move, after)
-        if edit is not None:
-            edits.append(edit)
+            edits.append((link.start, link.end, edit))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
     return text
 
 
-def _masked(text: str) -> str:
-    """`text` with code blocks and inline code blanked out (same length), so links
-    are looked for only where they are links."""
-    for pattern in (_FENCE, _INLINE_CODE):
-        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
-    return text
-
-
 def _wikilink_edit(
-    text: str, match: re.Match[str], source: str, source_after: str, move: Relocation, after: Notes
-) -> tuple[int, int, str] | None:
-    inner = text[match.start(1) : match.end(1)]
-    target, bar, shown = inner.partition("|")
+    link: LinkAt, source: str, source_after: str, move: Relocation, after: Notes
+) -> str | None:
+    """The new target part of a wikilink the move breaks; None when it still holds."""
+    target, bar, shown = link.target.partition("|")
     if target.endswith("\\"):  # `[[tea\|shown]]` inside a table
         target, bar = target[:-1], "\\|"
     name, hash_, part = target.partition("#")
@@ -177,13 +161,14 @@ def _wikilink_edit(
     new_name = after.shortest_link(wanted)
     if name.strip().lower().endswith(".md"):
         new_name += ".md"
-    return match.start(1), match.end(1), new_name + hash_ + part + bar + shown
+    return new_name + hash_ + part + bar + shown
 
 
 def _markdown_edit(
-    text: str, match: re.Match[str], source: str, source_after: str, move: Relocation, after: Notes
-) -> tuple[int, int, str] | None:
-    raw = text[match.start(1) : match.end(1)]
+    link: LinkAt, source: str, source_after: str, move: Relocation, after: Notes
+) -> str | None:
+    """The new target part of a Markdown link the move breaks; None when it holds."""
+    raw = link.target
     bracketed = raw.startswith("<")
     path, hash_, part = (raw[1:-1] if bracketed else raw).partition("#")
     decoded = path if bracketed else unquote(path)
@@ -199,9 +184,9 @@ def _markdown_edit(
     else:
         new_path = ("/" if form == "absolute" else "") + wanted
     if bracketed:
-        return match.start(1), match.end(1), f"<{new_path}{hash_}{part}>"
+        return f"<{new_path}{hash_}{part}>"
     if _ENCODED_NON_ASCII.search(path):
         new_path = quote(new_path, safe="/")
     else:
         new_path = "".join(_ESCAPED.get(c, c) for c in new_path)
-    return match.start(1), match.end(1), new_path + hash_ + part
+    return new_path + hash_ + part
