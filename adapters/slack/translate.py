@@ -207,20 +207,8 @@ def parse_message(
     if not event.get("user"):
         log.debug("ignoring message without a user")
         return None
-    channel, ts = event["channel"], event["ts"]
     # A DM answered inside a thread stays in that thread; plain DMs have none.
-    thread = event.get("thread_ts")
-    return Incoming(
-        kind="message",
-        event_id=body.get("event_id") or event.get("client_msg_id") or f"{channel}:{ts}",
-        user_id=event["user"],
-        origin=Origin(channel, thread_ts=thread),
-        received_at=_received_at(ts),
-        text=slack_to_plain(event.get("text") or "", bot_user_id=bot_user_id),
-        source=_message_source(team_url, channel, ts, thread),
-        files=file_refs(event),
-        raw=body,
-    )
+    return _said(body, event.get("thread_ts"), bot_user_id=bot_user_id, team_url=team_url)
 
 
 def parse_mention(
@@ -231,8 +219,16 @@ def parse_mention(
     if event.get("bot_id") or not event.get("user"):
         log.debug("ignoring a bot's mention in %s", event.get("channel"))
         return None
+    thread = event.get("thread_ts") or event["ts"]
+    return _said(body, thread, bot_user_id=bot_user_id, team_url=team_url)
+
+
+def _said(
+    body: dict[str, Any], thread: str | None, *, bot_user_id: str | None, team_url: str | None
+) -> Incoming:
+    """What a person said to the bot, in a DM or with a mention: its words and files."""
+    event = body["event"]
     channel, ts = event["channel"], event["ts"]
-    thread = event.get("thread_ts") or ts
     return Incoming(
         kind="message",
         event_id=body.get("event_id") or event.get("client_msg_id") or f"{channel}:{ts}",
@@ -241,6 +237,7 @@ def parse_mention(
         received_at=_received_at(ts),
         text=slack_to_plain(event.get("text") or "", bot_user_id=bot_user_id),
         source=_message_source(team_url, channel, ts, thread),
+        files=file_refs(event),
         raw=body,
     )
 

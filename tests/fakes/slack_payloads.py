@@ -45,7 +45,12 @@ def dm_event(
 
 
 def mention_event(
-    text: str, *, user: str = "U0ALICE", channel: str = CHANNEL, thread_ts: str | None = None
+    text: str,
+    *,
+    user: str = "U0ALICE",
+    channel: str = CHANNEL,
+    thread_ts: str | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     """An `app_mention` in a channel; `text` gets the bot's mention in front."""
     n = next(_numbers)
@@ -55,6 +60,7 @@ def mention_event(
         "user": user,
         "text": f"<@{BOT_USER_ID}> {text}",
         "ts": _ts(),
+        **extra,
     }
     if thread_ts:
         event["thread_ts"] = thread_ts

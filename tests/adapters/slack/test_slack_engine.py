@@ -220,6 +220,21 @@ async def test_voice_clip_is_kept_and_its_transcript_captured(
     assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
 
 
+async def test_a_file_shared_with_a_mention_is_kept_like_one_in_a_dm(
+    slack_brain: SlackBrain, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.transcript = "launch the new website before the conference"
+    openai_fake.script = [CAPTURE]
+    clip = slack_brain.fake.add_file(
+        "audio_message.webm", b"OggS channel audio", "audio/webm", subtype="slack_audio"
+    )
+    await slack_brain.post(mention_event("", files=[clip]))
+    await slack_brain.fake.wait_for("chat.postMessage", within=15)
+    kept = list((slack_brain.vault / "attachments").iterdir())
+    assert [p.read_bytes() for p in kept] == [b"OggS channel audio"]
+    assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
+
+
 async def test_a_slack_connect_guest_is_not_slack_star_and_their_files_stay_put(
     slack_brain: SlackBrain, openai_fake: FakeOpenAI
 ) -> None:
