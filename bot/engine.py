@@ -40,7 +40,7 @@ from bot.tools.runner import ToolRunner
 from bot.turn.llm import LLM, LLMUnavailable
 from bot.turn.loop import Agent
 from bot.turn.verdict import Turn, Verdict
-from storage.db.digest_log import DigestLog
+from storage.db.digest_messages import DigestMessages
 from storage.db.events import Arrival, NewEvent, StoredFile
 from storage.db.records import Records
 from storage.errors import StorageError
@@ -104,7 +104,7 @@ class Engine:
                 Filing(self.runner),
                 UndoButton(self.runner),
                 # Digest buttons work in every process, whichever one sent the digest.
-                DigestButtons(DigestLog(records.engine)),
+                DigestButtons(DigestMessages(records.engine)),
                 ReminderButtons(),
                 NoteChoice(self.router.notes),
             ]

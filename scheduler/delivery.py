@@ -27,9 +27,10 @@ from bot.events import Conversation, Reply
 from bot.turn.llm import LLM
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
-from storage.db.digest_log import DigestKey, DigestLog, DigestLogEntry
+from storage.db.digest_messages import DigestMessages
 from storage.db.people import Person
 from storage.db.records import Records
+from storage.db.send_ledger import DigestKey, Send, SendLedger
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
 from storage.store import Store
@@ -101,7 +102,8 @@ class DigestDelivery:
         *,
         vaults: Vaults,
         records: Records,
-        digests: DigestLog,
+        ledger: SendLedger,
+        messages: DigestMessages,
         settings: Settings,
         llm: LLM | None,
         deliver: Deliver,
@@ -109,7 +111,8 @@ class DigestDelivery:
     ) -> None:
         self.vaults = vaults
         self.records = records
-        self.digests = digests
+        self.ledger = ledger
+        self.messages = messages
         self.settings = settings
         self.llm = llm
         self.deliver = deliver
@@ -127,15 +130,15 @@ class DigestDelivery:
         """Claim, compose, send and keep the digest of `slot`; never raises for a
         failed send (it is logged, recorded, and tried again while in its grace)."""
         key = DigestKey(person.id, slot.local_date, slot.kind)
-        if not await self.digests.claim(key, due_at=slot.due_at, now=self.clock()):
+        if not await self.ledger.claim(key, due_at=slot.due_at, now=self.clock()):
             return Sent("already")
         return await self._attempt(person, key, slot.due_at, attempts=1)
 
-    async def retry(self, person: Person, entry: DigestLogEntry) -> Sent:
+    async def retry(self, person: Person, entry: Send) -> Sent:
         """One more attempt at a digest whose send failed (see scheduler.retry);
         `already` when another caller took this attempt."""
-        key = DigestKey(entry.user_id, entry.local_date, entry.kind)
-        taken = await self.digests.reclaim(key, self.clock())
+        key = entry.digest
+        taken = await self.ledger.reclaim(key, self.clock())
         if taken is None:
             return Sent("already")
         return await self._attempt(person, key, taken.due_at, attempts=taken.attempts)
@@ -152,7 +155,7 @@ class DigestDelivery:
         if sent.status != "sent":
             return await self._failed(key, due_at, attempts, sent.detail)
         conversation = sent.conversation
-        await self.digests.finish(
+        await self.ledger.finish(
             key,
             status="sent",
             now=self.clock(),
@@ -171,7 +174,7 @@ class DigestDelivery:
         now = self.clock()
         again = next_attempt(attempts, due_at=due_at, grace=self.grace, now=now)
         if again is not None:
-            await self.digests.finish(
+            await self.ledger.finish(
                 key, status="retrying", now=now, detail=detail, next_attempt_at=again
             )
             metrics.digest_delivered("retrying")
@@ -185,7 +188,7 @@ class DigestDelivery:
                 again.isoformat(),
             )
             return Sent("retrying", detail)
-        await self.digests.finish(key, status="failed", now=now, detail=detail)
+        await self.ledger.finish(key, status="failed", now=now, detail=detail)
         metrics.digest_delivered("failed")
         log.error(
             "%s digest for user %s on %s failed for good after %d attempt(s): %s",
@@ -207,7 +210,7 @@ class DigestDelivery:
             digest,
             user_id=person.id,
             records=self.records,
-            digests=self.digests,
+            digests=self.messages,
             now=self.clock(),
             vault_id=(await self.store(person)).vault_id,
         )

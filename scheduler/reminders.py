@@ -37,7 +37,7 @@ from scheduler.delivery import Deliver, NoRoute, home_conversations
 from scheduler.retry import next_attempt
 from storage.db.people import Person
 from storage.db.records import Records
-from storage.db.reminder_log import ReminderKey, ReminderLog
+from storage.db.send_ledger import ReminderKey, SendLedger
 from storage.db.vault_tables import VAULT_MEMBERS
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
@@ -74,14 +74,14 @@ class Reminders:
         *,
         vaults: Vaults,
         records: Records,
-        log: ReminderLog,
+        ledger: SendLedger,
         settings: Settings,
         deliver: Deliver,
         clock: Callable[[], datetime],
     ) -> None:
         self.vaults = vaults
         self.records = records
-        self.log = log
+        self.ledger = ledger
         self.settings = settings
         self.deliver = deliver
         self.clock = clock
@@ -128,7 +128,7 @@ class Reminders:
                     due.append(Due(note, at))
             if note.repeat and remind is not None and remind <= now:
                 repeating.append((note, remind))
-        handled = await self.log.handled(vault_id, [d.note.note_id for d in due])
+        handled = await self.ledger.handled(vault_id, [d.note.note_id for d in due])
         pending = [d for d in due if (d.note.note_id, d.at) not in handled]
         outcomes: list[tuple[ReminderKey, str]] = []
         # Where to send is looked up only when something is to be sent, not at every poll.
@@ -146,7 +146,7 @@ class Reminders:
     ) -> str:
         late = now - key.remind_at
         if late > self.grace:
-            if await self.log.claim(
+            if await self.ledger.claim(
                 key,
                 user_id=recipient.user_id,
                 path=note.path,
@@ -160,7 +160,7 @@ class Reminders:
                 )
                 return "skipped"
             return "already"
-        if not await self.log.claim(
+        if not await self.ledger.claim(
             key, user_id=recipient.user_id, path=note.path, title=note.title, now=now
         ):
             return "already"
@@ -171,20 +171,21 @@ class Reminders:
         self, now: datetime, people: dict[int, Person]
     ) -> list[tuple[ReminderKey, str]]:
         outcomes: list[tuple[ReminderKey, str]] = []
-        for entry in await self.log.retries_due(now):
-            recipient = await self.recipient(entry.vault_id, people)
-            taken = await self.log.reclaim(entry.key, now)
+        for entry in await self.ledger.retries_due("reminder", now):
+            key = entry.reminder
+            recipient = await self.recipient(key.vault_id, people)
+            taken = await self.ledger.reclaim(key, now)
             if recipient is None or taken is None:
                 continue
             outcome = await self._attempt(
-                entry.key,
-                taken.path,
-                taken.title,
+                key,
+                taken.path or "",
+                taken.title or "",
                 recipient,
                 recipient.conversations,
                 attempts=taken.attempts,
             )
-            outcomes.append((entry.key, outcome))
+            outcomes.append((key, outcome))
         return outcomes
 
     async def _attempt(
@@ -217,7 +218,7 @@ class Reminders:
                 except NoRoute as exc:
                     unreachable.append(exc.platform)
                     continue
-                await self.log.finish(
+                await self.ledger.finish(
                     key,
                     status="sent",
                     now=self.clock(),
@@ -237,7 +238,7 @@ class Reminders:
             detail = str(exc) or type(exc).__name__
         again = next_attempt(attempts, due_at=key.remind_at, grace=self.grace, now=self.clock())
         if again is not None:
-            await self.log.finish(
+            await self.ledger.finish(
                 key, status="retrying", now=self.clock(), detail=detail, next_attempt_at=again
             )
             metrics.reminder_sent("retrying")
@@ -249,7 +250,7 @@ class Reminders:
                 again.isoformat(),
             )
             return "retrying"
-        await self.log.finish(key, status="failed", now=self.clock(), detail=detail)
+        await self.ledger.finish(key, status="failed", now=self.clock(), detail=detail)
         metrics.reminder_sent("failed")
         log.error(
             "reminder %s (%s) failed for good after %d attempt(s): %s",

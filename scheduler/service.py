@@ -33,9 +33,9 @@ from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
-from storage.db.digest_log import DigestKey, DigestLog
 from storage.db.people import Person
 from storage.db.records import Records
+from storage.db.send_ledger import DigestKey, SendLedger
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class DigestService:
         *,
         delivery: DigestDelivery,
         records: Records,
-        digests: DigestLog,
+        ledger: SendLedger,
         settings: Settings,
         engine: AsyncEngine,
         clock: Callable[[], datetime],
@@ -83,7 +83,7 @@ class DigestService:
         self.delivery = delivery
         self.reminders = reminders
         self.records = records
-        self.digests = digests
+        self.ledger = ledger
         self.settings = settings
         self.clock = clock
         self.grace = timedelta(seconds=settings.digest_grace_seconds)
@@ -198,7 +198,7 @@ class DigestService:
     ) -> list[tuple[Slot, Sent]]:
         """For each person (or those in `user_ids`), take their latest slot due at or
         before `now`: send it when it is less than the grace period old (the digest
-        log lets it through only once), else record it as skipped."""
+        ledger lets it through only once), else record it as skipped."""
         wanted = None if user_ids is None else set(user_ids)
         people = [p for p in await self.records.people() if wanted is None or p.id in wanted]
         gate = asyncio.Semaphore(PARALLEL_SENDS)
@@ -212,7 +212,7 @@ class DigestService:
             if late <= self.grace:
                 async with gate:
                     return slot, await self.delivery.send(person, slot)
-            if await self.digests.claim(
+            if await self.ledger.claim(
                 DigestKey(person.id, slot.local_date, slot.kind),
                 due_at=slot.due_at,
                 now=now,
@@ -235,13 +235,13 @@ class DigestService:
 
     async def retry_due(self, now: datetime) -> list[Sent]:
         """Make the next attempt of each failed digest whose attempt is due."""
-        due = await self.digests.retries_due(now)
+        due = await self.ledger.retries_due("digest", now)
         if not due:
             return []  # the usual poll: no people to load
         people = {p.id: p for p in await self.records.people()}
         outcomes: list[Sent] = []
         for entry in due:
-            person = people.get(entry.user_id)
+            person = people.get(entry.digest.user_id)
             if person is not None:
                 outcomes.append(await self.delivery.retry(person, entry))
         return outcomes

@@ -7,8 +7,8 @@ from bot.app.runtime import Runtime
 from scheduler.delivery import Deliver, DigestDelivery
 from scheduler.reminders import Reminders
 from scheduler.service import DigestService
-from storage.db.digest_log import DigestLog
-from storage.db.reminder_log import ReminderLog
+from storage.db.digest_messages import DigestMessages
+from storage.db.send_ledger import SendLedger
 
 
 def build_service(
@@ -16,11 +16,11 @@ def build_service(
 ) -> DigestService:
     """The digest service of a runtime, not started: the settings listener is
     registered; `start_scheduler` also starts it."""
-    digests = DigestLog(runtime.database.engine)
+    ledger = SendLedger(runtime.database.engine)
     reminders = Reminders(
         vaults=runtime.vaults,
         records=runtime.records,
-        log=ReminderLog(runtime.database.engine),
+        ledger=ledger,
         settings=runtime.settings,
         deliver=deliver,
         clock=runtime.engine.clock,
@@ -28,7 +28,8 @@ def build_service(
     delivery = DigestDelivery(
         vaults=runtime.vaults,
         records=runtime.records,
-        digests=digests,
+        ledger=ledger,
+        messages=DigestMessages(runtime.database.engine),
         settings=runtime.settings,
         llm=runtime.llm,
         deliver=deliver,
@@ -37,7 +38,7 @@ def build_service(
     service = DigestService(
         delivery=delivery,
         records=runtime.records,
-        digests=digests,
+        ledger=ledger,
         settings=runtime.settings,
         engine=runtime.database.engine,
         clock=runtime.engine.clock,

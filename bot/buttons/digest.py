@@ -17,7 +17,7 @@ from bot.digest.message import ACTION_KIND, draw
 from bot.events import Reply
 from bot.tools.registry import ToolContext
 from storage.db.chat_tables import ButtonAction
-from storage.db.digest_log import DigestLog
+from storage.db.digest_messages import DigestMessages
 from storage.errors import EntryNotFound, StorageError
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ class DigestButtons(ButtonHandler):
 
     actions = ("done", "snooze", "open")
 
-    def __init__(self, digests: DigestLog) -> None:
+    def __init__(self, digests: DigestMessages) -> None:
         self.digests = digests
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:

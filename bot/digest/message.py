@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.digest.compose import Digest
 from bot.events import Button, Reply
-from storage.db.digest_log import DigestLog, new_message_id
+from storage.db.digest_messages import DigestMessages, new_message_id
 from storage.db.records import Records
 
 ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
@@ -21,7 +21,7 @@ async def present(
     *,
     user_id: int,
     records: Records,
-    digests: DigestLog,
+    digests: DigestMessages,
     now: datetime,
     vault_id: int = 1,
 ) -> tuple[Reply, str]:

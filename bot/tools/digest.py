@@ -7,7 +7,7 @@ from typing import Literal
 from bot.digest.compose import compose_digest
 from bot.digest.message import present
 from bot.tools.registry import ToolContext, ToolResult, tool
-from storage.db.digest_log import DigestLog
+from storage.db.digest_messages import DigestMessages
 
 
 @tool(read_only=True, idempotent=True)
@@ -25,7 +25,7 @@ async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) ->
         digest,
         user_id=ctx.person.id,
         records=ctx.records,
-        digests=DigestLog(ctx.records.engine),
+        digests=DigestMessages(ctx.records.engine),
         now=ctx.now,
         vault_id=ctx.store.vault_id,
     )

@@ -30,10 +30,10 @@ from sqlmodel import SQLModel
 
 import storage.db.admission
 import storage.db.chat_tables
-import storage.db.digest_log
+import storage.db.digest_messages
 import storage.db.index_tables
 import storage.db.mcp_tokens
-import storage.db.reminder_log
+import storage.db.send_ledger
 import storage.db.vault_tables  # (the seven modules register every table)
 from storage.errors import DatabaseUnavailable
 
@@ -192,11 +192,26 @@ async def _vaults(conn: AsyncConnection) -> None:
         )
 
 
+# The reminder log as step 8 made it; step 10 moves its rows into the send ledger.
+_REMINDER_LOG = (
+    """CREATE TABLE IF NOT EXISTS reminder_log (
+        vault_id INTEGER NOT NULL, note_id TEXT NOT NULL,
+        remind_at TIMESTAMP WITH TIME ZONE NOT NULL, user_id INTEGER, path TEXT NOT NULL,
+        title TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER DEFAULT 1 NOT NULL,
+        claimed_at TIMESTAMP WITH TIME ZONE NOT NULL, finished_at TIMESTAMP WITH TIME ZONE,
+        next_attempt_at TIMESTAMP WITH TIME ZONE, platform VARCHAR, chat_id VARCHAR,
+        detail TEXT DEFAULT '' NOT NULL, PRIMARY KEY (vault_id, note_id, remind_at))""",
+    "CREATE INDEX IF NOT EXISTS ix_reminder_log_user_id ON reminder_log (user_id)",
+)
+
+
 async def _reminders(conn: AsyncConnection) -> None:
-    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.reminder_log.REMINDERS])
+    for statement in _REMINDER_LOG:
+        await conn.execute(text(statement))
     await conn.execute(
         text(
-            "ALTER TABLE digest_log ADD COLUMN IF NOT EXISTS attempts INTEGER NOT NULL DEFAULT 1,"
+            "ALTER TABLE IF EXISTS digest_log"
+            " ADD COLUMN IF NOT EXISTS attempts INTEGER NOT NULL DEFAULT 1,"
             " ADD COLUMN IF NOT EXISTS next_attempt_at TIMESTAMPTZ"
         )
     )
@@ -206,6 +221,38 @@ async def _reminders(conn: AsyncConnection) -> None:
 
 async def _mcp_tokens(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.mcp_tokens.MCP_TOKENS])
+
+
+# The digest log and the reminder log were one ledger written twice: their rows move
+# into send_ledger with the keys storage.db.send_ledger gives them.
+_INTO_THE_LEDGER = {
+    "digest_log": """
+        INSERT INTO send_ledger (what, key, due_at, user_id, local_date, kind, status,
+            attempts, claimed_at, finished_at, next_attempt_at, platform, chat_id,
+            message_id, detail)
+        SELECT 'digest', user_id || '/' || to_char(local_date, 'YYYY-MM-DD') || '/' || kind,
+            due_at, user_id, local_date, kind, status, attempts, claimed_at, finished_at,
+            next_attempt_at, platform, chat_id, message_id, detail
+        FROM digest_log ON CONFLICT DO NOTHING""",
+    "reminder_log": """
+        INSERT INTO send_ledger (what, key, due_at, user_id, vault_id, note_id, path, title,
+            status, attempts, claimed_at, finished_at, next_attempt_at, platform, chat_id,
+            detail)
+        SELECT 'reminder',
+            vault_id || '/' || note_id || '/'
+                || (extract(epoch FROM remind_at) * 1000000)::bigint,
+            remind_at, user_id, vault_id, note_id, path, title, status, attempts, claimed_at,
+            finished_at, next_attempt_at, platform, chat_id, detail
+        FROM reminder_log ON CONFLICT DO NOTHING""",
+}
+
+
+async def _send_ledger(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.send_ledger.SENDS])
+    for table, copy in _INTO_THE_LEDGER.items():
+        if await conn.scalar(text(f"SELECT to_regclass('{table}') IS NOT NULL")):
+            await conn.execute(text(copy))
+            await conn.execute(text(f"DROP TABLE {table}"))
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -218,6 +265,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "vaults, vault_members: one vault per person, team vaults", _vaults),
     Migration(8, "reminder_log, digest retries, the index of notes with reminders", _reminders),
     Migration(9, "mcp_tokens: bearer tokens of MCP clients, one person each", _mcp_tokens),
+    Migration(10, "send_ledger: one ledger of digests and reminders sent", _send_ledger),
 )
 LATEST = MIGRATIONS[-1].version
 

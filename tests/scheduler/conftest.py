@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-import storage.db.digest_log  # noqa: F401  (registers the digest tables before the schema is made)
+import storage.db.digest_messages
+import storage.db.send_ledger  # noqa: F401
 from storage.db.engine import Database, async_url
 
 __all__ = ["async_url"]

@@ -70,12 +70,12 @@ async def test_a_reminder_comes_once_at_its_local_time_with_done_and_snooze(
         await reminders.run_due(clock())
         clock.advance(seconds=10)
         await reminders.run_due(clock())
-        (log,) = await reminders.log.entries()
+        (log,) = await reminders.ledger.entries("reminder")
     ((at, conversation, reply),) = outbox.sent
     assert at == NINE and conversation == Conversation("test", "chat-1")
     assert reply.text.startswith("⏰ Call mom") and path in reply.text
     assert [b.label for b in reply.buttons] == ["Done", "Snooze 1 h", "Tomorrow", "Next week"]
-    assert (log.status, log.path, log.remind_at) == ("sent", path, NINE)
+    assert (log.status, log.path, log.due_at) == ("sent", path, NINE)
 
 
 async def test_a_restart_or_a_second_process_sends_it_no_second_time(
@@ -123,7 +123,7 @@ async def test_after_downtime_only_a_reminder_within_the_grace_period_is_sent(
             service = await start_scheduler(brain, outbox, poll_seconds=60)
             await service.stop()
         assert service.reminders is not None
-        (entry,) = await service.reminders.log.entries()
+        (entry,) = await service.reminders.ledger.entries("reminder")
     if sent:
         (reply,) = _reminders(outbox)
         assert "I could not send it then" in reply.text and entry.status == "sent"
@@ -234,7 +234,7 @@ async def test_a_failed_send_is_tried_again_then_reported(
         while clock() < NINE + timedelta(minutes=5):
             await reminders.run_due(clock())
             clock.advance(seconds=10)
-        (entry,) = await reminders.log.entries()
+        (entry,) = await reminders.ledger.entries("reminder")
         # One that never gets through is reported once its grace period is over.
         await _note(brain, "Renew passport", remind=NINE + timedelta(hours=1))
 
@@ -246,7 +246,9 @@ async def test_a_failed_send_is_tried_again_then_reported(
             while clock() < NINE + timedelta(hours=8):
                 await reminders.run_due(clock())
                 clock.advance(minutes=1)
-        last = [e for e in await reminders.log.entries() if e.title == "Renew passport"]
+        last = [
+            e for e in await reminders.ledger.entries("reminder") if e.title == "Renew passport"
+        ]
     # 09:00:00 fails, retried 30 s later (fails), then 1 min later: through.
     assert attempts == [NINE, NINE + timedelta(seconds=30), NINE + timedelta(seconds=90)]
     assert len(delivered) == 1 and (entry.status, entry.attempts) == ("sent", 3)
@@ -289,11 +291,19 @@ async def test_a_failed_digest_is_tried_again_within_its_grace(
         ada = await add_ada(brain)
         service = build_service(brain, flaky)
         await service.run_due(clock())
-        (first,) = [e for e in await service.digests.entries(ada.id) if e.status != "skipped"]
+        (first,) = [
+            e
+            for e in await service.ledger.entries("digest", user_id=ada.id)
+            if e.status != "skipped"
+        ]
         for _ in range(12):
             clock.advance(seconds=10)
             await service.retry_due(clock())
-        (after,) = [e for e in await service.digests.entries(ada.id) if e.status != "skipped"]
+        (after,) = [
+            e
+            for e in await service.ledger.entries("digest", user_id=ada.id)
+            if e.status != "skipped"
+        ]
     assert first.status == "retrying" and "502" in first.detail
     assert len(sent) == 1 and sent[0].text.startswith("Daily digest")
     assert (after.status, after.attempts) == ("sent", 3)
@@ -316,7 +326,11 @@ async def test_a_digest_that_never_gets_through_is_reported(
             while clock() < seven_utc + timedelta(hours=2, minutes=30):
                 clock.advance(minutes=1)
                 await service.retry_due(clock())
-        (entry,) = [e for e in await service.digests.entries(ada.id) if e.status != "skipped"]
+        (entry,) = [
+            e
+            for e in await service.ledger.entries("digest", user_id=ada.id)
+            if e.status != "skipped"
+        ]
         (warning,) = await failed_sends(brain.database)
     # 30 s, 1, 2, 4, 8 and then every 15 minutes until the 2 h grace period ends.
     assert entry.status == "failed" and entry.attempts == 12

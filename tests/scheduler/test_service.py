@@ -33,7 +33,7 @@ async def test_a_digest_at_eight_in_berlin_fires_once_at_seven_utc(
         await service.run_due(clock())
         clock.advance(minutes=1)
         await service.run_due(clock())
-        log = await service.digests.entries(ada.id)
+        log = await service.ledger.entries("digest", user_id=ada.id)
         vault = brain.settings.vault_dir
     ((at, conversation, reply),) = outbox.sent
     assert at == SEVEN_UTC and conversation == Conversation("test", "chat-1")
@@ -106,7 +106,7 @@ async def test_after_downtime_only_a_digest_missed_within_the_grace_period_is_se
         with caplog.at_level(logging.WARNING, logger="scheduler.service"):
             service = await start_scheduler(brain, outbox, poll_seconds=60)
         await service.stop()
-        (entry,) = await service.digests.entries(ada.id)
+        (entry,) = await service.ledger.entries("digest", user_id=ada.id)
     assert (len(outbox.sent) == 1) is sent
     assert entry.local_date == date(2026, 11, 20)
     if sent:

@@ -18,9 +18,10 @@ from bot.dates.zones import local_zone
 from bot.digest.compose import compose_digest
 from bot.digest.summary import with_summary
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
-from storage.db.digest_log import DigestLog
+from storage.db.digest_messages import DigestMessages
 from storage.db.people import Person
 from storage.db.records import Records
+from storage.db.send_ledger import SendLedger
 from storage.errors import StorageError
 
 
@@ -121,7 +122,8 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
         delivery = DigestDelivery(
             vaults=runtime.vaults,
             records=runtime.records,
-            digests=DigestLog(runtime.database.engine),
+            ledger=SendLedger(runtime.database.engine),
+            messages=DigestMessages(runtime.database.engine),
             settings=settings,
             llm=runtime.llm,
             deliver=deliver_via(senders),

@@ -156,11 +156,8 @@ async def database(s: Settings) -> list[Finding]:
 
 
 _FAILED_SENDS = text(
-    "SELECT 'digest' AS what, due_at AS at, detail FROM digest_log"
-    " WHERE status = 'failed' AND due_at > now() - interval '7 days'"
-    " UNION ALL SELECT 'reminder', remind_at, detail FROM reminder_log"
-    " WHERE status = 'failed' AND remind_at > now() - interval '7 days'"
-    " ORDER BY at DESC"
+    "SELECT what, due_at AS at, detail FROM send_ledger"
+    " WHERE status = 'failed' AND due_at > now() - interval '7 days' ORDER BY due_at DESC"
 )
 
 
