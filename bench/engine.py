@@ -20,8 +20,9 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Connection, event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.digest import write_vault
@@ -60,16 +61,22 @@ async def open_runtime(root: Path, notes: int, openai: FakeOpenAI) -> Runtime:
 
 class RoundTrips:
     """Every trip to Postgres on some engines: each statement, and each BEGIN, COMMIT
-    and ROLLBACK (psycopg sends those as commands of their own)."""
+    and ROLLBACK (psycopg sends those as commands of their own, except on a connection
+    in autocommit). A binary COPY (the index's postings) is not seen here."""
 
     def __init__(self, *engines: AsyncEngine) -> None:
         self.count = 0
         for engine in engines:
-            for name in ("before_cursor_execute", "begin", "commit", "rollback"):
-                event.listen(engine.sync_engine, name, self._one)
+            event.listen(engine.sync_engine, "before_cursor_execute", self._statement)
+            for name in ("begin", "commit", "rollback"):
+                event.listen(engine.sync_engine, name, self._transaction)
 
-    def _one(self, *args: object, **kwargs: object) -> None:
+    def _statement(self, *args: Any) -> None:
         self.count += 1
+
+    def _transaction(self, conn: Connection) -> None:
+        if not conn.connection.dbapi_connection.autocommit:  # type: ignore[union-attr]
+            self.count += 1
 
 
 async def sequential(runtime: Runtime, runs: int) -> tuple[list[float], list[int]]:

@@ -27,6 +27,7 @@ from sqlalchemy import text
 from bench.storage_corpus import Note, Query, generate
 from storage.db.engine import Database
 from storage.entry import Entry
+from storage.index import bulk
 from storage.index.documents import searchable_text
 from storage.index.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
 from storage.index.index import CANDIDATES, Index
@@ -171,7 +172,7 @@ async def run(note_count: int, query_count: int, *, hashing: bool = False) -> in
         try:
             index = await Index.open(database, embedder)
             started = time.perf_counter()
-            await index.load(entries)
+            await bulk.load(index, entries)
             load_s = time.perf_counter() - started
             keyword, vector, hybrid, times = await our_rankings(index, queries)
         finally:

@@ -31,9 +31,10 @@ from storage.entry import (
     SearchResults,
     Written,
 )
+from storage.index import bulk
 from storage.index.embeddings import Closable, Embedder
 from storage.index.index import Index
-from storage.index.sync import SyncReport, read_notes, sync_index
+from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
 from storage.vault.vault import Vault
 
 log = logging.getLogger(__name__)
@@ -107,21 +108,7 @@ class Store:
         return written
 
     async def _index_change(self, written: Written) -> None:
-        change = written.change
-        notes = [p for p in change.paths if p.endswith(".md")]
-        fresh = written.entry
-        others = [p for p in notes if fresh is None or p != fresh.path]
-        read = await asyncio.to_thread(read_notes, self.vault, others)
-        entries = list(read.entries)
-        modified = dict(read.modified)
-        if fresh is not None:
-            entries.append(fresh)
-        await self.index.remove(list(read.missing))
-        await self.index.upsert(entries, modified)
-        parent = await asyncio.to_thread(self._parent, change.commit)
-        if not await self.index.advance(change.commit, parent=parent):
-            # Something reached the vault between the index's commit and ours.
-            await sync_index(self.vault, self.index, self._has_commit)
+        await follow_commit(self.vault, self.index, written, self._parent, self._has_commit)
 
     def _has_commit(self, commit: str) -> bool:
         try:
@@ -395,8 +382,8 @@ class Store:
             head = await asyncio.to_thread(self.vault.head)
             paths = await asyncio.to_thread(self.vault.note_paths)
             notes = await asyncio.to_thread(read_notes, self.vault, paths)
-            count = await self.index.load(
-                notes.entries, notes.modified, replace_all=True, progress=progress
+            count = await bulk.load(
+                self.index, notes.entries, notes.modified, replace_all=True, progress=progress
             )
             await self.index.mark_synced(head)
             return count
@@ -412,7 +399,7 @@ class Store:
             if result.written is None:
                 return result
             notes = await asyncio.to_thread(read_notes, self.vault, result.imported)
-            await self.index.load(notes.entries, notes.modified, progress=index_progress)
+            await bulk.load(self.index, notes.entries, notes.modified, progress=index_progress)
             commit = result.written.change.commit
             parent = await asyncio.to_thread(self._parent, commit)
             if not await self.index.advance(commit, parent=parent):

@@ -224,8 +224,10 @@ class Agent:
         return state.turn(verdict.routed(outcomes))
 
     async def _messages(self, ctx: ToolContext, text: str) -> list[dict[str, Any]]:
-        history = await ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH)
-        recent = await ctx.store.recent(limit=RECENT_ENTRIES)
+        history, recent = await asyncio.gather(
+            ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH),
+            ctx.store.recent(limit=RECENT_ENTRIES),
+        )
         zone = ctx.zone
         system = SYSTEM_PROMPT.format(categories=", ".join(ctx.settings.categories))
         listing = "".join(f"\n- {e.title} ({e.path})" for e in recent)

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from storage.db.chat_tables import (
     MESSAGES,
 )
+from storage.db.engine import autocommit
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ class ConversationRecords:
             }
             for item in items
         ]
-        async with self.engine.begin() as conn:
+        async with autocommit(self.engine).connect() as conn:  # one statement: atomic
             await conn.execute(insert(MESSAGES), rows)
 
     async def recent_messages(self, conversation_key: str, limit: int) -> list[HistoryItem]:
@@ -62,6 +63,6 @@ class ConversationRecords:
             .order_by(c.id.desc())
             .limit(limit)
         )
-        async with self.engine.connect() as conn:
+        async with autocommit(self.engine).connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [HistoryItem(*row) for row in reversed(rows)]

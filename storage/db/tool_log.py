@@ -14,6 +14,7 @@ from storage.db.chat_tables import (
     TOOL_CALLS,
     ToolCallLog,
 )
+from storage.db.engine import autocommit
 
 
 class ToolCallRecords:
@@ -23,7 +24,7 @@ class ToolCallRecords:
 
     async def log_tool_calls(self, rows: Sequence[dict[str, Any]]) -> None:
         if rows:
-            async with self.engine.begin() as conn:
+            async with autocommit(self.engine).connect() as conn:  # one statement: atomic
                 await conn.execute(insert(TOOL_CALLS), list(rows))
 
     async def event_has_tool_calls(self, event_key: str) -> bool:
@@ -51,7 +52,7 @@ class ToolCallRecords:
             .order_by(c.id.desc())
             .limit(1)
         )
-        async with self.engine.connect() as conn:
+        async with autocommit(self.engine).connect() as conn:
             value = (await conn.execute(stmt)).scalar()
         return None if value is None else str(value)
 

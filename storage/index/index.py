@@ -1,7 +1,8 @@
 """The search index over a vault: Postgres tables derived from the notes.
 
-`Index` writes notes in (one at a time or in bulk), remembers which vault commit
-it reflects, and answers searches, listings and backlinks. It knows nothing of
+`Index` writes notes in (one commit at a time; in bulk: storage.index.bulk),
+remembers which vault commit it reflects, and answers searches, listings and
+backlinks. It knows nothing of
 git; `storage.store.Store` keeps it in step with the vault. Many vaults share the
 tables: an `Index` reads and writes only the rows of its `vault_id`.
 """
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.db.engine import Database
+from storage.db.engine import Database, autocommit
 from storage.entry import Entry, SearchHit, SearchResults
 from storage.index import indexer, lookups
 from storage.index.documents import Document, prepare
@@ -23,18 +25,12 @@ from storage.index.embeddings import Embedder, EmbeddingError, NeedsProbe, Query
 from storage.index.filters import Filters
 from storage.index.query import parse_query
 from storage.index.search import fuse, keyword_ranking, vector_ranking
-from storage.index.vector_setup import prepare_vectors, probe, refuse_to_drop_vectors
+from storage.index.vector_setup import prepare_vectors, probe
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]  # (done, total)
-BATCH = 500
 CANDIDATES = 30  # each side of a hybrid search ranks at least this many notes
 KEYWORD_ONLY = "keyword search only: no embeddings are configured"
-
-
-def _prepare_all(entries: Sequence[Entry], modified: Mapping[str, datetime]) -> list[Document]:
-    return [prepare(e, modified.get(e.path)) for e in entries]
 
 
 class Index:
@@ -53,7 +49,7 @@ class Index:
         self.vault_id = vault_id
         self.reembed = reembed  # vectors of another embedder may be replaced
         self.dimensions: int | None = None
-        self.needs_embedding = False  # notes without vectors wait for `embed_pending`
+        self.needs_embedding = False  # notes without vectors wait for `bulk.embed_pending`
 
     @classmethod
     async def open(
@@ -83,7 +79,7 @@ class Index:
 
     # ---- writing -------------------------------------------------------------------
 
-    async def _embed(self, docs: Sequence[Document]) -> list[list[list[float]]] | None:
+    async def embed_documents(self, docs: Sequence[Document]) -> list[list[list[float]]] | None:
         """Per document, one vector per chunk; None when there is no embedder or it failed
         (the notes are then searchable by keyword and embedded by a later sync)."""
         if self.embedder is None:
@@ -112,10 +108,31 @@ class Index:
             return
         modified = modified or {}
         docs = [prepare(e, modified.get(e.path)) for e in todo]
-        vectors = await self._embed(docs)
+        vectors = await self.embed_documents(docs)
         async with self.database.engine.begin() as conn:
             await indexer.lock(conn, self.vault_id)
             await indexer.write(conn, self.vault_id, docs, vectors)
+
+    async def follow(
+        self,
+        entries: Sequence[Entry],
+        modified: Mapping[str, datetime],
+        removed: Sequence[str],
+        *,
+        commit: str,
+        parent: str | None,
+    ) -> bool:
+        """Index one vault commit in one transaction: its notes (unchanged ones skipped),
+        the notes it removed, and the commit itself (see `advance`, whose answer this is)."""
+        current = await self.content_hashes([e.path for e in entries])
+        docs = [prepare(e, modified.get(e.path)) for e in entries]
+        docs = [d for d in docs if current.get(d.entry.path) != d.entry.content_hash]
+        vectors = await self.embed_documents(docs) if docs else None
+        async with self.database.engine.begin() as conn:
+            await indexer.lock(conn, self.vault_id)
+            await indexer.remove(conn, self.vault_id, removed)
+            await indexer.write(conn, self.vault_id, docs, vectors)
+            return await _advance(conn, self.vault_id, commit, parent)
 
     async def remove(self, paths: Sequence[str]) -> int:
         """Forget the notes at `paths`; how many were indexed."""
@@ -125,110 +142,6 @@ class Index:
             await indexer.lock(conn, self.vault_id)
             return await indexer.remove(conn, self.vault_id, paths)
 
-    async def load(
-        self,
-        entries: Sequence[Entry],
-        modified: Mapping[str, datetime] | None = None,
-        *,
-        replace_all: bool = False,
-        progress: Progress | None = None,
-    ) -> int:
-        """Bulk-index `entries` in one transaction (all or nothing); with `replace_all`,
-        everything indexed before in this vault is dropped first (a rebuild)."""
-        modified = modified or {}
-        total = len(entries)
-        rebuild_vectors = await self._rebuilds_vector_index(total, replace_all=replace_all)
-        async with self.database.engine.begin() as conn:
-            if rebuild_vectors:
-                await indexer.lock_all(conn)  # the HNSW index is every vault's
-                await indexer.drop_vector_index(conn)
-            else:
-                await indexer.lock(conn, self.vault_id)
-            if replace_all:
-                if self.embedder is None and not self.reembed:
-                    stored = (
-                        await conn.execute(
-                            text("SELECT embedder FROM index_meta WHERE vault_id = :vault"),
-                            {"vault": self.vault_id},
-                        )
-                    ).scalar_one_or_none()
-                    await refuse_to_drop_vectors(conn, stored, None, vault_id=self.vault_id)
-                await indexer.remove_vault(conn, self.vault_id)
-            done = 0
-            for start in range(0, total, BATCH):
-                batch = entries[start : start + BATCH]
-                docs = await asyncio.to_thread(_prepare_all, batch, modified)
-                await indexer.write(conn, self.vault_id, docs, await self._embed(docs))
-                done += len(batch)
-                if progress:
-                    progress(done, total)
-            if rebuild_vectors:
-                await indexer.create_vector_index(conn, self.dimensions)
-        # Fresh statistics, or the planner keeps planning for the tables as they were.
-        async with self.database.engine.connect() as conn:
-            await conn.execution_options(isolation_level="AUTOCOMMIT")
-            await conn.execute(text("ANALYZE entries, postings, terms, chunks, links"))
-        return total
-
-    async def _rebuilds_vector_index(self, adding: int, *, replace_all: bool) -> bool:
-        # Building HNSW once over all vectors beats inserting them one by one, when
-        # the load is large next to what is indexed already, in every vault.
-        if self.embedder is None or adding < BATCH:
-            return False
-        others = " WHERE vault_id <> :vault" if replace_all else ""
-        async with self.database.engine.connect() as conn:
-            existing = await conn.scalar(
-                text(f"SELECT count(*) FROM entries{others}"), {"vault": self.vault_id}
-            )
-        return adding >= int(existing or 0)
-
-    async def embed_pending(self, progress: Progress | None = None) -> int:
-        """Embed notes indexed without vectors (new embedder, or the service was down)."""
-        if self.embedder is None:
-            return 0
-        done = 0
-        while True:
-            async with self.database.engine.begin() as conn:
-                await indexer.lock(conn, self.vault_id)
-                rows = list(
-                    await conn.execute(
-                        text(
-                            "SELECT id, path, title, body FROM entries"
-                            " WHERE vault_id = :vault AND NOT embedded ORDER BY id LIMIT :n"
-                        ),
-                        {"vault": self.vault_id, "n": BATCH},
-                    )
-                )
-                if not rows:
-                    self.needs_embedding = False
-                    return done
-                docs = [prepare(Entry(r.path, "", r.title, {}, r.body, "")) for r in rows]
-                vectors = await self._embed(docs)
-                if vectors is None:
-                    return done
-                await conn.execute(
-                    text("DELETE FROM chunks WHERE entry_id = ANY(CAST(:ids AS int[]))"),
-                    {"ids": [r.id for r in rows]},
-                )
-                await indexer.insert_chunks(
-                    conn,
-                    self.vault_id,
-                    (
-                        (r.id, number, chunk.start, vector)
-                        for r, d, doc_vectors in zip(rows, docs, vectors, strict=True)
-                        for number, (chunk, vector) in enumerate(
-                            zip(d.chunks, doc_vectors, strict=True)
-                        )
-                    ),
-                )
-                await conn.execute(
-                    text("UPDATE entries SET embedded = true WHERE id = ANY(CAST(:ids AS int[]))"),
-                    {"ids": [r.id for r in rows]},
-                )
-            done += len(rows)
-            if progress:
-                progress(done, done)
-
     # ---- bookkeeping ---------------------------------------------------------------
 
     async def content_hashes(self, paths: Sequence[str]) -> dict[str, str]:
@@ -237,7 +150,7 @@ class Index:
         if not paths:
             return {}
         embedded = "" if self.embedder is None else " AND embedded"
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             rows = await conn.execute(
                 text(
                     "SELECT path, content_hash FROM entries WHERE vault_id = :vault"
@@ -263,14 +176,7 @@ class Index:
         An index already at `commit` counts too: another process's sync (its vault
         watcher saw our file) indexed it first, and there is nothing left to find."""
         async with self.database.engine.begin() as conn:
-            result = await conn.execute(
-                text(
-                    "UPDATE index_meta SET last_commit = :commit WHERE vault_id = :vault"
-                    " AND (last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit)"
-                ),
-                {"vault": self.vault_id, "commit": commit, "parent": parent},
-            )
-            return bool(result.rowcount)
+            return await _advance(conn, self.vault_id, commit, parent)
 
     async def mark_synced(self, commit: str | None, recheck: Sequence[str] = ()) -> None:
         """Record that the index reflects `commit`, plus paths to look at again next sync."""
@@ -387,7 +293,7 @@ class Index:
     ) -> list[Entry]:
         """Notes newest first (by their `updated` field), optionally filtered."""
         filters = Filters(category, (tag,) if tag else (), status)
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await lookups.list_entries(conn, self.vault_id, filters, limit, offset)
 
     async def count_entries(
@@ -414,3 +320,14 @@ class Index:
                 entry = await lookups.entry_at(conn, self.vault_id, path)
                 title = entry.title if entry else None
             return await lookups.backlinks(conn, self.vault_id, path, title)
+
+
+async def _advance(conn: AsyncConnection, vault_id: int, commit: str, parent: str | None) -> bool:
+    result = await conn.execute(
+        text(
+            "UPDATE index_meta SET last_commit = :commit WHERE vault_id = :vault"
+            " AND (last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit)"
+        ),
+        {"vault": vault_id, "commit": commit, "parent": parent},
+    )
+    return bool(result.rowcount)

@@ -83,10 +83,11 @@ _ADD_STATS = text(
 
 
 async def lock(conn: AsyncConnection, vault_id: int) -> None:
-    """Serialise the writers of one vault (across processes) until the transaction ends."""
-    await conn.execute(text("SELECT pg_advisory_xact_lock_shared(:key)"), {"key": INDEX_LOCK})
+    """Serialise the writers of one vault (across processes) until the transaction ends:
+    the shared lock of every writer first (see `lock_all`), then the vault's own."""
     await conn.execute(
-        text("SELECT pg_advisory_xact_lock(:kind, :vault)"), {"kind": VAULT_LOCK, "vault": vault_id}
+        text("SELECT pg_advisory_xact_lock_shared(:key), pg_advisory_xact_lock(:kind, :vault)"),
+        {"key": INDEX_LOCK, "kind": VAULT_LOCK, "vault": vault_id},
     )
 
 

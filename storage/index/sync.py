@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from storage.entry import Entry
+from storage.entry import Entry, Written
 from storage.errors import StorageError
+from storage.index import bulk
 from storage.index.index import Index
 from storage.vault.vault import Vault
 
@@ -96,7 +97,31 @@ async def sync_index(vault: Vault, index: Index, has_commit: Callable[[str], boo
     # Uncommitted edits show up again next time anyway; the paths seen now are
     # looked at once more, in case such an edit is reverted by hand meanwhile.
     await index.mark_synced(changed.head, [*changed.changed, *changed.deleted])
-    embedded = await index.embed_pending()
+    embedded = await bulk.embed_pending(index)
     if indexed or removed:
         log.info("sync: %d notes indexed, %d removed, at %s", indexed, removed, changed.head)
     return SyncReport(indexed, removed, changed.head, embedded)
+
+
+async def follow_commit(
+    vault: Vault,
+    index: Index,
+    written: Written,
+    parent_of: Callable[[str], str | None],
+    has_commit: Callable[[str], bool],
+) -> None:
+    """Index the notes of one commit a store just made (the note it wrote, and those it
+    rewrote or removed) and record the commit; a sync when something else reached the
+    vault between the index's commit and this one. `parent_of` and `has_commit` read
+    the history (blocking)."""
+    change = written.change
+    fresh = written.entry
+    others = [p for p in change.paths if p.endswith(".md") and (fresh is None or p != fresh.path)]
+    read = await asyncio.to_thread(read_notes, vault, others)
+    entries = [*read.entries, *([fresh] if fresh is not None else [])]
+    parent = await asyncio.to_thread(parent_of, change.commit)
+    indexed = await index.follow(
+        entries, read.modified, list(read.missing), commit=change.commit, parent=parent
+    )
+    if not indexed:
+        await sync_index(vault, index, has_commit)

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 import pytest
 from sqlalchemy import text
 
-from storage.index import search
+from storage.index import bulk, search
 from storage.index.embeddings import HashingEmbedder
 from storage.index.index import KEYWORD_ONLY
 from storage.index.search import _VECTOR, Filters, fuse, vector_literal, vector_ranking
@@ -148,7 +148,7 @@ async def test_filtered_vector_search_still_returns_limit_rows(
     ]
     admin = Filters(category="admin")
     async with opened_index(database_url, HashingEmbedder(32)) as index:
-        await index.load(notes)
+        await bulk.load(index, notes)
         vector = (await HashingEmbedder(32).embed(["unrelated words"]))[0]
         async with index.database.engine.begin() as conn:
             # Make the planner walk the HNSW index, as it does on large tables.

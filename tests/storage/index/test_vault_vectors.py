@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from storage.db.engine import Database
 from storage.errors import EmbedderChanged
-from storage.index import indexer, search
+from storage.index import bulk, indexer, search
 from storage.index.embeddings import HashingEmbedder
 from storage.index.index import Index
 from storage.index.search import Filters, vector_ranking
@@ -53,7 +53,9 @@ async def test_a_small_vault_gets_its_nearest_notes_among_many_others(
     async with connected(database_url) as database:
         alice = await Index.open(database, embedder, vault_id=1)
         bob = await Index.open(database, embedder, vault_id=2)
-        await alice.load([note(f"ideas/a{i}.md", f"topic {i % 7} note {i}") for i in range(4000)])
+        await bulk.load(
+            alice, [note(f"ideas/a{i}.md", f"topic {i % 7} note {i}") for i in range(4000)]
+        )
         await bob.upsert(
             [
                 note(f"{'admin' if i % 2 else 'ideas'}/b{i}.md", f"topic {i % 7} b {i}")
@@ -90,7 +92,7 @@ async def test_a_new_embedder_replaces_the_vectors_of_every_vault(database_url: 
         # Alice's notes wait for her index to embed them again, with the new embedder.
         alice = await Index.open(database, HashingEmbedder(48), vault_id=1)
         assert alice.needs_embedding
-        assert await alice.embed_pending() == 1
+        assert await bulk.embed_pending(alice) == 1
         assert (await alice.search("red kite")).hits[0].path == "ideas/kite.md"
         async with database.engine.connect() as conn:
             dims = await conn.execute(text("SELECT DISTINCT vector_dims(embedding) FROM chunks"))
@@ -107,11 +109,11 @@ async def test_a_keyword_only_rebuild_drops_no_other_vaults_vectors(database_url
         alice = await Index.open(database, HashingEmbedder(32), vault_id=1)
         await alice.upsert([note("ideas/kite.md", "A red kite.")])
         bob = await Index.open(database, None, vault_id=2)
-        await bob.load([note("ideas/boat.md", "A boat.")], replace_all=True)  # Bob had none
+        await bulk.load(bob, [note("ideas/boat.md", "A boat.")], replace_all=True)  # Bob had none
         assert await bob.count() == 1
         keyword_alice = await Index.open(database, None, vault_id=1)
         with pytest.raises(EmbedderChanged):  # her own vectors would go
-            await keyword_alice.load([], replace_all=True)
+            await bulk.load(keyword_alice, [], replace_all=True)
         async with database.engine.connect() as conn:
             assert await conn.scalar(text("SELECT count(*) FROM chunks")) == 1
 

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from storage.entry import Entry
-from storage.index import lookups
+from storage.index import bulk, lookups
 from storage.index.digest_queries import DigestQuery, digest_facts
 from storage.index.documents import prepare
 from storage.index.embeddings import Embedder, HashingEmbedder
@@ -206,7 +206,7 @@ async def test_rebuilding_one_vault_leaves_the_others(database_url: str) -> None
         async with bob.database.engine.connect() as conn:
             before = (await conn.execute(text("SELECT * FROM index_meta WHERE vault_id = 2"))).one()
         fresh = note("ideas/fresh.md", "A fresh start with a zeppelin.")
-        await alice.load([fresh], replace_all=True)
+        await bulk.load(alice, [fresh], replace_all=True)
         assert set(await alice.paths()) == {"ideas/fresh.md"}
         assert set(await bob.paths()) == _paths(BOB)
         assert [h.path for h in (await bob.search("tomatoes")).hits][:1] == ["projects/garden.md"]
@@ -239,8 +239,8 @@ async def test_bm25_counts_words_per_vault(database_url: str) -> None:
     async with connected(database_url) as database:
         alice = await Index.open(database, None, vault_id=1)
         bob = await Index.open(database, None, vault_id=2)
-        await alice.load(alice_notes)
-        await bob.load(bob_notes)
+        await bulk.load(alice, alice_notes)
+        await bulk.load(bob, bob_notes)
         hits = (await bob.search("meeting garden")).hits
         assert {h.path for h in hits} == {"ideas/one.md", "ideas/two.md"}
         assert hits[0].score == pytest.approx(hits[1].score)

@@ -1,0 +1,131 @@
+"""Building a vault's index in bulk: every note in one transaction (an import, a
+rebuild), and the vectors of notes indexed without them (a new embedder, or one that
+was down)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+
+from sqlalchemy import text
+
+from storage.entry import Entry
+from storage.index import indexer
+from storage.index.documents import Document, prepare
+from storage.index.index import Index
+from storage.index.vector_setup import refuse_to_drop_vectors
+
+Progress = Callable[[int, int], None]  # (done, total)
+BATCH = 500
+
+
+def _prepare_all(entries: Sequence[Entry], modified: Mapping[str, datetime]) -> list[Document]:
+    return [prepare(e, modified.get(e.path)) for e in entries]
+
+
+async def load(
+    index: Index,
+    entries: Sequence[Entry],
+    modified: Mapping[str, datetime] | None = None,
+    *,
+    replace_all: bool = False,
+    progress: Progress | None = None,
+) -> int:
+    """Bulk-index `entries` in one transaction (all or nothing); with `replace_all`,
+    everything indexed before in this vault is dropped first (a rebuild)."""
+    modified = modified or {}
+    total = len(entries)
+    rebuild_vectors = await _rebuilds_vector_index(index, total, replace_all=replace_all)
+    async with index.database.engine.begin() as conn:
+        if rebuild_vectors:
+            await indexer.lock_all(conn)  # the HNSW index is every vault's
+            await indexer.drop_vector_index(conn)
+        else:
+            await indexer.lock(conn, index.vault_id)
+        if replace_all:
+            if index.embedder is None and not index.reembed:
+                stored = (
+                    await conn.execute(
+                        text("SELECT embedder FROM index_meta WHERE vault_id = :vault"),
+                        {"vault": index.vault_id},
+                    )
+                ).scalar_one_or_none()
+                await refuse_to_drop_vectors(conn, stored, None, vault_id=index.vault_id)
+            await indexer.remove_vault(conn, index.vault_id)
+        done = 0
+        for start in range(0, total, BATCH):
+            batch = entries[start : start + BATCH]
+            docs = await asyncio.to_thread(_prepare_all, batch, modified)
+            await indexer.write(conn, index.vault_id, docs, await index.embed_documents(docs))
+            done += len(batch)
+            if progress:
+                progress(done, total)
+        if rebuild_vectors:
+            await indexer.create_vector_index(conn, index.dimensions)
+    # Fresh statistics, or the planner keeps planning for the tables as they were.
+    async with index.database.engine.connect() as conn:
+        await conn.execution_options(isolation_level="AUTOCOMMIT")
+        await conn.execute(text("ANALYZE entries, postings, terms, chunks, links"))
+    return total
+
+
+async def _rebuilds_vector_index(index: Index, adding: int, *, replace_all: bool) -> bool:
+    # Building HNSW once over all vectors beats inserting them one by one, when
+    # the load is large next to what is indexed already, in every vault.
+    if index.embedder is None or adding < BATCH:
+        return False
+    others = " WHERE vault_id <> :vault" if replace_all else ""
+    async with index.database.engine.connect() as conn:
+        existing = await conn.scalar(
+            text(f"SELECT count(*) FROM entries{others}"), {"vault": index.vault_id}
+        )
+    return adding >= int(existing or 0)
+
+
+async def embed_pending(index: Index, progress: Progress | None = None) -> int:
+    """Embed notes indexed without vectors (new embedder, or the service was down)."""
+    if index.embedder is None:
+        return 0
+    done = 0
+    while True:
+        async with index.database.engine.begin() as conn:
+            await indexer.lock(conn, index.vault_id)
+            rows = list(
+                await conn.execute(
+                    text(
+                        "SELECT id, path, title, body FROM entries"
+                        " WHERE vault_id = :vault AND NOT embedded ORDER BY id LIMIT :n"
+                    ),
+                    {"vault": index.vault_id, "n": BATCH},
+                )
+            )
+            if not rows:
+                index.needs_embedding = False
+                return done
+            docs = [prepare(Entry(r.path, "", r.title, {}, r.body, "")) for r in rows]
+            vectors = await index.embed_documents(docs)
+            if vectors is None:
+                return done
+            await conn.execute(
+                text("DELETE FROM chunks WHERE entry_id = ANY(CAST(:ids AS int[]))"),
+                {"ids": [r.id for r in rows]},
+            )
+            await indexer.insert_chunks(
+                conn,
+                index.vault_id,
+                (
+                    (r.id, number, chunk.start, vector)
+                    for r, d, doc_vectors in zip(rows, docs, vectors, strict=True)
+                    for number, (chunk, vector) in enumerate(
+                        zip(d.chunks, doc_vectors, strict=True)
+                    )
+                ),
+            )
+            await conn.execute(
+                text("UPDATE entries SET embedded = true WHERE id = ANY(CAST(:ids AS int[]))"),
+                {"ids": [r.id for r in rows]},
+            )
+        done += len(rows)
+        if progress:
+            progress(done, done)
