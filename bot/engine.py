@@ -32,12 +32,12 @@ from bot.commands.router import Router
 from bot.config import Settings
 from bot.custom_tools.vault_tools import VaultTools
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, RecentEvents, Reply
+from bot.llm import LLM, LLMUnavailable
 from bot.people.access import Access
 from bot.people.directory import People
 from bot.people.ratelimit import RateLimit
 from bot.tools.context import ToolContext
 from bot.tools.runner import ToolRunner
-from bot.turn.llm import LLM, LLMUnavailable
 from bot.turn.loop import Agent
 from bot.turn.verdict import Turn, Verdict
 from storage.db.digest_messages import DigestMessages

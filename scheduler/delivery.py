@@ -24,7 +24,7 @@ from bot.digest.compose import Digest, compose_digest
 from bot.digest.message import present
 from bot.digest.summary import with_summary
 from bot.events import Conversation, Reply
-from bot.turn.llm import LLM
+from bot.llm import LLM
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
 from storage.db.digest_messages import DigestMessages

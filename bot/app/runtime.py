@@ -12,7 +12,7 @@ from bot.config import Settings
 from bot.custom_tools.plugins import load_plugins
 from bot.dates.when import prepare
 from bot.engine import Engine, utcnow
-from bot.turn.llm import LLM, LLMLimits
+from bot.llm import LLM, LLMLimits
 from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate

@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 
 from bot.digest.compose import Digest, fit
-from bot.turn.llm import LLM, LLMUnavailable
+from bot.llm import LLM, LLMUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.llm import Completion, ModelToolCall
 from bot.tools.registry import REGISTRY
-from bot.turn.llm import Completion, ModelToolCall
 
 # Names small models give the tools, mapped to ours.
 NAME_ALIASES = {
