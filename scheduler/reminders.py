@@ -30,7 +30,6 @@ from bot import metrics
 from bot.config import Settings
 from bot.dates.when import next_occurrence, read_when
 from bot.dates.zones import local_zone
-from bot.digest.compose import CLOSED_STATUSES
 from bot.events import Conversation
 from bot.reminders.message import reminder_message
 from scheduler.delivery import Deliver, NoRoute, home_conversations
@@ -42,6 +41,7 @@ from storage.db.vault_tables import VAULT_MEMBERS
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
 from storage.index.reminder_queries import ReminderNote, reminder_notes
+from storage.vault.schema import CLOSED_STATUSES
 from storage.vaults import VaultInfo, Vaults
 
 log = logging.getLogger(__name__)

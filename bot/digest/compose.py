@@ -20,8 +20,8 @@ from typing import Any
 
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
+from storage.vault.schema import CLOSED_STATUSES
 
-CLOSED_STATUSES = ("done", "cancelled", "canceled", "archived", "dropped", "complete", "completed")
 STUCK_AFTER = timedelta(days=14)
 SECTION_LINES = 8  # rows per section; the rest is counted ("…and 12 more")
 NEXT_ACTION_LINES = 5

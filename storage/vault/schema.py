@@ -15,6 +15,8 @@ from storage.vault.paths import windows_safe
 COMMON_FIELDS = ("id", "title", "created", "updated", "tags", "source")
 # Fields the vault maintains itself: an update cannot set them.
 MANAGED_FIELDS = frozenset({"id", "created", "updated"})
+# A `status` that closes a note: no digest lists it, no reminder is sent for it.
+CLOSED_STATUSES = ("done", "cancelled", "canceled", "archived", "dropped", "complete", "completed")
 
 # Category-specific fields and their defaults (a fresh list per entry for list fields).
 CATEGORY_FIELDS: Mapping[str, Mapping[str, Any]] = {
