@@ -19,7 +19,7 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources import DotenvType
 
-from bot.dates.zones import time_of_day, zone_named
+from bot.dates import time_of_day, zone_named
 
 DEFAULT_CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 

@@ -21,25 +21,15 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot import logs, metrics, tools
-from bot.buttons.approvals import Approvals
-from bot.buttons.digest import DigestButtons
-from bot.buttons.dispatch import Buttons
-from bot.buttons.filing import Filing
-from bot.buttons.reminders import ReminderButtons
-from bot.buttons.undo import UndoButton
-from bot.commands.notes import NoteChoice
-from bot.commands.router import Router
+from bot.buttons import Approvals, Buttons, DigestButtons, Filing, ReminderButtons, UndoButton
+from bot.commands import NoteChoice, Router
 from bot.config import Settings
-from bot.custom_tools.vault_tools import VaultTools
+from bot.custom_tools import VaultTools
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, RecentEvents, Reply
 from bot.llm import LLM, LLMUnavailable
-from bot.people.access import Access
-from bot.people.directory import People
-from bot.people.ratelimit import RateLimit
-from bot.tools.context import ToolContext
-from bot.tools.runner import ToolRunner
-from bot.turn.loop import Agent
-from bot.turn.verdict import Turn, Verdict
+from bot.people import Access, People, RateLimit
+from bot.tools import ToolContext, ToolRunner
+from bot.turn import Agent, Turn, Verdict
 from storage.db.digest_messages import DigestMessages
 from storage.db.events import Arrival, NewEvent, StoredFile
 from storage.db.records import Records

@@ -22,7 +22,7 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from bot.config import Settings
-from bot.custom_tools.declarations import secret_values
+from bot.custom_tools import secret_values
 from bot.events import Event
 
 REDACTED = "[redacted]"

@@ -19,10 +19,8 @@ from typing import Protocol
 
 from bot import metrics
 from bot.config import Settings
-from bot.dates.zones import local_zone
-from bot.digest.compose import Digest, compose_digest
-from bot.digest.message import present
-from bot.digest.summary import with_summary
+from bot.dates import local_zone
+from bot.digest import Digest, compose_digest, present, with_summary
 from bot.events import Conversation, Reply
 from bot.llm import LLM
 from scheduler.retry import next_attempt

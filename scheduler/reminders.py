@@ -28,10 +28,9 @@ from sqlalchemy import select
 
 from bot import metrics
 from bot.config import Settings
-from bot.dates.when import next_occurrence, read_when
-from bot.dates.zones import local_zone
+from bot.dates import local_zone, next_occurrence, read_when
 from bot.events import Conversation
-from bot.reminders.message import reminder_message
+from bot.reminders import reminder_message
 from scheduler.delivery import Deliver, NoRoute, home_conversations
 from scheduler.retry import next_attempt
 from storage.db.people import Person

@@ -28,7 +28,7 @@ from apscheduler.triggers.base import BaseTrigger
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
-from bot.dates.words import WEEKDAY_NAMES
+from bot.dates import WEEKDAY_NAMES
 from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders

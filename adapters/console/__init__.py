@@ -18,7 +18,7 @@ from typing import TextIO
 
 from adapters.base import EventHandler, MayUse, SentRef
 from adapters.console.lines import LineReader
-from bot.commands.intent import is_leave_word
+from bot.commands import is_leave_word
 from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
 
 GREETING = (

@@ -22,7 +22,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from bot.app.mcp_wiring import mcp_calls
 from bot.app.runtime import Runtime
-from bot.mcp_server.server import build_server
+from bot.mcp_server import build_server
 from scheduler.delivery import Deliver
 from storage.db.mcp_tokens import McpTokens, TokenInfo
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.app.runtime import Runtime
 from bot.events import Reply
-from bot.mcp_server.calls import McpCalls, NoChat, SendCard
+from bot.mcp_server import McpCalls, NoChat, SendCard
 from scheduler.delivery import Deliver, NoRoute, home_conversations
 from storage.db.records import Records
 

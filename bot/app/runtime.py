@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.config import Settings
-from bot.custom_tools.plugins import load_plugins
-from bot.dates.when import prepare
+from bot.custom_tools import load_plugins
+from bot.dates import prepare
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
 from storage.db.engine import Database

@@ -10,9 +10,7 @@ from pathlib import Path
 
 from bot.app.probes import Finding
 from bot.config import Settings
-from bot.custom_tools.declarations import TOOLS_FILE
-from bot.custom_tools.plugins import load_plugins
-from bot.custom_tools.vault_tools import load_file
+from bot.custom_tools import TOOLS_FILE, load_file, load_plugins
 
 
 async def custom_tools(s: Settings) -> list[Finding]:

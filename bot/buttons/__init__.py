@@ -1,2 +1,19 @@
 """What a button press does: approve or reject a held change, file an inbox note,
 undo a change, act on a digest item or a reminder."""
+
+from bot.buttons.approvals import Approvals
+from bot.buttons.digest import DigestButtons
+from bot.buttons.dispatch import ButtonHandler, Buttons
+from bot.buttons.filing import Filing
+from bot.buttons.reminders import ReminderButtons
+from bot.buttons.undo import UndoButton
+
+__all__ = [
+    "Approvals",
+    "ButtonHandler",
+    "Buttons",
+    "DigestButtons",
+    "Filing",
+    "ReminderButtons",
+    "UndoButton",
+]

@@ -10,8 +10,7 @@ from datetime import timedelta
 from bot import metrics
 from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
-from bot.tools.registry import ToolContext, ToolError
-from bot.tools.runner import ToolRunner
+from bot.tools import ToolContext, ToolError, ToolRunner
 from storage.db.chat_tables import Approval
 from storage.db.conversations import HistoryItem
 from storage.errors import StaleEdit, StorageError

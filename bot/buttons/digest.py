@@ -13,9 +13,9 @@ import logging
 from datetime import timedelta
 
 from bot.buttons.dispatch import ButtonHandler
-from bot.digest.message import ACTION_KIND, draw
+from bot.digest import DIGEST_ACTION_KIND, draw
 from bot.events import Reply
-from bot.tools.registry import ToolContext
+from bot.tools import ToolContext
 from storage.db.chat_tables import ButtonAction
 from storage.db.digest_messages import DigestMessages
 from storage.errors import EntryNotFound, StorageError
@@ -62,7 +62,7 @@ class DigestButtons(ButtonHandler):
         self, ctx: ToolContext, value: str
     ) -> tuple[ButtonAction | None, list[Reply], ToolContext]:
         action = await ctx.records.get_button_action(value)
-        if action is None or action.kind != ACTION_KIND:
+        if action is None or action.kind != DIGEST_ACTION_KIND:
             return None, [Reply("I don't know that button any more; nothing changed.")], ctx
         scoped = await ctx.in_vault(action.vault_id)
         if action.user_id != ctx.person.id or scoped is None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from bot.events import Reply
-from bot.tools.context import ToolContext
+from bot.tools import ToolContext
 
 
 class ButtonHandler(ABC):

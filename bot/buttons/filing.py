@@ -9,8 +9,7 @@ from datetime import timedelta
 
 from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
-from bot.tools.context import ToolContext, ToolError
-from bot.tools.runner import ToolRunner
+from bot.tools import ToolContext, ToolError, ToolRunner
 from storage.errors import StaleEdit, StorageError
 
 

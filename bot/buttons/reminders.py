@@ -15,10 +15,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.buttons.dispatch import ButtonHandler
-from bot.dates.when import describe
+from bot.dates import describe
 from bot.events import Reply
-from bot.reminders.message import ACTION_KIND, SNOOZES, snoozed
-from bot.tools.registry import ToolContext
+from bot.reminders import REMINDER_ACTION_KIND, SNOOZES, snoozed
+from bot.tools import ToolContext
 from storage.entry import Entry
 from storage.errors import EntryNotFound, StorageError
 
@@ -40,7 +40,7 @@ class ReminderButtons(ButtonHandler):
 
     async def _press(self, ctx: ToolContext, action_id: str, choice: str) -> list[Reply]:
         action = await ctx.records.get_button_action(action_id)
-        if action is None or action.kind != ACTION_KIND:
+        if action is None or action.kind != REMINDER_ACTION_KIND:
             return [Reply("I don't know that reminder any more; nothing changed.")]
         scoped = await ctx.in_vault(action.vault_id)
         if scoped is None or (action.user_id != ctx.person.id and not scoped.is_team):

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
-from bot.tools.registry import ToolContext, ToolError
-from bot.tools.runner import UNDO_ACTION, UNDO_KIND, ToolRunner
+from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolError, ToolRunner
 from storage.db.conversations import HistoryItem
 from storage.errors import NothingToChange, StorageError, UndoConflict
 

@@ -9,9 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.dates.when import find_when
-from bot.tools.context import ToolContext
-from bot.tools.names import category_named, title_from
+from bot.dates import find_when
+from bot.tools import ToolContext, category_named, title_from
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
 PERSON_NAME = re.compile(

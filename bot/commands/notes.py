@@ -8,12 +8,18 @@ import json
 import re
 from typing import Any
 
-from bot.buttons.dispatch import ButtonHandler
+from bot.buttons import ButtonHandler
 from bot.events import Button, Reply
-from bot.tools.names import category_named, clean_reference, notes_named, split_leading_reference
-from bot.tools.registry import ToolContext
-from bot.tools.runner import Outcome, ToolRunner
-from bot.tools.team_notes import in_team
+from bot.tools import (
+    Outcome,
+    ToolContext,
+    ToolRunner,
+    category_named,
+    clean_reference,
+    in_team,
+    notes_named,
+    split_leading_reference,
+)
 from storage.entry import Entry
 from storage.errors import StorageError
 

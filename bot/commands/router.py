@@ -10,11 +10,8 @@ from bot.commands.capture import capture_arguments
 from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
 from bot.events import Reply, Sender
-from bot.people.access import Access
-from bot.people.settings import change_from_words
-from bot.tools.names import category_named
-from bot.tools.registry import ToolContext
-from bot.tools.runner import ToolRunner, last_filed
+from bot.people import Access, change_from_words
+from bot.tools import ToolContext, ToolRunner, category_named, last_filed
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.

@@ -26,7 +26,7 @@ from bot.custom_tools.declarations import (
     host_allowed,
     secret_values,
 )
-from bot.tools.registry import ToolError
+from bot.tools import ToolError
 
 READ_LIMIT = 16 * 1024  # bytes read from the network at most
 BODY_CHARS = 3_000  # the body the model sees (a tool result is cut at 4,000 characters)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from bot.custom_tools.declarations import TOOLS_FILE, HttpTool
 from bot.custom_tools.http_call import plan_request, send
-from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
+from bot.tools import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 
 MAX_ERRORS = 5
 STRICT_KEYWORDS = frozenset(

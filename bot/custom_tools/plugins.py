@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 
-from bot.tools.registry import REGISTRY, ToolSpec
+from bot.tools import REGISTRY, ToolSpec
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bot.custom_tools.declarations import TOOLS_FILE, Problem, parse_tools
 from bot.custom_tools.http_tool import HttpToolSpec, http_spec
-from bot.tools.registry import REGISTRY, ToolContext
+from bot.tools import REGISTRY, ToolContext
 
 log = logging.getLogger(__name__)
 

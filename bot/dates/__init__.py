@@ -1,2 +1,35 @@
 """Dates, times and repeats in people's words (English, German, French), read in the
-person's time zone: what becomes `due`, `remind` and `repeat`."""
+person's time zone: what becomes `due`, `remind` and `repeat`; and times of day and
+zones as settings name them."""
+
+from bot.dates.when import (
+    When,
+    describe,
+    find_when,
+    next_occurrence,
+    parse_repeat,
+    prepare,
+    read_due,
+    read_when,
+)
+from bot.dates.words import WEEKDAY_NAMES, WEEKDAYS
+from bot.dates.zones import NotATimeOfDay, UnknownZone, clock, local_zone, time_of_day, zone_named
+
+__all__ = [
+    "WEEKDAYS",
+    "WEEKDAY_NAMES",
+    "NotATimeOfDay",
+    "UnknownZone",
+    "When",
+    "clock",
+    "describe",
+    "find_when",
+    "local_zone",
+    "next_occurrence",
+    "parse_repeat",
+    "prepare",
+    "read_due",
+    "read_when",
+    "time_of_day",
+    "zone_named",
+]

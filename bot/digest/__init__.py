@@ -1,2 +1,8 @@
 """The digest: what matters today (or this week), composed from the index, with a
 model's short opening when there is a model, and shown in chat with buttons."""
+
+from bot.digest.compose import Digest, compose_digest
+from bot.digest.message import DIGEST_ACTION_KIND, draw, present
+from bot.digest.summary import with_summary
+
+__all__ = ["DIGEST_ACTION_KIND", "Digest", "compose_digest", "draw", "present", "with_summary"]

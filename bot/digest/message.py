@@ -13,7 +13,7 @@ from bot.events import Button, Reply
 from storage.db.digest_messages import DigestMessages, new_message_id
 from storage.db.records import Records
 
-ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
+DIGEST_ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
 
 
 async def present(
@@ -33,7 +33,7 @@ async def present(
         if item["action"] and item["path"]:
             item["button"] = await records.add_button_action(
                 user_id,
-                ACTION_KIND,
+                DIGEST_ACTION_KIND,
                 {"message": message_id, "item": index, "path": item["path"]},
                 now,
                 vault_id=vault_id,

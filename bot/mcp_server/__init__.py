@@ -7,3 +7,8 @@ same ToolRunner as chat: reads and captures run at once; a change that asks for
 approval in chat sends its Approve / Reject card to the person's Slack or Telegram and
 changes nothing until it is pressed there.
 """
+
+from bot.mcp_server.calls import McpCalls, NoChat, SendCard
+from bot.mcp_server.server import REFUSED, build_server
+
+__all__ = ["REFUSED", "McpCalls", "NoChat", "SendCard", "build_server"]

@@ -22,9 +22,8 @@ from mcp import types
 from bot.config import Settings
 from bot.events import Conversation, Reply
 from bot.mcp_server.tools import with_nulls
-from bot.people.directory import People
-from bot.tools.registry import ToolContext, ToolResult
-from bot.tools.runner import Outcome, ToolRunner
+from bot.people import People
+from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author

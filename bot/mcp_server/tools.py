@@ -9,7 +9,7 @@ from typing import Any, Union, get_args, get_origin
 
 from mcp import types
 
-from bot.tools.registry import ToolSpec
+from bot.tools import ToolSpec
 
 APPROVAL_NOTE = (
     " A change may wait for the user's Approve in their Slack or Telegram before it "

@@ -8,8 +8,15 @@ from dataclasses import dataclass
 from datetime import time
 from zoneinfo import ZoneInfo
 
-from bot.dates.words import WEEKDAY_NAMES, WEEKDAYS
-from bot.dates.zones import NotATimeOfDay, UnknownZone, clock, time_of_day, zone_named
+from bot.dates import (
+    WEEKDAY_NAMES,
+    WEEKDAYS,
+    NotATimeOfDay,
+    UnknownZone,
+    clock,
+    time_of_day,
+    zone_named,
+)
 from storage.db.people import Person
 
 USAGE = (

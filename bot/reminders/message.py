@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.dates.when import describe
+from bot.dates import describe
 from bot.events import Button, Reply
 from storage.db.records import Records
 
-ACTION_KIND = "reminder"  # ButtonAction.kind of a reminder's buttons
+REMINDER_ACTION_KIND = "reminder"  # ButtonAction.kind of a reminder's buttons
 SNOOZES = {"hour": "Snooze 1 h", "day": "Tomorrow", "week": "Next week"}
 
 
@@ -27,7 +27,9 @@ async def reminder_message(
 ) -> Reply:
     """The reminder of `path` due at `at`, with Done and the Snooze buttons."""
     payload = {"path": path, "title": title, "at": at.isoformat()}
-    action = await records.add_button_action(user_id, ACTION_KIND, payload, now, vault_id=vault_id)
+    action = await records.add_button_action(
+        user_id, REMINDER_ACTION_KIND, payload, now, vault_id=vault_id
+    )
     local = at.astimezone(zone)
     lines = [f"⏰ {title}"]
     if now - at > timedelta(minutes=5):

@@ -1,16 +1,43 @@
-"""The tools the model (and the command router) can call; importing this registers them."""
+"""The tools the model (and the command router) can call, one typed function each;
+importing this registers them. Also what runs them (the runner: validation, approval,
+Undo) and what they share: the context of an event, how notes are named."""
 
 from bot.tools import changes, digest, notes, reminders, settings
-from bot.tools.registry import REGISTRY, ToolContext, ToolError, ToolResult
+from bot.tools.context import Proposal, ToolContext, ToolError, ToolResult
+from bot.tools.names import (
+    category_named,
+    clean_reference,
+    notes_named,
+    split_leading_reference,
+    title_from,
+)
+from bot.tools.registry import REGISTRY, ToolSpec, tool
+from bot.tools.runner import UNDO_ACTION, UNDO_KIND, Outcome, ToolRunner, approval_tools, last_filed
+from bot.tools.team_notes import in_team
 
 __all__ = [
     "REGISTRY",
+    "UNDO_ACTION",
+    "UNDO_KIND",
+    "Outcome",
+    "Proposal",
     "ToolContext",
     "ToolError",
     "ToolResult",
+    "ToolRunner",
+    "ToolSpec",
+    "approval_tools",
+    "category_named",
     "changes",
+    "clean_reference",
     "digest",
+    "in_team",
+    "last_filed",
     "notes",
+    "notes_named",
     "reminders",
     "settings",
+    "split_leading_reference",
+    "title_from",
+    "tool",
 ]

@@ -10,9 +10,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
-from bot.dates.zones import local_zone
+from bot.dates import local_zone
 from bot.events import Button, Conversation
-from bot.people.directory import People
+from bot.people import People
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author

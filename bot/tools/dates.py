@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.dates.when import When, describe, find_when, read_due, read_when
+from bot.dates import When, describe, find_when, read_due, read_when
 from bot.tools.registry import ToolContext
 
 DATE_FIELDS = ("due", "remind", "repeat")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from bot.digest.compose import compose_digest
-from bot.digest.message import present
+from bot.digest import compose_digest, present
 from bot.tools.registry import ToolContext, ToolResult, tool
 from storage.db.digest_messages import DigestMessages
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.dates.when import describe, read_when
+from bot.dates import describe, read_when
 from bot.tools.registry import ToolContext, ToolResult, tool
 from storage.index.reminder_queries import reminder_notes
 from storage.vault.schema import CLOSED_STATUSES

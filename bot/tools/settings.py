@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.dates.zones import NotATimeOfDay, UnknownZone, time_of_day, zone_named
-from bot.people.settings import SettingsChange, weekday
+from bot.dates import NotATimeOfDay, UnknownZone, time_of_day, zone_named
+from bot.people import SettingsChange, weekday
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 
 

@@ -1,3 +1,8 @@
-"""One turn with a model: the tool loop, the LLM client, small-model mode, mending
-what weak models send, and the one place that decides what the turn did and what
-the reply says."""
+"""One turn with a model: the tool loop, small-model mode, mending what weak models
+send, and the one place that decides what the turn did and what the reply says
+(the model client itself is bot.llm)."""
+
+from bot.turn.loop import Agent
+from bot.turn.verdict import Turn, Verdict
+
+__all__ = ["Agent", "Turn", "Verdict"]

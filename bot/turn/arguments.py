@@ -13,8 +13,7 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from bot.tools.names import category_named, title_from
-from bot.tools.registry import REGISTRY
+from bot.tools import REGISTRY, category_named, title_from
 from bot.turn.mending import loads_lenient
 
 MISSING = object()  # no value fits: the tool's validation will say what is wrong

@@ -20,8 +20,7 @@ from typing import Any
 from bot import metrics
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
-from bot.tools.registry import REGISTRY, ToolContext
-from bot.tools.runner import Outcome, ToolRunner
+from bot.tools import REGISTRY, Outcome, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
 from bot.turn.arguments import keep_own_words, mended
 from bot.turn.verdict import Turn

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.llm import Completion, ModelToolCall
-from bot.tools.registry import REGISTRY
+from bot.tools import REGISTRY
 
 # Names small models give the tools, mapped to ours.
 NAME_ALIASES = {

@@ -25,11 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.commands.capture import classify
-from bot.commands.intent import asks_for_digest, kind_of, search_words
+from bot.commands import asks_for_digest, classify, kind_of, search_words
 from bot.llm import LLM, ModelToolCall
-from bot.tools.names import notes_named, title_from
-from bot.tools.registry import ToolContext
+from bot.tools import ToolContext, notes_named, title_from
 from bot.turn.mending import loads_lenient
 from storage.errors import StorageError
 

@@ -31,11 +31,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from bot import metrics
-from bot.commands.intent import kind_of
+from bot.commands import kind_of
 from bot.events import Reply
-from bot.tools.context import ToolContext
-from bot.tools.names import title_from
-from bot.tools.runner import UNDO_ACTION, Outcome, ToolRunner
+from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, title_from
 from storage.db.conversations import HistoryItem
 
 log = logging.getLogger(__name__)

@@ -14,9 +14,8 @@ from typing import Any, TextIO
 from bot.app.commands.run import ConfigurationError, build_adapters
 from bot.app.runtime import Runtime
 from bot.config import Settings
-from bot.dates.zones import local_zone
-from bot.digest.compose import compose_digest
-from bot.digest.summary import with_summary
+from bot.dates import local_zone
+from bot.digest import compose_digest, with_summary
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
 from storage.db.digest_messages import DigestMessages
 from storage.db.people import Person

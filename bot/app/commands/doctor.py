@@ -27,7 +27,7 @@ from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
 from bot.app.tool_checks import custom_tools
 from bot.config import Settings
 from bot.logs import redact, secrets_of
-from bot.tools.runner import approval_tools
+from bot.tools import approval_tools
 from storage.db.admission import Admission
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate

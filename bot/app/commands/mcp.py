@@ -23,7 +23,7 @@ from bot.app.commands.run import ConfigurationError, configure_logs, load_settin
 from bot.app.mcp_wiring import mcp_calls
 from bot.app.runtime import Runtime
 from bot.config import Settings
-from bot.mcp_server.server import REFUSED, build_server
+from bot.mcp_server import REFUSED, build_server
 from scheduler.delivery import deliver_via
 from storage.db.mcp_tokens import McpTokens, TokenInfo
 from storage.errors import StorageError

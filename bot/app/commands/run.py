@@ -17,7 +17,7 @@ from bot import logs
 from bot.app.runtime import Runtime
 from bot.app.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
 from bot.config import Settings
-from bot.tools.runner import approval_tools
+from bot.tools import approval_tools
 
 log = logging.getLogger(__name__)
 
