@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from bot.buttons.dispatch import ButtonHandler
+from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.digest import DIGEST_ACTION_KIND, draw
 from bot.events import Reply
 from bot.tools import ToolContext
@@ -39,9 +39,7 @@ class DigestButtons(ButtonHandler):
         return await self._act(ctx, value, action)
 
     async def open(self, ctx: ToolContext, value: str) -> list[Reply]:
-        action, refusal, ctx = await self._action(ctx, value)
-        if action is None:
-            return refusal
+        action, ctx = await self._action(ctx, value)
         path = str(action.payload["path"])
         try:
             entry = await ctx.store.read(path)
@@ -58,21 +56,19 @@ class DigestButtons(ButtonHandler):
         text = "\n\n".join(part for part in (f"{entry.title} ({entry.path})", facts, body) if part)
         return [Reply(text)]
 
-    async def _action(
-        self, ctx: ToolContext, value: str
-    ) -> tuple[ButtonAction | None, list[Reply], ToolContext]:
-        action = await ctx.records.get_button_action(value)
-        if action is None or action.kind != DIGEST_ACTION_KIND:
-            return None, [Reply("I don't know that button any more; nothing changed.")], ctx
-        scoped = await ctx.in_vault(action.vault_id)
-        if action.user_id != ctx.person.id or scoped is None:
-            return None, [Reply("Only the person this digest is for can use its buttons.")], ctx
-        return action, [], scoped
+    @staticmethod
+    async def _action(ctx: ToolContext, value: str) -> tuple[ButtonAction, ToolContext]:
+        return await pressed(
+            ctx,
+            value,
+            DIGEST_ACTION_KIND,
+            members=False,
+            unknown="I don't know that button any more; nothing changed.",
+            not_yours="Only the person this digest is for can use its buttons.",
+        )
 
     async def _act(self, ctx: ToolContext, value: str, what: str) -> list[Reply]:
-        action, refusal, ctx = await self._action(ctx, value)
-        if action is None:
-            return refusal
+        action, ctx = await self._action(ctx, value)
         if await ctx.records.use_button_action(value, ctx.now) is None:
             return []  # this item was already done or snoozed: a second press changes nothing
         path = str(action.payload["path"])

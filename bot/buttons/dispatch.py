@@ -8,6 +8,30 @@ from typing import ClassVar
 
 from bot.events import Reply
 from bot.tools import ToolContext
+from storage.db.chat_tables import ButtonAction
+
+
+class Refused(Exception):
+    """A press that does nothing, and what to say about it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.reply = Reply(text)
+
+
+async def pressed(
+    ctx: ToolContext, action_id: str, kind: str, *, members: bool, unknown: str, not_yours: str
+) -> tuple[ButtonAction, ToolContext]:
+    """The stored action behind a button of `kind`, and `ctx` on the vault it is for;
+    Refused when there is no such action or the person may not press it: only whom it
+    was made for, or with `members` any member of the team vault it is in."""
+    stored = await ctx.records.get_button_action(action_id)
+    if stored is None or stored.kind != kind:
+        raise Refused(unknown)
+    scoped = await ctx.in_vault(stored.vault_id)
+    if scoped is None or (stored.user_id != ctx.person.id and not (members and scoped.is_team)):
+        raise Refused(not_yours)
+    return stored, scoped
 
 
 class ButtonHandler(ABC):
@@ -36,4 +60,7 @@ class Buttons:
         handler = self._by_action.get(action)
         if handler is None:
             return [Reply("That button is not one of mine.")]
-        return await handler.press(ctx, action, value)
+        try:
+            return await handler.press(ctx, action, value)
+        except Refused as refused:
+            return [refused.reply]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from bot.buttons.dispatch import ButtonHandler
+from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner
 from storage.errors import StaleEdit, StorageError
@@ -23,13 +23,14 @@ class Filing(ButtonHandler):
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
         action_id, _, index = value.partition(".")
-        stored = await ctx.records.get_button_action(action_id)
-        if stored is None or stored.kind != "file":
-            return [Reply("That choice is unknown; nothing changed.")]
-        scoped = await ctx.in_vault(stored.vault_id)
-        if stored.user_id != ctx.person.id or scoped is None:
-            return [Reply("Only the person who captured this can file it.")]
-        ctx = scoped
+        stored, ctx = await pressed(
+            ctx,
+            action_id,
+            "file",
+            members=False,
+            unknown="That choice is unknown; nothing changed.",
+            not_yours="Only the person who captured this can file it.",
+        )
         choices = list(stored.payload["choices"])
         if not index.isdigit() or int(index) >= len(choices):
             return [Reply("That choice is unknown; nothing changed.")]

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.buttons.dispatch import ButtonHandler
+from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.dates import describe
 from bot.events import Reply
 from bot.reminders import REMINDER_ACTION_KIND, SNOOZES, snoozed
@@ -39,13 +39,14 @@ class ReminderButtons(ButtonHandler):
         return await self._press(ctx, action_id, choice)
 
     async def _press(self, ctx: ToolContext, action_id: str, choice: str) -> list[Reply]:
-        action = await ctx.records.get_button_action(action_id)
-        if action is None or action.kind != REMINDER_ACTION_KIND:
-            return [Reply("I don't know that reminder any more; nothing changed.")]
-        scoped = await ctx.in_vault(action.vault_id)
-        if scoped is None or (action.user_id != ctx.person.id and not scoped.is_team):
-            return [Reply("Only the person this reminder is for can use its buttons.")]
-        ctx = scoped
+        action, ctx = await pressed(
+            ctx,
+            action_id,
+            REMINDER_ACTION_KIND,
+            members=True,
+            unknown="I don't know that reminder any more; nothing changed.",
+            not_yours="Only the person this reminder is for can use its buttons.",
+        )
         if await ctx.records.use_button_action(action_id, ctx.now) is None:
             return []  # pressed before: a second press changes nothing
         payload = action.payload

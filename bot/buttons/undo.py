@@ -9,7 +9,7 @@ the same lines makes the undo fail and change nothing.
 
 from __future__ import annotations
 
-from bot.buttons.dispatch import ButtonHandler
+from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolError, ToolRunner
 from storage.db.conversations import HistoryItem
@@ -25,12 +25,14 @@ class UndoButton(ButtonHandler):
         self.runner = runner
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
-        stored = await ctx.records.get_button_action(value)
-        if stored is None or stored.kind != UNDO_KIND:
-            return [Reply("I don't know that Undo button; nothing changed.")]
-        scoped = await ctx.in_vault(stored.vault_id)
-        if scoped is None or (stored.user_id != ctx.person.id and not scoped.is_team):
-            return [Reply("Only the person who made this change can undo it.")]
+        stored, scoped = await pressed(
+            ctx,
+            value,
+            UNDO_KIND,
+            members=True,
+            unknown="I don't know that Undo button; nothing changed.",
+            not_yours="Only the person who made this change can undo it.",
+        )
         if await ctx.records.use_button_action(value, ctx.now) is None:
             return []  # undone already: a second press changes and says nothing
         summary = str(stored.payload["summary"])

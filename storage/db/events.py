@@ -21,7 +21,7 @@ from storage.db.chat_tables import (
     InboundEvent,
 )
 from storage.db.engine import autocommit
-from storage.db.people import Person
+from storage.db.people import Person, person_of
 from storage.db.vault_tables import VaultInfo
 
 
@@ -118,18 +118,7 @@ class EventRecords:
                 if row.first:
                     await conn.execute(insert(FILES), _file_rows(event, files))
         m = row._mapping
-        person = (
-            None
-            if m["id"] is None
-            else Person(
-                id=m["id"],
-                name=m["name"],
-                timezone=m["timezone"],
-                digest_enabled=m["digest_enabled"],
-                digest_time=m["digest_time"],
-                weekly_day=m["weekly_day"],
-            )
-        )
+        person = None if m["id"] is None else person_of(row)
         vault = (
             None
             if m["vault_id"] is None

@@ -36,7 +36,8 @@ class Person:
     weekly_day: int
 
 
-def _person(row: Row[Any]) -> Person:
+def person_of(row: Row[Any]) -> Person:
+    """The person of a row with the users table's columns."""
     m = row._mapping
     return Person(
         id=m["id"],
@@ -67,7 +68,7 @@ class PeopleRecords:
         )
         async with self.engine.connect() as conn:
             row = (await conn.execute(stmt)).first()
-        return None if row is None else _person(row)
+        return None if row is None else person_of(row)
 
     async def add_person(
         self,
@@ -118,13 +119,13 @@ class PeopleRecords:
     async def people(self) -> list[Person]:
         async with self.engine.connect() as conn:
             rows = (await conn.execute(select(USERS).order_by(USERS.c.id))).all()
-        return [_person(row) for row in rows]
+        return [person_of(row) for row in rows]
 
     async def update_person(self, user_id: int, **values: Any) -> Person:
         stmt = update(USERS).where(USERS.c.id == user_id).values(**values).returning(*USERS.c)
         async with self.engine.begin() as conn:
             row = (await conn.execute(stmt)).one()
-        return _person(row)
+        return person_of(row)
 
     async def new_link_code(self, user_id: int, expires_at: datetime) -> str:
         code = new_code(LINK_CODE_LENGTH)
