@@ -115,6 +115,7 @@ class Index:
 
     async def follow(
         self,
+        written: Entry | None,
         entries: Sequence[Entry],
         modified: Mapping[str, datetime],
         removed: Sequence[str],
@@ -122,11 +123,14 @@ class Index:
         commit: str,
         parent: str | None,
     ) -> bool:
-        """Index one vault commit in one transaction: its notes (unchanged ones skipped),
-        the notes it removed, and the commit itself (see `advance`, whose answer this is)."""
+        """Index one vault commit in one transaction: the note it wrote, its other notes
+        (unchanged ones skipped), the notes it removed, and the commit itself (see
+        `advance`, whose answer this is)."""
         current = await self.content_hashes([e.path for e in entries])
         docs = [prepare(e, modified.get(e.path)) for e in entries]
         docs = [d for d in docs if current.get(d.entry.path) != d.entry.content_hash]
+        if written is not None:
+            docs.append(prepare(written))
         vectors = await self.embed_documents(docs) if docs else None
         async with self.database.engine.begin() as conn:
             await indexer.lock(conn, self.vault_id)

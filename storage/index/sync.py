@@ -118,10 +118,9 @@ async def follow_commit(
     fresh = written.entry
     others = [p for p in change.paths if p.endswith(".md") and (fresh is None or p != fresh.path)]
     read = await asyncio.to_thread(read_notes, vault, others)
-    entries = [*read.entries, *([fresh] if fresh is not None else [])]
     parent = await asyncio.to_thread(parent_of, change.commit)
     indexed = await index.follow(
-        entries, read.modified, list(read.missing), commit=change.commit, parent=parent
+        fresh, read.entries, read.modified, list(read.missing), commit=change.commit, parent=parent
     )
     if not indexed:
         await sync_index(vault, index, has_commit)
