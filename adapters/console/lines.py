@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import queue
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -93,11 +92,6 @@ class LineReader:
                     termios.tcsetattr(self.stdin.fileno(), termios.TCSADRAIN, self._terminal)
 
     def _work(self) -> None:
-        # Ctrl-C and SIGTERM belong to the main thread, whose event loop acts on them.
-        # The kernel hands a process's signal to any thread that does not block it: one
-        # taken here, while the loop sleeps with nothing to do, went unnoticed until the
-        # next event, and a Ctrl-C at the prompt hung the chat.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         while True:
             future = self._requests.get()
             if future is None:

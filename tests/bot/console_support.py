@@ -54,9 +54,14 @@ class Terminal:
 
     def __init__(self, tmp_path: Path, database_url: str) -> None:
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become brainbot
+        if self.pid == 0:  # the child: become brainbot, as a shell starts it
             env = chat_env(tmp_path, database_url, TERM="xterm")
             os.chdir(tmp_path)
+            # A shell hands its commands no blocked and no ignored signals; the test
+            # worker forking here may have either (both survive exec).
+            signal.pthread_sigmask(signal.SIG_SETMASK, set())
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
+                signal.signal(signum, signal.SIG_DFL)
             os.execve(sys.executable, [sys.executable, "-m", "bot.app.cli", "chat"], env)
         self.screen = b""
 
@@ -90,10 +95,11 @@ class Terminal:
                 os.close(self.fd)
                 return os.waitstatus_to_exitcode(status)
             self._drain(0.2)
+        signals = _signal_state(self.pid)
         os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
         os.close(self.fd)
-        raise AssertionError(f"the chat did not end; the screen:\n{self.screen!r}")
+        raise AssertionError(f"the chat did not end ({signals}); the screen:\n{self.screen!r}")
 
     def _drain(self, wait: float = 0.0) -> None:
         while True:
@@ -108,3 +114,17 @@ class Terminal:
                 return
             self.screen += chunk
             wait = 0.0
+
+
+def _signal_state(pid: int) -> str:
+    """The signal masks of a process and its threads, for a failure's message."""
+    lines = []
+    for status in [Path(f"/proc/{pid}/status"), *Path(f"/proc/{pid}/task").glob("*/status")]:
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines())
+        except OSError:
+            continue
+        lines.append(
+            " ".join(f"{k}={fields.get(k, '?').strip()}" for k in ("Name", "SigBlk", "SigIgn"))
+        )
+    return "; ".join(lines)

@@ -176,10 +176,16 @@ async def _chat(settings: Settings) -> int:
 
     runtime = await Runtime.open(settings)
     console = ConsoleAdapter(history_file=console_history(settings))
+    loop = asyncio.get_running_loop()
+    # Through the loop's own handler, Ctrl-C wakes the loop whichever thread the kernel
+    # hands it to: taken by an idle worker thread (git, the line reader), it otherwise
+    # waited for the loop's next event, and the chat hung at its prompt.
+    loop.add_signal_handler(signal.SIGINT, console.closed.set)
     try:
         await console.start(runtime.engine.handle)
         await console.wait_closed()
     finally:
+        loop.remove_signal_handler(signal.SIGINT)
         await console.stop()
         await runtime.close()
     return 0
