@@ -12,7 +12,6 @@ from sqlalchemy import (
     Column,
     Date,
     DateTime,
-    Table,
     Text,
     cast,
     func,
@@ -25,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
 from storage.db.approvals import short_id
+from storage.db.chat_tables import table_of
 
 
 class DigestMessageRow(SQLModel, table=True):
@@ -49,13 +49,7 @@ class DigestMessage:
     content: dict[str, Any]
 
 
-def _table(model: type[SQLModel]) -> Table:
-    table = model.__table__  # type: ignore[attr-defined]
-    assert isinstance(table, Table)
-    return table
-
-
-MESSAGES = _table(DigestMessageRow)
+MESSAGES = table_of(DigestMessageRow)
 _MESSAGE_COLUMNS = tuple(
     MESSAGES.c[name] for name in ("id", "user_id", "kind", "local_date", "content")
 )

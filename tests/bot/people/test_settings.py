@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import time
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,30 @@ def test_unknown_approval_tools_are_refused_with_the_valid_names(
     monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete,remove_everything")
     with pytest.raises(ValueError, match=r"remove_everything.*valid names: update_entry"):
         approval_tools(Settings().approval_tools)
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "said"),
+    [
+        ("BRAINBOT_TIMEZONE", "Mars/Olympus", "not a time zone"),
+        ("BRAINBOT_DIGEST_TIME", "25:99", "HH:MM"),
+        ("BRAINBOT_DIGEST_TIME", "8am", "HH:MM"),
+        ("BRAINBOT_REMINDER_TIME", "9", "HH:MM"),
+    ],
+)
+def test_a_bad_time_or_zone_is_refused_with_the_settings_name(
+    monkeypatch: pytest.MonkeyPatch, setting: str, value: str, said: str
+) -> None:
+    monkeypatch.setenv(setting, value)
+    with pytest.raises(ValidationError, match=rf"(?s){setting}.*{said}"):
+        Settings(_env_file=None)
+
+
+def test_times_and_zones_are_typed_once_read() -> None:
+    settings = Settings(
+        _env_file=None, BRAINBOT_DIGEST_TIME="7:05", BRAINBOT_TIMEZONE="Europe/Berlin"
+    )
+    assert settings.digest_time == time(7, 5) and settings.timezone.key == "Europe/Berlin"
 
 
 def test_direct_changes_empty_means_none_and_unknown_kinds_are_refused(
