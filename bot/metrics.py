@@ -81,6 +81,13 @@ BACKUP_PUSHES = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+ERRORS = Counter(
+    "brainbot_errors",
+    "Bad notes, files, dates or jobs skipped so that everything else goes on, by where "
+    "they were met (reminders, sync, watch, ...); `brainbot doctor` lists them.",
+    ["where"],
+    registry=REGISTRY,
+)
 IN_FLIGHT = Gauge("brainbot_events_in_flight", "Events being handled right now.", registry=REGISTRY)
 READY = Gauge("brainbot_ready", "1 when /readyz answers 200.", registry=REGISTRY)
 
@@ -114,6 +121,10 @@ def digest_delivered(status: str) -> None:
 
 def reminder_sent(status: str) -> None:
     REMINDERS.labels(status).inc()
+
+
+def error(where: str) -> None:
+    ERRORS.labels(where).inc()
 
 
 def backup_pushed(ok: bool) -> None:

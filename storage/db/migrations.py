@@ -34,7 +34,8 @@ import storage.db.digest_messages
 import storage.db.index_tables
 import storage.db.mcp_tokens
 import storage.db.send_ledger
-import storage.db.vault_tables  # (the seven modules register every table)
+import storage.db.skipped
+import storage.db.vault_tables  # (the eight modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -255,6 +256,10 @@ async def _send_ledger(conn: AsyncConnection) -> None:
             await conn.execute(text(f"DROP TABLE {table}"))
 
 
+async def _skipped_items(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.skipped.SKIPPED])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -266,6 +271,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "reminder_log, digest retries, the index of notes with reminders", _reminders),
     Migration(9, "mcp_tokens: bearer tokens of MCP clients, one person each", _mcp_tokens),
     Migration(10, "send_ledger: one ledger of digests and reminders sent", _send_ledger),
+    Migration(11, "skipped_items: bad notes and jobs skipped, for doctor", _skipped_items),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.app.commands.doctor import vault as vault_check
 from bot.config import Settings
+from storage.db.migrations import migrate
+from storage.db.skipped import SkippedItems
 from storage.vault.backup import VaultBackup
 from tests.fakes.slack_api import BOT_TOKEN
 from tests.production.conftest import Fakes
@@ -120,3 +124,24 @@ async def test_an_install_nobody_claimed_shows_its_claim_code(
     assert len(code.replace("-", "")) == 12
     _, again = await doctor(env, tmp_path)
     assert f"/start {code}`" in again  # the same code until it is claimed
+
+
+async def test_what_was_skipped_this_week_is_listed_with_its_reason(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    engine = create_async_engine(database_url)
+    try:
+        await migrate(engine)
+        skipped = SkippedItems(engine)
+        now = datetime.now(UTC)
+        for _ in range(2):
+            await skipped.record("sync", "ideas/odd.md", "invalid date in 'updated'", now, 1)
+        await skipped.record("reminders", "tasks/old.md", "gone", now - timedelta(days=8), 1)
+    finally:
+        await engine.dispose()
+    env = fakes.env(tmp_path, database_url, BRAINBOT_ALLOWED_USERS="slack:U0ALICE")
+    _, out = await doctor(env, tmp_path)
+    assert (
+        "warning  skipped (sync): ideas/odd.md in vault 1: invalid date in 'updated' (2x, last "
+    ) in out
+    assert "tasks/old.md" not in out  # older than a week

@@ -31,6 +31,7 @@ from bot.tools import approval_tools
 from storage.db.admission import Admission
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
+from storage.db.skipped import NO_VAULT, SkippedItems
 from storage.errors import StorageError
 from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
@@ -146,6 +147,7 @@ async def database(s: Settings) -> list[Finding]:
         await migrate(db.engine)
         admission = await _admission(s, Admission(db.engine))
         admission += await failed_sends(db)
+        admission += await skipped_this_week(db)
     finally:
         await db.close()
     schema = f"schema version {max(before, default=0)} of {LATEST}"
@@ -178,6 +180,27 @@ async def failed_sends(db: Database) -> list[Finding]:
             "`brainbot digest --send` sends a digest by hand",
         )
     ]
+
+
+async def skipped_this_week(db: Database) -> list[Finding]:
+    """Bad notes, files and jobs skipped this week so that everything else went on."""
+    skipped = await SkippedItems(db.engine).this_week(datetime.now(UTC))
+    shown = skipped[:10]
+    found = [
+        Finding(
+            "warning",
+            f"skipped ({item.where})",
+            f"{item.path}{'' if item.vault_id == NO_VAULT else f' in vault {item.vault_id}'}: "
+            f"{item.reason} ({item.times}x, last {item.last_at:%Y-%m-%d %H:%M} UTC)",
+            "fix or remove it by hand; it is read again at the next sync",
+        )
+        for item in shown
+    ]
+    if len(skipped) > len(shown):
+        found.append(
+            Finding("warning", "skipped", f"and {len(skipped) - len(shown)} more this week")
+        )
+    return found
 
 
 async def _admission(s: Settings, admission: Admission) -> list[Finding]:
