@@ -255,6 +255,18 @@ async def _send_ledger(conn: AsyncConnection) -> None:
             await conn.execute(text(f"DROP TABLE {table}"))
 
 
+async def _member_checks(conn: AsyncConnection) -> None:
+    # A member from before the checks was last confirmed when they joined: the first
+    # use of their membership asks the platform whether they are still in the chat.
+    await conn.execute(
+        text("ALTER TABLE vault_members ADD COLUMN IF NOT EXISTS checked_at TIMESTAMPTZ")
+    )
+    await conn.execute(
+        text("UPDATE vault_members SET checked_at = joined_at WHERE checked_at IS NULL")
+    )
+    await conn.execute(text("ALTER TABLE vault_members ALTER COLUMN checked_at SET NOT NULL"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -266,6 +278,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "reminder_log, digest retries, the index of notes with reminders", _reminders),
     Migration(9, "mcp_tokens: bearer tokens of MCP clients, one person each", _mcp_tokens),
     Migration(10, "send_ledger: one ledger of digests and reminders sent", _send_ledger),
+    Migration(11, "vault_members.checked_at: when each member was confirmed", _member_checks),
 )
 LATEST = MIGRATIONS[-1].version
 
