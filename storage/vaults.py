@@ -190,14 +190,14 @@ class Vaults:
         """(team vault, member, when last confirmed) of every member last confirmed
         before `moment`, by vault."""
         stmt = (
-            select(VAULTS, VAULT_MEMBERS.c.user_id, VAULT_MEMBERS.c.checked_at)
+            select(VAULTS, VAULT_MEMBERS.c.user_id.label("member"), VAULT_MEMBERS.c.checked_at)
             .join(VAULT_MEMBERS, VAULT_MEMBERS.c.vault_id == VAULTS.c.id)
             .where(VAULT_MEMBERS.c.checked_at < moment)
             .order_by(VAULTS.c.id, VAULT_MEMBERS.c.user_id)
         )
         async with self.database.engine.connect() as conn:
             rows = await conn.execute(stmt)
-            return [(vault_info(r), int(r.user_id), r.checked_at) for r in rows]
+            return [(vault_info(r), int(r.member), r.checked_at) for r in rows]
 
     async def may_use(self, vault_id: int, user_id: int) -> bool:
         """Whether the person may read and change the vault: theirs, or their team's
