@@ -1,5 +1,6 @@
-"""Migration 11 on a database made before it: each team member's last confirmation
-is when they joined, so their first use of the team asks the chat about them."""
+"""The migration that adds `vault_members.checked_at`, on a database made before it:
+each team member's last confirmation is when they joined, so their first use of the
+team asks the chat about them."""
 
 from __future__ import annotations
 
@@ -12,16 +13,17 @@ from storage.db.engine import async_url
 from storage.db.migrations import MIGRATIONS, migrate
 
 JOINED = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+STEP = next(i for i, m in enumerate(MIGRATIONS) if m.name.startswith("vault_members.checked_at"))
 
 
-async def test_a_version_10_databases_members_were_last_confirmed_when_they_joined(
+async def test_members_from_before_the_checks_were_last_confirmed_when_they_joined(
     empty_database_url: str,
 ) -> None:
     engine = create_async_engine(async_url(empty_database_url))
     try:
-        await migrate(engine, MIGRATIONS[:10])
+        await migrate(engine, MIGRATIONS[:STEP])
         async with engine.begin() as conn:
-            # Step 7 now makes the column; a database of version 10 had none.
+            # Step 7 now makes the column; a database from before had none.
             await conn.execute(text("ALTER TABLE vault_members DROP COLUMN checked_at"))
             await conn.execute(
                 text(
@@ -33,7 +35,7 @@ async def test_a_version_10_databases_members_were_last_confirmed_when_they_join
                 text("INSERT INTO vault_members (vault_id, user_id, joined_at) VALUES (5, 7, :t)"),
                 {"t": JOINED},
             )
-        assert 11 in [m.version for m in await migrate(engine)]
+        assert MIGRATIONS[STEP] in await migrate(engine)
         async with engine.connect() as conn:
             checked = await conn.scalar(text("SELECT checked_at FROM vault_members"))
             nullable = await conn.scalar(
