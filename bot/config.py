@@ -132,6 +132,8 @@ class Settings(BaseSettings):
     tool_hosts: Annotated[tuple[str, ...], NoDecode] = Field((), alias="BRAINBOT_TOOL_HOSTS")
 
     team_vaults: Annotated[dict[str, str], NoDecode] = Field({}, alias="BRAINBOT_TEAM_VAULTS")
+    # A team membership older than this is checked against the chat before it is used.
+    team_check_hours: float = Field(24.0, gt=0, le=24 * 7, alias="BRAINBOT_TEAM_CHECK_HOURS")
 
     sync_interval_seconds: float = Field(30.0, alias="BRAINBOT_SYNC_INTERVAL")
     watch_vaults: bool = Field(True, alias="BRAINBOT_WATCH")

@@ -18,7 +18,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics, tools
 from bot.buttons import Approvals, Buttons, DigestButtons, Filing, ReminderButtons, UndoButton
@@ -49,6 +49,8 @@ SLOW_DOWN = (
     "That one was not saved: wait a moment, then send it again."
 )
 FAILED = "Sorry, something went wrong on my side. Your message is kept; try again."
+# How often a message in a team chat re-records its writer as a member.
+JOIN_REFRESH = timedelta(minutes=10)
 LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
@@ -69,7 +71,7 @@ class Engine:
         owner: int = 0,
     ) -> None:
         self.vaults = vaults
-        self._joined: set[tuple[int, int]] = set()  # (team vault, person) recorded
+        self._joined: dict[tuple[int, int], datetime] = {}  # (team vault, person) -> recorded
         self.records = records
         self.settings = settings
         self.llm = llm
@@ -224,9 +226,12 @@ class Engine:
         vault: VaultInfo | None
         if team is not None:
             vault = await self.vaults.team(team, now)
-            if (vault.id, person.id) not in self._joined:
+            # Each message there confirms the membership; a write per JOIN_REFRESH is
+            # plenty next to a check bound of hours (bot.people.teams).
+            joined = self._joined.get((vault.id, person.id))
+            if joined is None or now - joined >= JOIN_REFRESH or now < joined:
                 await self.vaults.join(vault, person.id, now)
-                self._joined.add((vault.id, person.id))
+                self._joined[vault.id, person.id] = now
         else:
             vault = arrival.vault if arrival is not None else None
             if vault is None:

@@ -13,6 +13,9 @@ process at a time.
 - At every poll the leader also makes the due attempts of failed sends (see
   scheduler.retry) and sends the reminders that are due (scheduler.reminders), so
   a reminder goes out within one poll interval of its time.
+- Every TEAM_SWEEP the leader asks Slack and Telegram about each team membership
+  not confirmed within BRAINBOT_TEAM_CHECK_HOURS (bot.people.teams): someone who
+  left a team's chat loses the membership within that bound and a sweep.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.dates import WEEKDAY_NAMES
+from bot.people import TeamMembership
 from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders
@@ -40,6 +44,7 @@ from storage.db.send_ledger import DigestKey, SendLedger
 log = logging.getLogger(__name__)
 
 PARALLEL_SENDS = 4  # a catch-up after downtime sends to this many people at once
+TEAM_SWEEP = timedelta(hours=1)
 
 
 class DigestTrigger(BaseTrigger):  # type: ignore[misc]
@@ -79,9 +84,12 @@ class DigestService:
         clock: Callable[[], datetime],
         poll_seconds: float = 10.0,
         reminders: Reminders | None = None,
+        teams: TeamMembership | None = None,
     ) -> None:
         self.delivery = delivery
         self.reminders = reminders
+        self.teams = teams
+        self._swept_at: datetime | None = None
         self.records = records
         self.ledger = ledger
         self.settings = settings
@@ -175,6 +183,7 @@ class DigestService:
         await self.retry_due(now)
         if self.reminders is not None:
             await self.reminders.run_due(now)
+        await self.sweep_teams(now)
 
     async def _take_office(self) -> None:
         await self.refresh()
@@ -183,6 +192,26 @@ class DigestService:
         await self.retry_due(now)
         if self.reminders is not None:
             await self.reminders.run_due(now)
+        await self.sweep_teams(now)
+
+    async def sweep_teams(self, now: datetime) -> None:
+        """Check the stale team memberships against their chats, once per TEAM_SWEEP;
+        a failure is logged and tried at the next sweep (digests go on regardless)."""
+        if self.teams is None or (self._swept_at is not None and now - self._swept_at < TEAM_SWEEP):
+            return
+        self._swept_at = now
+        try:
+            swept = await self.teams.sweep()
+        except Exception:
+            log.exception("checking team memberships failed")
+            return
+        if swept.confirmed or swept.removed or swept.unknown:
+            log.info(
+                "team memberships checked: %d confirmed, %d removed, %d not answered",
+                swept.confirmed,
+                swept.removed,
+                swept.unknown,
+            )
 
     async def _leave_office(self) -> None:
         self.scheduler.remove_all_jobs()

@@ -14,20 +14,24 @@ import asyncio
 import re
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import and_, select, text, update
+from sqlalchemy import and_, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 
 from storage.db.engine import Database
 from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS, VaultInfo, vault_info
-
-__all__ = ["VaultInfo", "VaultSettings", "Vaults", "folder_name"]
 from storage.index.embeddings import Closable, Embedder
 from storage.store import Store
+
+__all__ = ["MemberCheck", "VaultInfo", "VaultSettings", "Vaults", "folder_name"]
+
+# Whether a recorded member of a team vault may use it now, given when their chat last
+# confirmed them (bot.people.teams asks the platform again when that is too long ago).
+MemberCheck = Callable[[VaultInfo, int, datetime], Awaitable[bool]]
 
 KEEP_OPEN = 256  # stores kept open (a git repository and its index handle each)
 _NAME = re.compile(r"[^a-z0-9]+")
@@ -70,6 +74,8 @@ class Vaults:
         self.reembed = reembed  # the embedder may replace vectors another one made
         # Called with each vault as its store opens (the backup starts its pusher).
         self.on_open: list[Callable[[VaultInfo, Store], Awaitable[None]]] = []
+        # Asked before a team member's access is granted; None: being recorded is enough.
+        self.member_check: MemberCheck | None = None
         self._open: OrderedDict[int, Store] = OrderedDict()
         # A vault's row never changes once made: person and team vaults are looked up once.
         self._known: dict[int | str, VaultInfo] = {}
@@ -136,43 +142,94 @@ class Vaults:
         return info
 
     async def join(self, vault: VaultInfo, user_id: int, now: datetime | None = None) -> None:
-        """Record that `user_id` belongs to the team of `vault`."""
+        """Record that `user_id` belongs to the team of `vault`: they wrote in its chat
+        (at `now`), which confirms them as a member as well as any platform check."""
+        now = now or datetime.now(UTC)
+        stmt = insert(VAULT_MEMBERS).values(
+            vault_id=vault.id, user_id=user_id, joined_at=now, checked_at=now
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[VAULT_MEMBERS.c.vault_id, VAULT_MEMBERS.c.user_id],
+            set_={"checked_at": func.greatest(VAULT_MEMBERS.c.checked_at, now)},
+        )
+        async with self.database.engine.begin() as conn:
+            await conn.execute(stmt)
+
+    async def confirm(self, vault_id: int, user_ids: Collection[int], now: datetime) -> None:
+        """The team's chat still has these members (the platform said so at `now`)."""
+        if not user_ids:
+            return
         async with self.database.engine.begin() as conn:
             await conn.execute(
-                insert(VAULT_MEMBERS)
-                .values(vault_id=vault.id, user_id=user_id, joined_at=now or datetime.now(UTC))
-                .on_conflict_do_nothing()
+                update(VAULT_MEMBERS)
+                .where(
+                    and_(
+                        VAULT_MEMBERS.c.vault_id == vault_id,
+                        VAULT_MEMBERS.c.user_id.in_(list(user_ids)),
+                    )
+                )
+                .values(checked_at=func.greatest(VAULT_MEMBERS.c.checked_at, now))
             )
 
-    async def may_use(self, vault_id: int, user_id: int) -> bool:
-        """Whether the person may read and change the vault: theirs, or their team's."""
-        async with self.database.engine.connect() as conn:
-            row = (
-                await conn.execute(
-                    select(VAULTS.c.user_id, VAULTS.c.kind).where(VAULTS.c.id == vault_id)
+    async def leave(self, vault_id: int, user_id: int, last_checked: datetime) -> bool:
+        """Remove a member the team's chat no longer has; False when they were confirmed
+        after `last_checked` meanwhile (a message there proves them again)."""
+        async with self.database.engine.begin() as conn:
+            gone = await conn.execute(
+                delete(VAULT_MEMBERS).where(
+                    and_(
+                        VAULT_MEMBERS.c.vault_id == vault_id,
+                        VAULT_MEMBERS.c.user_id == user_id,
+                        VAULT_MEMBERS.c.checked_at <= last_checked,
+                    )
                 )
-            ).first()
+            )
+        return bool(gone.rowcount)
+
+    async def checked_before(self, moment: datetime) -> list[tuple[VaultInfo, int, datetime]]:
+        """(team vault, member, when last confirmed) of every member last confirmed
+        before `moment`, by vault."""
+        stmt = (
+            select(VAULTS, VAULT_MEMBERS.c.user_id.label("member"), VAULT_MEMBERS.c.checked_at)
+            .join(VAULT_MEMBERS, VAULT_MEMBERS.c.vault_id == VAULTS.c.id)
+            .where(VAULT_MEMBERS.c.checked_at < moment)
+            .order_by(VAULTS.c.id, VAULT_MEMBERS.c.user_id)
+        )
+        async with self.database.engine.connect() as conn:
+            rows = await conn.execute(stmt)
+            return [(vault_info(r), int(r.member), r.checked_at) for r in rows]
+
+    async def may_use(self, vault_id: int, user_id: int) -> bool:
+        """Whether the person may read and change the vault: theirs, or their team's
+        (recorded as a member, and still in its chat: see `member_check`)."""
+        async with self.database.engine.connect() as conn:
+            row = (await conn.execute(select(VAULTS).where(VAULTS.c.id == vault_id))).first()
             if row is None:
                 return False
-            if row.kind == "person":
-                return bool(row.user_id == user_id)
-            member = await conn.execute(
-                select(VAULT_MEMBERS.c.user_id).where(
+            vault = vault_info(row)
+            if not vault.is_team:
+                return bool(vault.user_id == user_id)
+            checked_at = await conn.scalar(
+                select(VAULT_MEMBERS.c.checked_at).where(
                     and_(VAULT_MEMBERS.c.vault_id == vault_id, VAULT_MEMBERS.c.user_id == user_id)
                 )
             )
-            return member.first() is not None
+        if checked_at is None:
+            return False
+        return self.member_check is None or await self.member_check(vault, user_id, checked_at)
 
     async def teams_of(self, user_id: int) -> list[VaultInfo]:
-        """The team vaults the person belongs to, by name."""
+        """The team vaults the person belongs to (see `may_use`), by name."""
         stmt = (
-            select(VAULTS)
+            select(VAULTS, VAULT_MEMBERS.c.checked_at)
             .join(VAULT_MEMBERS, VAULT_MEMBERS.c.vault_id == VAULTS.c.id)
             .where(VAULT_MEMBERS.c.user_id == user_id)
             .order_by(VAULTS.c.name)
         )
         async with self.database.engine.connect() as conn:
-            return [vault_info(r) for r in await conn.execute(stmt)]
+            rows = [(vault_info(r), r.checked_at) for r in await conn.execute(stmt)]
+        check = self.member_check
+        return [v for v, at in rows if check is None or await check(v, user_id, at)]
 
     async def get(self, vault_id: int) -> VaultInfo | None:
         async with self.database.engine.connect() as conn:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -158,6 +158,11 @@ class SlackAdapter:
                 await self._api.update(conversation.chat_id, ref.message_ids[index], message)
             else:
                 await self._api.post(conversation.chat_id, message, conversation.thread_id)
+
+    async def members_among(self, chat_id: str, user_ids: Collection[str]) -> set[str]:
+        """Which of `user_ids` are in channel `chat_id` now (bot.people.teams); raises
+        SlackCallError when Slack cannot say (down, `missing_scope`, not in the channel)."""
+        return set(user_ids) & await self._api.channel_members(chat_id)
 
     # -- inbound -------------------------------------------------------------
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import aiohttp
@@ -30,6 +32,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_RETRY_AFTER = 60.0  # seconds; longer waits are reported as errors instead
 MAX_FILE_BYTES = 20 * 1024 * 1024
+MEMBERS_PAGE = 1000  # conversations.members' largest page
+MEMBERS_FRESH = 60.0  # seconds a channel's member list is reused
 
 
 class SlackCallError(Exception):
@@ -113,6 +117,7 @@ class SlackWebAPI:
         )
         self._session: aiohttp.ClientSession | None = None
         self._senders: dict[str, Sender] = {}
+        self._members: dict[str, tuple[float, frozenset[str]]] = {}
 
     async def open(self) -> None:
         """Open the shared HTTP session (keep-alive matters on the reply path)."""
@@ -168,6 +173,32 @@ class SlackWebAPI:
         sender = sender_from_profile(response["user"])
         self._senders[user_id] = sender
         return sender
+
+    async def channel_members(self, channel: str) -> frozenset[str]:
+        """conversations.members, every page: the user ids in the channel (reused for
+        MEMBERS_FRESH seconds, so checking several people costs one listing)."""
+        cached = self._members.get(channel)
+        if cached is not None and time.monotonic() - cached[0] < MEMBERS_FRESH:
+            return cached[1]
+        members: set[str] = set()
+        cursor = ""
+        while True:
+            page = await self._call(
+                "conversations.members",
+                partial(
+                    self.client.conversations_members,
+                    channel=channel,
+                    limit=MEMBERS_PAGE,
+                    cursor=cursor or None,
+                ),
+            )
+            members.update(str(m) for m in page.get("members") or ())
+            cursor = str((page.get("response_metadata") or {}).get("next_cursor") or "")
+            if not cursor:
+                break
+        found = frozenset(members)
+        self._members[channel] = (time.monotonic(), found)
+        return found
 
     async def download(self, url: str, *, limit: int = MAX_FILE_BYTES) -> bytes:
         """A file's bytes from its url_private(_download), authorised by the bot token."""

@@ -13,7 +13,7 @@ import contextlib
 import hmac
 import logging
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -21,6 +21,8 @@ from typing import Any
 from aiohttp import web
 from telegram import (
     BotCommand,
+    ChatMember,
+    ChatMemberRestricted,
     InlineKeyboardMarkup,
     LinkPreviewOptions,
     ReplyParameters,
@@ -250,6 +252,25 @@ class TelegramAdapter:
             return
         await self._send_chunks(ref.conversation, chunks[1:], markup)
 
+    # -- who is in a chat --------------------------------------------------------
+
+    async def members_among(self, chat_id: str, user_ids: Collection[str]) -> set[str]:
+        """Which of `user_ids` are in group `chat_id` now (bot.people.teams), one
+        getChatMember each; raises TelegramError when Telegram cannot say."""
+        bot = self._application.bot
+        await bot.initialize()  # a no-op once connected
+        present: set[str] = set()
+        for user_id in user_ids:
+            try:
+                member = await bot.get_chat_member(int(chat_id), int(user_id))
+            except BadRequest as exc:
+                if _NEVER_MET.search(exc.message):
+                    continue  # a user Telegram does not know in this chat: not in it
+                raise
+            if _is_in(member):
+                present.add(user_id)
+        return present
+
     # -- receiving ---------------------------------------------------------------
 
     async def _handle(self, update: Update, context: object) -> None:
@@ -351,6 +372,18 @@ class TelegramAdapter:
                 log.debug("sendChatAction failed: %s", exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(done.wait(), self._typing_interval)
+
+
+# How getChatMember answers for someone who never was in the chat.
+_NEVER_MET = re.compile(r"user not found|participant_id_invalid|member not found", re.I)
+
+
+def _is_in(member: ChatMember) -> bool:
+    """Whether a chat member's status means they are in the chat: an owner, an
+    administrator, a member, or restricted but still a member (not left or kicked)."""
+    if isinstance(member, ChatMemberRestricted):
+        return member.is_member
+    return member.status in {ChatMember.OWNER, ChatMember.ADMINISTRATOR, ChatMember.MEMBER}
 
 
 def _thread_id(conversation: Conversation) -> int | None:

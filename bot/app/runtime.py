@@ -6,13 +6,14 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
+from bot.people import TeamMembership
 from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate
@@ -59,6 +60,7 @@ class Runtime:
     llm: LLM | None
     engine: Engine
     liveness: ProcessLiveness
+    teams: TeamMembership  # checks team members against their chats once `reach`es them
 
     @classmethod
     async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
@@ -107,7 +109,15 @@ class Runtime:
             clock=clock,
             owner=liveness.token,
         )
-        return cls(settings, database, vaults, store, records, llm, engine, liveness)
+        teams = TeamMembership(
+            vaults,
+            records,
+            settings.team_vaults,
+            clock,
+            fresh_for=timedelta(hours=settings.team_check_hours),
+        )
+        teams.install()
+        return cls(settings, database, vaults, store, records, llm, engine, liveness, teams)
 
     async def close(self) -> None:
         if self.llm is not None:

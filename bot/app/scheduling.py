@@ -44,6 +44,7 @@ def build_service(
         clock=runtime.engine.clock,
         poll_seconds=poll_seconds,
         reminders=reminders,
+        teams=runtime.teams,
     )
     runtime.engine.people.listeners.append(service.on_settings_changed)
     return service

@@ -175,6 +175,7 @@ class Service:
         for adapter in self.adapters:
             await adapter.start(self._gate, runtime.engine.access.is_allowed)
             self.started.append(adapter)
+        runtime.teams.reach(self.started)  # team members are checked against their chats
         deliver = self.deliver_via(self.started)
         await self.mcp.start(runtime, deliver)
         if self.start_scheduler is not None:

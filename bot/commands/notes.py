@@ -13,6 +13,7 @@ from bot.events import Button, Reply
 from bot.tools import (
     Outcome,
     ToolContext,
+    ToolError,
     ToolRunner,
     category_named,
     clean_reference,
@@ -51,7 +52,11 @@ class NoteCommands:
     async def get(self, ctx: ToolContext, rest: str) -> list[Reply]:
         if not rest:
             return [Reply("Usage: /get NOTE (a path, a title or [[a link]])")]
-        if await in_team(ctx, rest) is not None:  # `team:path`, as a search showed it
+        try:
+            team = await in_team(ctx, rest)
+        except ToolError as exc:  # a team the person is not (or no longer) in
+            return [Reply(str(exc))]
+        if team is not None:  # `team:path`, as a search showed it
             return await self.call(ctx, "get_entry", path=rest.strip())
         return await self._on_note(ctx, rest, "get_entry", {})
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from bot.tools.context import ToolError
 from bot.tools.registry import ToolContext
 from storage.entry import SearchHit, SearchResults
 
@@ -40,7 +41,8 @@ async def search_with_teams(ctx: ToolContext, query: str, **filters: Any) -> Sea
 
 async def in_team(ctx: ToolContext, reference: str) -> tuple[ToolContext, str] | None:
     """(`ctx` on the team's vault, the path) for a `team:path` reference to a team vault
-    the person belongs to; None for any other reference."""
+    the person belongs to; None for any other reference. ToolError for a team vault
+    they do not belong to (any more: membership follows the team's chat)."""
     match = _QUALIFIED.match(reference.strip())
     if match is None or ctx.vaults is None:
         return None
@@ -48,7 +50,11 @@ async def in_team(ctx: ToolContext, reference: str) -> tuple[ToolContext, str] |
     if team is None or not team.is_team or team.id == ctx.store.vault_id:
         return None
     if not await ctx.vaults.may_use(team.id, ctx.person.id):
-        return None
+        raise ToolError(
+            f"{reference.strip()} is in the team vault {team.name!r}, and you are not a "
+            "member of that team: its notes are for the people in its chat. Writing "
+            "there makes you a member again."
+        )
     store = await ctx.vaults.store(team)
     return replace(ctx, store=store, vault=team), match["path"]
 

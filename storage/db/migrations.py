@@ -260,6 +260,18 @@ async def _skipped_items(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.skipped.SKIPPED])
 
 
+async def _member_checks(conn: AsyncConnection) -> None:
+    # A member from before the checks was last confirmed when they joined: the first
+    # use of their membership asks the platform whether they are still in the chat.
+    await conn.execute(
+        text("ALTER TABLE vault_members ADD COLUMN IF NOT EXISTS checked_at TIMESTAMPTZ")
+    )
+    await conn.execute(
+        text("UPDATE vault_members SET checked_at = joined_at WHERE checked_at IS NULL")
+    )
+    await conn.execute(text("ALTER TABLE vault_members ALTER COLUMN checked_at SET NOT NULL"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -272,6 +284,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "mcp_tokens: bearer tokens of MCP clients, one person each", _mcp_tokens),
     Migration(10, "send_ledger: one ledger of digests and reminders sent", _send_ledger),
     Migration(11, "skipped_items: bad notes and jobs skipped, for doctor", _skipped_items),
+    Migration(12, "vault_members.checked_at: when each member was confirmed", _member_checks),
 )
 LATEST = MIGRATIONS[-1].version
 

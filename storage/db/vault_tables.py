@@ -40,13 +40,16 @@ class VaultRow(SQLModel, table=True):
 
 
 class VaultMember(SQLModel, table=True):
-    """A person who may read and change a team vault: they wrote in its channel."""
+    """A person who may read and change a team vault: they wrote in its chat, and the
+    chat still had them when last asked (`checked_at`: their last message there, or
+    the platform's last answer that they are a member; see bot.people.teams)."""
 
     __tablename__ = "vault_members"
 
     vault_id: int = Field(primary_key=True)
     user_id: int = Field(primary_key=True, index=True)
     joined_at: datetime = _utc_column()
+    checked_at: datetime = _utc_column()
 
 
 VAULTS = table_of(VaultRow)

@@ -12,6 +12,7 @@ like Slack does, so a violation fails the test.
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
 import time
@@ -107,6 +108,8 @@ class FakeSlack:
         self.acks: dict[str, dict[str, Any]] = {}
         self.sockets: list[web.WebSocketResponse] = []
         self.files: dict[str, tuple[bytes, str]] = {}
+        self.channels: dict[str, list[str]] = {}  # channel -> member user ids, in order
+        self.members_page = 100  # the most conversations.members returns per page
         self._faults: dict[str, list[Callable[[], web.Response]]] = {}
         self._ts = itertools.count(1)
         self._changed = asyncio.Condition()
@@ -184,6 +187,10 @@ class FakeSlack:
             entry["subtype"] = subtype
         return entry
 
+    def set_members(self, channel: str, *user_ids: str) -> None:
+        """Who is in `channel` (conversations.members lists them; the bot is in it)."""
+        self.channels[channel] = [BOT_USER_ID, *user_ids]
+
     def rate_limit(self, method: str, times: int = 1, retry_after: str = "0") -> None:
         """Answer the next `times` calls of `method` with 429 and this Retry-After."""
         body = {"ok": False, "error": "ratelimited"}
@@ -194,6 +201,10 @@ class FakeSlack:
         """Answer the next `times` calls of `method` with `{"ok": false, "error": error}`."""
         response = lambda: web.json_response({"ok": False, "error": error})  # noqa: E731
         self._faults.setdefault(method, []).extend([response] * times)
+
+    def heal(self, method: str) -> None:
+        """Answer `method` normally again (drop its queued errors)."""
+        self._faults.pop(method, None)
 
     def calls_of(self, method: str) -> list[Call]:
         """Answered-or-not calls of one method, oldest first."""
@@ -383,6 +394,35 @@ class FakeSlack:
         posted.text, posted.blocks = args.get("text") or "", args["blocks"]
         posted.edits.append({"text": posted.text, "blocks": posted.blocks})
         return {"ok": True, "channel": posted.channel, "ts": posted.ts, "text": posted.text}
+
+    def _conversations_members(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A page of the channel's members and the cursor of the next (empty at the end),
+        as Slack pages: at most `limit` (1..1000), and maybe fewer."""
+        members = self.channels.get(str(args.get("channel") or ""))
+        if members is None:
+            return {"ok": False, "error": "channel_not_found"}
+        try:
+            limit = int(args.get("limit") or 100)
+        except ValueError:
+            return {"ok": False, "error": "invalid_limit"}
+        if not 1 <= limit <= 1000:
+            return {"ok": False, "error": "invalid_limit"}
+        cursor = str(args.get("cursor") or "")
+        start = 0
+        if cursor:
+            try:
+                start = members.index(base64.b64decode(cursor).decode().removeprefix("user:"))
+            except ValueError:
+                return {"ok": False, "error": "invalid_cursor"}
+        end = start + min(limit, self.members_page)
+        following = f"user:{members[end]}" if end < len(members) else ""
+        return {
+            "ok": True,
+            "members": members[start:end],
+            "response_metadata": {
+                "next_cursor": base64.b64encode(following.encode()).decode() if following else ""
+            },
+        }
 
     def _chat_getPermalink(self, args: dict[str, Any]) -> dict[str, Any]:
         channel, ts = str(args.get("channel")), str(args.get("message_ts"))

@@ -86,6 +86,10 @@ class FakeTelegram:
         self.messages: dict[tuple[int, int], SentMessage] = {}
         self.webhook: dict[str, Any] = {}
         self.commands: list[dict[str, Any]] = []
+        # (chat, user) -> status: creator, administrator, member, restricted (still a
+        # member), restricted-left (restricted, not a member), left or kicked.
+        self.chat_members: dict[tuple[int, int], str] = {}
+        self.known_users: set[int] = set()  # users getChatMember knows beyond chat_members
         self._throttle: dict[str, tuple[int, float]] = {}
         self._update_ids = itertools.count(1000)
         self._message_ids = itertools.count(5000)
@@ -135,6 +139,11 @@ class FakeTelegram:
     def add_file(self, file_id: str, data: bytes, *, file_size: int | None = None) -> None:
         """Register a downloadable file; `file_size` can claim more bytes than `data` holds."""
         self.files[file_id] = StoredFile(data, f"files/{file_id}", file_size or len(data))
+
+    def set_member(self, chat_id: int, user_id: int, status: str = "member") -> None:
+        """Put `user_id` in group `chat_id` with `status` (see `chat_members`)."""
+        self.chat_members[chat_id, user_id] = status
+        self.known_users.add(user_id)
 
     def throttle(self, method: str, times: int, retry_after: float = 1) -> None:
         """Answer the next `times` calls of `method` with 429 and `retry_after`."""
@@ -309,6 +318,18 @@ class FakeTelegram:
             raise bad_request("wrong parameter action in request")
         return True
 
+    async def _m_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A ChatMember as the Bot API describes it; a user the chat never had is
+        "left" when Telegram knows them, else `user not found`."""
+        chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        if not any(chat == chat_id for chat, _ in self.chat_members):
+            raise bad_request("chat not found")
+        status = self.chat_members.get((chat_id, user_id))
+        if status is None and user_id not in self.known_users:
+            raise bad_request("user not found")
+        user = {"id": user_id, "is_bot": False, "first_name": f"User {user_id}"}
+        return _chat_member(status or "left", user)
+
     async def _m_getFile(self, params: dict[str, Any]) -> dict[str, Any]:
         stored = self.files.get(str(params.get("file_id")))
         if stored is None:
@@ -387,6 +408,51 @@ async def _decode(request: web.Request) -> dict[str, Any]:
         except ValueError:
             params[key] = value
     return params
+
+
+_RIGHTS = ("can_change_info", "can_invite_users", "can_pin_messages", "can_manage_topics")
+_SENDING = (
+    "can_send_messages",
+    "can_send_audios",
+    "can_send_documents",
+    "can_send_photos",
+    "can_send_videos",
+    "can_send_video_notes",
+    "can_send_voice_notes",
+    "can_send_polls",
+    "can_send_other_messages",
+    "can_add_web_page_previews",
+)
+_ADMIN = (
+    "can_manage_chat",
+    "can_delete_messages",
+    "can_manage_video_chats",
+    "can_restrict_members",
+    "can_promote_members",
+    "can_change_info",
+    "can_invite_users",
+    "can_post_stories",
+    "can_edit_stories",
+    "can_delete_stories",
+)
+
+
+def _chat_member(status: str, user: dict[str, Any]) -> dict[str, Any]:
+    """The ChatMember* object of `status`, with the fields the Bot API always sends."""
+    if status == "creator":
+        return {"status": "creator", "user": user, "is_anonymous": False}
+    if status == "administrator":
+        admin = {"status": status, "user": user, "can_be_edited": False, "is_anonymous": False}
+        return admin | dict.fromkeys(_ADMIN, True)
+    if status in {"restricted", "restricted-left"}:
+        rights = dict.fromkeys(
+            (*_RIGHTS, *_SENDING, "can_edit_tag", "can_react_to_messages"), False
+        )
+        member = {"status": "restricted", "user": user, "is_member": status == "restricted"}
+        return member | rights | {"until_date": 0}
+    if status == "kicked":
+        return {"status": "kicked", "user": user, "until_date": 0}
+    return {"status": status, "user": user}  # member, left
 
 
 def _error(exc: ApiError) -> web.Response:

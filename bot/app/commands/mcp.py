@@ -149,6 +149,7 @@ async def serve_stdio(settings: Settings, token: str, protocol: TextIO) -> int:
             return await tokens.find(token, clock())  # a revoke takes effect at once
 
         async with outbound(settings) as senders:
+            runtime.teams.reach(senders)  # a team note needs its reader still in the chat
             server = build_server(mcp_calls(runtime, deliver_via(senders)), identify)
             async with stdio_server(stdout=anyio.wrap_file(protocol)) as (read, write):
                 await server.run(read, write, server.create_initialization_options())

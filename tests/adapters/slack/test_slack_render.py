@@ -90,6 +90,8 @@ def test_manifest_subscribes_to_what_the_adapter_handles() -> None:
     }
     assert set(manifest["oauth_config"]["scopes"]["bot"]) >= {
         "app_mentions:read",
+        "channels:read",  # team membership: conversations.members
+        "groups:read",
         "chat:write",
         "im:history",
         "users:read",
