@@ -24,7 +24,7 @@ _WORD = re.compile(r"\w+")
 
 # Why a call waits, as its approval card says.
 AFTER_READING = "proposed after reading notes"
-CARRIES_NOTES = "it would send text from your notes"
+CARRIES_NOTES = "it passes on text read from notes"
 
 
 def _runs(text: str) -> set[str]:
