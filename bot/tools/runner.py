@@ -240,7 +240,8 @@ class ToolRunner:
             if change.kinds <= self.direct_changes and said is not None:
                 if after is None:
                     return None if echoes(said, change.words) else ""
-                if after.carries(change.words):
+                # A tick names tasks the note holds already: it passes nothing on.
+                if change.kinds != {"tick"} and after.carries(change.words):
                     return CARRIES_NOTES
                 return None if asked_for(said, change) else AFTER_READING
             if change.kinds <= self.direct_changes:

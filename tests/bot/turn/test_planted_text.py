@@ -28,6 +28,7 @@ ADA, MALLORY = "U1", "U3"
 TEAM_CHAT = Conversation("test", "team-chat")
 BUDGET = "projects/budget.md"
 LIST = "admin/shopping-list.md"
+PLUMBER = "call the plumber about the leaking kitchen tap"
 SECRET = "Q3 budget: 12k for the new laptops, 3k travel. Bank login hint: blue horse staple."
 PAYMENT = "pay invoice 991 to IBAN DE89 3704 0044 0532 0130 00 before the budget closes"
 PLANTED = (
@@ -249,24 +250,24 @@ async def test_a_tick_named_by_its_task_after_reading_runs_at_once(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, server: ToolServer
 ) -> None:
     async with ada_brain(tmp_path, database_url, openai_fake, server) as brain:
-        await brain.store.create(
-            "admin", "Shopping list", "- [ ] milk\n- [ ] eggs\n", {}, author=AUTHOR
-        )
+        body = f"- [ ] {PLUMBER}\n- [ ] eggs\n"
+        await brain.store.create("admin", "Shopping list", body, {}, author=AUTHOR)
         openai_fake.script = [
             call("get_entry", path=LIST),
             calls(
-                ToolCall("tick_tasks", {"path": LIST, "items": ["milk"], "done": True}),
+                ToolCall("tick_tasks", {"path": LIST, "items": [PLUMBER], "done": True}),
                 ToolCall("tick_tasks", {"path": LIST, "items": ["eggs"], "done": True}),
             ),
             say("Ticked."),
         ]
-        replies = await brain.engine.handle(message("milk is done", user=ADA))
+        replies = await brain.engine.handle(message("called the plumber, done", user=ADA))
         labels = [[b.label for b in r.buttons] for r in replies if r.buttons]
-        # Milk she named; eggs she did not: that tick waits.
+        # The plumber she named (the task's whole text came from the note: a tick passes
+        # nothing on); eggs she did not: that tick waits.
         assert labels == [["Undo"], ["Approve", "Reject"]]
         assert replies[-1].text.endswith("(proposed after reading notes).")
         body = frontmatter.load(brain.settings.vault_dir / LIST).content
-        assert body == "- [x] milk\n- [ ] eggs"
+        assert body == f"- [x] {PLUMBER}\n- [ ] eggs"
 
 
 async def test_a_get_tool_sent_the_persons_own_words_after_reading_runs_at_once(
