@@ -11,6 +11,7 @@ from bot.tools.names import (
     split_leading_reference,
     title_from,
 )
+from bot.tools.reading import Reading
 from bot.tools.registry import REGISTRY, ToolSpec, tool
 from bot.tools.runner import UNDO_ACTION, UNDO_KIND, Outcome, ToolRunner, approval_tools, last_filed
 from bot.tools.team_notes import in_team
@@ -21,6 +22,7 @@ __all__ = [
     "UNDO_KIND",
     "Outcome",
     "Proposal",
+    "Reading",
     "ToolContext",
     "ToolError",
     "ToolResult",

@@ -24,6 +24,19 @@ from storage.vault.schema import MANAGED_FIELDS
 _WORD = re.compile(r"\w+")
 # Words that name nothing: a change sharing only these with the message is not "its words".
 _FILLER = frozenset(re.findall(r"\S+", "a an the to of in on at for and or is it my me this that"))
+# How task texts are joined in ChangeKinds.words (a task may hold spaces).
+TASKS_JOINED = "\n"
+# Words that ask for each kind of change: a message asks for it when one of its words
+# begins with one of these ("adding" asks to add, "ticked" to tick).
+_ASKS = {
+    "append": ("add", "append", "put", "write", "jot", "include", "insert", "log", "record"),
+    "tag": ("tag", "label", "#"),
+    "tick": (
+        *("tick", "untick", "check", "uncheck", "done", "did", "finish", "complete"),
+        *("mark", "cross", "got", "bought", "paid", "still need"),
+    ),
+    "fill": ("set", "fill", "due", "status", "context", "next"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +46,7 @@ class ChangeKinds:
 
     kinds: frozenset[str]
     words: str = ""  # what the change brings: appended text, new tags, task texts
+    note: tuple[str, ...] = ()  # the note's names: its title and its path
 
 
 def update_kinds(
@@ -72,7 +86,7 @@ def update_kinds(
     if append and append.strip():
         kinds.add("append")
         words.append(append)
-    return ChangeKinds(frozenset(kinds), " ".join(words))
+    return ChangeKinds(frozenset(kinds), " ".join(words), (entry.title, entry.path))
 
 
 def _tag_kind(entry: Entry, value: Any, words: list[str]) -> set[str]:
@@ -113,3 +127,35 @@ def echoes(said: str, words: str) -> bool:
         if not word.isascii() and word in said:  # scripts without spaces between words
             return True
     return False
+
+
+def asked_for(said: str, change: ChangeKinds) -> bool:
+    """Whether the person's message asked for this very change, as a change proposed
+    after reading notes must be: it names the note (all the words of its title or of
+    its file name; for ticks, the tasks), asks for every kind of change it makes, and
+    the change brings their words. One shared word ("budget") is not a request."""
+    lowered = said.lower()
+    words = _WORD.findall(lowered)
+    for kind in change.kinds:
+        asks = _ASKS.get(kind, ())
+        if not any(w.startswith(a) for w in words for a in asks if a.isalnum()) and not any(
+            a in lowered for a in asks if not a.isalnum()
+        ):
+            return False
+    named = any(_names(lowered, name) for name in change.note)
+    if not named and change.kinds == {"tick"}:
+        named = all(echoes(said, task) for task in change.words.split(TASKS_JOINED) if task)
+    return named and echoes(said, change.words)
+
+
+def _names(said: str, name: str) -> bool:
+    """Whether `said` names a note by `name` (a title or a path): every word of it but
+    the filler and the category folder and `.md` is in what they said."""
+    stem = name.rsplit("/", 1)[-1].removesuffix(".md")
+    wanted = set(_WORD.findall(stem.lower())) - _FILLER
+    said_words = set(_WORD.findall(said))
+    stems = {w[:5] for w in said_words if len(w) > 3}
+    return bool(wanted) and all(
+        w in said_words or (len(w) > 3 and w[:5] in stems) or (not w.isascii() and w in said)
+        for w in wanted
+    )

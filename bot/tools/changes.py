@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.tools.change_kinds import ChangeKinds, update_kinds
+from bot.tools.change_kinds import TASKS_JOINED, ChangeKinds, update_kinds
 from bot.tools.dates import normalised
 from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
@@ -221,7 +221,11 @@ async def _preview_tick(ctx: ToolContext, args: BaseModel) -> Proposal:
 
 @tick_tasks.change_kinds
 async def _tick_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
-    return ChangeKinds(frozenset({"tick"}), " ".join(args.model_dump()["items"]))
+    a = args.model_dump()
+    entry = await resolve_entry(ctx, a["path"])
+    return ChangeKinds(
+        frozenset({"tick"}), TASKS_JOINED.join(a["items"]), (entry.title, entry.path)
+    )
 
 
 @tool(needs_approval=True, destructive=True, idempotent=True)

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ValidationError
 
 from bot import metrics
 from bot.events import Button, Reply
-from bot.tools.change_kinds import echoes
+from bot.tools.change_kinds import asked_for, echoes
+from bot.tools.reading import AFTER_READING, CARRIES_NOTES, Reading
 from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval
@@ -49,6 +50,12 @@ class Outcome:
 
 def _error(name: str, message: str) -> Outcome:
     return Outcome(name, json.dumps({"error": message}), ok=False)
+
+
+def _without_path(args: BaseModel) -> dict[str, Any]:
+    """A call's arguments but the note it names: a path or title read in a search is how
+    the model names the note, not text it passes on."""
+    return {k: v for k, v in args.model_dump().items() if k != "path"}
 
 
 def approval_buttons(approval_id: str) -> tuple[Button, ...]:
@@ -131,10 +138,13 @@ class ToolRunner:
         arguments: str | dict[str, Any],
         *,
         said: str | None = None,
+        reading: Reading | None = None,
     ) -> Outcome:
         """Run (or hold for approval) one call; never raises for what the caller sent.
         `said` is the person's message when a model chose the call: a small change then
-        runs at once only if it uses their words. A command's call is their own."""
+        runs at once only if it uses their words. A command's call is their own.
+        `reading` is what the model's turn has read: after it, only what the person
+        asked for runs at once, and nothing that carries what was read."""
         started = time.perf_counter()
         tools = self.tools_for(ctx)
         spec = tools.get(name)
@@ -153,8 +163,9 @@ class ToolRunner:
             await self._log(ctx, name, arguments, "error", f"invalid arguments: {detail}", started)
             return _error(name, f"invalid arguments: {detail}")
         try:
-            if await self._needs_approval(ctx, spec, args, said):
-                outcome = await self._hold(ctx, spec, args)
+            why = await self._waits(ctx, spec, args, said, reading)
+            if why is not None:
+                outcome = await self._hold(ctx, spec, args, why)
                 await self._log(ctx, name, args.model_dump(), "approval", outcome.content, started)
                 return outcome
             result = await spec.run(ctx, args)
@@ -190,26 +201,52 @@ class ToolRunner:
         ctx = replace(ctx, expected_hash=approval.content_hash)
         return await self.run_now(ctx, approval.tool, approval.arguments, "approved")
 
-    async def _needs_approval(
-        self, ctx: ToolContext, spec: ToolSpec, args: BaseModel, said: str | None
-    ) -> bool:
+    async def _waits(
+        self,
+        ctx: ToolContext,
+        spec: ToolSpec,
+        args: BaseModel,
+        said: str | None,
+        reading: Reading | None,
+    ) -> str | None:
+        """Why the call waits for Approve ("" for the usual reasons), or None: it runs.
+        After the model read notes, text in them may have proposed the call: it runs at
+        once only if the person asked for it, and never when it passes on what was read."""
+        after = reading if said is not None and reading is not None and reading.read else None
+        # A vault's HTTP tool or a plugin's may reach out: what it is sent must not be
+        # what was read. This package's tools keep notes where they are.
+        ours = getattr(spec.executor, "__module__", "").startswith(f"{__package__}.")
+        if spec.read_only and ours:
+            return None  # the note tools that only read: nothing leaves, nothing changes
         if spec.name not in self.approvable:
             # A vault's own tool, or a plugin's without a preview: its declaration says
             # (the setting BRAINBOT_APPROVAL_TOOLS names the tools that can wait).
-            return spec.needs_approval
+            sent = _without_path(args) if ours else args.model_dump()
+            if after is not None and after.carries(sent):
+                return CARRIES_NOTES
+            return "" if spec.needs_approval else None
         if spec.name not in self.approval_tools:
-            return False
+            return AFTER_READING if after is not None else None
         if spec.name == "move_entry":
             last = await last_filed(ctx)
             path = str(args.model_dump().get("path", ""))
-            return last is None or path not in (last, last.removesuffix(".md"))
+            if last is not None and path in (last, last.removesuffix(".md")):
+                return AFTER_READING if after is not None else None
+            return ""
         if spec.classifier is not None:
             change = await spec.classifier(ctx, args)
             if not change.kinds:
-                return False  # it would change nothing: the tool says so
+                return None  # it would change nothing: the tool says so
+            if change.kinds <= self.direct_changes and said is not None:
+                if after is None:
+                    return None if echoes(said, change.words) else ""
+                # A tick names tasks the note holds already: it passes nothing on.
+                if change.kinds != {"tick"} and after.carries(change.words):
+                    return CARRIES_NOTES
+                return None if asked_for(said, change) else AFTER_READING
             if change.kinds <= self.direct_changes:
-                return said is not None and not echoes(said, change.words)
-        return True
+                return None  # a command's change is the person's own
+        return ""
 
     async def _with_undo(self, ctx: ToolContext, result: ToolResult) -> ToolResult:
         """`result` with an Undo button pinned to its commit, for the person and the
@@ -232,7 +269,7 @@ class ToolRunner:
             buttons=(*result.buttons, Button("Undo", UNDO_ACTION, action_id)),
         )
 
-    async def _hold(self, ctx: ToolContext, spec: ToolSpec, args: Any) -> Outcome:
+    async def _hold(self, ctx: ToolContext, spec: ToolSpec, args: Any, why: str) -> Outcome:
         if spec.previewer is not None:
             proposal = await spec.previewer(ctx, args)
         else:  # a plugin tool without a preview: the call itself is what is shown
@@ -252,8 +289,9 @@ class ToolRunner:
             expires_at=ctx.now + self.approval_ttl,
         )
         await ctx.records.add_approval(approval)
+        because = f" ({why})" if why else ""
         card = Reply(
-            f"{proposal.summary}? This needs your approval.",
+            f"{proposal.summary}? This needs your approval{because}.",
             buttons=approval_buttons(approval.id),
             preview=proposal.preview or None,
         )
@@ -262,6 +300,7 @@ class ToolRunner:
                 "status": "awaiting_approval",
                 "approval_id": approval.id,
                 "summary": proposal.summary,
+                **({"why": why} if why else {}),
                 "note": "The user sees a preview with Approve and Reject buttons; "
                 "nothing changed yet.",
             }

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.tools.change_kinds import echoes, update_kinds
+from bot.tools.change_kinds import ChangeKinds, asked_for, echoes, update_kinds
 from storage.entry import Entry
 
 BODY = "- [ ] milk\n- [ ] eggs\n\nFrom the market."
@@ -73,3 +73,30 @@ def test_the_words_a_change_brings() -> None:
 )
 def test_a_change_echoes_the_persons_words(said: str, words: str, expected: bool) -> None:
     assert echoes(said, words) is expected
+
+
+BUDGET = ("Budget", "projects/budget.md")
+NAMES = (NOTE.title, NOTE.path)
+APPEND, TAG, TICK = frozenset({"append"}), frozenset({"tag"}), frozenset({"tick"})
+PAY = "pay invoice 991 for the budget"
+
+
+@pytest.mark.parametrize(
+    ("said", "change", "expected"),
+    [
+        ("append 'call Tom' to my budget note", ChangeKinds(APPEND, "call Tom", BUDGET), True),
+        ("add bread to my shopping list", ChangeKinds(APPEND, "bread", NAMES), True),
+        ("tag my shopping list #weekly", ChangeKinds(TAG, "weekly", NAMES), True),
+        ("milk is done", ChangeKinds(TICK, "milk", NAMES), True),  # the task names it
+        # One shared word is not a request: no verb of the kind, or not the note.
+        ("What should I know about the budget?", ChangeKinds(APPEND, PAY, BUDGET), False),
+        ("add a line to my shopping list", ChangeKinds(APPEND, PAY, BUDGET), False),
+        ("tag it", ChangeKinds(APPEND, "tag", NAMES), False),
+        ("milk is done", ChangeKinds(TICK, "eggs", NAMES), False),
+        ("add eggs", ChangeKinds(APPEND, "eggs", NAMES), False),  # which note?
+    ],
+)
+def test_a_change_after_reading_runs_at_once_only_when_asked_for(
+    said: str, change: ChangeKinds, expected: bool
+) -> None:
+    assert asked_for(said, change) is expected
