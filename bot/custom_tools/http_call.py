@@ -21,14 +21,9 @@ from urllib.parse import quote, urlencode, urlsplit
 import aiohttp
 from yarl import URL
 
-from bot.custom_tools.declarations import (
-    PLACEHOLDER,
-    SECRET,
-    SECRET_ENV_PREFIX,
-    HttpTool,
-    host_allowed,
-    secret_values,
-)
+from bot.config import SECRET_PREFIX
+from bot.custom_tools.declarations import PLACEHOLDER, HttpTool, host_allowed
+from bot.custom_tools.headers import SECRET, secret_values
 from bot.tools import ToolError
 
 READ_LIMIT = 16 * 1024  # bytes read from the network at most
@@ -103,9 +98,9 @@ def headers_for(tool: HttpTool, environ: Mapping[str, str] | None = None) -> dic
     env = secret_values() if environ is None else environ
 
     def fill(match: Any) -> str:
-        value = env.get(SECRET_ENV_PREFIX + match[1])
+        value = env.get(SECRET_PREFIX + match[1])
         if not value:
-            raise ToolError(f"{SECRET_ENV_PREFIX}{match[1]} is not set; ask the admin")
+            raise ToolError(f"{SECRET_PREFIX}{match[1]} is not set; ask the admin")
         return value
 
     headers = {"User-Agent": "brainbot"}
