@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import re
 from datetime import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo
 
+from dotenv import dotenv_values
 from pydantic import Field, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
@@ -58,6 +61,55 @@ class _EmptyDirectChanges(PydanticBaseSettingsSource):
             if value is not None:
                 return {} if value.strip() else {_DIRECT_CHANGES_ENV: ""}
         return {}
+
+
+# A custom HTTP tool's secrets: BRAINBOT_SECRET_<NAME> holds the value of
+# `{secret:NAME}`, BRAINBOT_SECRET_<NAME>_VAULTS the vaults whose tools may use it.
+SECRET_PREFIX = "BRAINBOT_SECRET_"
+SECRET_VAULTS_SUFFIX = "_VAULTS"
+SECRET_VAULTS_SETTING = f"{SECRET_PREFIX}<NAME>{SECRET_VAULTS_SUFFIX}"
+_VAULT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # storage.vaults.folder_name's shape
+
+
+def secret_variables(env_file: DotenvType | None = ".env") -> dict[str, str]:
+    """Every BRAINBOT_SECRET_* variable, read like every other setting: from the
+    environment, else from `.env` (names keep their case: `{secret:Name}` is exact)."""
+    files = [env_file] if isinstance(env_file, (str, os.PathLike)) else list(env_file or ())
+    found: dict[str, str] = {}
+    for path in files:
+        for key, value in dotenv_values(path).items():
+            if key.startswith(SECRET_PREFIX) and value is not None:
+                found[key] = value
+    found.update((k, v) for k, v in os.environ.items() if k.startswith(SECRET_PREFIX))
+    return found
+
+
+def allowance_of(variable: str) -> str | None:
+    """The secret a BRAINBOT_SECRET_<NAME>_VAULTS variable allows; None for any other
+    variable (a secret's own value)."""
+    if not variable.startswith(SECRET_PREFIX) or not variable.endswith(SECRET_VAULTS_SUFFIX):
+        return None
+    return variable[len(SECRET_PREFIX) : -len(SECRET_VAULTS_SUFFIX)] or None
+
+
+class _SecretVaults(PydanticBaseSettingsSource):
+    """BRAINBOT_SECRET_<NAME>_VAULTS, one variable per secret, as one setting: the
+    secret's name → the vaults allowed to use it, as written."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env_file: DotenvType | None) -> None:
+        super().__init__(settings_cls)
+        self.env_file = env_file
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        allowed = {
+            secret: value
+            for key, value in secret_variables(self.env_file).items()
+            if (secret := allowance_of(key)) is not None
+        }
+        return {SECRET_VAULTS_SETTING: allowed} if allowed else {}
 
 
 class Settings(BaseSettings):
@@ -130,6 +182,11 @@ class Settings(BaseSettings):
     telegram_webhook_secret: str | None = Field(None, alias="TELEGRAM_WEBHOOK_SECRET")
 
     tool_hosts: Annotated[tuple[str, ...], NoDecode] = Field((), alias="BRAINBOT_TOOL_HOSTS")
+    # A secret's name → the vaults (by name, as `brainbot vaults` lists them) whose tools
+    # file may use it; a secret not named here: the owner's vault only.
+    secret_vaults: Annotated[dict[str, tuple[str, ...]], NoDecode] = Field(
+        {}, alias=SECRET_VAULTS_SETTING
+    )
 
     team_vaults: Annotated[dict[str, str], NoDecode] = Field({}, alias="BRAINBOT_TEAM_VAULTS")
     # A team membership older than this is checked against the chat before it is used.
@@ -155,6 +212,7 @@ class Settings(BaseSettings):
         return (
             init_settings,
             _EmptyDirectChanges(settings_cls, env_file),
+            _SecretVaults(settings_cls, env_file),
             env_settings,
             dotenv_settings,
             file_secret_settings,
@@ -216,6 +274,29 @@ class Settings(BaseSettings):
                 )
             teams[f"{platform.strip().lower()}:{chat_id.strip()}"] = name.strip()
         return teams
+
+    @field_validator("secret_vaults", mode="before")
+    @classmethod
+    def _secret_vaults(cls, value: object) -> object:
+        """`ops,ada-2` per secret: vault names, checked for their shape (whether such a
+        vault exists is `brainbot doctor`'s to say: one may not have been made yet)."""
+        if not isinstance(value, dict):
+            return value
+        allowed: dict[str, tuple[str, ...]] = {}
+        for secret, names in value.items():
+            parts = _split_csv(names) if isinstance(names, str) else names
+            if not isinstance(parts, (list, tuple)):
+                return value  # pydantic names the type that is wrong
+            vaults = tuple(str(part).strip().lower() for part in parts)
+            bad = [name for name in vaults if not _VAULT_NAME.match(name)]
+            if bad:
+                raise ValueError(
+                    f"{SECRET_PREFIX}{secret}{SECRET_VAULTS_SUFFIX}: {bad} are not vault names; "
+                    "write the names `brainbot vaults` lists (the owner's is `vault`), "
+                    "comma-separated, e.g. vault,ops"
+                )
+            allowed[str(secret)] = vaults
+        return allowed
 
     @model_validator(mode="after")
     def _inbox_is_a_category(self) -> Settings:

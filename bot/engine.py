@@ -81,7 +81,7 @@ class Engine:
         self.people = People(
             records, default_time=settings.digest_time, default_zone=settings.timezone
         )
-        self.vault_tools = VaultTools(settings.tool_hosts)
+        self.vault_tools = VaultTools(settings.tool_hosts, settings.secret_vaults)
         self.runner = ToolRunner(
             tools.REGISTRY,
             settings.approval_tools,

@@ -39,6 +39,7 @@ from bot.app.runtime import Runtime
 from bot.app.watch import sync_store, watch_vaults
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
+from storage.db.vault_tables import OWNER_VAULT_NAME
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +225,7 @@ class Service:
         """The owner's vault is brought up to its remote before the index opens."""
         remote = self.settings.git_remote
         if remote:
-            remote = remote_for(remote, "vault")  # vault 1's name (storage.vaults)
+            remote = remote_for(remote, OWNER_VAULT_NAME)
             await asyncio.to_thread(restore, self.settings.vault_dir, remote)
 
     async def _resume_unfinished(self, runtime: Runtime, deliver: Deliver, gate: InFlight) -> None:

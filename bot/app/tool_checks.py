@@ -1,7 +1,8 @@
 """`brainbot doctor`'s look at the tools people added: the plugins of the
 `brainbot.tools` entry-point group, and each vault's `.brainbot/tools.yaml`.
 
-A bad tool is a warning, not a problem: `brainbot run` skips it and starts."""
+A bad tool is a warning, not a problem: `brainbot run` skips it and starts. A secret
+a vault's file uses without the settings' leave is a problem: the admin decides."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from bot.app.probes import Finding
 from bot.config import Settings
 from bot.custom_tools import TOOLS_FILE, load_file, load_plugins
+from storage.db.vault_tables import OWNER_VAULT_NAME
 
 
 async def custom_tools(s: Settings) -> list[Finding]:
@@ -26,8 +28,8 @@ def _custom_tools(s: Settings) -> list[Finding]:
         Finding("warning", "plugins", problem, "fix or uninstall the package; it is skipped")
         for problem in report.problems
     ]
-    for root in _vault_roots(s):
-        loaded = load_file(root, s.tool_hosts)
+    for vault, root in _vaults(s):
+        loaded = load_file(root, vault, s.tool_hosts, s.secret_vaults)
         where = f"{root / TOOLS_FILE}"
         if loaded.specs:
             names = ", ".join(
@@ -38,6 +40,9 @@ def _custom_tools(s: Settings) -> list[Finding]:
             )
             found.append(Finding("ok", "custom tools", f"{where}: {names}"))
         for problem in loaded.problems:
+            if problem.fix:
+                found.append(Finding("problem", "custom tools", f"{where} {problem}", problem.fix))
+                continue
             found.append(
                 Finding(
                     "warning",
@@ -49,7 +54,8 @@ def _custom_tools(s: Settings) -> list[Finding]:
     return found
 
 
-def _vault_roots(s: Settings) -> list[Path]:
-    """The owner's vault and every person's or team's vault under the data folder."""
+def _vaults(s: Settings) -> list[tuple[str, Path]]:
+    """The owner's vault and every person's or team's vault under the data folder, by
+    name (the name `brainbot vaults` lists: a folder's under the data folder)."""
     others = sorted(p for p in (s.data_dir / "vaults").glob("*") if p.is_dir())
-    return [s.vault_dir, *others]
+    return [(OWNER_VAULT_NAME, s.vault_dir), *((p.name, p) for p in others)]

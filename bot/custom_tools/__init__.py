@@ -2,7 +2,8 @@
 `.brainbot/tools.yaml`, and Python tools from packages (the `brainbot.tools`
 entry-point group)."""
 
-from bot.custom_tools.declarations import TOOLS_FILE, secret_values
+from bot.custom_tools.declarations import TOOLS_FILE
+from bot.custom_tools.headers import secret_values
 from bot.custom_tools.plugins import load_plugins
 from bot.custom_tools.vault_tools import VaultTools, load_file
 

@@ -3,14 +3,14 @@
 The file lives in the vault, so whoever can write the vault (a git push, Obsidian sync,
 a team member) writes it. What it may ask for is therefore bounded by settings it
 cannot change: hosts outside BRAINBOT_TOOL_HOSTS are refused, header values come only
-from `{secret:NAME}` placeholders filled from BRAINBOT_SECRET_NAME, and a literal value
+from `{secret:NAME}` placeholders filled from BRAINBOT_SECRET_NAME, in the vaults
+BRAINBOT_SECRET_NAME_VAULTS allows (see bot.custom_tools.headers), and a literal value
 that looks like a secret is refused rather than sent. Each bad tool is reported with
 its line and skipped; the others still load.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -18,40 +18,23 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import yaml
-from dotenv import dotenv_values
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from bot.custom_tools.headers import SECRET_LOOKING, header_problem, secret_values
+
 TOOLS_FILE = ".brainbot/tools.yaml"
-SECRET_ENV_PREFIX = "BRAINBOT_SECRET_"
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 30.0
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # OpenAI's rule for function names.
 TOOL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
-
-
-def secret_values(env_file: str = ".env") -> dict[str, str]:
-    """The BRAINBOT_SECRET_* values, read like every other setting: from the
-    environment, else from `.env` in the working folder."""
-    found = {
-        key: value
-        for key, value in dotenv_values(env_file).items()
-        if key.startswith(SECRET_ENV_PREFIX) and value
-    }
-    found.update((k, v) for k, v in os.environ.items() if k.startswith(SECRET_ENV_PREFIX) and v)
-    return found
-
-
-SECRET = re.compile(r"\{secret:([A-Za-z][A-Za-z0-9_]*)\}")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 KEYS = frozenset(
     {"name", "description", "method", "url", "headers", "parameters", "timeout", "needs_approval"}
 )
-# Header and query names whose literal values would be credentials.
+# Query names whose literal values would be credentials.
 _SECRET_NAMES = re.compile(r"auth|token|key|secret|password|signature|cookie", re.I)
-# A long run of key-like characters: a token pasted in where a placeholder belongs.
-_SECRET_LOOKING = re.compile(r"[A-Za-z0-9_\-+/=.]{24,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +45,9 @@ class Problem:
     tool: str | None
     message: str
     skipped: bool = True  # False: the tool loads, adjusted as the message says
+    # What to change in the install's settings (a secret the vault may not use): the
+    # admin's to decide, so `brainbot doctor` reports it as a problem, not a warning.
+    fix: str = ""
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line is not None else TOOLS_FILE
@@ -114,12 +100,15 @@ def parse_tools(
     *,
     hosts: Collection[str],
     taken: Collection[str],
+    vault: str,
+    secret_vaults: Mapping[str, Collection[str]],
     environ: Mapping[str, str] | None = None,
 ) -> Declared:
-    """Check every tool in `text` (the file's content). `hosts` is the allow-list,
-    `taken` the names already in use (built-ins and plugins); `environ` holds the
-    BRAINBOT_SECRET_* values the headers name."""
-    env = secret_values() if environ is None else environ
+    """Check every tool in `text`, the file's content in the vault called `vault`.
+    `hosts` is the allow-list, `taken` the names already in use (built-ins and
+    plugins), `secret_vaults` which vaults may use which secret (Settings.secret_vaults);
+    `environ` holds the BRAINBOT_SECRET_* values the headers name."""
+    limits = _Limits(hosts, vault, secret_vaults, secret_values() if environ is None else environ)
     try:
         root = yaml.compose(text)
         data = yaml.safe_load(text)
@@ -138,7 +127,7 @@ def parse_tools(
     seen = set(taken)
     for index, item in enumerate(data["tools"]):
         line = lines[index] if index < len(lines) else None
-        checked, found = _check(item, line, hosts, env)
+        checked, found = _check(item, line, limits)
         problems += found
         if checked is None:
             continue
@@ -167,17 +156,25 @@ def _item_lines(root: yaml.Node | None) -> list[int]:
     return []
 
 
-def _check(
-    item: Any, line: int | None, hosts: Collection[str], env: Mapping[str, str]
-) -> tuple[HttpTool | None, list[Problem]]:
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    """What the settings allow the file being checked."""
+
+    hosts: Collection[str]
+    vault: str
+    secret_vaults: Mapping[str, Collection[str]]
+    env: Mapping[str, str]
+
+
+def _check(item: Any, line: int | None, limits: _Limits) -> tuple[HttpTool | None, list[Problem]]:
     if not isinstance(item, dict):
         return None, [Problem(line, None, "each tool is a mapping with name, url, ...")]
     name = item.get("name")
     label = name if isinstance(name, str) else None
     problems: list[Problem] = []
 
-    def bad(message: str) -> tuple[None, list[Problem]]:
-        return None, [*problems, Problem(line, label, message)]
+    def bad(message: str, fix: str = "") -> tuple[None, list[Problem]]:
+        return None, [*problems, Problem(line, label, message, fix=fix)]
 
     unknown = sorted(str(k) for k in item if k not in KEYS)
     if unknown:
@@ -200,16 +197,26 @@ def _check(
     url = item["url"]
     if not isinstance(url, str):
         return bad("`url` must be text")
-    url_problem = _url_problem(url, parameters, hosts)
+    url_problem = _url_problem(url, parameters, limits.hosts)
     if url_problem:
         return bad(url_problem)
     headers = item.get("headers") or {}
     if not isinstance(headers, dict):
         return bad("`headers` must be a mapping of header name to value")
+    names = [str(header).lower() for header in headers]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        return bad(f"headers {twice} are given twice (header names ignore case)")
     for header, value in headers.items():
-        header_problem = _header_problem(str(header), value, env)
-        if header_problem:
-            return bad(header_problem)
+        refused = header_problem(
+            str(header),
+            value,
+            vault=limits.vault,
+            env=limits.env,
+            secret_vaults=limits.secret_vaults,
+        )
+        if refused:
+            return bad(refused.message, refused.fix)
     timeout = item.get("timeout", DEFAULT_TIMEOUT)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         return bad("`timeout` must be a number of seconds")
@@ -282,26 +289,9 @@ def _url_problem(url: str, parameters: dict[str, Any], hosts: Collection[str]) -
     if not host_allowed(parts.netloc, hosts):
         return f"{parts.netloc} is not in BRAINBOT_TOOL_HOSTS; add it there to allow it"
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        if "{" not in value and (_SECRET_NAMES.search(key) or _SECRET_LOOKING.search(value)):
+        if "{" not in value and (_SECRET_NAMES.search(key) or SECRET_LOOKING.search(value)):
             return (
                 f"the query parameter {key!r} looks like a credential written into the vault; "
                 "send it in a header with {secret:NAME} instead"
             )
-    return None
-
-
-def _header_problem(header: str, value: Any, env: Mapping[str, str]) -> str | None:
-    if not isinstance(value, str):
-        return f"header {header}: the value must be text"
-    if "\n" in value or "\r" in value:
-        return f"header {header}: line breaks are not allowed"
-    literal = SECRET.sub("", value)
-    if _SECRET_LOOKING.search(literal) or (_SECRET_NAMES.search(header) and literal == value):
-        return (
-            f"header {header}: its value looks like a secret written into the vault; write "
-            f'"{{secret:NAME}}" and set {SECRET_ENV_PREFIX}NAME in the environment instead'
-        )
-    for secret in SECRET.findall(value):
-        if not env.get(SECRET_ENV_PREFIX + secret):
-            return f"header {header}: {SECRET_ENV_PREFIX}{secret} is not set"
     return None

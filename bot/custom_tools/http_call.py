@@ -1,31 +1,29 @@
 """Calling a declared HTTP tool: fill the URL template, add the secret headers, send,
 and hand the answer back to the model as data.
 
-Arguments fill `{placeholders}` URL-encoded; the rest go in the query (GET, DELETE)
-or as a JSON body. Redirects are followed only within the same origin, and the host
-is checked against BRAINBOT_TOOL_HOSTS at every call, so a setting changed since the
-file was read still holds. The answer is cut to what the model is shown anyway.
+Arguments fill `{placeholders}` URL-encoded (a `/` too, so one argument is one path
+segment; `.` and `..`, which would leave the path, are refused); the rest go in the
+query (GET, DELETE) or as a JSON body. Redirects are followed only within the same
+origin, and the host is checked against BRAINBOT_TOOL_HOSTS at every call, so a
+setting changed since the file was read still holds. The answer is cut to what the
+model is shown anyway, decoded with U+FFFD for what does not decode.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import aiohttp
 from yarl import URL
 
-from bot.custom_tools.declarations import (
-    PLACEHOLDER,
-    SECRET,
-    SECRET_ENV_PREFIX,
-    HttpTool,
-    host_allowed,
-    secret_values,
-)
+from bot.config import SECRET_PREFIX
+from bot.custom_tools.declarations import PLACEHOLDER, HttpTool, host_allowed
+from bot.custom_tools.headers import SECRET, secret_values
 from bot.tools import ToolError
 
 READ_LIMIT = 16 * 1024  # bytes read from the network at most
@@ -45,25 +43,44 @@ class PlannedRequest:
     method: str
     url: str
     body: dict[str, Any] | None
+    headers: Mapping[str, str] = field(default_factory=dict)  # as declared: secrets unfilled
 
     def describe(self) -> str:
+        """The request as the approval card shows it: a secret by its name, never its value."""
         lines = [f"{self.method} {self.url}"]
+        lines += [f"{name}: {value}" for name, value in self.headers.items()]
         if self.body is not None:
             lines.append(json.dumps(self.body, indent=2, ensure_ascii=False, default=str))
         return "\n".join(lines)
 
 
 def plan_request(tool: HttpTool, arguments: Mapping[str, Any]) -> PlannedRequest:
-    """The method, URL and JSON body of a call with validated `arguments`."""
+    """The method, URL and JSON body of a call with validated `arguments`. Raises
+    ToolError for an argument that would climb out of the URL's path."""
     used = set(tool.placeholders)
-    url = PLACEHOLDER.sub(lambda m: quote(_as_text(arguments.get(m[1])), safe=""), tool.url)
+    path_end = tool.url.find("?")
+    path_end = len(tool.url) if path_end < 0 else path_end
+
+    def fill(match: re.Match[str]) -> str:
+        value = _as_text(arguments.get(match[1]))
+        # Percent-encoding leaves `.` as it is, and a server or proxy may resolve a
+        # `..` segment: refused rather than sent.
+        if match.start() < path_end and value in (".", ".."):
+            raise ToolError(
+                f"{match[1]}: {value!r} cannot fill a part of the URL's path: `.` and `..` "
+                "would leave it. Nothing was sent."
+            )
+        return quote(value, safe="")
+
+    url = PLACEHOLDER.sub(fill, tool.url)
     rest = {k: v for k, v in arguments.items() if k not in used and v is not None}
+    headers = dict(tool.headers)
     if tool.method in ("GET", "DELETE"):
         if rest:
             query = urlencode({k: _as_text(v) for k, v in rest.items()})
             url += ("&" if urlsplit(url).query else "?") + query
-        return PlannedRequest(tool.method, url, None)
-    return PlannedRequest(tool.method, url, rest)
+        return PlannedRequest(tool.method, url, None, headers)
+    return PlannedRequest(tool.method, url, rest, headers)
 
 
 def _as_text(value: Any) -> str:
@@ -81,9 +98,9 @@ def headers_for(tool: HttpTool, environ: Mapping[str, str] | None = None) -> dic
     env = secret_values() if environ is None else environ
 
     def fill(match: Any) -> str:
-        value = env.get(SECRET_ENV_PREFIX + match[1])
+        value = env.get(SECRET_PREFIX + match[1])
         if not value:
-            raise ToolError(f"{SECRET_ENV_PREFIX}{match[1]} is not set; ask the admin")
+            raise ToolError(f"{SECRET_PREFIX}{match[1]} is not set; ask the admin")
         return value
 
     headers = {"User-Agent": "brainbot"}
@@ -137,6 +154,16 @@ async def _read_capped(response: aiohttp.ClientResponse) -> tuple[bytes, bool]:
     return raw[:READ_LIMIT], True
 
 
+def _decode(raw: bytes, charset: str | None) -> str:
+    """The body as text in its declared charset; UTF-8 for none, or for one Python does
+    not know or that is no text encoding (`base64`): a server's label must not fail the
+    person's whole turn. Bytes that do not decode become U+FFFD."""
+    try:
+        return raw.decode(charset or "utf-8", errors="replace")
+    except LookupError:
+        return raw.decode("utf-8", errors="replace")
+
+
 def _answer(
     tool: HttpTool,
     request: PlannedRequest,
@@ -144,7 +171,7 @@ def _answer(
     raw: bytes,
     cut: bool,
 ) -> dict[str, Any]:
-    text = raw.decode(response.charset or "utf-8", errors="replace")
+    text = _decode(raw, response.charset)
     truncated = cut or len(text) > BODY_CHARS
     data: dict[str, Any] = {
         "tool": tool.name,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -20,10 +20,11 @@ from typing import Any
 from mcp import types
 
 from bot.config import Settings
+from bot.custom_tools import TOOLS_FILE
 from bot.events import Conversation, Reply
 from bot.mcp_server.tools import with_nulls
 from bot.people import People
-from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner
+from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author
@@ -55,6 +56,13 @@ class McpCalls:
     send_card: SendCard
     clock: Callable[[], datetime]
 
+    @property
+    def tools(self) -> Mapping[str, ToolSpec]:
+        """What MCP lists and calls: the registered tools (built-ins and plugins). A
+        vault's own HTTP tools are offered in chat only, so a call to one is refused
+        rather than run unlisted."""
+        return self.runner.tools
+
     async def call(
         self, user_id: int, name: str, arguments: dict[str, Any], client: str = ""
     ) -> types.CallToolResult:
@@ -64,10 +72,15 @@ class McpCalls:
         if person is None:
             return _error("the person this token belongs to no longer exists")
         ctx = await self._context(person, client)
-        spec = self.runner.tools.get(name)
-        if spec is not None:
-            arguments = with_nulls(spec, arguments)
-        outcome = await self.runner.call(ctx, name, arguments)
+        spec = self.tools.get(name)
+        if spec is None:
+            if name in self.runner.tools_for(ctx):
+                return _error(
+                    f"{name} is a tool of your vault's {TOOLS_FILE}: it is offered in chat "
+                    "only, not over MCP. Nothing ran."
+                )
+            return _error(f"unknown tool {name!r}; known: {', '.join(sorted(self.tools))}")
+        outcome = await self.runner.call(ctx, name, with_nulls(spec, arguments))
         if not outcome.ok:
             return _error(str(json.loads(outcome.content).get("error", "the call failed")))
         if outcome.approval is not None:

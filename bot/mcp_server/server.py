@@ -45,7 +45,7 @@ def build_server(calls: McpCalls, identify: Identify) -> Server[Any, Any]:
 
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
     async def list_tools() -> list[types.Tool]:
-        return tool_list(calls.runner.tools, calls.settings.categories)
+        return tool_list(calls.tools, calls.settings.categories)
 
     # The arguments are validated by the tool's own model (as in chat), whose
     # messages name the argument and what is wrong with it.

@@ -20,6 +20,7 @@ from sqlmodel import Field, SQLModel
 from storage.db.chat_tables import table_of
 
 OWNER_VAULT = 1  # the configured vault, its owner's
+OWNER_VAULT_NAME = "vault"  # its name (given by migration 7)
 
 
 def _utc_column(nullable: bool = False) -> Any:

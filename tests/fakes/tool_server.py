@@ -1,5 +1,6 @@
 """A small HTTP service on 127.0.0.1 that a vault declares as its custom tools:
-weather (GET), a team board (POST), a huge answer and redirects. Every request it
+weather (GET), a team board (POST), a huge answer, redirects, an answer in a
+charset nobody knows, and items by id. Every request it
 receives is recorded, so a test sees exactly what brainbot sent."""
 
 from __future__ import annotations
@@ -64,4 +65,11 @@ class ToolServer:
             raise web.HTTPFound(f"http://localhost:{self.port}/weather/elsewhere")
         if path == "/here":
             raise web.HTTPFound("/weather/redirected")
+        if path == "/odd-charset":
+            body = "caf\u00e9 ok".encode() + b"\xff"
+            charset = request.query.get("charset", "x-klingon")
+            content_type = f"text/plain; charset={charset}"
+            return web.Response(body=body, headers={"Content-Type": content_type})
+        if path.startswith("/items/"):
+            return web.json_response({"item": request.match_info["tail"]})
         return web.json_response({"error": "no such thing"}, status=404)

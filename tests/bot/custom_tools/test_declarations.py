@@ -4,6 +4,7 @@ the reason, and skipped; the good ones still load."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,8 @@ from storage.vault.paths import check_relpath
 
 HOSTS = ("api.example.org",)
 ENV = {"BRAINBOT_SECRET_TOKEN": "t0ken"}
+# The owner's vault, which may use a secret no BRAINBOT_SECRET_<NAME>_VAULTS names.
+OWNER: dict[str, Any] = {"vault": "vault", "secret_vaults": {}, "environ": ENV}
 GOOD = """\
   - name: {name}
     description: Look something up.
@@ -29,7 +32,7 @@ GOOD = """\
 
 
 def problems(text: str, hosts: tuple[str, ...] = HOSTS) -> list[str]:
-    return [str(p) for p in parse_tools(text, hosts=hosts, taken=REGISTRY, environ=ENV).problems]
+    return [str(p) for p in parse_tools(text, hosts=hosts, taken=REGISTRY, **OWNER).problems]
 
 
 def one_tool(extra: str, *, url: str = "https://api.example.org/x") -> str:
@@ -44,7 +47,7 @@ tools:
 
 def test_a_good_file_gives_its_tools_with_approval_by_default() -> None:
     text = "tools:\n" + GOOD.format(name="first") + GOOD.format(name="second")
-    declared = parse_tools(text, hosts=HOSTS, taken=REGISTRY, environ=ENV)
+    declared = parse_tools(text, hosts=HOSTS, taken=REGISTRY, **OWNER)
     assert declared.problems == ()
     assert [(t.name, t.method, t.needs_approval, t.timeout) for t in declared.tools] == [
         ("first", "GET", True, 10.0),
@@ -81,7 +84,47 @@ def test_a_bad_field_is_named_and_the_tool_skipped(extra: str, expected: str) ->
     text = one_tool(extra)
     (problem,) = problems(text)
     assert problem.startswith("line 2 (lookup): ") and expected in problem
-    assert parse_tools(text, hosts=HOSTS, taken=REGISTRY, environ=ENV).tools == ()
+    assert parse_tools(text, hosts=HOSTS, taken=REGISTRY, **OWNER).tools == ()
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ("{Host: evil.example.net}", "header Host: brainbot sets it; a tools file may not"),
+        ("{content-length: '0'}", "header content-length: brainbot sets it"),
+        ("{Transfer-Encoding: chunked}", "header Transfer-Encoding: brainbot sets it"),
+        ("{Connection: close}", "header Connection: brainbot sets it"),
+        ("{Authorization: Basic x}", "header Authorization: it carries a credential"),
+        ("{Cookie: session=1}", "header Cookie: it carries a credential"),
+        ("{Proxy-Authorization: x}", "header Proxy-Authorization: it carries a credential"),
+        (
+            '{Authorization: "Bearer {secret:TOKEN}", authorization: other}',
+            "headers ['authorization'] are given twice",
+        ),
+        ("{'X Board': ops}", "header 'X Board': not a header name"),
+        (
+            '{X-Token: "{secret:TOKEN_VAULTS}"}',
+            "BRAINBOT_SECRET_TOKEN_VAULTS names the vaults that may use a secret, not a secret",
+        ),
+    ],
+)
+def test_a_header_that_steers_the_request_or_a_bare_credential_is_refused(
+    headers: str, expected: str
+) -> None:
+    (problem,) = problems(one_tool(f"    headers: {headers}\n"))
+    assert problem.startswith("line 2 (lookup): ") and expected in problem
+
+
+def test_the_credential_header_with_the_secret_and_plain_headers_load() -> None:
+    text = one_tool(
+        '    headers: {Authorization: "Bearer {secret:TOKEN}", Accept: application/json}\n'
+    )
+    (tool,) = parse_tools(text, hosts=HOSTS, taken=REGISTRY, **OWNER).tools
+    assert headers_for(tool, ENV) == {
+        "User-Agent": "brainbot",
+        "Authorization": "Bearer t0ken",
+        "Accept": "application/json",
+    }
 
 
 @pytest.mark.parametrize(
@@ -119,7 +162,7 @@ def test_a_bad_schema_a_missing_field_and_clashing_names_are_reported() -> None:
         + "  - name: 'has space'\n    description: d\n    url: https://api.example.org/\n"
         + "    parameters: {type: object}\n"
     )
-    declared = parse_tools(text, hosts=HOSTS, taken=REGISTRY, environ=ENV)
+    declared = parse_tools(text, hosts=HOSTS, taken=REGISTRY, **OWNER)
     assert [t.name for t in declared.tools] == ["lookup"]
     found = [str(p) for p in declared.problems]
     assert found[0].startswith("line 2 (capture): the name is taken")
@@ -131,7 +174,7 @@ def test_a_bad_schema_a_missing_field_and_clashing_names_are_reported() -> None:
 
 def test_only_a_get_may_skip_approval_and_timeouts_are_capped() -> None:
     text = one_tool("    method: POST\n    needs_approval: false\n    timeout: 120\n")
-    declared = parse_tools(text, hosts=HOSTS, taken=REGISTRY, environ=ENV)
+    declared = parse_tools(text, hosts=HOSTS, taken=REGISTRY, **OWNER)
     (tool,) = declared.tools
     assert tool.needs_approval is True and tool.timeout == 30.0
     assert [(p.message, p.skipped) for p in declared.problems] == [
@@ -142,7 +185,7 @@ def test_only_a_get_may_skip_approval_and_timeouts_are_capped() -> None:
 
 def test_arguments_fill_the_url_encoded_and_the_rest_goes_in_query_or_body() -> None:
     text = one_tool("", url="https://api.example.org/q/{q}?fixed=1")
-    (get,) = parse_tools(text, hosts=HOSTS, taken=REGISTRY, environ=ENV).tools
+    (get,) = parse_tools(text, hosts=HOSTS, taken=REGISTRY, **OWNER).tools
     request = plan_request(get, {"q": "a b/c?&#", "page": 2, "skip": None})
     assert request.url == "https://api.example.org/q/a%20b%2Fc%3F%26%23?fixed=1&page=2"
     assert request.body is None
@@ -150,7 +193,7 @@ def test_arguments_fill_the_url_encoded_and_the_rest_goes_in_query_or_body() -> 
         text.replace("    parameters", "    method: POST\n    parameters"),
         hosts=HOSTS,
         taken=REGISTRY,
-        environ=ENV,
+        **OWNER,
     ).tools
     request = plan_request(post, {"q": "x", "text": "hello"})
     assert request.url == "https://api.example.org/q/x?fixed=1"
@@ -213,7 +256,7 @@ def test_a_secret_in_dotenv_fills_the_header_and_is_redacted(
     monkeypatch.delenv("BRAINBOT_SECRET_WEATHER_TOKEN", raising=False)
     monkeypatch.setenv("BRAINBOT_SECRET_MAPS", "mp-environment-3")
     text = one_tool('    headers: {Authorization: "Bearer {secret:WEATHER_TOKEN}"}\n')
-    (tool,) = parse_tools(text, hosts=HOSTS, taken=REGISTRY).tools
+    (tool,) = parse_tools(text, hosts=HOSTS, taken=REGISTRY, vault="vault", secret_vaults={}).tools
     assert headers_for(tool)["Authorization"] == "Bearer wx-from-dotenv-1"
     assert secret_values()["BRAINBOT_SECRET_MAPS"] == "mp-environment-3"
     secrets = secrets_of(Settings(_env_file=None))

@@ -14,12 +14,15 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from bot.custom_tools import TOOLS_FILE
 from bot.mcp_server.server import REFUSED
 from storage.db.engine import Database
 from storage.db.migrations import migrate
 from storage.db.records import Records
+from tests.bot.custom_tools.support import TOKEN, declare, tools_yaml
 from tests.bot.helpers import git_log, notes_by_vault
 from tests.bot.mcp.support import card_with, cli, make_token, text_of
+from tests.fakes.tool_server import ToolServer
 from tests.production.conftest import Fakes
 from tests.production.process import ROOT
 
@@ -193,3 +196,41 @@ async def test_the_card_goes_to_telegram_and_a_card_that_cannot_be_sent_changes_
         held = await session.call_tool("delete_entry", {"path": path})
         assert held.isError and "could not be sent" in text_of(held)
     assert (vault / path).exists() and git_log(vault) == commits
+
+
+async def test_a_vault_tool_is_neither_listed_nor_called_over_mcp(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    """A vault's HTTP tools are chat's: over MCP a call to one is refused, so the
+    request (with the vault's secret) is never sent."""
+    service = ToolServer()
+    await service.start()
+    try:
+        env = fakes.env(
+            tmp_path,
+            database_url,
+            telegram=False,
+            BRAINBOT_TOOL_HOSTS=service.host,
+            BRAINBOT_SECRET_WEATHER_TOKEN=TOKEN,
+        )
+        await add_people(env, tmp_path)
+        token = await make_token(env, "slack:U0ALICE")
+        async with stdio_session(env, token, tmp_path / "mcp-stderr.log") as session:
+            filed = await session.call_tool("capture", NOTE)
+            vault = vault_holding(
+                tmp_path / "data", (filed.structuredContent or {})["saved"]["path"]
+            )
+            declare(vault, tools_yaml(service))
+            listed = {t.name for t in (await session.list_tools()).tools}
+            assert "capture" in listed and "weather" not in listed
+            called = await session.call_tool("weather", {"city": "Oslo", "units": None})
+            assert called.isError and text_of(called) == (
+                f"weather is a tool of your vault's {TOOLS_FILE}: it is offered in chat only, "
+                "not over MCP. Nothing ran."
+            )
+            unknown = await session.call_tool("nothing_like_it", {})
+            assert unknown.isError and text_of(unknown).startswith("unknown tool 'nothing_like_it'")
+            assert "weather" not in text_of(unknown)
+    finally:
+        await service.stop()
+    assert service.seen == []
