@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.app.skips import SkipLedger
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
@@ -25,9 +26,16 @@ from storage.vaults import Vaults, VaultSettings
 log = logging.getLogger(__name__)
 
 
-def make_vaults(settings: Settings, database: Database, *, reembed: bool = False) -> Vaults:
+def make_vaults(
+    settings: Settings,
+    database: Database,
+    *,
+    reembed: bool = False,
+    skips: SkipLedger | None = None,
+) -> Vaults:
     """Every vault as the settings describe them (`reembed`: the settings' embedder may
-    replace vectors another one made); each store opens when first used."""
+    replace vectors another one made); each store opens when first used, and what its
+    first sync skipped goes to `skips` (a ledger of its own when None)."""
     embedder = make_embedder(
         settings.embeddings,
         settings.embedding_model,
@@ -35,7 +43,7 @@ def make_vaults(settings: Settings, database: Database, *, reembed: bool = False
         settings.openai_base_url,
         settings.embedding_dimensions,
     )
-    return Vaults(
+    vaults = Vaults(
         database,
         embedder,
         VaultSettings(
@@ -47,6 +55,8 @@ def make_vaults(settings: Settings, database: Database, *, reembed: bool = False
         ),
         reembed=reembed,
     )
+    vaults.on_open.append((skips or SkipLedger(database.engine)).opened)
+    return vaults
 
 
 @dataclass
@@ -59,6 +69,7 @@ class Runtime:
     llm: LLM | None
     engine: Engine
     liveness: ProcessLiveness
+    skips: SkipLedger  # what syncs and the watcher left out, for doctor
 
     @classmethod
     async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
@@ -69,7 +80,8 @@ class Runtime:
             applied = await migrate(database.engine)
             if applied:
                 log.info("database schema migrated: %s", "; ".join(m.name for m in applied))
-            vaults = make_vaults(settings, database)
+            skips = SkipLedger(database.engine)
+            vaults = make_vaults(settings, database, skips=skips)
             store = await vaults.store(OWNER_VAULT)
             records = Records(database.engine)
             await records.create_schema()
@@ -107,7 +119,7 @@ class Runtime:
             clock=clock,
             owner=liveness.token,
         )
-        return cls(settings, database, vaults, store, records, llm, engine, liveness)
+        return cls(settings, database, vaults, store, records, llm, engine, liveness, skips)
 
     async def close(self) -> None:
         if self.llm is not None:
