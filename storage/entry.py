@@ -32,6 +32,9 @@ class Entry:
     body: str
     content_hash: str  # sha256 hex of the file's bytes: the token for optimistic edits
     frontmatter_error: str | None = None  # set when the YAML could not be parsed
+    # Set when the file is not UTF-8: the text holds U+FFFD for the bad bytes, and the
+    # vault refuses to rewrite it (only moves and deletes it, byte for byte).
+    encoding_error: str | None = None
 
     @property
     def id(self) -> str:
@@ -108,6 +111,7 @@ class ChangedPaths:
     changed: tuple[str, ...]  # added or modified (committed or not)
     deleted: tuple[str, ...]
     head: str | None  # HEAD when computed: the next sync starts from here
+    skipped: tuple[tuple[str, str], ...] = ()  # (path, why): looks like a note, left out
 
 
 @dataclass(frozen=True, slots=True)

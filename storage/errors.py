@@ -95,3 +95,13 @@ class EmbedderChanged(StorageError):
         self.stored = stored
         self.wanted = wanted
         self.notes = notes
+
+
+class NotAFile(StorageError):
+    """A path holds something that is not a regular file (a named pipe, a device, a
+    socket, a folder) or a symlink the vault does not follow: it is never read."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"{path!r} is {kind}, not a regular file; it is left alone")
+        self.path = path
+        self.kind = kind

@@ -54,6 +54,8 @@ class Store:
         self.vault_id = index.vault_id
         self._write_lock = asyncio.Lock()
         self._repo = pygit2.Repository(str(vault.root))
+        # What the sync at open did and skipped, for the app to record (bot.app).
+        self.opening = SyncReport(0, 0, None)
 
     @classmethod
     async def open(
@@ -83,10 +85,15 @@ class Store:
             )
         index = await Index.open(database, embedder, reembed=reembed, vault_id=vault_id)
         store = cls(vault, index, database)
-        if await index.last_commit() is None:
-            await store.reindex()
-        else:
-            await store.sync()
+        try:
+            fresh = await index.last_commit() is None
+            store.opening = await (store.reindex() if fresh else store.sync())
+        except Exception as exc:
+            # The vault's own content must never keep it (or brainbot) from opening:
+            # the index stays as it was and the next sync tries again.
+            log.warning("syncing %s at open failed: %s", vault_dir.name, exc, exc_info=True)
+            problem = f"the sync at open failed (the next sync tries again): {exc}"
+            store.opening = SyncReport(0, 0, None, skipped=(("", problem),))
         return store
 
     async def close(self) -> None:
@@ -376,17 +383,18 @@ class Store:
         async with self._write_lock, vault_write_lock(self.database.locks, self.vault_id):
             return await sync_index(self.vault, self.index, self._has_commit)
 
-    async def reindex(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Rebuild the whole index from the vault; the number of notes indexed."""
+    async def reindex(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+        """Rebuild the whole index from the vault: how many notes it indexed, and what
+        it skipped."""
         async with self._write_lock:
-            head = await asyncio.to_thread(self.vault.head)
-            paths = await asyncio.to_thread(self.vault.note_paths)
-            notes = await asyncio.to_thread(read_notes, self.vault, paths)
+            every = await asyncio.to_thread(self.vault.changed_since, None)
+            notes = await asyncio.to_thread(read_notes, self.vault, every.changed)
             count = await bulk.load(
                 self.index, notes.entries, notes.modified, replace_all=True, progress=progress
             )
-            await self.index.mark_synced(head)
-            return count
+            await self.index.mark_synced(every.head)
+            skipped = (*every.skipped, *notes.skipped)
+            return SyncReport(count, 0, every.head, 0, skipped, notes.read_fine)
 
     async def import_folder(
         self, src: Path, progress: ImportProgress | None = None

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.app.skips import SkipLedger
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
@@ -26,9 +27,16 @@ from storage.vaults import Vaults, VaultSettings
 log = logging.getLogger(__name__)
 
 
-def make_vaults(settings: Settings, database: Database, *, reembed: bool = False) -> Vaults:
+def make_vaults(
+    settings: Settings,
+    database: Database,
+    *,
+    reembed: bool = False,
+    skips: SkipLedger | None = None,
+) -> Vaults:
     """Every vault as the settings describe them (`reembed`: the settings' embedder may
-    replace vectors another one made); each store opens when first used."""
+    replace vectors another one made); each store opens when first used, and what its
+    first sync skipped goes to `skips` (a ledger of its own when None)."""
     embedder = make_embedder(
         settings.embeddings,
         settings.embedding_model,
@@ -36,7 +44,7 @@ def make_vaults(settings: Settings, database: Database, *, reembed: bool = False
         settings.openai_base_url,
         settings.embedding_dimensions,
     )
-    return Vaults(
+    vaults = Vaults(
         database,
         embedder,
         VaultSettings(
@@ -48,6 +56,8 @@ def make_vaults(settings: Settings, database: Database, *, reembed: bool = False
         ),
         reembed=reembed,
     )
+    vaults.on_open.append((skips or SkipLedger(database.engine)).opened)
+    return vaults
 
 
 @dataclass
@@ -61,6 +71,7 @@ class Runtime:
     engine: Engine
     liveness: ProcessLiveness
     teams: TeamMembership  # checks team members against their chats once `reach`es them
+    skips: SkipLedger  # what syncs and the watcher left out, for doctor
 
     @classmethod
     async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
@@ -71,7 +82,8 @@ class Runtime:
             applied = await migrate(database.engine)
             if applied:
                 log.info("database schema migrated: %s", "; ".join(m.name for m in applied))
-            vaults = make_vaults(settings, database)
+            skips = SkipLedger(database.engine)
+            vaults = make_vaults(settings, database, skips=skips)
             store = await vaults.store(OWNER_VAULT)
             records = Records(database.engine)
             await records.create_schema()
@@ -117,7 +129,7 @@ class Runtime:
             fresh_for=timedelta(hours=settings.team_check_hours),
         )
         teams.install()
-        return cls(settings, database, vaults, store, records, llm, engine, liveness, teams)
+        return cls(settings, database, vaults, store, records, llm, engine, liveness, teams, skips)
 
     async def close(self) -> None:
         if self.llm is not None:

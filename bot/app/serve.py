@@ -195,7 +195,9 @@ class Service:
             )
         if self.settings.watch_vaults:
             self._watch = asyncio.create_task(
-                watch_vaults(runtime.vaults, self._stop_watching, fallback=self._fallback())
+                watch_vaults(
+                    runtime.vaults, self._stop_watching, runtime.skips, fallback=self._fallback()
+                )
             )
         self._add_checks(runtime)
         self.http.ready()
@@ -340,7 +342,7 @@ async def follow_outside_edits(runtime: Runtime, interval: float) -> None:
         await asyncio.sleep(interval)
         # Vaults not open now are synced when they open.
         for store in runtime.vaults.opened():
-            await sync_store(store, "changed outside the bot")
+            await sync_store(store, "changed outside the bot", runtime.skips)
 
 
 def _vault_problem(runtime: Runtime) -> str | None:

@@ -28,13 +28,17 @@ import asyncio
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from watchfiles import Change, awatch
 
+from bot.app.skips import SkipLedger
+from storage.errors import EntryNotFound, NotAFile, StorageError
 from storage.store import Store
 from storage.vault.edits import content_hash
+from storage.vault.files import read_regular
 from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
@@ -89,39 +93,59 @@ def changes_by_vault(
     return [(found[root][0], sorted(found[root][1])) for root in sorted(found)]
 
 
-async def needs_sync(store: Store, paths: Sequence[str]) -> bool:
-    """False when every changed note is already indexed as it is on disk, which is
-    what brainbot's own writes leave behind. This look costs O(change); a sync with
-    nothing to do still scans the whole working tree twice (`git status`: 50 ms
-    for 10,000 notes)."""
-    on_disk = await asyncio.to_thread(_hashes_on_disk, store.vault.root, paths)
+@dataclass(frozen=True, slots=True)
+class Look:
+    """What the changed paths of one vault call for: a sync, and paths that are no
+    file a note can be (a named pipe, a device), never read, reported as skipped."""
+
+    sync: bool
+    skipped: tuple[tuple[str, str], ...] = ()
+
+
+async def look_at_changes(store: Store, paths: Sequence[str]) -> Look:
+    """A sync is needed unless every changed note is already indexed as it is on disk,
+    which is what brainbot's own writes leave behind. This look costs O(change) and
+    reads each note only up to the size cap; a sync with nothing to do still scans
+    the whole working tree twice (`git status`: 50 ms for 10,000 notes)."""
+    on_disk, skipped = await asyncio.to_thread(
+        _hashes_on_disk, store.vault.root, paths, store.vault.max_bytes
+    )
     if on_disk is None:
-        return True
+        return Look(True, skipped)
     indexed = await store.index.content_hashes(list(on_disk))
-    return any(indexed.get(path) != digest for path, digest in on_disk.items())
+    return Look(any(indexed.get(path) != digest for path, digest in on_disk.items()), skipped)
 
 
-def _hashes_on_disk(root: Path, paths: Sequence[str]) -> dict[str, str | None] | None:
-    """Each note's content hash (None: deleted); None for a folder or another file,
-    whose notes only a sync can tell."""
+def _hashes_on_disk(
+    root: Path, paths: Sequence[str], max_bytes: int
+) -> tuple[dict[str, str | None] | None, tuple[tuple[str, str], ...]]:
+    """Each note's content hash (None: deleted), and the paths that are no regular file
+    (never opened: reading a named pipe would wait forever). None instead of hashes
+    for a folder, a note over the cap or another file: only a sync can tell what they
+    change."""
     hashes: dict[str, str | None] = {}
+    skipped: list[tuple[str, str]] = []
     for rel in paths:
         full = root / rel
         if not rel.endswith(".md") or full.is_dir():
-            return None
+            return None, tuple(skipped)
         try:
-            hashes[rel] = content_hash(full.read_bytes())
-        except FileNotFoundError:
+            hashes[rel] = content_hash(read_regular(full, rel, max_bytes, root))
+        except EntryNotFound:
             hashes[rel] = None
-        except OSError:
-            return None
-    return hashes
+        except NotAFile as exc:
+            skipped.append((rel, str(exc)))
+        except (StorageError, OSError):
+            return None, tuple(skipped)
+    return hashes, tuple(skipped)
 
 
-async def watch_vaults(vaults: Vaults, stop: asyncio.Event, *, fallback: str) -> None:
-    """Sync each open vault as soon as its files change, until `stop` is set. If the
-    watch cannot start or breaks, say so once (`fallback`: what finds edits instead)
-    and return."""
+async def watch_vaults(
+    vaults: Vaults, stop: asyncio.Event, skips: SkipLedger, *, fallback: str
+) -> None:
+    """Sync each open vault as soon as its files change, until `stop` is set; what it
+    leaves out goes to `skips`. If the watch cannot start or breaks, say so once
+    (`fallback`: what finds edits instead) and return."""
     owner_root = vaults.settings.owner_dir.resolve()
     vaults_root = (vaults.settings.data_dir / "vaults").resolve()
     try:
@@ -141,28 +165,33 @@ async def watch_vaults(vaults: Vaults, stop: asyncio.Event, *, fallback: str) ->
                 (p for _, p in changes), owner_root, vaults_root, open_stores
             )
             for store, paths in changed:
-                if await _needs_sync_or_unsure(store, paths):
-                    await sync_store(store, "changed on disk")
+                look = await _look_or_unsure(store, paths)
+                await skips.skipped("watch", store.vault_id, look.skipped)
+                if look.sync:
+                    await sync_store(store, "changed on disk", skips)
     except Exception as exc:
         log.warning("cannot watch the vaults for notes edited by hand (%s); %s", exc, fallback)
 
 
-async def _needs_sync_or_unsure(store: Store, paths: Sequence[str]) -> bool:
+async def _look_or_unsure(store: Store, paths: Sequence[str]) -> Look:
     try:
-        return await needs_sync(store, paths)
+        return await look_at_changes(store, paths)
     except Exception:
         log.debug("could not tell whether %s needs a sync", store.vault.root, exc_info=True)
-        return True
+        return Look(True)
 
 
-async def sync_store(store: Store, why: str) -> None:
-    """One incremental sync of `store`, logged; a failure is logged and left for the
-    next sync to retry (the vault and index are unchanged by a failed sync)."""
+async def sync_store(store: Store, why: str, skips: SkipLedger) -> None:
+    """One incremental sync of `store`, logged, and what it skipped recorded in
+    `skips`; a failure is logged and recorded too, and left for the next sync to
+    retry (the vault and index are unchanged by a failed sync)."""
     try:
         report = await store.sync()
-    except Exception:
+    except Exception as exc:
         log.exception("syncing the index with %s failed; trying again later", store.vault.root)
+        await skips.sync_failed(store.vault_id, exc)
         return
+    await skips.synced(store.vault_id, report)
     if report.indexed or report.removed:
         log.info(
             "%s %s: %d indexed, %d removed",

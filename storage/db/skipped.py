@@ -10,12 +10,12 @@ alone without reading logs; a row is cleared when the thing is read fine again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Column, DateTime, Integer, Text, delete, select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import Column, DateTime, Integer, Text, any_, delete, select
+from sqlalchemy.dialects.postgresql import array, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
@@ -95,6 +95,17 @@ class SkippedItems:
         """The thing is read fine again (fixed by hand, or gone)."""
         c = SKIPPED.c
         stmt = delete(SKIPPED).where(c.where == where, c.vault_id == vault_id, c.path == path)
+        async with autocommit(self.engine).connect() as conn:
+            await conn.execute(stmt)
+
+    async def clear_many(self, where: str, paths: Sequence[str], vault_id: int = NO_VAULT) -> None:
+        """`clear` for many things at once (the notes one sync read fine)."""
+        if not paths:
+            return
+        c = SKIPPED.c
+        stmt = delete(SKIPPED).where(
+            c.where == where, c.vault_id == vault_id, c.path == any_(array(list(paths)))
+        )
         async with autocommit(self.engine).connect() as conn:
             await conn.execute(stmt)
 

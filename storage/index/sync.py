@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from storage.entry import Entry, Written
-from storage.errors import StorageError
+from storage.errors import StorageError, UnsafePath
 from storage.index import bulk
 from storage.index.index import Index
+from storage.vault.notefile import timestamp_problem
+from storage.vault.paths import check_relpath
 from storage.vault.vault import Vault
 
 log = logging.getLogger(__name__)
@@ -32,41 +35,63 @@ class SyncReport:
     removed: int
     head: str | None
     embedded: int = 0
+    # (path, why) for what was left out or read with a problem; "" is the whole vault.
+    skipped: tuple[tuple[str, str], ...] = ()
+    read: tuple[str, ...] = ()  # notes read without a problem: earlier skips are over
 
 
 @dataclass(frozen=True, slots=True)
 class ReadNotes:
     """Notes read from the vault for indexing, with their files' modification times
-    (the `updated` of a note without dates), and paths that are no note any more."""
+    (the `updated` of a note without dates), paths that are no note any more, and
+    what was skipped or read with a problem (path, why)."""
 
     entries: tuple[Entry, ...]
     modified: dict[str, datetime]
     missing: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def read_fine(self) -> tuple[str, ...]:
+        """The notes read without any problem."""
+        bad = {path for path, _ in self.skipped}
+        return tuple(e.path for e in self.entries if e.path not in bad)
 
 
 def read_notes(vault: Vault, paths: Sequence[str]) -> ReadNotes:
     """Read `paths` (blocking: run it in a thread). A path that is gone or cannot be
-    read (not UTF-8, too large) counts as missing: it leaves the index."""
+    read (too large, a pipe, a device) counts as missing: it leaves the index and,
+    when it is there, is skipped with why. A note that is not UTF-8 or has an invalid
+    date is indexed as well as it can be, and its problem reported too."""
     entries: list[Entry] = []
     modified: dict[str, datetime] = {}
     missing: list[str] = []
+    skipped: list[tuple[str, str]] = []
     for path in paths:
         try:
             entry = vault.read(path)
             mtime = (vault.root / entry.path).stat().st_mtime
         except (StorageError, OSError) as exc:
             if _safe_exists(vault, path):
-                log.warning("not indexed: %s", exc)
+                skipped.append((path, _reason(exc)))
             missing.append(path)
             continue
         entries.append(entry)
         modified[entry.path] = datetime.fromtimestamp(mtime, UTC)
-    return ReadNotes(tuple(entries), modified, tuple(missing))
+        problems = [p for p in (entry.encoding_error, timestamp_problem(entry.fields)) if p]
+        if problems:
+            skipped.append((entry.path, "; ".join(problems)))
+    return ReadNotes(tuple(entries), modified, tuple(missing), tuple(skipped))
+
+
+def _reason(exc: Exception) -> str:
+    return exc.reason if isinstance(exc, UnsafePath) else str(exc) or type(exc).__name__
 
 
 def _safe_exists(vault: Vault, path: str) -> bool:
+    """Whether anything is at `path` (a note, or a pipe or device in its place)."""
     try:
-        return vault.exists(path)
+        return os.path.lexists(vault.root / check_relpath(path))
     except StorageError:
         return False
 
@@ -100,7 +125,8 @@ async def sync_index(vault: Vault, index: Index, has_commit: Callable[[str], boo
     embedded = await bulk.embed_pending(index)
     if indexed or removed:
         log.info("sync: %d notes indexed, %d removed, at %s", indexed, removed, changed.head)
-    return SyncReport(indexed, removed, changed.head, embedded)
+    skipped = (*changed.skipped, *notes.skipped)
+    return SyncReport(indexed, removed, changed.head, embedded, skipped, notes.read_fine)
 
 
 async def follow_commit(

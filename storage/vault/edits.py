@@ -13,19 +13,19 @@ from typing import Any
 from storage.entry import Entry
 from storage.errors import (
     BrokenFrontmatter,
-    EntryNotFound,
-    EntryTooLarge,
     NothingToChange,
     StaleEdit,
     StorageError,
 )
 from storage.vault import schema
+from storage.vault.files import read_regular
 from storage.vault.notefile import (
     decode_note,
     join_note,
     note_title,
     parse_note,
     plain,
+    read_text,
     render_note,
 )
 
@@ -36,8 +36,10 @@ def content_hash(data: bytes) -> str:
 
 
 def entry_from_bytes(rel: str, data: bytes) -> Entry:
-    """The Entry for a note's bytes (StorageError when they are not UTF-8)."""
-    parsed = parse_note(decode_note(data, rel))
+    """The Entry for a note's bytes; bytes that are not UTF-8 are read as U+FFFD and
+    said in `encoding_error`."""
+    text, encoding_error = read_text(data, rel)
+    parsed = parse_note(text)
     folder, slash, _ = rel.partition("/")
     stem = rel.rsplit("/", 1)[-1][: -len(".md")]
     return Entry(
@@ -48,6 +50,7 @@ def entry_from_bytes(rel: str, data: bytes) -> Entry:
         body=parsed.body,
         content_hash=content_hash(data),
         frontmatter_error=parsed.error,
+        encoding_error=encoding_error,
     )
 
 
@@ -107,14 +110,10 @@ def moved_note(rel: str, old: bytes, old_category: str, category: str) -> bytes:
 
 
 def read_note(rel: str, full: Path, limit: int | None, expected_hash: str | None = None) -> bytes:
-    """A note's bytes, at most `limit` of them (EntryTooLarge past it), checked against
-    the hash the caller saw (StaleEdit when the note changed since)."""
-    if not full.is_file():
-        raise EntryNotFound(rel)
-    with open(full, "rb") as handle:
-        data = handle.read() if limit is None else handle.read(limit + 1)
-    if limit is not None and len(data) > limit:
-        raise EntryTooLarge(rel, full.stat().st_size, limit)
+    """A note's bytes, at most `limit` of them (EntryTooLarge past it; NotAFile for a
+    pipe or device, see storage.vault.files), checked against the hash the caller saw
+    (StaleEdit when the note changed since)."""
+    data = read_regular(full, rel, limit)
     if expected_hash is not None and content_hash(data) != expected_hash:
         raise StaleEdit(rel, expected_hash, content_hash(data))
     return data

@@ -19,12 +19,29 @@ from pygit2.enums import DeltaStatus, FileMode, FileStatus, ObjectType
 
 from storage.entry import BOT_AUTHOR, Author
 from storage.errors import ChangeNotFound, StorageError
+from storage.vault.atomic import atomic_write
+from storage.vault.paths import MAX_FOLDERS
 
 log = logging.getLogger(__name__)
 
 _TreeChanges = dict[str, "pygit2.Oid | _TreeChanges | None"]
 _GONE = FileStatus.WT_DELETED | FileStatus.INDEX_DELETED
 _LARGE_TREE = 256
+DEEP_FOLDERS_RULE = "/" + "*/" * (MAX_FOLDERS + 1)
+_DEEP_FOLDERS_NOTE = (
+    f"# brainbot: folders more than {MAX_FOLDERS} levels deep are not part of the vault"
+)
+
+
+@dataclass(slots=True)
+class WorkingTree:
+    """What `git status` found: paths changed and present, paths gone, folders left
+    out for being too deep, and why nothing could be found (`problem`)."""
+
+    present: set[str]
+    gone: set[str]
+    too_deep: set[str]
+    problem: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +73,7 @@ class GitRepo:
         if self.repo.is_bare:
             raise StorageError(f"the vault folder {root.name!r} is a bare git repository")
         self._index_backlog: set[str] = set()
+        self._leave_out_deep_folders()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -95,13 +113,22 @@ class GitRepo:
     def diff(self, old: pygit2.Tree | None, new: pygit2.Tree | None) -> list[PathChange]:
         """Paths whose blobs differ between two trees. Identical subtrees are skipped by
         their ids, so the cost grows with the difference, not with the vault (libgit2's
-        own tree diff walks every subtree of the root)."""
+        own tree diff walks every subtree of the root). Iterative: a history may hold a
+        folder nested deeper than Python's stack."""
         out: list[PathChange] = []
-        self._diff_into(old, new, "", out)
+        pending: list[tuple[pygit2.Tree | None, pygit2.Tree | None, str]] = [(old, new, "")]
+        while pending:
+            self._diff_step(*pending.pop(), out, pending)
+        out.sort(key=lambda change: change.path)
         return out
 
-    def _diff_into(
-        self, old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str, out: list[PathChange]
+    def _diff_step(
+        self,
+        old: pygit2.Tree | None,
+        new: pygit2.Tree | None,
+        prefix: str,
+        out: list[PathChange],
+        pending: list[tuple[pygit2.Tree | None, pygit2.Tree | None, str]],
     ) -> None:
         if old is not None and new is not None and old.id == new.id:
             return
@@ -131,19 +158,23 @@ class GitRepo:
             a_tree = a if isinstance(a, pygit2.Tree) else None
             b_tree = b if isinstance(b, pygit2.Tree) else None
             if a_tree is not None or b_tree is not None:
-                self._diff_into(a_tree, b_tree, f"{prefix}{name}/", out)
+                pending.append((a_tree, b_tree, f"{prefix}{name}/"))
             a_blob = a.id if a is not None and a.type == ObjectType.BLOB else None
             b_blob = b.id if b is not None and b.type == ObjectType.BLOB else None
             if a_blob is not None or b_blob is not None:
                 out.append(PathChange(f"{prefix}{name}", a_blob, b_blob))
 
     def walk_blobs(self, tree: pygit2.Tree, prefix: str = "") -> Iterable[tuple[str, pygit2.Oid]]:
-        for item in tree:
-            path = f"{prefix}{item.name}"
-            if isinstance(item, pygit2.Tree):
-                yield from self.walk_blobs(item, f"{path}/")
-            elif item.type == ObjectType.BLOB:
-                yield path, item.id
+        """Every blob under `tree` with its path (iteratively, however deep)."""
+        pending = [(tree, prefix)]
+        while pending:
+            here, at = pending.pop()
+            for item in here:
+                path = f"{at}{item.name}"
+                if isinstance(item, pygit2.Tree):
+                    pending.append((item, f"{path}/"))
+                elif item.type == ObjectType.BLOB:
+                    yield path, item.id
 
     def renamed_from(self, commit: pygit2.Commit, path: str) -> str | None:
         """The path that `commit` renamed to `path`, found by git's rename detection."""
@@ -156,21 +187,47 @@ class GitRepo:
                 return str(delta.old_file.path)
         return None
 
-    def uncommitted(self) -> tuple[set[str], set[str]]:
+    def uncommitted(self) -> WorkingTree:
         """Paths whose working-tree state differs from HEAD (hand edits, new files),
-        split into (present on disk, gone from disk)."""
-        present: set[str] = set()
-        gone: set[str] = set()
+        split into present on disk and gone from disk, and the folders left out for
+        being too deep. When git cannot walk the tree at all (a committed folder
+        nested past libgit2's limit), nothing is found and `problem` says why."""
+        tree = WorkingTree(set(), set(), set())
         self._refresh_index()
         self._index()  # a damaged index is rebuilt first, or status fails
-        for path, flags in self.repo.status(untracked_files="all").items():
+        try:
+            status = self.repo.status(untracked_files="all", ignored=True)
+        except pygit2.GitError as exc:
+            tree.problem = f"git cannot look for hand edits in this vault ({exc})"
+            return tree
+        for path, flags in status.items():
             if flags & FileStatus.IGNORED:
-                continue
-            if flags & _GONE and not (self.root / path).exists():
-                gone.add(path)
+                if path.count("/") > MAX_FOLDERS:  # a folder ("a/.../z/") the rule left out
+                    tree.too_deep.add(path.rstrip("/"))
+            elif flags & _GONE and not (self.root / path).exists():
+                tree.gone.add(path)
             else:
-                present.add(path)
-        return present, gone
+                tree.present.add(path)
+        return tree
+
+    def _leave_out_deep_folders(self) -> None:
+        """Keep folders nested past MAX_FOLDERS out of every `git status` (ours and a
+        person's): libgit2 cannot walk past 100 levels, and pygit2 offers neither an
+        in-memory ignore rule nor a pathspec for status, so the rule goes where git
+        keeps a repository's own, uncommitted ignore rules. One generic line, written
+        once: `/*/*/.../*/` matches any folder exactly MAX_FOLDERS + 1 levels down."""
+        exclude = Path(self.repo.path) / "info" / "exclude"
+        try:
+            text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+            if DEEP_FOLDERS_RULE in text.splitlines():
+                return
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            line = "" if not text or text.endswith("\n") else "\n"
+            atomic_write(
+                exclude, f"{text}{line}{_DEEP_FOLDERS_NOTE}\n{DEEP_FOLDERS_RULE}\n".encode()
+            )
+        except OSError as exc:
+            log.warning("cannot keep deep folders out of git status (%s)", exc)
 
     # -- writing -------------------------------------------------------------------------
 

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pygit2
 
-from storage.errors import StorageError, UnsafePath
+from storage.errors import EntryTooLarge, NotAFile, StorageError, UnsafePath
 from storage.vault.atomic import atomic_write
+from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
-from storage.vault.notefile import decode_note, parse_note
-from storage.vault.paths import VaultPaths, check_relpath, is_note_path
+from storage.vault.notefile import parse_note, read_text
+from storage.vault.paths import MAX_FOLDERS, TOO_DEEP, VaultPaths, check_relpath, is_note_path
 
 
 @dataclass(slots=True)
@@ -57,7 +58,7 @@ def collect_tree(
             data, warning = _read_candidate(source, rel, max_note_bytes, max_other_bytes)
             _, target = paths.resolve(rel, note=is_note_path(rel), for_write=True)
             if os.path.lexists(target):
-                same = target.is_file() and target.read_bytes() == data
+                same = _same_bytes(target, rel, data)
                 raise _Skip("already in the vault" if same else "a different file has this path")
             atomic_write(target, data)
             blobs[rel] = git.blob(data)
@@ -75,6 +76,13 @@ def collect_tree(
     return CollectedTree(blobs, tuple(notes), tuple(copied), tuple(skipped), tuple(warnings))
 
 
+def _same_bytes(target: Path, rel: str, data: bytes) -> bool:
+    try:
+        return read_regular(target, rel, len(data)) == data
+    except StorageError:
+        return False
+
+
 class _Skip(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -82,54 +90,60 @@ class _Skip(Exception):
 
 
 def _walk(source: Path, vault_root: Path) -> tuple[list[str], list[tuple[str, str]]]:
-    """Relative paths worth trying, and what was left out on the way."""
+    """Relative paths worth trying, and what was left out on the way. Iterative, and
+    no deeper than MAX_FOLDERS: a folder 1,000 levels deep is reported, not followed."""
     candidates: list[str] = []
     skipped: list[tuple[str, str]] = []
-    for folder, dirs, files in os.walk(source):
-        here = Path(folder)
-        rel_folder = here.relative_to(source).as_posix()
-        prefix = "" if rel_folder == "." else f"{rel_folder}/"
-        kept: list[str] = []
-        for name in sorted(dirs):
-            # .obsidian, .git and .trash hold settings, history and deleted notes.
-            if name.startswith(".") or (here / name).resolve() == vault_root:
+    pending = [(source, "", 0)]
+    while pending:
+        here, prefix, depth = pending.pop()
+        try:
+            items = sorted(os.scandir(here), key=lambda item: item.name)
+        except OSError as exc:
+            skipped.append((prefix.rstrip("/") or ".", f"cannot be listed ({exc.strerror})"))
+            continue
+        folders: list[tuple[Path, str, int]] = []
+        for item in items:
+            rel = prefix + item.name
+            # .obsidian, .git and .trash hold settings, history and deleted notes;
+            # hidden files (.DS_Store) are noise, not content.
+            if item.name.startswith("."):
                 continue
-            if (here / name).is_symlink():
-                skipped.append((prefix + name, "a symlink"))
-                continue
-            kept.append(name)
-        dirs[:] = kept
-        for name in sorted(files):
-            rel = prefix + name
-            if name.startswith("."):
-                continue  # hidden files (.DS_Store) are noise, not content
-            if (here / name).is_symlink():
+            if item.is_symlink():
                 skipped.append((rel, "a symlink"))
-                continue
-            try:
-                check_relpath(rel)
-            except UnsafePath as exc:
-                skipped.append((rel, exc.reason))
-                continue
-            candidates.append(rel)
+            elif item.is_dir():
+                if Path(item.path).resolve() == vault_root:
+                    continue
+                if depth >= MAX_FOLDERS:
+                    skipped.append((rel, TOO_DEEP))
+                else:
+                    folders.append((Path(item.path), f"{rel}/", depth + 1))
+            elif not item.is_file():
+                skipped.append((rel, "not a regular file (a named pipe, device or socket)"))
+            else:
+                try:
+                    candidates.append(check_relpath(rel))
+                except UnsafePath as exc:
+                    skipped.append((rel, exc.reason))
+        pending.extend(reversed(folders))
     return candidates, skipped
 
 
 def _read_candidate(
     source: Path, rel: str, max_note_bytes: int, max_other_bytes: int
 ) -> tuple[bytes, str | None]:
-    full = source.joinpath(*rel.split("/"))
-    size = full.stat().st_size
     limit = max_note_bytes if is_note_path(rel) else max_other_bytes
-    if size > limit:
-        raise _Skip(f"too large ({size} bytes; the limit is {limit})")
-    data = full.read_bytes()
+    try:
+        data = read_regular(source.joinpath(*rel.split("/")), rel, limit)
+    except EntryTooLarge as exc:
+        raise _Skip(f"too large ({exc.size} bytes; the limit is {limit})") from None
+    except NotAFile as exc:
+        raise _Skip(f"not a regular file ({exc.kind})") from None
     if not is_note_path(rel):
         return data, None
     if not data.strip():
         raise _Skip("empty")
-    try:
-        text = decode_note(data, rel)
-    except StorageError:
-        raise _Skip("not UTF-8 text") from None
+    text, encoding_error = read_text(data, rel)
+    if encoding_error is not None:
+        return data, "not UTF-8: kept byte for byte, searchable with the bad bytes left out"
     return data, parse_note(text).error

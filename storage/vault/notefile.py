@@ -71,13 +71,27 @@ class ParsedNote:
 
 
 def decode_note(data: bytes, path: str) -> str:
-    """The text of a note's bytes; a clear error when they are not UTF-8."""
+    """The text of a note's bytes; a clear error when they are not UTF-8 (for writes:
+    a note is never rewritten from a lossy reading)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise StorageError(
-            f"{path!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8 to use it"
-        ) from None
+        raise StorageError(not_utf8(path, exc)) from None
+
+
+def read_text(data: bytes, path: str) -> tuple[str, str | None]:
+    """The text of a note's bytes for reading and search, and what was wrong with them:
+    bytes that are not UTF-8 become U+FFFD, so a note with one bad byte (saved in
+    Latin-1 by an old editor) is still found by all its other words."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", "replace"), not_utf8(path, exc)
+
+
+def not_utf8(path: str, exc: UnicodeDecodeError) -> str:
+    """What to tell the owner about a note that is not UTF-8."""
+    return f"{path!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8 to use it"
 
 
 def _strip_file_newlines(rest: str, crlf: bool) -> str:
@@ -182,8 +196,18 @@ def first_heading(body: str) -> str | None:
     return None
 
 
+# A hand-written date outside these years is "invalid date": read as absent, never
+# converted. The margins keep any valid time representable in every time zone
+# (0001-01-01T00:00+14:00 is before year 1 in UTC, and Python refuses it).
+_EARLIEST = datetime(1969, 12, 31, tzinfo=UTC)
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+FIRST_YEAR, LAST_YEAR = 1970, 9999
+DATE_FIELDS = ("created", "updated")  # the dates the index reads from every note
+
+
 def parse_timestamp(value: object) -> datetime | None:
-    """A frontmatter time (datetime, date or ISO 8601 text) as an aware UTC datetime."""
+    """A frontmatter time (datetime, date or ISO 8601 text) as an aware UTC datetime;
+    None when absent, unparsable or an invalid date (see `timestamp_problem`)."""
     if isinstance(value, datetime):
         stamp = value
     elif isinstance(value, date):
@@ -195,4 +219,26 @@ def parse_timestamp(value: object) -> datetime | None:
             return None
     else:
         return None
-    return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+    if not FIRST_YEAR <= stamp.year <= LAST_YEAR:
+        return None
+    try:
+        utc = stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
+    return utc if _EARLIEST <= utc <= _LATEST else None
+
+
+def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
+    """Why a note's `created` or `updated` cannot be used, as "invalid date" for the
+    owner to fix (the note is indexed without it); None when they are fine or absent."""
+    bad = [
+        f"{name}: {str(fields[name])[:40]!r}"
+        for name in DATE_FIELDS
+        if fields.get(name) not in (None, "") and parse_timestamp(fields[name]) is None
+    ]
+    if not bad:
+        return None
+    return (
+        f"invalid date ({', '.join(bad)}): read as absent; "
+        f"write a date between {FIRST_YEAR} and {LAST_YEAR}"
+    )

@@ -15,7 +15,12 @@ from storage.errors import StorageError, UnsafePath
 
 ATTACHMENTS_DIR = "attachments"
 NOTE_SUFFIX = ".md"
+# Notes nest at most this many folders deep. Deeper folders are left out of the vault:
+# libgit2 refuses to walk a working tree past 100 levels (`directory nesting too
+# deep`), and no person files a note 65 folders down.
+MAX_FOLDERS = 64
 _MAX_NAME_BYTES = 255
+TOO_DEEP = f"nested more than {MAX_FOLDERS} folders deep; its notes are left out"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _UNSAFE_NAME_CHARS = re.compile(r"[^\w.\- ]+")
 # Names Windows reserves for devices, whatever the extension: a vault holding one
@@ -35,7 +40,8 @@ def check_relpath(path: str) -> str:
     """Check a vault-relative path lexically and return it in canonical `a/b.md` form.
 
     Refuses absolute paths, `..` and `.` components, backslashes, control characters
-    (NUL, newlines), empty components and hidden components (`.git`, `.obsidian`, temp files).
+    (NUL, newlines), empty components, hidden components (`.git`, `.obsidian`, temp
+    files) and paths more than MAX_FOLDERS folders deep.
     """
     if not isinstance(path, str) or not path:
         raise UnsafePath(str(path), "empty path")
@@ -46,6 +52,8 @@ def check_relpath(path: str) -> str:
     if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
         raise UnsafePath(path, "absolute paths are not allowed")
     parts = path.split("/")
+    if len(parts) > MAX_FOLDERS + 1:
+        raise UnsafePath(path[:200] + "...", TOO_DEEP)
     for part in parts:
         if part in ("", "."):
             raise UnsafePath(path, "empty or '.' path components are not allowed")

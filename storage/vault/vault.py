@@ -112,8 +112,8 @@ class Vault:
         return None if commit is None else str(commit.id)
 
     def read(self, path: str) -> Entry:
-        """The note at `path` (EntryNotFound, UnsafePath, EntryTooLarge, or StorageError
-        when it is not UTF-8). Broken frontmatter is reported in `frontmatter_error`."""
+        """The note at `path` (EntryNotFound, UnsafePath, EntryTooLarge, NotAFile). Broken
+        frontmatter is reported in `frontmatter_error`, bytes not UTF-8 in `encoding_error`."""
         rel, full = self._paths.resolve(path)
         return entry_from_bytes(rel, self._read_bytes(rel, full))
 
@@ -380,9 +380,9 @@ class Vault:
     def import_tree(self, src: Path, progress: Progress | None = None) -> ImportResult:
         """Copy a folder of Markdown (an Obsidian vault) into the vault as one commit,
         keeping relative paths. Hidden folders are skipped; other files (images, PDFs)
-        are copied up to the attachment size cap; empty, non-UTF-8 and oversized notes
-        are skipped; notes with broken frontmatter are kept as they are and reported.
-        Files already in the vault are never overwritten."""
+        are copied up to the attachment size cap; empty and oversized notes, pipes and
+        folders too deep are skipped; notes not UTF-8 or with broken frontmatter are
+        kept as they are and reported. Files already in the vault are never overwritten."""
         with self._lock.hold():
             found = collect_tree(
                 src,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.app.runtime import make_vaults
+from bot.app.skips import SkipLedger
 from bot.config import Settings
 from storage.db.engine import Database
 from storage.db.migrations import migrate
@@ -141,9 +142,14 @@ def _import_command(args: argparse.Namespace) -> int:
 
 async def _import(path: Path, vault: str | None) -> int:
     bar = ProgressBar(sys.stderr)
+    settings = Settings()
     try:
-        async with opened_store(Settings(), vault=vault) as store:
+        async with opened_vaults(settings) as vaults:
+            vault_id = await _vault_id(vaults, vault)
+            store = await vaults.store(vault_id)
             result = await store.import_folder(path, progress=bar)
+            # Kept for `brainbot doctor`, as the sync's skips are.
+            await SkipLedger(vaults.database.engine).skipped("import", vault_id, result.skipped)
     finally:
         bar.close()
     print(_import_summary(result))
@@ -151,7 +157,11 @@ async def _import(path: Path, vault: str | None) -> int:
 
 
 def _import_summary(result: ImportResult) -> str:
+    """What was imported, then, when anything was left out, how much up front and each
+    skipped file with why: a user must learn that part of the folder did not come."""
     lines = [f"Imported {len(result.imported)} notes, copied {len(result.copied)} other files."]
+    if result.skipped:
+        lines[0] += f" Skipped {len(result.skipped)} (listed below; nothing else changed)."
     if result.warnings:
         lines.append(f"{len(result.warnings)} imported with problems:")
         lines += [f"  {path}: {reason}" for path, reason in result.warnings]
@@ -164,15 +174,24 @@ def _import_summary(result: ImportResult) -> str:
 async def _reindex(embed: bool, vault: str | None) -> int:
     bar = ProgressBar(sys.stderr)
     count = 0
+    skipped: list[tuple[str, str]] = []
     try:
         async with opened_vaults(Settings(), reembed=embed) as vaults:
             ids = [await _vault_id(vaults, vault)] if vault else [v.id for v in await vaults.all()]
+            skips = SkipLedger(vaults.database.engine)
             for vault_id in ids:
                 store = await vaults.store(vault_id)
-                count += await store.reindex(progress=lambda done, total: bar("index", done, total))
+                report = await store.reindex(progress=lambda done, total: bar("index", done, total))
+                await skips.synced(vault_id, report, first=True)
+                count += report.indexed
+                skipped += [(path or "(the vault)", why) for path, why in report.skipped]
     finally:
         bar.close()
     print(f"Indexed {count} notes.")
+    if skipped:
+        print(f"Skipped {len(skipped)}:")
+        for path, why in skipped:
+            print(f"  {path}: {why}")
     return 0
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from bot.app.cli import main
 from tests.fakes.openai_server import FakeOpenAI
+from tests.storage.vault.bad_content import nest, unnest
 
 
 @pytest.fixture
@@ -89,6 +90,23 @@ def test_reindex_and_a_hand_edit_picked_up_by_the_next_command(
 
     assert main(["reindex"]) == 0
     assert "Indexed 3 notes." in capsys.readouterr().out
+
+
+def test_import_of_a_tree_too_deep_says_what_it_skipped(
+    brainbot_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = notes_folder(tmp_path)
+    nest(src, 1000)
+    try:
+        assert main(["import", str(src)]) == 0
+    finally:
+        unnest(src)
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("Imported 3 notes") and "Skipped 2" in first
+    assert "64 folders deep" in out and "people/empty.md: empty" in out
+    assert main(["search", "narwhal"]) == 0
+    assert "No matching notes" in capsys.readouterr().out
 
 
 def test_import_of_a_missing_folder_fails_cleanly(

@@ -14,7 +14,8 @@ import pytest
 from watchfiles import Change
 
 from bot.app.runtime import Runtime
-from bot.app.watch import NoteEvents, changes_by_vault, needs_sync, watch_vaults
+from bot.app.watch import NoteEvents, changes_by_vault, look_at_changes, watch_vaults
+from storage.store import Store
 from tests.fakes.brain import running_brain
 from tests.storage.vault.vault_support import git
 
@@ -66,6 +67,10 @@ def test_each_path_is_mapped_to_the_open_vault_it_is_in() -> None:
     ]
 
 
+async def needs_sync(store: Store, paths: list[str]) -> bool:
+    return (await look_at_changes(store, paths)).sync
+
+
 async def test_only_a_change_the_index_has_not_seen_needs_a_sync(
     tmp_path: Path, database_url: str
 ) -> None:
@@ -88,7 +93,9 @@ async def test_only_a_change_the_index_has_not_seen_needs_a_sync(
 @contextlib.asynccontextmanager
 async def watching(brain: Runtime) -> AsyncIterator[asyncio.Task[None]]:
     stop = asyncio.Event()
-    task = asyncio.create_task(watch_vaults(brain.vaults, stop, fallback="the sync finds them"))
+    task = asyncio.create_task(
+        watch_vaults(brain.vaults, stop, brain.skips, fallback="the sync finds them")
+    )
     try:
         await asyncio.sleep(0.3)  # the watch starts in a worker thread
         yield task
@@ -123,7 +130,10 @@ async def test_a_watch_that_cannot_start_warns_once_and_returns(
         (brain.settings.data_dir / "vaults").write_text("a file where the vaults folder goes")
         with caplog.at_level(logging.WARNING, logger="bot.app.watch"):
             await asyncio.wait_for(
-                watch_vaults(brain.vaults, asyncio.Event(), fallback="the sync finds them"), 10
+                watch_vaults(
+                    brain.vaults, asyncio.Event(), brain.skips, fallback="the sync finds them"
+                ),
+                10,
             )
     warnings = [r.getMessage() for r in caplog.records if r.name == "bot.app.watch"]
     assert len(warnings) == 1

@@ -133,7 +133,8 @@ async def test_reindex_rebuilds_everything(tmp_path: Path, database_url: str) ->
             await conn.execute(text("DELETE FROM entries"))
         assert await store.index.count() == 0
         seen: list[tuple[int, int]] = []
-        assert await store.reindex(progress=lambda done, total: seen.append((done, total))) == 5
+        report = await store.reindex(progress=lambda done, total: seen.append((done, total)))
+        assert report.indexed == 5
         assert seen[-1] == (5, 5)
         assert len(await store.backlinks("ideas/note-0.md")) == 4
         assert await paths_for(store, "body") == {f"ideas/note-{n}.md" for n in range(5)}

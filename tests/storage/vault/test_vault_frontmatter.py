@@ -64,11 +64,17 @@ def test_broken_frontmatter_keeps_its_block_when_the_body_changes(vault: Vault) 
     assert status(vault.root) == ""
 
 
-def test_a_note_that_is_not_utf8_gives_a_clear_error(vault: Vault) -> None:
+def test_a_note_that_is_not_utf8_is_read_with_replacement_and_never_rewritten(
+    vault: Vault,
+) -> None:
     put(vault, "ideas/latin1.md", "---\ntitle: Café\n---\n\nnaïve\n".encode("latin-1"))
+    entry = vault.read("ideas/latin1.md")
+    assert entry.body == "na\ufffdve" and entry.title == "Caf\ufffd"
+    assert entry.encoding_error is not None and "not UTF-8" in entry.encoding_error
+    assert [e.path for e in vault.list("ideas")] == ["ideas/latin1.md"]
+    # A lossy reading never reaches the file: changing it is refused.
     with pytest.raises(StorageError, match="not UTF-8"):
-        vault.read("ideas/latin1.md")
-    assert vault.list("ideas") == []
+        vault.update("ideas/latin1.md", body="new", author=ANN)
     # It can still be moved (byte for byte) and deleted.
     vault.move("ideas/latin1.md", "admin", author=ANN)
     assert (

@@ -56,24 +56,24 @@ def test_import_copies_notes_at_their_paths_in_one_commit(vault: Vault, source: 
     calls: list[tuple[int, int]] = []
     result = vault.import_tree(source, progress=lambda done, total: calls.append((done, total)))
 
-    assert sorted(result.imported) == sorted(NOTES)
+    assert sorted(result.imported) == sorted([*NOTES, "latin1.md"])
     for rel, text in NOTES.items():
         assert (vault.root / rel).read_text(encoding="utf-8") == text  # kept byte for byte
     assert result.copied == ("images/pic.png",)
     skipped = dict(result.skipped)
-    assert skipped["latin1.md"] == "not UTF-8 text"
+    assert (vault.root / "latin1.md").read_bytes() == "caf\xe9\n".encode("latin-1")
     assert skipped["empty.md"] == "empty" and skipped["blank.md"] == "empty"
     assert skipped["huge.md"].startswith("too large")
     assert skipped["images/big.pdf"].startswith("too large")
     assert skipped["escape"] == "a symlink" and skipped["linked.md"] == "a symlink"
     assert not any(".obsidian" in p or ".trash" in p or "DS_Store" in p for p in skipped)
-    assert [rel for rel, _ in result.warnings] == ["Broken/bad yaml.md"]
+    assert sorted(rel for rel, _ in result.warnings) == ["Broken/bad yaml.md", "latin1.md"]
 
     assert result.written is not None
     assert result.written.change.operation == "import"
     assert commit_count(vault.root) == 2
     subject = git(vault.root, "log", "-1", "--format=%s").strip()
-    assert subject == "import 5 notes from My Obsidian"
+    assert subject == "import 6 notes from My Obsidian"
     assert status(vault.root) == ""
     assert calls[-1] == (calls[-1][1], calls[-1][1])
     assert [done for done, _ in calls] == list(range(1, len(calls) + 1))
@@ -89,7 +89,7 @@ def test_imported_notes_read_like_any_other(vault: Vault, source: Path) -> None:
     assert vault.read("top level.md").category == ""
     broken = vault.read("Broken/bad yaml.md")
     assert broken.frontmatter_error is not None and broken.body == "body kept"
-    assert len(vault.note_paths()) == 5
+    assert len(vault.note_paths()) == 6
 
 
 def test_importing_again_overwrites_nothing(vault: Vault, source: Path) -> None:

@@ -1,0 +1,50 @@
+"""Hand-written frontmatter dates: one outside 1970-9999, or one that no time zone can
+show, is an "invalid date": read as absent, never raised."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta, timezone
+
+import pytest
+
+from storage.index.documents import updated_at
+from storage.vault.edits import entry_from_bytes
+from storage.vault.notefile import parse_timestamp, timestamp_problem
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=14))),  # before year 1 in UTC
+        datetime(9999, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=-5))),  # after 9999
+        datetime(9999, 12, 31, 23, 0, tzinfo=UTC),  # no zone east of UTC could show it
+        "1969-07-20T20:17:00",  # a local time, as YAML reads one without a zone
+        date(1, 1, 1),
+        "0001-01-01T00:00:00+14:00",
+        "tomorrow-ish",
+    ],
+)
+def test_an_invalid_date_reads_as_absent(value: object) -> None:
+    assert parse_timestamp(value) is None
+    assert "invalid date" in (timestamp_problem({"updated": value}) or "")
+
+
+@pytest.mark.parametrize(
+    ("value", "utc"),
+    [
+        ("2026-11-20T09:00:00+01:00", datetime(2026, 11, 20, 8, 0, tzinfo=UTC)),
+        (date(1970, 1, 1), datetime(1970, 1, 1, tzinfo=UTC)),
+        ("9999-12-01T00:00:00", datetime(9999, 12, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_good_date_is_read_in_utc(value: object, utc: datetime) -> None:
+    assert parse_timestamp(value) == utc
+    assert timestamp_problem({"created": value, "updated": value}) is None
+
+
+def test_a_note_with_an_impossible_updated_is_indexed_by_its_other_dates() -> None:
+    text = "---\ncreated: 2026-01-02\nupdated: 0001-01-01T00:00:00+14:00\n---\nbody\n"
+    entry = entry_from_bytes("ideas/old.md", text.encode())
+    assert updated_at(entry) == datetime(2026, 1, 2, tzinfo=UTC)
+    assert "updated" in (timestamp_problem(entry.fields) or "")
+    assert timestamp_problem({}) is None
