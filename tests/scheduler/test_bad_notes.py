@@ -136,6 +136,7 @@ async def test_a_hand_fixed_note_is_cleared_and_one_still_bad_is_recorded_once_a
         for _ in range(3):
             await reminders.run_due(clock())
         first = {s.path: s.times for s in await reminders.skipped.kept("reminders")}
+        (listing,) = await brain.engine.handle(message("/reminders"))
         clock.advance(hours=1)
         _by_hand(brain, "admin/year-one.md", YEAR_ONE_NOTE.replace(YEAR_ONE, "2026-12-24T09:00"))
         await brain.store.sync()
@@ -146,6 +147,9 @@ async def test_a_hand_fixed_note_is_cleared_and_one_still_bad_is_recorded_once_a
         await reminders.run_due(clock())
         gone = await reminders.skipped.kept("reminders")
     assert first == {"admin/pay-rent.md": 1, "admin/year-one.md": 1}
+    # `/reminders` says which one cannot be read, and still lists the rest.
+    assert "Not sent, the time cannot be read:\n• Year one (admin/year-one.md)" in listing.text
+    assert "Pay rent" in listing.text.split("Not sent")[0]
     assert later == {"admin/pay-rent.md": 2}  # fixed by hand: off doctor's list
     assert gone == []  # deleted: nothing left to report
 
