@@ -7,6 +7,11 @@ connection still answers. A leader whose connection broke steps down at once; th
 lock is gone on the server by then, and another process takes over at its next
 poll. A short overlap during such a handover is harmless: the digest log lets each
 digest through once.
+
+Only the lock decides who leads. Work that fails (a callback that raises, a bad note
+in a job) is logged and tried again at the next poll, by the same leader: stepping
+down for it would only throw away every scheduled job and take office again at once,
+at every poll, with the same failure.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ Callback = Callable[[], Awaitable[None]]
 
 class Leadership:
     """Poll for the scheduler lock; `on_elected` runs when this process becomes the
-    leader, `while_leading` at each later poll that finds it still leading,
-    `on_deposed` when it stops being one (lost connection or `stop`)."""
+    leader (again at each later poll until it once returns without raising),
+    `while_leading` at each later poll that finds it still leading, `on_deposed` when
+    it stops being one (lost connection or `stop`)."""
 
     def __init__(
         self,
@@ -53,6 +59,7 @@ class Leadership:
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self.is_leader = False
+        self._in_office = False  # on_elected has returned since the lock was taken
 
     async def start(self) -> None:
         """Make a first attempt now, then keep polling in the background."""
@@ -83,20 +90,23 @@ class Leadership:
             elif await self._try_lock():
                 self.is_leader = True
                 log.info("this process now runs the digest scheduler")
-                await self._take_office()
         except (DBAPIError, SQLAlchemyError, OSError) as exc:
             log.warning("scheduler lock connection failed: %s", exc)
             await self._drop_connection()
             if self.is_leader:
                 await self._step_down()
             return False
-        if leading and self._while_leading is not None:
+        if not self.is_leader:
+            return False
+        # Only the lock's connection decides leadership; failed work is retried next poll.
+        if not self._in_office:
+            await self._take_office()
+        elif self._while_leading is not None:
             try:
                 await self._while_leading()
             except Exception:
-                # Only the lock's connection decides leadership; this is retried next poll.
                 log.exception("scheduler work between polls failed")
-        return self.is_leader
+        return True
 
     async def _loop(self) -> None:
         while True:
@@ -113,10 +123,9 @@ class Leadership:
         try:
             await self._on_elected()
         except Exception:
-            # Give the lock back so that this or another process tries again cleanly.
-            log.exception("starting the digest scheduler failed; giving up the lock")
-            await self._step_down()
-            await self._release()
+            log.exception("starting the digest scheduler failed; trying again at the next poll")
+            return
+        self._in_office = True
 
     async def _try_lock(self) -> bool:
         row = await self._execute(f"SELECT pg_try_advisory_lock({int(self.key)})")
@@ -132,6 +141,7 @@ class Leadership:
 
     async def _step_down(self) -> None:
         self.is_leader = False
+        self._in_office = False
         log.info("this process no longer runs the digest scheduler")
         await self._on_deposed()
 

@@ -13,6 +13,11 @@ Done / Snooze buttons, once.
   note as soon as this one is handled, so it keeps repeating with or without a press.
 - Where: a person's reminders go to their direct chat, on the platform the note came
   from when they have several; a team vault's go to the team's chat.
+- One bad note stops no one: a `remind` that is no time (or outside 1970..9999), a
+  repeat that cannot be followed, a send or a write that raises, is recorded as
+  skipped (scheduler.skips: logged with the note's path, counted, listed by
+  `brainbot doctor`) and the poll goes on with the next note and the next vault.
+  The row is cleared once that reminder works again or is gone.
 """
 
 from __future__ import annotations
@@ -33,9 +38,11 @@ from bot.events import Conversation
 from bot.reminders import reminder_message
 from scheduler.delivery import Deliver, NoRoute, home_conversations
 from scheduler.retry import next_attempt
+from scheduler.skips import PollSkips
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.db.send_ledger import ReminderKey, SendLedger
+from storage.db.skipped import SkippedItems
 from storage.db.vault_tables import VAULT_MEMBERS
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
@@ -48,6 +55,8 @@ log = logging.getLogger(__name__)
 # Instants further back than this (and than the grace period) are not looked at:
 # a note imported with a `remind` from last year needs no log row.
 LOOKBACK = timedelta(days=2)
+WHERE = "reminders"  # where skips are recorded (storage.db.skipped)
+EVERY_REMINDER = "(every reminder)"  # the path a failure of a whole vault is recorded under
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +86,10 @@ class Reminders:
         settings: Settings,
         deliver: Deliver,
         clock: Callable[[], datetime],
+        skipped: SkippedItems,
     ) -> None:
         self.vaults = vaults
+        self.skipped = skipped
         self.records = records
         self.ledger = ledger
         self.settings = settings
@@ -92,23 +103,39 @@ class Reminders:
 
     async def run_due(self, now: datetime) -> list[tuple[ReminderKey, str]]:
         """Send every reminder due at or before `now` (and not older than the grace
-        period) that the log has not seen; make due retries; move repeating notes on."""
+        period) that the log has not seen; make due retries; move repeating notes on.
+        A note, or a vault, that fails is recorded as skipped; the rest goes on."""
         notes = await reminder_notes(self.vaults.database.engine, closed=CLOSED_STATUSES)
         by_vault: dict[int, list[ReminderNote]] = {}
         for note in notes:
             by_vault.setdefault(note.vault_id, []).append(note)
         people = {p.id: p for p in await self.records.people()}
+        skips = await PollSkips.load(self.skipped, WHERE, now)
         outcomes: list[tuple[ReminderKey, str]] = []
+        failed_vaults: set[int] = set()
         for vault_id, group in by_vault.items():
-            zone = await self.zone(vault_id, people)
-            if zone is not None:
-                outcomes += await self._vault_due(vault_id, group, zone, people, now)
-        outcomes += await self._retries(now, people)
+            try:
+                zone = await self.zone(vault_id, people)
+                if zone is not None:
+                    outcomes += await self._vault_due(vault_id, group, zone, people, now, skips)
+            except Exception as exc:
+                failed_vaults.add(vault_id)
+                await _failed(skips, vault_id, EVERY_REMINDER, exc)
+        outcomes += await self._retries(now, people, skips)
+        # A note of a vault that failed as a whole was not looked at: its row stays.
+        await skips.settle(lambda key: key[0] not in failed_vaults)
         return outcomes
 
     def instant(self, value: Any, zone: ZoneInfo, now: datetime) -> datetime | None:
-        """A `remind` or `snooze` value as an instant (local times are in `zone`)."""
-        return read_when(value, now=now, zone=zone, default_time=self.default_time)
+        """A `remind` or `snooze` value as an instant (local times are in `zone`);
+        None when there is none; ValueError (OutOfRange among them) when it is written
+        but is no time brainbot keeps."""
+        if value is None or value == "":
+            return None
+        moment = read_when(value, now=now, zone=zone, default_time=self.default_time)
+        if moment is None:
+            raise ValueError(f"{value!s} is not a date and time")
+        return moment
 
     async def _vault_due(
         self,
@@ -117,12 +144,18 @@ class Reminders:
         zone: ZoneInfo,
         people: dict[int, Person],
         now: datetime,
+        skips: PollSkips,
     ) -> list[tuple[ReminderKey, str]]:
         due: list[Due] = []
         repeating: list[tuple[ReminderNote, datetime]] = []
         for note in notes:
-            remind = self.instant(note.remind, zone, now)
-            for at in (remind, self.instant(note.snooze, zone, now)):
+            try:
+                remind = self.instant(note.remind, zone, now)
+                snooze = self.instant(note.snooze, zone, now)
+            except Exception as exc:  # written by hand: left alone, and said so
+                await _failed(skips, vault_id, note.path, exc, what="not sent")
+                continue
+            for at in (remind, snooze):
                 if at is not None and now - max(self.grace, LOOKBACK) < at <= now:
                     due.append(Due(note, at))
             if note.repeat and remind is not None and remind <= now:
@@ -135,9 +168,15 @@ class Reminders:
         if recipient is not None:
             for item in sorted(pending, key=lambda d: d.at):
                 key = ReminderKey(vault_id, item.note.note_id, item.at)
-                outcomes.append((key, await self._first(key, item.note, recipient, now)))
+                try:
+                    outcomes.append((key, await self._first(key, item.note, recipient, now)))
+                except Exception as exc:
+                    await _failed(skips, vault_id, item.note.path, exc)
         for note, remind in repeating:
-            await self._repeat(vault_id, note, remind, zone, now)
+            try:
+                await self._repeat(vault_id, note, remind, zone, now)
+            except Exception as exc:
+                await _failed(skips, vault_id, note.path, exc, what="it does not repeat")
         return outcomes
 
     async def _first(
@@ -167,23 +206,27 @@ class Reminders:
         return await self._attempt(key, note.path, note.title, recipient, where, attempts=1)
 
     async def _retries(
-        self, now: datetime, people: dict[int, Person]
+        self, now: datetime, people: dict[int, Person], skips: PollSkips
     ) -> list[tuple[ReminderKey, str]]:
         outcomes: list[tuple[ReminderKey, str]] = []
         for entry in await self.ledger.retries_due("reminder", now):
             key = entry.reminder
-            recipient = await self.recipient(key.vault_id, people)
-            taken = await self.ledger.reclaim(key, now)
-            if recipient is None or taken is None:
+            try:
+                recipient = await self.recipient(key.vault_id, people)
+                taken = await self.ledger.reclaim(key, now)
+                if recipient is None or taken is None:
+                    continue
+                outcome = await self._attempt(
+                    key,
+                    taken.path or "",
+                    taken.title or "",
+                    recipient,
+                    recipient.conversations,
+                    attempts=taken.attempts,
+                )
+            except Exception as exc:
+                await _failed(skips, key.vault_id, entry.path or key.note_id, exc)
                 continue
-            outcome = await self._attempt(
-                key,
-                taken.path or "",
-                taken.title or "",
-                recipient,
-                recipient.conversations,
-                attempts=taken.attempts,
-            )
             outcomes.append((key, outcome))
         return outcomes
 
@@ -263,22 +306,19 @@ class Reminders:
     async def _repeat(
         self, vault_id: int, note: ReminderNote, remind: datetime, zone: ZoneInfo, now: datetime
     ) -> None:
-        """Write a repeating note's next `remind` (the same local time, the rule's next day)."""
+        """Write a repeating note's next `remind` (the same local time, the rule's next
+        day); ValueError (OutOfRange among them) or StorageError when it cannot."""
         assert note.repeat is not None
         following = next_occurrence(note.repeat, now, remind.astimezone(zone))
         if following is None:
-            log.warning("reminder %s: cannot repeat %r; it stops here", note.path, note.repeat)
-            return
+            raise ValueError(f"no next time for the repeat {note.repeat!r}")
         store = await self.vaults.store(vault_id)
-        try:
-            await store.update(
-                note.path,
-                fields={"remind": following.astimezone(zone)},
-                author=BOT_AUTHOR,
-                source={"via": "reminder-repeat"},
-            )
-        except StorageError as exc:
-            log.warning("reminder %s: could not write the next time: %s", note.path, exc)
+        await store.update(
+            note.path,
+            fields={"remind": following.astimezone(zone)},
+            author=BOT_AUTHOR,
+            source={"via": "reminder-repeat"},
+        )
 
     # --- who and where ----------------------------------------------------------------
 
@@ -326,6 +366,17 @@ class Reminders:
         if member is None or not chats:
             return None
         return Recipient(int(member), self.settings.timezone, tuple(chats))
+
+
+async def _failed(
+    skips: PollSkips, vault_id: int, path: str, exc: Exception, *, what: str = "skipped"
+) -> None:
+    """Record one note's (or vault's) failure; a bad value says it all, anything else
+    is a fault worth its traceback in the log (once per recording, not per poll)."""
+    expected = isinstance(exc, ValueError | StorageError)
+    reason = f"{exc}" if expected else f"{type(exc).__name__}: {exc}"
+    if await skips.failed(vault_id, path, f"{reason}; {what}") and not expected:
+        log.error("reminder %s (vault %s) failed", path, vault_id, exc_info=exc)
 
 
 def preferred(conversations: Sequence[Conversation], source: Any) -> tuple[Conversation, ...]:

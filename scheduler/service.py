@@ -16,13 +16,17 @@ process at a time.
 - Every TEAM_SWEEP the leader asks Slack and Telegram about each team membership
   not confirmed within BRAINBOT_TEAM_CHECK_HOURS (bot.people.teams): someone who
   left a team's chat loses the membership within that bound and a sweep.
+- A failure stays where it happened: one person's digest that raises is recorded as
+  skipped (`digest`, for `brainbot doctor`) and the others are sent; a job of the
+  poll that raises is logged and counted, and the next job runs. None of it costs
+  the leadership (and with it everyone's digest jobs): only losing the lock does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.jobstores.memory import MemoryJobStore
@@ -37,14 +41,17 @@ from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
+from scheduler.skips import PollSkips
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.db.send_ledger import DigestKey, SendLedger
+from storage.db.skipped import NO_VAULT, SkippedItems
 
 log = logging.getLogger(__name__)
 
 PARALLEL_SENDS = 4  # a catch-up after downtime sends to this many people at once
 TEAM_SWEEP = timedelta(hours=1)
+WHERE = "digest"  # where a person's failed digest is recorded (storage.db.skipped)
 
 
 class DigestTrigger(BaseTrigger):  # type: ignore[misc]
@@ -70,6 +77,11 @@ def job_id(user_id: int) -> str:
     return f"digest-{user_id}"
 
 
+def person_key(user_id: int) -> str:
+    """What a person's failed digest is recorded under (storage.db.skipped's path)."""
+    return f"user {user_id}"
+
+
 class DigestService:
     """Leadership, the APScheduler jobs, and `run_due` (see the module doc)."""
 
@@ -82,11 +94,13 @@ class DigestService:
         settings: Settings,
         engine: AsyncEngine,
         clock: Callable[[], datetime],
+        skipped: SkippedItems,
         poll_seconds: float = 10.0,
         reminders: Reminders | None = None,
         teams: TeamMembership | None = None,
     ) -> None:
         self.delivery = delivery
+        self.skipped = skipped
         self.reminders = reminders
         self.teams = teams
         self._swept_at: datetime | None = None
@@ -177,22 +191,30 @@ class DigestService:
 
     async def tick(self) -> None:
         """Between polls, while leading: follow the users table, retry failed sends
-        whose time has come, send due reminders."""
-        await self.refresh()
-        now = self.clock()
-        await self.retry_due(now)
-        if self.reminders is not None:
-            await self.reminders.run_due(now)
-        await self.sweep_teams(now)
+        whose time has come, send due reminders, check stale team memberships; each on
+        its own (see `_each`)."""
+        await self._each(self._refresh, self.retry_due, self._reminders, self.sweep_teams)
 
     async def _take_office(self) -> None:
-        await self.refresh()
+        await self._each(self._refresh, self.run_due, self.retry_due, self._reminders)
+
+    async def _each(self, *jobs: Callable[[datetime], Awaitable[object]]) -> None:
+        """Run the jobs of a poll in turn; one that raises is logged and counted, and the
+        next runs (it is tried again at the next poll)."""
         now = self.clock()
-        await self.run_due(now)
-        await self.retry_due(now)
+        for job in jobs:
+            try:
+                await job(now)
+            except Exception:
+                log.exception("scheduler job %s failed; the others go on", job.__name__)
+                self.skipped.counted("scheduler")
+
+    async def _refresh(self, now: datetime) -> None:
+        await self.refresh()
+
+    async def _reminders(self, now: datetime) -> None:
         if self.reminders is not None:
             await self.reminders.run_due(now)
-        await self.sweep_teams(now)
 
     async def sweep_teams(self, now: datetime) -> None:
         """Check the stale team memberships against their chats, once per TEAM_SWEEP;
@@ -227,12 +249,23 @@ class DigestService:
     ) -> list[tuple[Slot, Sent]]:
         """For each person (or those in `user_ids`), take their latest slot due at or
         before `now`: send it when it is less than the grace period old (the digest
-        ledger lets it through only once), else record it as skipped."""
+        ledger lets it through only once), else record it as skipped. A person whose
+        digest raises is recorded as skipped (`digest`); the others go on."""
         wanted = None if user_ids is None else set(user_ids)
         people = [p for p in await self.records.people() if wanted is None or p.id in wanted]
         gate = asyncio.Semaphore(PARALLEL_SENDS)
+        skips = await PollSkips.load(self.skipped, WHERE, now)
 
         async def one(person: Person) -> tuple[Slot, Sent] | None:
+            try:
+                return await due(person)
+            except Exception as exc:
+                reason = f"{type(exc).__name__}: {exc}; not sent"
+                if await skips.failed(NO_VAULT, person_key(person.id), reason):
+                    log.error("digest for user %s failed", person.id, exc_info=exc)
+                return None
+
+        async def due(person: Person) -> tuple[Slot, Sent] | None:
             plan = self.plan_for(person)
             if plan is None:
                 return None
@@ -260,6 +293,8 @@ class DigestService:
             return None
 
         results = await asyncio.gather(*(one(p) for p in people))
+        looked_at = {person_key(p.id) for p in people}
+        await skips.settle(lambda key: wanted is None or key[1] in looked_at)
         return [r for r in results if r is not None]
 
     async def retry_due(self, now: datetime) -> list[Sent]:

@@ -3,12 +3,14 @@ from the runtime's vaults, records, settings and model."""
 
 from __future__ import annotations
 
+from bot import metrics
 from bot.app.runtime import Runtime
 from scheduler.delivery import Deliver, DigestDelivery
 from scheduler.reminders import Reminders
 from scheduler.service import DigestService
 from storage.db.digest_messages import DigestMessages
 from storage.db.send_ledger import SendLedger
+from storage.db.skipped import SkippedItems
 
 
 def build_service(
@@ -17,6 +19,8 @@ def build_service(
     """The digest service of a runtime, not started: the settings listener is
     registered; `start_scheduler` also starts it."""
     ledger = SendLedger(runtime.database.engine)
+    # A bad note or a person's failing digest is skipped, counted and shown by doctor.
+    skipped = SkippedItems(runtime.database.engine, counted=metrics.error)
     reminders = Reminders(
         vaults=runtime.vaults,
         records=runtime.records,
@@ -24,6 +28,7 @@ def build_service(
         settings=runtime.settings,
         deliver=deliver,
         clock=runtime.engine.clock,
+        skipped=skipped,
     )
     delivery = DigestDelivery(
         vaults=runtime.vaults,
@@ -42,6 +47,7 @@ def build_service(
         settings=runtime.settings,
         engine=runtime.database.engine,
         clock=runtime.engine.clock,
+        skipped=skipped,
         poll_seconds=poll_seconds,
         reminders=reminders,
         teams=runtime.teams,

@@ -2,6 +2,8 @@
 person's time zone: what becomes `due`, `remind` and `repeat`; and times of day and
 zones as settings name them."""
 
+from bot.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
+from bot.dates.repeat import LONGEST_STEP
 from bot.dates.when import (
     When,
     describe,
@@ -16,11 +18,17 @@ from bot.dates.words import WEEKDAY_NAMES, WEEKDAYS
 from bot.dates.zones import NotATimeOfDay, UnknownZone, clock, local_zone, time_of_day, zone_named
 
 __all__ = [
+    "FIRST_DAY",
+    "LAST_DAY",
+    "LONGEST_STEP",
     "WEEKDAYS",
     "WEEKDAY_NAMES",
     "NotATimeOfDay",
+    "OutOfRange",
     "UnknownZone",
     "When",
+    "bounded",
+    "bounded_day",
     "clock",
     "describe",
     "find_when",

@@ -7,6 +7,10 @@ Normalised rules (what `Rule.__str__` writes and `read_rule` reads back): "daily
 "every 2 weeks on monday". An iCalendar RRULE a model may write
 ("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH") is read too.
 
+A rule whose steps are further apart than a century (an RRULE's INTERVAL can say
+anything) is refused with OutOfRange; a series whose next time would fall after
+9999-12-31 ends there.
+
 Month ends: a monthly rule keeps the anchor's day of the month and clamps it to
 shorter months without drifting: from 31 January it goes 28 (29) February, 31 March,
 30 April. A yearly rule from 29 February falls on 28 February in other years.
@@ -19,6 +23,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from bot.dates.bounds import LONGEST_REPEAT_YEARS, OutOfRange, bounded, bounded_day
 from bot.dates.words import (
     NUMBERS,
     SHORT_WEEKDAYS,
@@ -30,6 +35,13 @@ from bot.dates.words import (
 UNITS = ("day", "week", "month", "year")
 ADVERBS = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly"}
 WORKDAYS = frozenset(range(5))
+# The most units a step may span: LONGEST_REPEAT_YEARS in each unit.
+LONGEST_STEP = {
+    "day": LONGEST_REPEAT_YEARS * 36525 // 100,
+    "week": LONGEST_REPEAT_YEARS * 36525 // 700,
+    "month": LONGEST_REPEAT_YEARS * 12,
+    "year": LONGEST_REPEAT_YEARS,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +209,23 @@ def find_repeat(text: str) -> RepeatFound | None:
     return None
 
 
+def _within_a_century(rule: Rule, text: str) -> Rule:
+    if rule.every > LONGEST_STEP[rule.unit]:
+        raise OutOfRange(
+            f"{text.strip()!r} repeats further apart than {LONGEST_REPEAT_YEARS} years "
+            f"(at most every {LONGEST_STEP[rule.unit]} {rule.unit}s)"
+        )
+    return rule
+
+
 def read_rule(text: str) -> Rule | None:
-    """A rule from a normalised string, free text in EN/DE/FR, or an RRULE."""
+    """A rule from a normalised string, free text in EN/DE/FR, or an RRULE; None when
+    `text` states none, OutOfRange when its steps are further apart than a century."""
+    rule = _read_rule(text)
+    return None if rule is None else _within_a_century(rule, text)
+
+
+def _read_rule(text: str) -> Rule | None:
     if rrule := _RRULE.search(text.upper()):
         fields = dict(f.split("=", 1) for f in rrule["rest"].strip(";").split(";") if "=" in f)
         unit = {"DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"}
@@ -219,7 +246,8 @@ def read_rule(text: str) -> Rule | None:
 def parse_repeat(text: str) -> str | None:
     """The normalised rule that `text` states ("every Monday" -> "every monday",
     "jeden Montag und Donnerstag" -> "every monday and thursday", "täglich" -> "daily",
-    "toutes les 2 semaines" -> "every 2 weeks"), or None when it states none."""
+    "toutes les 2 semaines" -> "every 2 weeks"), or None when it states none;
+    OutOfRange when its steps are further apart than a century."""
     rule = read_rule(text)
     return str(rule) if rule else None
 
@@ -243,10 +271,24 @@ def next_occurrence(repeat: str, after: datetime, anchor: datetime) -> datetime 
     """The first instant of the rule strictly after `after`, keeping `anchor`'s local time
     of day (and weekday / day of month / date for weekly/monthly/yearly), in anchor's
     tzinfo. DST-safe: a 09:00 in Europe/Berlin stays 09:00 across the change. The series
-    starts at anchor's day. None for a rule it does not know."""
+    starts at anchor's day. None for a rule it does not know, and when the next time
+    would fall after 9999-12-31 (the series ends); OutOfRange for a rule whose steps
+    are further apart than a century."""
     rule = read_rule(repeat)
     if rule is None:
         return None
+    try:
+        moment = _next(rule, after, anchor)
+        if moment is not None:
+            bounded_day(moment.date())
+            if moment.tzinfo is not None:
+                bounded(moment, moment.tzinfo)
+    except (OverflowError, ValueError):  # past LAST_DAY (OutOfRange is a ValueError)
+        return None
+    return moment
+
+
+def _next(rule: Rule, after: datetime, anchor: datetime) -> datetime | None:
     if anchor.tzinfo is not None and after.tzinfo is None:
         after = after.replace(tzinfo=anchor.tzinfo)
     local = after.astimezone(anchor.tzinfo) if anchor.tzinfo else after

@@ -56,6 +56,7 @@ import re
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
+from bot.dates.bounds import bounded, bounded_day, out_of_range
 from bot.dates.reading import TRIGGER, When, at, read_text
 from bot.dates.repeat import next_occurrence, parse_repeat
 
@@ -116,8 +117,17 @@ def read_when(
     """Normalise a value a model wrote into `remind` ("2026-11-24 09:00",
     "2026-11-24T09:00:00+01:00", "2026-11-24" -> at default_time, "tomorrow 9am", a
     date/datetime object) into an aware datetime in `zone` (naive times are local to the
-    person). None if it is not a time. A written-out past moment is returned as it is:
+    person). None if it is not a time; OutOfRange for one outside 1970-01-01 to
+    9999-12-31 (bot.dates.bounds). A written-out past moment is returned as it is:
     the caller decides what a reminder in the past means."""
+    try:
+        moment = _read_when(value, now, zone, default_time)
+    except OverflowError as exc:  # "0001-01-01T00:00:00+14:00" has no UTC time
+        raise out_of_range(value) from exc
+    return None if moment is None else bounded(moment, zone)
+
+
+def _read_when(value: object, now: datetime, zone: ZoneInfo, default_time: time) -> datetime | None:
     if isinstance(value, datetime):
         return _local(value, zone)
     if isinstance(value, date):
@@ -141,7 +151,15 @@ def read_when(
 def read_due(value: object, *, now: datetime, zone: ZoneInfo) -> date | None:
     """Normalise a value a model wrote into `due` ("2026-12-01", "Dec 1", "next friday",
     "2026-12-01T17:00:00Z", date/datetime objects) into a date in the person's `zone`.
-    None if it is not a date."""
+    None if it is not a date; OutOfRange for one outside 1970-01-01 to 9999-12-31."""
+    try:
+        day = _read_due(value, now, zone)
+    except OverflowError as exc:
+        raise out_of_range(value) from exc
+    return None if day is None else bounded_day(day)
+
+
+def _read_due(value: object, now: datetime, zone: ZoneInfo) -> date | None:
     if isinstance(value, datetime):
         return _local(value, zone).date()
     if isinstance(value, date):

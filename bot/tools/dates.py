@@ -5,6 +5,8 @@ file would mean another day by the time anyone reads it) and the parser's readin
 of the person's own words (bot.dates.when), which wins where it found something: it is
 deterministic and knows the person's zone and today's date, which a small model
 often gets wrong. A reminder in the past is dropped rather than sent at once.
+A date outside 1970..9999 or a repeat more than a century apart is refused with a
+ToolError that says so, before anything is written (bot.dates.bounds).
 """
 
 from __future__ import annotations
@@ -13,14 +15,26 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.dates import When, describe, find_when, read_due, read_when
-from bot.tools.registry import ToolContext
+from bot.dates import OutOfRange, When, describe, find_when, parse_repeat, read_due, read_when
+from bot.tools.registry import ToolContext, ToolError
 
 DATE_FIELDS = ("due", "remind", "repeat")
 
 
 def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], When]:
-    """`values` with `due`, `remind` and `repeat` read from the model and from `text`."""
+    """`values` with `due`, `remind` and `repeat` read from the model and from `text`;
+    ToolError for a date or repeat outside what is kept."""
+    try:
+        return _dated(ctx, text, values)
+    except OutOfRange as exc:
+        raise _refused(exc) from exc
+
+
+def _refused(exc: OutOfRange) -> ToolError:
+    return ToolError(f"{exc}. Nothing was saved; ask the user for a date that fits.")
+
+
+def _dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], When]:
     zone = ctx.zone
     now = ctx.now.astimezone(zone)
     default = ctx.settings.reminder_time
@@ -30,6 +44,8 @@ def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[
         out["remind"] = read_when(out["remind"], now=now, zone=zone, default_time=default)
     if out.get("due") not in (None, ""):
         out["due"] = read_due(out["due"], now=now, zone=zone)
+    if out.get("repeat") not in (None, ""):
+        parse_repeat(str(out["repeat"]))  # only to refuse one a century apart
     if found.due is not None:
         out["due"] = found.due
     if found.remind is not None:
@@ -48,7 +64,14 @@ def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[
 def normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
     """Fields a change sets, with `remind` and `due` written as an instant and a date
     ("friday 9am" in a file would mean another day by next week); a value that is
-    not a time is kept as written."""
+    not a time is kept as written. ToolError for a date or repeat outside what is kept."""
+    try:
+        return _normalised(ctx, fields)
+    except OutOfRange as exc:
+        raise _refused(exc) from exc
+
+
+def _normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
     zone = ctx.zone
     now = ctx.now.astimezone(zone)
     out = dict(fields)
@@ -60,6 +83,8 @@ def normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("due"), str) and out["due"].strip():
         day = read_due(out["due"], now=now, zone=zone)
         out["due"] = day if day is not None else out["due"]
+    if isinstance(out.get("repeat"), str):
+        parse_repeat(out["repeat"])  # only to refuse one a century apart
     return out
 
 

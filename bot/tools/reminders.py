@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.dates import describe, read_when
+from bot.dates import OutOfRange, describe, read_when
 from bot.tools.registry import ToolContext, ToolResult, tool
 from storage.index.reminder_queries import reminder_notes
 from storage.vault.schema import CLOSED_STATUSES
@@ -22,15 +22,17 @@ async def list_reminders(ctx: ToolContext) -> ToolResult:
     )
     upcoming: list[tuple[datetime, str, dict[str, str]]] = []
     earlier: list[tuple[datetime, str, dict[str, str]]] = []
+    unreadable: list[str] = []
     for note in notes:
-        times = [
-            t
-            for t in (
+        try:
+            read = [
                 read_when(v, now=now, zone=zone, default_time=ctx.settings.reminder_time)
                 for v in (note.remind, note.snooze)
-            )
-            if t is not None
-        ]
+            ]
+        except OutOfRange as exc:  # written by hand; the scheduler skips it too
+            unreadable.append(f"• {note.title} ({note.path}): {exc}")
+            continue
+        times = [t for t in read if t is not None]
         ahead = [t for t in times if t > now]
         at = min(ahead) if ahead else max(times, default=None)
         if at is None:
@@ -54,6 +56,8 @@ async def list_reminders(ctx: ToolContext) -> ToolResult:
         lines += [f"• {describe(at, now)}: {line}" for at, line, _ in earlier[:SHOWN]]
         if len(earlier) > SHOWN:
             lines.append(f"  …and {len(earlier) - SHOWN} more")
+    if unreadable:
+        lines += ["Not sent, the time cannot be read:", *unreadable[:SHOWN]]
     if not lines:
         lines = ['No reminders. Say "remind me to … tomorrow at 9" to set one.']
     data = {

@@ -121,5 +121,15 @@ class SkippedItems:
             rows = (await conn.execute(stmt)).all()
         return [Skipped(*row) for row in rows]
 
+    async def kept(self, where: str) -> list[Skipped]:
+        """Every row met at `where` (a poll reads them once, to clear what is fine again)."""
+        c = SKIPPED.c
+        stmt = select(c.where, c.vault_id, c.path, c.reason, c.times, c.last_at).where(
+            c.where == where
+        )
+        async with autocommit(self.engine).connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [Skipped(*row) for row in rows]
+
     async def this_week(self, now: datetime) -> list[Skipped]:
         return await self.since(now - timedelta(days=7))

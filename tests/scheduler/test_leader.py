@@ -88,22 +88,27 @@ async def test_stopping_the_leader_hands_over_at_the_next_poll(database_url: str
             await engine.dispose()
 
 
-async def test_a_failing_start_gives_the_lock_back(engine: AsyncEngine) -> None:
+async def test_a_failing_start_keeps_the_lock_and_is_tried_again(engine: AsyncEngine) -> None:
     attempts: list[int] = []
+    terms = Terms()
 
     async def broken() -> None:
         attempts.append(1)
-        raise RuntimeError("no scheduler today")
+        if len(attempts) < 3:
+            raise RuntimeError("no scheduler today")
 
-    async def nothing() -> None:
-        return None
-
-    leadership = Leadership(engine, on_elected=broken, on_deposed=nothing, poll_seconds=60)
-    await leadership.poll()
-    assert not leadership.is_leader
-    await leadership.poll()
-    assert len(attempts) == 2  # the lock was free again for a second attempt
-    await leadership.stop()
+    other = Terms()
+    leadership = Leadership(engine, on_elected=broken, on_deposed=terms.deposed, poll_seconds=60)
+    rival = _leadership(engine, other)
+    try:
+        assert await leadership.poll()
+        assert not await rival.poll()  # a failed start is no reason to hand the lock over
+        assert await leadership.poll() and await leadership.poll() and await leadership.poll()
+        # Tried again at each poll until it worked, then not again; never deposed.
+        assert len(attempts) == 3 and terms.events == [] and other.events == []
+    finally:
+        await leadership.stop()
+        await rival.stop()
 
 
 async def test_a_failing_refresh_does_not_cost_the_leadership(engine: AsyncEngine) -> None:

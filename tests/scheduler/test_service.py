@@ -4,14 +4,17 @@ once on daylight-saving days."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from bot.app.scheduling import build_service, start_scheduler
 from bot.events import Conversation
+from scheduler.service import job_id
 from tests.bot.helpers import git_log
 from tests.fakes.brain import Clock, running_brain
 from tests.scheduler.outbox import Outbox, add_ada
@@ -141,3 +144,66 @@ async def test_dst_days_get_exactly_one_digest(
     assert len(days) == len(set(days)) == 3, days
     (on_the_day,) = [at for at, _, reply in outbox.sent if day.isoformat() in reply.text[:60]]
     assert on_the_day == expected
+
+
+async def test_a_job_failing_at_every_poll_costs_no_leadership_and_no_digest_job(
+    tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = Clock(SEVEN_UTC + timedelta(minutes=5))
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        ada = await add_ada(brain)
+        bob = await add_ada(brain, user_id="U2", chat_id="chat-2")
+        await brain.database.create_schema()  # what start_scheduler does first
+        # The index is unreadable: every digest and every reminder poll fails.
+        async with brain.database.engine.begin() as conn:
+            await conn.execute(text("ALTER TABLE entries RENAME TO entries_away"))
+        with caplog.at_level(logging.INFO):
+            service = build_service(brain, Outbox(clock), poll_seconds=0.02)
+            await service.start()
+            try:
+                async with asyncio.timeout(20):
+                    # The scheduler polls on its own; the test only watches.
+                    while caplog.text.count("job _reminders failed") < 10:  # noqa: ASYNC110
+                        await asyncio.sleep(0.02)
+                jobs = {job.id for job in service.scheduler.get_jobs()}
+                leading, log = service.is_leader, caplog.text
+            finally:
+                await service.stop()
+                async with brain.database.engine.begin() as conn:
+                    await conn.execute(text("ALTER TABLE entries_away RENAME TO entries"))
+    assert leading and log.count("now runs the digest scheduler") == 1
+    assert "no longer runs the digest scheduler" not in log
+    assert jobs == {job_id(ada.id), job_id(bob.id)}
+
+
+_REFUSE_ADA = (
+    "CREATE FUNCTION refuse_ada() RETURNS trigger AS $$ BEGIN"
+    " IF NEW.user_id = {ada} THEN RAISE EXCEPTION 'no room for user {ada}'; END IF;"
+    " RETURN NEW; END $$ LANGUAGE plpgsql",
+    "CREATE TRIGGER refuse_ada BEFORE INSERT ON send_ledger"
+    " FOR EACH ROW EXECUTE FUNCTION refuse_ada()",
+)
+
+
+async def test_one_person_s_failing_digest_is_recorded_and_the_others_go_on(
+    tmp_path: Path, database_url: str
+) -> None:
+    clock = Clock(SEVEN_UTC + timedelta(hours=3))  # past the grace: each is logged as skipped
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        ada = await add_ada(brain)
+        bob = await add_ada(brain, user_id="U2", chat_id="chat-2")
+        service = build_service(brain, Outbox(clock))
+        async with brain.database.engine.begin() as conn:
+            for statement in _REFUSE_ADA:
+                await conn.execute(text(statement.replace("{ada}", str(ada.id))))
+        outcomes = await service.run_due(clock())
+        (row,) = await service.skipped.kept("digest")
+        async with brain.database.engine.begin() as conn:
+            await conn.execute(text("DROP TRIGGER refuse_ada ON send_ledger"))
+        clock.advance(days=1)
+        await service.run_due(clock())  # Ada's works again: off doctor's list
+        after = await service.skipped.kept("digest")
+    assert [(slot.user_id, sent.status) for slot, sent in outcomes] == [(bob.id, "skipped")]
+    assert (row.path, row.vault_id) == (f"user {ada.id}", 0)
+    assert f"no room for user {ada.id}" in row.reason
+    assert after == []
