@@ -30,15 +30,19 @@ def atomic_write(full: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(full.parent)
+    fsync_dir(full.parent)
 
 
 def remove_file(full: Path, stop_at: Path) -> None:
     """Delete a file, then any folders it leaves empty, up to (not including) `stop_at`."""
     with contextlib.suppress(FileNotFoundError):
         full.unlink()
-    _fsync_dir(full.parent)
-    folder = full.parent
+    fsync_dir(full.parent)
+    prune_empty(full.parent, stop_at)
+
+
+def prune_empty(folder: Path, stop_at: Path) -> None:
+    """Remove `folder` and its parents while they are empty, up to (not including) `stop_at`."""
     while folder != stop_at and stop_at in folder.parents:
         try:
             folder.rmdir()
@@ -47,8 +51,9 @@ def remove_file(full: Path, stop_at: Path) -> None:
         folder = folder.parent
 
 
-def _fsync_dir(folder: Path) -> None:
-    # The rename or unlink is durable only once the folder itself is synced.
+def fsync_dir(folder: Path) -> None:
+    """Make the renames and unlinks in `folder` durable (they are only once the
+    folder itself is synced)."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
         try:

@@ -11,9 +11,11 @@ from typing import Any
 import pygit2
 
 from storage.entry import BOT_AUTHOR, Author, Change
-from storage.vault.atomic import atomic_write, remove_file
+from storage.vault.atomic import atomic_write
+from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import commit_message
+from storage.vault.journal import land_files, settle
 
 Source = Mapping[str, Any] | str | None
 _GITIGNORE = b"# temp files of interrupted writes, and Obsidian's trash\n*.bbtmp\n.trash/\n"
@@ -34,23 +36,10 @@ class Committer:
         source: Source,
         note: str = "",
     ) -> Change:
-        """Write (or, for None, remove) each file atomically, then commit them all. If
-        the commit fails, the files are put back as they were."""
-        before = {rel: _read_or_none(self.root / rel) for rel in files}
-        try:
-            self._apply(files)
-            return self.record(files, subject, author, source, note)
-        except BaseException:
-            self._apply(before)
-            raise
-
-    def _apply(self, files: Mapping[str, bytes | None]) -> None:
-        for rel, data in files.items():
-            full = self.root / rel
-            if data is None:
-                remove_file(full, stop_at=self.root)
-            else:
-                atomic_write(full, data)
+        """Write (or, for None, remove) the files and commit them all: the whole change
+        lands as one commit or not at all, even through a crash (storage.vault.journal)."""
+        message = commit_message(subject, source, note)
+        return _change(land_files(self.git, files, message, author), subject, files)
 
     def record(
         self,
@@ -61,20 +50,19 @@ class Committer:
         note: str = "",
     ) -> Change:
         """Commit contents already in the working tree; `subject` starts with the operation."""
+        settle(self.git)
         blobs = {
             rel: self.git.blob(data) if isinstance(data, bytes) else data
             for rel, data in files.items()
         }
         message = commit_message(subject, source, note)
-        commit = self.git.commit(blobs, message, author)
-        return Change(
-            commit=str(commit.id),
-            operation=subject.split(" ", 1)[0],
-            paths=tuple(sorted(files)),
-            message=message,
-            author=commit.author.name,
-            when=datetime.fromtimestamp(commit.author.time, UTC),
-        )
+        return _change(self.git.commit(blobs, message, author), subject, files)
+
+    def recover(self) -> None:
+        """Undo what a write cut short left behind (stale git locks, a half-done
+        change), so the working tree is HEAD plus genuine hand edits only."""
+        recover_interrupted_write(self.git.repo, self.root)
+        settle(self.git)
 
     def record_outside_edit(self, rel: str, on_disk: bytes) -> None:
         """Commit a file's uncommitted hand edit on its own (operation `edit`), so that
@@ -109,8 +97,12 @@ class Committer:
         self.record(files, f"{subject} {', '.join(added)}", BOT_AUTHOR, None)
 
 
-def _read_or_none(full: Path) -> bytes | None:
-    try:
-        return full.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
+def _change(commit: pygit2.Commit, subject: str, files: Mapping[str, object]) -> Change:
+    return Change(
+        commit=str(commit.id),
+        operation=subject.split(" ", 1)[0],
+        paths=tuple(sorted(files)),
+        message=commit.message,
+        author=commit.author.name,
+        when=datetime.fromtimestamp(commit.author.time, UTC),
+    )

@@ -8,6 +8,7 @@ Callers hold the vault lock around every method here.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,19 @@ log = logging.getLogger(__name__)
 _TreeChanges = dict[str, "pygit2.Oid | _TreeChanges | None"]
 _GONE = FileStatus.WT_DELETED | FileStatus.INDEX_DELETED
 _LARGE_TREE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCommit:
+    """A commit written to the object store, not yet on HEAD (`GitRepo.land`)."""
+
+    id: pygit2.Oid
+    paths: tuple[str, ...]
+    tree: pygit2.Oid
+    message: str
+    author: pygit2.Signature
+    committer: pygit2.Signature
+    parent: pygit2.Oid | None  # None: the first commit
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +199,13 @@ class GitRepo:
     ) -> pygit2.Commit:
         """One commit on HEAD that sets each path to a blob (None removes it). The
         working tree must already hold the new files; the git index follows them."""
+        return self.land(self.prepare(changes, message, author))
+
+    def prepare(
+        self, changes: Mapping[str, pygit2.Oid | None], message: str, author: Author
+    ) -> PreparedCommit:
+        """The commit `commit` would make, written to the object store but not on HEAD
+        yet: `land` puts it there (storage.vault.journal writes the files in between)."""
         head = self.head_commit()
         nested: _TreeChanges = {}
         for path, oid in changes.items():
@@ -197,23 +218,44 @@ class GitRepo:
             node[name] = oid
         tree_id = self._build_tree(head.tree if head else None, nested) or self._empty_tree()
         now = datetime.now(UTC)
-        try:
-            commit_id = self.repo.create_commit(
-                "HEAD",
-                signature(author, now),
-                signature(BOT_AUTHOR, now),
-                message,
-                tree_id,
-                [head.id] if head else [],
-            )
-        except pygit2.GitError as exc:
-            # libgit2 refuses when HEAD moved since we read it (a git command run by hand).
-            problem = f"the vault's history changed while writing; try again ({exc})"
-            raise StorageError(problem) from exc
-        self._update_index(changes)
+        prepared = PreparedCommit(
+            pygit2.Oid(hex="0" * 40),
+            tuple(changes),
+            tree_id,
+            message,
+            signature(author, now),
+            signature(BOT_AUTHOR, now),
+            head.id if head else None,
+        )
+        commit_id = self._create_commit(None, prepared)
+        return dataclasses.replace(prepared, id=commit_id)
+
+    def land(self, prepared: PreparedCommit) -> pygit2.Commit:
+        """Move HEAD to a prepared commit (StorageError when HEAD moved since it was
+        prepared) and bring the git index up to date for its paths."""
+        commit_id = self._create_commit("HEAD", prepared)
+        assert commit_id == prepared.id  # the same inputs make the same commit
+        self.follow_paths(prepared.paths)
         commit = self.repo[commit_id]
         assert isinstance(commit, pygit2.Commit)
         return commit
+
+    def _create_commit(self, ref: str | None, prepared: PreparedCommit) -> pygit2.Oid:
+        parents = [] if prepared.parent is None else [prepared.parent]
+        try:
+            return self.repo.create_commit(
+                ref,
+                prepared.author,
+                prepared.committer,
+                prepared.message,
+                prepared.tree,
+                parents,
+            )
+        except (pygit2.GitError, OSError) as exc:
+            # libgit2 refuses when HEAD moved since we read it or a git command run by
+            # hand holds its lock (GitError, OSError), or the disk is full (OSError).
+            problem = f"the vault's history could not be written; try again ({exc})"
+            raise StorageError(problem) from exc
 
     def _empty_tree(self) -> pygit2.Oid:
         return self.repo.TreeBuilder().write()
@@ -255,8 +297,10 @@ class GitRepo:
         index.write()
         return index
 
-    def _update_index(self, changes: Mapping[str, pygit2.Oid | None]) -> None:
-        self._index_backlog.update(changes)
+    def follow_paths(self, paths: Iterable[str]) -> None:
+        """Bring the git index's entries for `paths` up to the files on disk (after a
+        commit, or a change that landed but was cut short before the index followed)."""
+        self._index_backlog.update(paths)
         self._refresh_index()
 
     def _refresh_index(self) -> None:

@@ -54,7 +54,6 @@ from storage.vault.edits import (
     read_note,
     updated_note,
 )
-from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
 from storage.vault.importer import collect_tree
@@ -100,7 +99,7 @@ class Vault:
         self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock")
         self._commits = Committer(self.root, self._git)
         with self._lock.hold():
-            recover_interrupted_write(self._git.repo, self.root)
+            self._commits.recover()
             self._commits.ensure_layout(self.categories)
 
     # -- reading -------------------------------------------------------------------------
@@ -362,6 +361,7 @@ class Vault:
         one commit by OUTSIDE_AUTHOR, so they are in the history and the backups and
         `git status` is clean again. None when there were none."""
         with self._lock.hold():
+            self._commits.recover()  # a change cut short is undone, never committed here
             files = uncommitted_notes(self._git, self._paths, self.max_bytes)
             if not files:
                 return None
