@@ -297,11 +297,13 @@ class GitRepo:
         index.write()
         return index
 
-    def follow_paths(self, paths: Iterable[str]) -> None:
+    def follow_paths(self, paths: Iterable[str]) -> bool:
         """Bring the git index's entries for `paths` up to the files on disk (after a
-        commit, or a change that landed but was cut short before the index followed)."""
+        commit, or a change that landed but was cut short before the index followed).
+        False when the index could not be written (it is retried on the next write)."""
         self._index_backlog.update(paths)
         self._refresh_index()
+        return not self._index_backlog
 
     def _refresh_index(self) -> None:
         """Bring the git index up to date for the paths we committed. Only those

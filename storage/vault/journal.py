@@ -32,7 +32,7 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +98,7 @@ def land_files(
             raise
         log.warning("the change landed although a late step failed (%s)", exc)
         return git.find_commit(journal.commit)
-    _finish(git, journal)
+    _finish(git, journal, ())
     return commit
 
 
@@ -132,10 +132,7 @@ def _settle(git: GitRepo, journal: Journal) -> bool:
             _put(git, full, step.after, None)  # the switch did not reach the disk
         elif not landed and state == step.after:
             _put(git, full, step.before, backup)
-    _drop_backups(git.root, journal)
-    if landed:
-        git.follow_paths(step.path for step in journal.steps)
-    _journal_path(git).unlink(missing_ok=True)
+    _finish(git, journal, [step.path for step in journal.steps] if landed else [])
     fsync_dir(_journal_path(git).parent)
     return landed
 
@@ -185,9 +182,16 @@ def _switch(root: Path, journal: Journal) -> None:
         fsync_dir(folder)
 
 
-def _finish(git: GitRepo, journal: Journal) -> None:
+def _finish(git: GitRepo, journal: Journal, paths: Sequence[str]) -> None:
+    """Drop the backups, then the journal once the git index follows `paths` (and any
+    earlier commit's) on disk. If the index cannot be written (a full disk), the journal
+    stays:
+    the journal then tells the next `settle` (here or after a restart) which paths the
+    index still has to follow, or `git status` and the next sync would take the
+    change for a hand edit."""
     _drop_backups(git.root, journal)
-    _journal_path(git).unlink()
+    if git.follow_paths(paths):
+        _journal_path(git).unlink(missing_ok=True)
 
 
 def _drop_backups(root: Path, journal: Journal) -> None:
