@@ -170,3 +170,25 @@ def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, tmp_p
     # The disk fills while the new contents are staged, and as HEAD moves.
     assert any(text.startswith("OSError: [Errno 28]") for text in failures), failures
     assert any("history could not be written" in text for text in failures), failures
+
+
+def test_a_hand_edit_made_after_the_kill_is_kept_and_committed_alone(
+    template: Path, scratch: Path
+) -> None:
+    base = git(template, "rev-parse", "HEAD").strip()
+    counted = _child("kill", str(_copy(template, scratch / "counted")), "0")
+    events = counted.stdout.split()
+    halfway = (events.index("os.link") + len(events) - events[::-1].index("os.rename")) // 2
+    root = _copy(template, scratch / "vault")
+    done = _child("kill", str(root), str(halfway))  # part-way through switching the files
+    assert done.returncode == -9, done.stderr
+    inbox = [p.read_text() for p in (root / "inbox").glob("*.md")]
+    assert 0 < sum("[[renamed-note]]" in text for text in inbox) < LINKING  # half done on disk
+    (root / "projects/other-7.md").write_text("# Other 7\n\nEdited in Obsidian meanwhile.\n")
+
+    vault = make_vault(root)
+    assert vault.head() == base  # the rename is undone...
+    outside = vault.commit_outside_edits()
+    assert outside is not None and outside.paths == ("projects/other-7.md",)  # ...the edit kept
+    assert (root / OLD).is_file() and not (root / NEW).exists()
+    assert status(root) == ""
