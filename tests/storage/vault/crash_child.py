@@ -1,12 +1,13 @@
 """The child process of the crash tests: renames the note 1,500 notes link to through
 the real Vault API, and is killed (kill -9) or meets a full disk part-way.
 
-    python -m tests.storage.vault.crash_child kill <vault> <n>   # SIGKILL at write n (0: never)
+    python -m tests.storage.vault.crash_child kill <vault> <n> [undo]  # SIGKILL at write n
     python -m tests.storage.vault.crash_child full <vault> <out> <free bytes>
 
 `kill` counts the file-system writes of the rename (Python's audit events: opening
 for writing, rename, link, unlink, mkdir, rmdir), kills itself with SIGKILL just
-before the n-th, and otherwise prints every write's event name, one a line.
+before the n-th (0: never), and otherwise prints every write's event name, one a
+line. With `undo`, the rename is made first and its undo is what gets killed.
 `full` runs in its own user and mount namespace (`unshare`): it copies the vault onto
 a tmpfs, fills the tmpfs until only <free bytes> are left, renames, prints the error
 (if any) and copies the vault as the failure left it to <out>.
@@ -35,8 +36,9 @@ def rename(root: Path) -> Written:
     return make_vault(root).rename(OLD, "Renamed note", author=ANN)
 
 
-def _killed_at(root: Path, at: int) -> None:
+def _killed_at(root: Path, at: int, undo: bool) -> None:
     vault = make_vault(root)
+    renamed = vault.rename(OLD, "Renamed note", author=ANN) if undo else None
     seen: list[str] = []
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -49,7 +51,10 @@ def _killed_at(root: Path, at: int) -> None:
                 os.kill(os.getpid(), signal.SIGKILL)
 
     sys.addaudithook(hook)
-    vault.rename(OLD, "Renamed note", author=ANN)
+    if renamed is None:
+        vault.rename(OLD, "Renamed note", author=ANN)
+    else:
+        vault.undo(renamed.change.commit, author=ANN)
     print("\n".join(seen))
 
 
@@ -77,6 +82,6 @@ def _full_disk(root: Path, out: Path, free: int) -> None:
 if __name__ == "__main__":
     mode, *rest = sys.argv[1:]
     if mode == "kill":
-        _killed_at(Path(rest[0]), int(rest[1]))
+        _killed_at(Path(rest[0]), int(rest[1]), rest[2:] == ["undo"])
     else:
         _full_disk(Path(rest[0]), Path(rest[1]), int(rest[2]))

@@ -192,3 +192,29 @@ def test_a_hand_edit_made_after_the_kill_is_kept_and_committed_alone(
     assert outside is not None and outside.paths == ("projects/other-7.md",)  # ...the edit kept
     assert (root / OLD).is_file() and not (root / NEW).exists()
     assert status(root) == ""
+
+
+def test_an_undo_of_the_rename_killed_part_way_lands_whole_or_not_at_all(
+    template: Path, scratch: Path
+) -> None:
+    base_tree = git(template, "rev-parse", "HEAD^{tree}").strip()
+    counted = _child("kill", str(_copy(template, scratch / "counted")), "0", "undo")
+    assert counted.returncode == 0, counted.stderr
+    events = counted.stdout.split()
+    last_switch = len(events) - events[::-1].index("os.rename")
+    halfway = (events.index("os.link") + last_switch) // 2
+    for at in (3, halfway, last_switch, last_switch + 1):
+        root = _copy(template, scratch / f"killed-{at}")
+        assert _child("kill", str(root), str(at), "undo").returncode == -9
+        vault = make_vault(root)
+        assert vault.commit_outside_edits() is None
+        subject = git(root, "log", "-1", "--format=%s").strip()
+        undone = at > last_switch
+        assert subject.startswith("undo " if undone else f"rename {OLD}"), (at, subject)
+        assert (git(root, "rev-parse", "HEAD^{tree}").strip() == base_tree) == undone
+        assert (root / OLD).is_file() == undone and (root / NEW).is_file() != undone
+        linking = [(root / f"inbox/note-{n:04d}.md").read_text() for n in range(LINKING)]
+        wanted = "[[target-note]]" if undone else "[[renamed-note]]"
+        assert all(wanted in text for text in linking), at
+        assert status(root) == ""
+        shutil.rmtree(root)
