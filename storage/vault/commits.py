@@ -15,7 +15,7 @@ from storage.vault.atomic import atomic_write
 from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import commit_message
-from storage.vault.journal import land_files, settle
+from storage.vault.journal import Contents, land_files, settle
 
 Source = Mapping[str, Any] | str | None
 _GITIGNORE = b"# temp files of interrupted writes, and Obsidian's trash\n*.bbtmp\n.trash/\n"
@@ -30,14 +30,15 @@ class Committer:
 
     def write(
         self,
-        files: Mapping[str, bytes | None],
+        files: Contents,
         subject: str,
         author: Author,
         source: Source,
         note: str = "",
     ) -> Change:
-        """Write (or, for None, remove) the files and commit them all: the whole change
-        lands as one commit or not at all, even through a crash (storage.vault.journal)."""
+        """Write the files (bytes, or blobs in the object store; None removes) and commit
+        them all: the change lands as one commit or not at all, even through a crash
+        (storage.vault.journal)."""
         message = commit_message(subject, source, note)
         return _change(land_files(self.git, files, message, author), subject, files)
 

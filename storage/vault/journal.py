@@ -74,23 +74,26 @@ def _beside(full: Path, suffix: str) -> Path:
     return full.with_name(f".{full.name[:200]}.{suffix}")
 
 
-def land_files(
-    git: GitRepo, files: Mapping[str, bytes | None], message: str, author: Author
-) -> pygit2.Commit:
-    """Write (or, for None, remove) each file and commit them all as one commit, as
-    the module doc tells; on a failure the files are as they were and it is raised."""
+Contents = Mapping[str, bytes | pygit2.Oid | None]
+
+
+def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> pygit2.Commit:
+    """Write each file (its bytes, or a blob already in the object store; None removes
+    it) and commit them all as one commit, as the module doc tells; on a failure the
+    files are as they were and it is raised."""
     settle(git)
     steps = []
     for rel, data in files.items():
         old = _read_or_none(git.root / rel)
         before = None if old is None else str(git.blob(old))
-        steps.append(Step(rel, before, None if data is None else str(git.blob(data))))
+        after = data if data is None or isinstance(data, pygit2.Oid) else git.blob(data)
+        steps.append(Step(rel, before, None if after is None else str(after)))
     changes = {s.path: None if s.after is None else pygit2.Oid(hex=s.after) for s in steps}
     prepared = git.prepare(changes, message, author)
     journal = Journal(secrets.token_hex(4), str(prepared.id), tuple(steps))
     _write_journal(git, journal)
     try:
-        _stage(git.root, journal, files)
+        _stage(git, journal, files)
         _switch(git.root, journal)
         commit = git.land(prepared)
     except BaseException as exc:
@@ -147,12 +150,14 @@ def _put(git: GitRepo, full: Path, blob: str | None, backup: Path | None) -> Non
         atomic_write(full, git.blob_data(pygit2.Oid(hex=blob)))
 
 
-def _stage(root: Path, journal: Journal, files: Mapping[str, bytes | None]) -> None:
+def _stage(git: GitRepo, journal: Journal, files: Contents) -> None:
     for number, step in enumerate(journal.steps):
         data = files[step.path]
         if data is None:
             continue
-        temp = journal.temp(root, number)
+        if isinstance(data, pygit2.Oid):
+            data = git.blob_data(data)  # one at a time: an import may hold gigabytes
+        temp = journal.temp(git.root, number)
         temp.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         with os.fdopen(fd, "wb") as handle:

@@ -398,7 +398,7 @@ class Vault:
                 subject = f"import {len(found.notes)} {noun} from {src.name or 'a folder'}"
                 note = f"{len(found.copied)} other files copied, {len(found.skipped)} skipped"
                 written = Written(
-                    None, self._commits.record(found.blobs, subject, BOT_AUTHOR, None, note)
+                    None, self._commits.write(found.blobs, subject, BOT_AUTHOR, None, note)
                 )
         return ImportResult(written, found.notes, found.skipped, found.copied, found.warnings)
 

@@ -1,13 +1,14 @@
 """The child process of the crash tests: renames the note 1,500 notes link to through
 the real Vault API, and is killed (kill -9) or meets a full disk part-way.
 
-    python -m tests.storage.vault.crash_child kill <vault> <n> [undo]  # SIGKILL at write n
+    python -m tests.storage.vault.crash_child kill <vault> <n> [undo | <folder>]
     python -m tests.storage.vault.crash_child full <vault> <out> <free bytes>
 
 `kill` counts the file-system writes of the rename (Python's audit events: opening
 for writing, rename, link, unlink, mkdir, rmdir), kills itself with SIGKILL just
 before the n-th (0: never), and otherwise prints every write's event name, one a
-line. With `undo`, the rename is made first and its undo is what gets killed.
+line. With `undo`, the rename is made first and its undo is what gets killed; with
+a folder, the import of that folder is.
 `full` runs in its own user and mount namespace (`unshare`): it copies the vault onto
 a tmpfs, fills the tmpfs until only <free bytes> are left, renames, prints the error
 (if any) and copies the vault as the failure left it to <out>.
@@ -36,9 +37,9 @@ def rename(root: Path) -> Written:
     return make_vault(root).rename(OLD, "Renamed note", author=ANN)
 
 
-def _killed_at(root: Path, at: int, undo: bool) -> None:
+def _killed_at(root: Path, at: int, what: str) -> None:
     vault = make_vault(root)
-    renamed = vault.rename(OLD, "Renamed note", author=ANN) if undo else None
+    renamed = vault.rename(OLD, "Renamed note", author=ANN) if what == "undo" else None
     seen: list[str] = []
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -51,10 +52,12 @@ def _killed_at(root: Path, at: int, undo: bool) -> None:
                 os.kill(os.getpid(), signal.SIGKILL)
 
     sys.addaudithook(hook)
-    if renamed is None:
-        vault.rename(OLD, "Renamed note", author=ANN)
-    else:
+    if renamed is not None:
         vault.undo(renamed.change.commit, author=ANN)
+    elif what:
+        vault.import_tree(Path(what))
+    else:
+        vault.rename(OLD, "Renamed note", author=ANN)
     print("\n".join(seen))
 
 
@@ -82,6 +85,6 @@ def _full_disk(root: Path, out: Path, free: int) -> None:
 if __name__ == "__main__":
     mode, *rest = sys.argv[1:]
     if mode == "kill":
-        _killed_at(Path(rest[0]), int(rest[1]), rest[2:] == ["undo"])
+        _killed_at(Path(rest[0]), int(rest[1]), rest[2] if len(rest) > 2 else "")
     else:
         _full_disk(Path(rest[0]), Path(rest[1]), int(rest[2]))

@@ -218,3 +218,30 @@ def test_an_undo_of_the_rename_killed_part_way_lands_whole_or_not_at_all(
         assert all(wanted in text for text in linking), at
         assert status(root) == ""
         shutil.rmtree(root)
+
+
+def test_an_import_killed_part_way_lands_whole_or_not_at_all(template: Path, scratch: Path) -> None:
+    source = scratch / "obsidian"
+    for number in range(300):
+        (source / f"journal/{number // 100}").mkdir(parents=True, exist_ok=True)
+        (source / f"journal/{number // 100}/day-{number}.md").write_text(f"# Day {number}\n")
+    base = git(template, "rev-parse", "HEAD").strip()
+    counted = _child("kill", str(_copy(template, scratch / "counted")), "0", str(source))
+    assert counted.returncode == 0, counted.stderr
+    events = counted.stdout.split()
+    last_switch = len(events) - events[::-1].index("os.rename")
+    halfway = (events.index("os.rename", 3) + last_switch) // 2
+    for at in (3, halfway, last_switch, last_switch + 1):
+        root = _copy(template, scratch / f"killed-{at}")
+        assert _child("kill", str(root), str(at), str(source)).returncode == -9
+        vault = make_vault(root)
+        assert vault.commit_outside_edits() is None
+        imported = sorted(p.name for p in root.glob("journal/*/*.md"))
+        if at > last_switch:
+            assert git(root, "log", "-1", "--format=%s").strip().startswith("import 300 notes")
+            assert len(imported) == 300
+        else:
+            assert vault.head() == base and imported == [] and not (root / "journal").exists()
+        assert status(root) == ""
+        assert [p.name for p in root.rglob("*.bbtmp")] == []
+        shutil.rmtree(root)
