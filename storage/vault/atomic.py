@@ -7,7 +7,7 @@ import fcntl
 import os
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TEMP_SUFFIX = ".bbtmp"
@@ -64,10 +64,13 @@ def fsync_dir(folder: Path) -> None:
 
 class VaultLock:
     """One writer at a time: a re-entrant thread lock for this process, and an
-    exclusive `flock` on a file inside `.git` for other processes."""
+    exclusive `flock` on a file inside `.git` for other processes. `on_acquire` runs
+    each time the lock is taken (not when re-entered): what a dead writer left is
+    put right before anyone works under the lock."""
 
-    def __init__(self, lock_file: Path) -> None:
+    def __init__(self, lock_file: Path, on_acquire: Callable[[], None] | None = None) -> None:
         self._lock_file = lock_file
+        self._on_acquire = on_acquire
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
@@ -79,8 +82,10 @@ class VaultLock:
                 fd = os.open(self._lock_file, os.O_RDWR | os.O_CREAT, 0o644)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
+                    if self._on_acquire is not None:
+                        self._on_acquire()
                 except BaseException:
-                    os.close(fd)
+                    os.close(fd)  # closing the file releases the flock
                     raise
                 self._fd = fd
             self._depth += 1

@@ -51,7 +51,6 @@ class Committer:
         note: str = "",
     ) -> Change:
         """Commit contents already in the working tree; `subject` starts with the operation."""
-        settle(self.git)
         blobs = {
             rel: self.git.blob(data) if isinstance(data, bytes) else data
             for rel, data in files.items()
@@ -59,11 +58,15 @@ class Committer:
         message = commit_message(subject, source, note)
         return _change(self.git.commit(blobs, message, author), subject, files)
 
+    def settle(self) -> None:
+        """Put right a change a kill or a failure cut short (storage.vault.journal)."""
+        settle(self.git)
+
     def recover(self) -> None:
-        """Undo what a write cut short left behind (stale git locks, a half-done
+        """Undo what a write cut short left behind (stale git locks, then a half-done
         change), so the working tree is HEAD plus genuine hand edits only."""
         recover_interrupted_write(self.git.repo, self.root)
-        settle(self.git)
+        settle(self.git)  # again: the lock's own settle may have met a stale index lock
 
     def record_outside_edit(self, rel: str, on_disk: bytes) -> None:
         """Commit a file's uncommitted hand edit on its own (operation `edit`), so that

@@ -11,11 +11,12 @@ blob before and after is written, fsynced, as `.git/brainbot-journal.json`. Then
    temp file is renamed over it; removals come last (the file is renamed to its
    backup). A new path appears before an old one goes;
 3. HEAD moves to the prepared commit (libgit2 refuses if HEAD moved meanwhile);
-4. the backups and the journal are deleted.
+4. the backups are deleted, and the journal once the git index follows the commit.
 
-Step 3 is the moment the change happens. `settle` (when the vault opens, and before
-any write or outside-edit commit, so a half-done change is never committed as a hand
-edit) finds a journal a kill or a failure left and finishes it: when HEAD is the
+Step 3 is the moment the change happens. `settle` (run whenever the vault lock is
+taken, so before any read of the vault's state, any write and any outside-edit
+commit: a half-done change is never committed as a hand edit) finds a journal a kill
+or a failure left and finishes it: when HEAD is the
 journal's commit the change landed, and only backups and the git index are tidied;
 otherwise every journalled path that holds what the change wrote gets back what it
 held, from its backup (a rename: no free space needed) or from its blob. Back, not
@@ -80,8 +81,8 @@ Contents = Mapping[str, bytes | pygit2.Oid | None]
 def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> pygit2.Commit:
     """Write each file (its bytes, or a blob already in the object store; None removes
     it) and commit them all as one commit, as the module doc tells; on a failure the
-    files are as they were and it is raised."""
-    settle(git)
+    files are as they were and it is raised. The caller holds the vault lock, which
+    settles any earlier change first."""
     steps = []
     for rel, data in files.items():
         old = _read_or_none(git.root / rel)
@@ -106,7 +107,8 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
 
 
 def settle(git: GitRepo) -> None:
-    """Finish a change a kill or a failure cut short (see the module doc), if any."""
+    """Finish a change a kill or a failure cut short (see the module doc), if any;
+    one failed `stat` when there is none."""
     path = _journal_path(git)
     try:
         raw = json.loads(path.read_bytes())
@@ -189,10 +191,9 @@ def _switch(root: Path, journal: Journal) -> None:
 
 def _finish(git: GitRepo, journal: Journal, paths: Sequence[str]) -> None:
     """Drop the backups, then the journal once the git index follows `paths` (and any
-    earlier commit's) on disk. If the index cannot be written (a full disk), the journal
-    stays:
-    the journal then tells the next `settle` (here or after a restart) which paths the
-    index still has to follow, or `git status` and the next sync would take the
+    earlier commit's) on disk. If the index cannot be written (a full disk), the
+    journal stays and tells the next `settle` (here or after a restart) which paths
+    the index still has to follow, or `git status` and the next sync would take the
     change for a hand edit."""
     _drop_backups(git.root, journal)
     if git.follow_paths(paths):
@@ -218,6 +219,13 @@ def _write_journal(git: GitRepo, journal: Journal) -> None:
 
 def _journal_path(git: GitRepo) -> Path:
     return Path(git.repo.path) / JOURNAL_NAME
+
+
+def settle_folder(root: Path) -> None:
+    """`settle` for a vault folder no Vault has open (the backup's restore at start,
+    which must not merge into a half-done change)."""
+    if (root / ".git" / JOURNAL_NAME).is_file():
+        settle(GitRepo(root))
 
 
 def _state(full: Path) -> str | None:

@@ -96,8 +96,9 @@ class Vault:
         self.max_bytes = max_bytes
         self.max_attachment_bytes = max_attachment_bytes
         self._git = GitRepo(self.root)
-        self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock")
         self._commits = Committer(self.root, self._git)
+        # Whoever takes the lock finds a change that a kill cut short put right first.
+        self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock", self._commits.settle)
         with self._lock.hold():
             self._commits.recover()
             self._commits.ensure_layout(self.categories)
@@ -361,7 +362,6 @@ class Vault:
         one commit by OUTSIDE_AUTHOR, so they are in the history and the backups and
         `git status` is clean again. None when there were none."""
         with self._lock.hold():
-            self._commits.recover()  # a change cut short is undone, never committed here
             files = uncommitted_notes(self._git, self._paths, self.max_bytes)
             if not files:
                 return None
