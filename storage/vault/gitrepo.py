@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 _TreeChanges = dict[str, "pygit2.Oid | _TreeChanges | None"]
 _GONE = FileStatus.WT_DELETED | FileStatus.INDEX_DELETED
+_STAGED = FileStatus.INDEX_MODIFIED | FileStatus.INDEX_NEW | FileStatus.INDEX_DELETED
 _LARGE_TREE = 256
 
 
@@ -175,15 +176,28 @@ class GitRepo:
         split into (present on disk, gone from disk)."""
         present: set[str] = set()
         gone: set[str] = set()
+        behind: set[str] = set()
         self._refresh_index()
         self._index()  # a damaged index is rebuilt first, or status fails
+        head = self.head_commit()
         for path, flags in self.repo.status(untracked_files="all").items():
             if flags & FileStatus.IGNORED:
                 continue
-            if flags & _GONE and not (self.root / path).exists():
+            full = self.root / path
+            if flags & _STAGED:
+                # The index differs from HEAD (a write killed between moving HEAD and
+                # writing the index, or a `git add`): a file that is as HEAD has it
+                # is no change, and the index is made to follow it.
+                on_disk = pygit2.hash(full.read_bytes()) if full.is_file() else None
+                if on_disk == self.blob_id(head.tree if head else None, path):
+                    behind.add(path)
+                    continue
+            if flags & _GONE and not full.exists():
                 gone.add(path)
             else:
                 present.add(path)
+        if behind:
+            self.follow_paths(behind)
         return present, gone
 
     # -- writing -------------------------------------------------------------------------
