@@ -80,6 +80,13 @@ def _child(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _switch_span(events: list[str]) -> tuple[int, int]:
+    """The writes (numbered from 1) that switch the first and the last file: the
+    renames after the journal's own."""
+    renames = [number for number, event in enumerate(events, 1) if event == "os.rename"]
+    return renames[1], renames[-1]
+
+
 def _whole_or_nothing(root: Path, base: str) -> str:
     """Reopen the vault as `brainbot run` does, sync it, and check that the rename is
     there entirely or not at all; which of the two."""
@@ -112,7 +119,7 @@ def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
     assert counted.returncode == 0, counted.stderr
     events = counted.stdout.split()
     assert _whole_or_nothing(scratch / "counted", base) == "whole"
-    last_switch = max(n for n, event in enumerate(events, 1) if event == "os.rename")
+    last_switch = _switch_span(events)[1]
     points = {1, 2, 3, last_switch, last_switch + 1, len(events)}
     points |= {1 + len(events) * step // 24 for step in range(24)}
     outcomes: dict[int, str] = {}
@@ -178,7 +185,7 @@ def test_a_hand_edit_made_after_the_kill_is_kept_and_committed_alone(
     base = git(template, "rev-parse", "HEAD").strip()
     counted = _child("kill", str(_copy(template, scratch / "counted")), "0")
     events = counted.stdout.split()
-    halfway = (events.index("os.link") + len(events) - events[::-1].index("os.rename")) // 2
+    halfway = sum(_switch_span(events)) // 2
     root = _copy(template, scratch / "vault")
     done = _child("kill", str(root), str(halfway))  # part-way through switching the files
     assert done.returncode == -9, done.stderr
@@ -201,8 +208,8 @@ def test_an_undo_of_the_rename_killed_part_way_lands_whole_or_not_at_all(
     counted = _child("kill", str(_copy(template, scratch / "counted")), "0", "undo")
     assert counted.returncode == 0, counted.stderr
     events = counted.stdout.split()
-    last_switch = len(events) - events[::-1].index("os.rename")
-    halfway = (events.index("os.link") + last_switch) // 2
+    first_switch, last_switch = _switch_span(events)
+    halfway = (first_switch + last_switch) // 2
     for at in (3, halfway, last_switch, last_switch + 1):
         root = _copy(template, scratch / f"killed-{at}")
         assert _child("kill", str(root), str(at), "undo").returncode == -9
@@ -229,8 +236,8 @@ def test_an_import_killed_part_way_lands_whole_or_not_at_all(template: Path, scr
     counted = _child("kill", str(_copy(template, scratch / "counted")), "0", str(source))
     assert counted.returncode == 0, counted.stderr
     events = counted.stdout.split()
-    last_switch = len(events) - events[::-1].index("os.rename")
-    halfway = (events.index("os.rename", 3) + last_switch) // 2
+    first_switch, last_switch = _switch_span(events)
+    halfway = (first_switch + last_switch) // 2
     for at in (3, halfway, last_switch, last_switch + 1):
         root = _copy(template, scratch / f"killed-{at}")
         assert _child("kill", str(root), str(at), str(source)).returncode == -9
