@@ -7,7 +7,7 @@ import fcntl
 import os
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TEMP_SUFFIX = ".bbtmp"
@@ -30,15 +30,19 @@ def atomic_write(full: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(full.parent)
+    fsync_dir(full.parent)
 
 
 def remove_file(full: Path, stop_at: Path) -> None:
     """Delete a file, then any folders it leaves empty, up to (not including) `stop_at`."""
     with contextlib.suppress(FileNotFoundError):
         full.unlink()
-    _fsync_dir(full.parent)
-    folder = full.parent
+    fsync_dir(full.parent)
+    prune_empty(full.parent, stop_at)
+
+
+def prune_empty(folder: Path, stop_at: Path) -> None:
+    """Remove `folder` and its parents while they are empty, up to (not including) `stop_at`."""
     while folder != stop_at and stop_at in folder.parents:
         try:
             folder.rmdir()
@@ -47,8 +51,9 @@ def remove_file(full: Path, stop_at: Path) -> None:
         folder = folder.parent
 
 
-def _fsync_dir(folder: Path) -> None:
-    # The rename or unlink is durable only once the folder itself is synced.
+def fsync_dir(folder: Path) -> None:
+    """Make the renames and unlinks in `folder` durable (they are only once the
+    folder itself is synced)."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
         try:
@@ -59,10 +64,13 @@ def _fsync_dir(folder: Path) -> None:
 
 class VaultLock:
     """One writer at a time: a re-entrant thread lock for this process, and an
-    exclusive `flock` on a file inside `.git` for other processes."""
+    exclusive `flock` on a file inside `.git` for other processes. `on_acquire` runs
+    each time the lock is taken (not when re-entered): what a dead writer left is
+    put right before anyone works under the lock."""
 
-    def __init__(self, lock_file: Path) -> None:
+    def __init__(self, lock_file: Path, on_acquire: Callable[[], None] | None = None) -> None:
         self._lock_file = lock_file
+        self._on_acquire = on_acquire
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
@@ -74,8 +82,10 @@ class VaultLock:
                 fd = os.open(self._lock_file, os.O_RDWR | os.O_CREAT, 0o644)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
+                    if self._on_acquire is not None:
+                        self._on_acquire()
                 except BaseException:
-                    os.close(fd)
+                    os.close(fd)  # closing the file releases the flock
                     raise
                 self._fd = fd
             self._depth += 1

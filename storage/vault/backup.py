@@ -35,6 +35,7 @@ import pygit2
 
 from storage.entry import BOT_AUTHOR
 from storage.vault.atomic import VaultLock
+from storage.vault.journal import settle_folder
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ class VaultBackup:
     def _lock(self) -> VaultLock:
         git_dir = self.root / ".git"
         git_dir.mkdir(parents=True, exist_ok=True)
-        return VaultLock(git_dir / "brainbot.lock")
+        return VaultLock(git_dir / "brainbot.lock", lambda: settle_folder(self.root))
 
     # -- at start ------------------------------------------------------------------------
 

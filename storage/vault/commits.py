@@ -11,9 +11,11 @@ from typing import Any
 import pygit2
 
 from storage.entry import BOT_AUTHOR, Author, Change
-from storage.vault.atomic import atomic_write, remove_file
+from storage.vault.atomic import atomic_write
+from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import commit_message
+from storage.vault.journal import Contents, land_files, settle
 
 Source = Mapping[str, Any] | str | None
 _GITIGNORE = b"# temp files of interrupted writes, and Obsidian's trash\n*.bbtmp\n.trash/\n"
@@ -28,29 +30,17 @@ class Committer:
 
     def write(
         self,
-        files: Mapping[str, bytes | None],
+        files: Contents,
         subject: str,
         author: Author,
         source: Source,
         note: str = "",
     ) -> Change:
-        """Write (or, for None, remove) each file atomically, then commit them all. If
-        the commit fails, the files are put back as they were."""
-        before = {rel: _read_or_none(self.root / rel) for rel in files}
-        try:
-            self._apply(files)
-            return self.record(files, subject, author, source, note)
-        except BaseException:
-            self._apply(before)
-            raise
-
-    def _apply(self, files: Mapping[str, bytes | None]) -> None:
-        for rel, data in files.items():
-            full = self.root / rel
-            if data is None:
-                remove_file(full, stop_at=self.root)
-            else:
-                atomic_write(full, data)
+        """Write the files (bytes, or blobs in the object store; None removes) and commit
+        them all: the change lands as one commit or not at all, even through a crash
+        (storage.vault.journal)."""
+        message = commit_message(subject, source, note)
+        return _change(land_files(self.git, files, message, author), subject, files)
 
     def record(
         self,
@@ -66,15 +56,17 @@ class Committer:
             for rel, data in files.items()
         }
         message = commit_message(subject, source, note)
-        commit = self.git.commit(blobs, message, author)
-        return Change(
-            commit=str(commit.id),
-            operation=subject.split(" ", 1)[0],
-            paths=tuple(sorted(files)),
-            message=message,
-            author=commit.author.name,
-            when=datetime.fromtimestamp(commit.author.time, UTC),
-        )
+        return _change(self.git.commit(blobs, message, author), subject, files)
+
+    def settle(self) -> None:
+        """Put right a change a kill or a failure cut short (storage.vault.journal)."""
+        settle(self.git)
+
+    def recover(self) -> None:
+        """Undo what a write cut short left behind (stale git locks, then a half-done
+        change), so the working tree is HEAD plus genuine hand edits only."""
+        recover_interrupted_write(self.git.repo, self.root)
+        settle(self.git)  # again: the lock's own settle may have met a stale index lock
 
     def record_outside_edit(self, rel: str, on_disk: bytes) -> None:
         """Commit a file's uncommitted hand edit on its own (operation `edit`), so that
@@ -109,8 +101,12 @@ class Committer:
         self.record(files, f"{subject} {', '.join(added)}", BOT_AUTHOR, None)
 
 
-def _read_or_none(full: Path) -> bytes | None:
-    try:
-        return full.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
+def _change(commit: pygit2.Commit, subject: str, files: Mapping[str, object]) -> Change:
+    return Change(
+        commit=str(commit.id),
+        operation=subject.split(" ", 1)[0],
+        paths=tuple(sorted(files)),
+        message=commit.message,
+        author=commit.author.name,
+        when=datetime.fromtimestamp(commit.author.time, UTC),
+    )

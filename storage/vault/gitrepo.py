@@ -8,7 +8,9 @@ Callers hold the vault lock around every method here.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +28,9 @@ log = logging.getLogger(__name__)
 
 _TreeChanges = dict[str, "pygit2.Oid | _TreeChanges | None"]
 _GONE = FileStatus.WT_DELETED | FileStatus.INDEX_DELETED
+_STAGED = FileStatus.INDEX_MODIFIED | FileStatus.INDEX_NEW | FileStatus.INDEX_DELETED
 _LARGE_TREE = 256
+_HASHED_AT_MOST = 64 * 1024 * 1024  # a staged file bigger than this is never a note
 DEEP_FOLDERS_RULE = "/" + "*/" * (MAX_FOLDERS + 1)
 _DEEP_FOLDERS_NOTE = (
     f"# brainbot: folders more than {MAX_FOLDERS} levels deep are not part of the vault"
@@ -42,6 +46,19 @@ class WorkingTree:
     gone: set[str]
     too_deep: set[str]
     problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCommit:
+    """A commit written to the object store, not yet on HEAD (`GitRepo.land`)."""
+
+    id: pygit2.Oid
+    paths: tuple[str, ...]
+    tree: pygit2.Oid
+    message: str
+    author: pygit2.Signature
+    committer: pygit2.Signature
+    parent: pygit2.Oid | None  # None: the first commit
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +210,7 @@ class GitRepo:
         being too deep. When git cannot walk the tree at all (a committed folder
         nested past libgit2's limit), nothing is found and `problem` says why."""
         tree = WorkingTree(set(), set(), set())
+        behind: set[str] = set()
         self._refresh_index()
         self._index()  # a damaged index is rebuilt first, or status fails
         try:
@@ -200,15 +218,35 @@ class GitRepo:
         except pygit2.GitError as exc:
             tree.problem = f"git cannot look for hand edits in this vault ({exc})"
             return tree
+        head = self.head_commit()
         for path, flags in status.items():
+            full = self.root / path
             if flags & FileStatus.IGNORED:
                 if path.count("/") > MAX_FOLDERS:  # a folder ("a/.../z/") the rule left out
                     tree.too_deep.add(path.rstrip("/"))
-            elif flags & _GONE and not (self.root / path).exists():
+            elif flags & _STAGED and self._as_in_head(full, head, path):
+                # The index differs from HEAD (a write killed between moving HEAD and
+                # writing the index, or a `git add`) while the file is as HEAD has it:
+                # no change; the index is made to follow it.
+                behind.add(path)
+            elif flags & _GONE and not full.exists():
                 tree.gone.add(path)
             else:
                 tree.present.add(path)
+        if behind:
+            self.follow_paths(behind)
         return tree
+
+    def _as_in_head(self, full: Path, head: pygit2.Commit | None, path: str) -> bool:
+        try:
+            info = full.lstat()
+        except OSError:
+            on_disk = None
+        else:
+            if not stat.S_ISREG(info.st_mode) or info.st_size > _HASHED_AT_MOST:
+                return False  # not a note we would read: left to the sync to judge
+            on_disk = pygit2.hash(full.read_bytes())
+        return on_disk == self.blob_id(head.tree if head else None, path)
 
     def _leave_out_deep_folders(self) -> None:
         """Keep folders nested past MAX_FOLDERS out of every `git status` (ours and a
@@ -242,6 +280,13 @@ class GitRepo:
     ) -> pygit2.Commit:
         """One commit on HEAD that sets each path to a blob (None removes it). The
         working tree must already hold the new files; the git index follows them."""
+        return self.land(self.prepare(changes, message, author))
+
+    def prepare(
+        self, changes: Mapping[str, pygit2.Oid | None], message: str, author: Author
+    ) -> PreparedCommit:
+        """The commit `commit` would make, written to the object store but not on HEAD
+        yet: `land` puts it there (storage.vault.journal writes the files in between)."""
         head = self.head_commit()
         nested: _TreeChanges = {}
         for path, oid in changes.items():
@@ -254,23 +299,44 @@ class GitRepo:
             node[name] = oid
         tree_id = self._build_tree(head.tree if head else None, nested) or self._empty_tree()
         now = datetime.now(UTC)
-        try:
-            commit_id = self.repo.create_commit(
-                "HEAD",
-                signature(author, now),
-                signature(BOT_AUTHOR, now),
-                message,
-                tree_id,
-                [head.id] if head else [],
-            )
-        except pygit2.GitError as exc:
-            # libgit2 refuses when HEAD moved since we read it (a git command run by hand).
-            problem = f"the vault's history changed while writing; try again ({exc})"
-            raise StorageError(problem) from exc
-        self._update_index(changes)
+        prepared = PreparedCommit(
+            pygit2.Oid(hex="0" * 40),
+            tuple(changes),
+            tree_id,
+            message,
+            signature(author, now),
+            signature(BOT_AUTHOR, now),
+            head.id if head else None,
+        )
+        commit_id = self._create_commit(None, prepared)
+        return dataclasses.replace(prepared, id=commit_id)
+
+    def land(self, prepared: PreparedCommit) -> pygit2.Commit:
+        """Move HEAD to a prepared commit (StorageError when HEAD moved since it was
+        prepared) and bring the git index up to date for its paths."""
+        commit_id = self._create_commit("HEAD", prepared)
+        assert commit_id == prepared.id  # the same inputs make the same commit
+        self.follow_paths(prepared.paths)
         commit = self.repo[commit_id]
         assert isinstance(commit, pygit2.Commit)
         return commit
+
+    def _create_commit(self, ref: str | None, prepared: PreparedCommit) -> pygit2.Oid:
+        parents = [] if prepared.parent is None else [prepared.parent]
+        try:
+            return self.repo.create_commit(
+                ref,
+                prepared.author,
+                prepared.committer,
+                prepared.message,
+                prepared.tree,
+                parents,
+            )
+        except (pygit2.GitError, OSError) as exc:
+            # libgit2 refuses when HEAD moved since we read it or a git command run by
+            # hand holds its lock (GitError, OSError), or the disk is full (OSError).
+            problem = f"the vault's history could not be written; try again ({exc})"
+            raise StorageError(problem) from exc
 
     def _empty_tree(self) -> pygit2.Oid:
         return self.repo.TreeBuilder().write()
@@ -312,9 +378,13 @@ class GitRepo:
         index.write()
         return index
 
-    def _update_index(self, changes: Mapping[str, pygit2.Oid | None]) -> None:
-        self._index_backlog.update(changes)
+    def follow_paths(self, paths: Iterable[str]) -> bool:
+        """Bring the git index's entries for `paths` up to the files on disk (after a
+        commit, or a change that landed but was cut short before the index followed).
+        False when the index could not be written (it is retried on the next write)."""
+        self._index_backlog.update(paths)
         self._refresh_index()
+        return not self._index_backlog
 
     def _refresh_index(self) -> None:
         """Bring the git index up to date for the paths we committed. Only those

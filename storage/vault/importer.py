@@ -1,8 +1,9 @@
 """Copying an existing folder of Markdown (an Obsidian vault) into the vault.
 
 Every file is judged on its own and any problem is reported, never raised, so an
-import never stops half-way. Files are written and turned into git blobs one by one;
-the caller then records them all as a single commit.
+import never stops half-way. Files are turned into git blobs one by one (nothing in
+the working tree changes yet); the caller then writes them all as a single commit,
+which lands whole or not at all (storage.vault.journal).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 import pygit2
 
 from storage.errors import EntryTooLarge, NotAFile, StorageError, UnsafePath
-from storage.vault.atomic import atomic_write
 from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
 from storage.vault.notefile import parse_note, read_text
@@ -24,7 +24,7 @@ from storage.vault.paths import MAX_FOLDERS, TOO_DEEP, VaultPaths, check_relpath
 
 @dataclass(slots=True)
 class CollectedTree:
-    """What an import wrote into the working tree, not yet committed."""
+    """What an import found to copy: blobs in the object store, not in the working tree."""
 
     blobs: dict[str, pygit2.Oid] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
@@ -42,7 +42,7 @@ def collect_tree(
     max_other_bytes: int,
     progress: Callable[[int, int], None] | None = None,
 ) -> CollectedTree:
-    """Write the importable files of `src` into the vault at their relative paths."""
+    """The importable files of `src`, as blobs for their relative paths in the vault."""
     source = src.resolve()
     if not source.is_dir():
         raise StorageError(f"{src.name!r} is not a folder")
@@ -60,7 +60,6 @@ def collect_tree(
             if os.path.lexists(target):
                 same = _same_bytes(target, rel, data)
                 raise _Skip("already in the vault" if same else "a different file has this path")
-            atomic_write(target, data)
             blobs[rel] = git.blob(data)
             (notes if is_note_path(rel) else copied).append(rel)
             if warning:

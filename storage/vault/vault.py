@@ -54,7 +54,6 @@ from storage.vault.edits import (
     read_note,
     updated_note,
 )
-from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
 from storage.vault.importer import collect_tree
@@ -97,10 +96,11 @@ class Vault:
         self.max_bytes = max_bytes
         self.max_attachment_bytes = max_attachment_bytes
         self._git = GitRepo(self.root)
-        self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock")
         self._commits = Committer(self.root, self._git)
+        # Whoever takes the lock finds a change that a kill cut short put right first.
+        self._lock = VaultLock(Path(self._git.repo.path) / "brainbot.lock", self._commits.settle)
         with self._lock.hold():
-            recover_interrupted_write(self._git.repo, self.root)
+            self._commits.recover()
             self._commits.ensure_layout(self.categories)
 
     # -- reading -------------------------------------------------------------------------
@@ -398,7 +398,7 @@ class Vault:
                 subject = f"import {len(found.notes)} {noun} from {src.name or 'a folder'}"
                 note = f"{len(found.copied)} other files copied, {len(found.skipped)} skipped"
                 written = Written(
-                    None, self._commits.record(found.blobs, subject, BOT_AUTHOR, None, note)
+                    None, self._commits.write(found.blobs, subject, BOT_AUTHOR, None, note)
                 )
         return ImportResult(written, found.notes, found.skipped, found.copied, found.warnings)
 

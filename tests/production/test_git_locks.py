@@ -68,3 +68,22 @@ def test_a_damaged_git_index_never_makes_a_committed_write_look_failed(tmp_path:
         "ideas/later.md",
     ]
     assert again.change.paths == ("ideas/later.md",)
+
+
+def test_an_index_a_kill_left_behind_head_is_no_hand_edit(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    vault = make_vault(root)
+    vault.create("ideas", "Old", author=ANN)
+    stale = (root / ".git" / "index").read_bytes()
+    vault.create("ideas", "New", author=ANN)
+    vault.delete("ideas/old.md", author=ANN)
+    # What a kill between moving HEAD and writing the index leaves: an index that
+    # never saw the last commits, though the files on disk are what HEAD holds.
+    (root / ".git" / "index").write_bytes(stale)
+    head = vault.head()
+
+    reopened = make_vault(root)
+
+    assert reopened.commit_outside_edits() is None  # no empty "edited outside" commit
+    assert reopened.head() == head
+    assert status(root) == ""

@@ -1,0 +1,90 @@
+"""The child process of the crash tests: renames the note 1,500 notes link to through
+the real Vault API, and is killed (kill -9) or meets a full disk part-way.
+
+    python -m tests.storage.vault.crash_child kill <vault> <n> [undo | <folder>]
+    python -m tests.storage.vault.crash_child full <vault> <out> <free bytes>
+
+`kill` counts the file-system writes of the rename (Python's audit events: opening
+for writing, rename, link, unlink, mkdir, rmdir), kills itself with SIGKILL just
+before the n-th (0: never), and otherwise prints every write's event name, one a
+line. With `undo`, the rename is made first and its undo is what gets killed; with
+a folder, the import of that folder is.
+`full` runs in its own user and mount namespace (`unshare`): it copies the vault onto
+a tmpfs, fills the tmpfs until only <free bytes> are left, renames, prints the error
+(if any) and copies the vault as the failure left it to <out>.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from storage.entry import Written
+from tests.storage.vault.vault_support import ANN, make_vault
+
+OLD = "ideas/target-note.md"
+NEW = "ideas/renamed-note.md"
+_WRITES = {"os.rename", "os.link", "os.remove", "os.rmdir", "os.mkdir"}
+
+
+def rename(root: Path) -> Written:
+    """What the rename tool does: open the vault as `brainbot run` does, then rename."""
+    return make_vault(root).rename(OLD, "Renamed note", author=ANN)
+
+
+def _killed_at(root: Path, at: int, what: str) -> None:
+    vault = make_vault(root)
+    renamed = vault.rename(OLD, "Renamed note", author=ANN) if what == "undo" else None
+    seen: list[str] = []
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        writing = (
+            event == "open" and isinstance(args[2], int) and args[2] & (os.O_WRONLY | os.O_RDWR)
+        )
+        if event in _WRITES or writing:
+            seen.append(event)
+            if len(seen) == at:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    sys.addaudithook(hook)
+    if renamed is not None:
+        vault.undo(renamed.change.commit, author=ANN)
+    elif what:
+        vault.import_tree(Path(what))
+    else:
+        vault.rename(OLD, "Renamed note", author=ANN)
+    print("\n".join(seen))
+
+
+def _full_disk(root: Path, out: Path, free: int) -> None:
+    disk = out.parent / "tmpfs"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(disk)], check=True)
+    vault = disk / "vault"
+    shutil.copytree(root, vault, symlinks=True)
+    stat = os.statvfs(disk)
+    ballast = stat.f_bavail * stat.f_frsize - free
+    if ballast > 0:
+        fd = os.open(disk / "ballast", os.O_WRONLY | os.O_CREAT, 0o600)
+        os.posix_fallocate(fd, 0, ballast)
+        os.close(fd)
+    try:
+        rename(vault)
+    except Exception as exc:
+        print(f"{type(exc).__name__}: {exc}")
+    else:
+        print("renamed")
+    shutil.copytree(vault, out, symlinks=True)
+
+
+if __name__ == "__main__":
+    mode, *rest = sys.argv[1:]
+    if mode == "kill":
+        _killed_at(Path(rest[0]), int(rest[1]), rest[2] if len(rest) > 2 else "")
+    else:
+        _full_disk(Path(rest[0]), Path(rest[1]), int(rest[2]))

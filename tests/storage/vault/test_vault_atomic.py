@@ -1,0 +1,254 @@
+"""A rename that relinks 1,500 notes lands whole (one commit) or not at all, however
+the process dies part-way (kill -9 at many points) and wherever the disk fills up:
+after a restart the vault is HEAD, and nothing half done is committed as a hand edit.
+The rename runs in a child process (tests/storage/vault/crash_child.py)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storage.vault.journal import JOURNAL_NAME
+from tests.storage.vault.crash_child import NEW, OLD
+from tests.storage.vault.vault_support import (
+    ANN,
+    commit_count,
+    git,
+    make_vault,
+    outside_commit,
+    status,
+)
+
+pytestmark = pytest.mark.slow  # starts a child process per point of failure
+
+LINKING = 1500
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A vault whose note `ideas/target-note.md` is linked from 1,500 notes (by
+    wikilink, and every third also by a Markdown link), plus 50 that do not link."""
+    root = tmp_path_factory.mktemp("template") / "vault"
+    vault = make_vault(root)
+    vault.create("ideas", "Target note", "The note everyone links to.", author=ANN)
+    for number in range(LINKING):
+        body = f"# Note {number}\n\nSee [[target-note]] for more.\n"
+        if number % 3 == 0:
+            body += '\nAlso [the target](../ideas/target-note.md "tea").\n'
+        (root / f"inbox/note-{number:04d}.md").write_text(f"---\ntitle: Note {number}\n---\n{body}")
+    for number in range(50):
+        (root / f"projects/other-{number}.md").write_text(f"# Other {number}\n\nNo links.\n")
+    outside_commit(root, "1,550 notes")
+    git(root, "gc", "-q")
+    return root
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Iterator[Path]:
+    """A folder in memory where there is one: a kill needs no fsync to be real, and
+    1,500 fsyncs per run on a busy disk would make this test take minutes."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="brainbot-crash-", dir=shm))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
+def _copy(template: Path, where: Path) -> Path:
+    shutil.copytree(template, where, symlinks=True)
+    return where
+
+
+def _child(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tests.storage.vault.crash_child", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _switch_span(events: list[str]) -> tuple[int, int]:
+    """The writes (numbered from 1) that switch the first and the last file: the
+    renames after the journal's own."""
+    renames = [number for number, event in enumerate(events, 1) if event == "os.rename"]
+    return renames[1], renames[-1]
+
+
+def _whole_or_nothing(root: Path, base: str) -> str:
+    """Reopen the vault as `brainbot run` does, sync it, and check that the rename is
+    there entirely or not at all; which of the two."""
+    vault = make_vault(root)
+    assert vault.commit_outside_edits() is None  # no half-done change is a "hand edit"
+    linking = [(root / f"inbox/note-{n:04d}.md").read_text() for n in range(LINKING)]
+    if vault.head() == base:
+        assert (root / OLD).is_file() and not (root / NEW).exists()
+        assert all("[[target-note]]" in t and "renamed-note" not in t for t in linking)
+        outcome = "not at all"
+    else:
+        assert git(root, "rev-parse", "HEAD~1").strip() == base
+        subject = git(root, "log", "-1", "--format=%s").strip()
+        assert subject == f"rename {OLD} -> {NEW} (links in {LINKING} notes)"
+        assert (root / NEW).is_file() and not (root / OLD).exists()
+        assert all("[[renamed-note]]" in t and "target-note" not in t for t in linking)
+        outcome = "whole"
+    assert status(root) == ""
+    assert [p.name for p in root.rglob("*.bbtmp")] == []
+    assert not (root / ".git" / JOURNAL_NAME).exists()
+    assert sorted(p.name for p in (root / "projects").iterdir())[:2] == [".gitkeep", "other-0.md"]
+    return outcome
+
+
+def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
+    template: Path, scratch: Path
+) -> None:
+    base = git(template, "rev-parse", "HEAD").strip()
+    counted = _child("kill", str(_copy(template, scratch / "counted")), "0")
+    assert counted.returncode == 0, counted.stderr
+    events = counted.stdout.split()
+    assert _whole_or_nothing(scratch / "counted", base) == "whole"
+    last_switch = _switch_span(events)[1]
+    points = {1, 2, 3, last_switch, last_switch + 1, len(events)}
+    points |= {1 + len(events) * step // 24 for step in range(24)}
+    outcomes: dict[int, str] = {}
+    for at in sorted(points):
+        root = _copy(template, scratch / f"killed-{at}")
+        done = _child("kill", str(root), str(at))
+        assert done.returncode == -9, f"at write {at}: {done.returncode} {done.stderr}"
+        outcomes[at] = _whole_or_nothing(root, base)
+        assert commit_count(root) == commit_count(template) + (outcomes[at] == "whole")
+        shutil.rmtree(root)
+    # Killed before HEAD moved: undone; killed after: the change is all there.
+    assert outcomes[last_switch] == "not at all"
+    assert outcomes[last_switch + 1] == "whole"
+    assert {outcomes[at] for at in points if at <= last_switch} == {"not at all"}
+    assert {outcomes[at] for at in points if at > last_switch} == {"whole"}
+
+
+def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, tmp_path: Path) -> None:
+    """A real full disk: a tmpfs in a user namespace, filled until only so much room is
+    left; the room that just suffices is found by bisection, then the rename is tried
+    with less room at many points below it, down to none (every write failing)."""
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], check=False)
+    if probe.returncode != 0:
+        pytest.skip("user namespaces (unshare) are not available for a tmpfs")
+    base = git(template, "rev-parse", "HEAD").strip()
+    page = 4096
+    said: dict[int, str] = {}
+
+    def rename_with(pages: int) -> bool:
+        out = tmp_path / f"free-{pages}" / "vault"
+        out.parent.mkdir()
+        command = ["unshare", "--user", "--map-root-user", "--mount", sys.executable, "-m"]
+        command += ["tests.storage.vault.crash_child", "full", str(template), str(out)]
+        done = subprocess.run(
+            [*command, str(pages * page)], cwd=REPO, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        said[pages] = done.stdout.strip().splitlines()[-1]
+        # As the failure left it, before any restart: HEAD, and nothing half done.
+        assert status(out) == "", (pages, said[pages])
+        outcome = _whole_or_nothing(out, base)
+        assert (outcome == "whole") == (said[pages] == "renamed"), (pages, said[pages])
+        shutil.rmtree(out.parent)
+        return outcome == "whole"
+
+    low, high = 0, 8192  # pages: too few for certain, and plenty (32 MiB)
+    assert not rename_with(low) and rename_with(high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if rename_with(middle) else (middle, high)
+    for pages in [high * n // 8 for n in range(1, 8)] + list(range(high - 6, high)):
+        if pages not in said:
+            assert not rename_with(pages)
+    failures = {text for pages, text in said.items() if pages < high}
+    # The disk fills while the new contents are staged, and as HEAD moves.
+    assert any(text.startswith("OSError: [Errno 28]") for text in failures), failures
+    assert any("history could not be written" in text for text in failures), failures
+
+
+def test_a_hand_edit_made_after_the_kill_is_kept_and_committed_alone(
+    template: Path, scratch: Path
+) -> None:
+    base = git(template, "rev-parse", "HEAD").strip()
+    counted = _child("kill", str(_copy(template, scratch / "counted")), "0")
+    events = counted.stdout.split()
+    halfway = sum(_switch_span(events)) // 2
+    root = _copy(template, scratch / "vault")
+    done = _child("kill", str(root), str(halfway))  # part-way through switching the files
+    assert done.returncode == -9, done.stderr
+    inbox = [p.read_text() for p in (root / "inbox").glob("*.md")]
+    assert 0 < sum("[[renamed-note]]" in text for text in inbox) < LINKING  # half done on disk
+    (root / "projects/other-7.md").write_text("# Other 7\n\nEdited in Obsidian meanwhile.\n")
+
+    vault = make_vault(root)
+    assert vault.head() == base  # the rename is undone...
+    outside = vault.commit_outside_edits()
+    assert outside is not None and outside.paths == ("projects/other-7.md",)  # ...the edit kept
+    assert (root / OLD).is_file() and not (root / NEW).exists()
+    assert status(root) == ""
+
+
+def test_an_undo_of_the_rename_killed_part_way_lands_whole_or_not_at_all(
+    template: Path, scratch: Path
+) -> None:
+    base_tree = git(template, "rev-parse", "HEAD^{tree}").strip()
+    counted = _child("kill", str(_copy(template, scratch / "counted")), "0", "undo")
+    assert counted.returncode == 0, counted.stderr
+    events = counted.stdout.split()
+    first_switch, last_switch = _switch_span(events)
+    halfway = (first_switch + last_switch) // 2
+    for at in (3, halfway, last_switch, last_switch + 1):
+        root = _copy(template, scratch / f"killed-{at}")
+        assert _child("kill", str(root), str(at), "undo").returncode == -9
+        vault = make_vault(root)
+        assert vault.commit_outside_edits() is None
+        subject = git(root, "log", "-1", "--format=%s").strip()
+        undone = at > last_switch
+        assert subject.startswith("undo " if undone else f"rename {OLD}"), (at, subject)
+        assert (git(root, "rev-parse", "HEAD^{tree}").strip() == base_tree) == undone
+        assert (root / OLD).is_file() == undone and (root / NEW).is_file() != undone
+        linking = [(root / f"inbox/note-{n:04d}.md").read_text() for n in range(LINKING)]
+        wanted = "[[target-note]]" if undone else "[[renamed-note]]"
+        assert all(wanted in text for text in linking), at
+        assert status(root) == ""
+        shutil.rmtree(root)
+
+
+def test_an_import_killed_part_way_lands_whole_or_not_at_all(template: Path, scratch: Path) -> None:
+    source = scratch / "obsidian"
+    for number in range(300):
+        (source / f"journal/{number // 100}").mkdir(parents=True, exist_ok=True)
+        (source / f"journal/{number // 100}/day-{number}.md").write_text(f"# Day {number}\n")
+    base = git(template, "rev-parse", "HEAD").strip()
+    counted = _child("kill", str(_copy(template, scratch / "counted")), "0", str(source))
+    assert counted.returncode == 0, counted.stderr
+    events = counted.stdout.split()
+    first_switch, last_switch = _switch_span(events)
+    halfway = (first_switch + last_switch) // 2
+    for at in (3, halfway, last_switch, last_switch + 1):
+        root = _copy(template, scratch / f"killed-{at}")
+        assert _child("kill", str(root), str(at), str(source)).returncode == -9
+        vault = make_vault(root)
+        assert vault.commit_outside_edits() is None
+        imported = sorted(p.name for p in root.glob("journal/*/*.md"))
+        if at > last_switch:
+            assert git(root, "log", "-1", "--format=%s").strip().startswith("import 300 notes")
+            assert len(imported) == 300
+        else:
+            assert vault.head() == base and imported == [] and not (root / "journal").exists()
+        assert status(root) == ""
+        assert [p.name for p in root.rglob("*.bbtmp")] == []
+        shutil.rmtree(root)
