@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench e2e-model install local clean
+.PHONY: run test test-server lint bench e2e-model install local clean
 
 # Reinstall whenever what the install reads changes: the dependencies and entry points
 # (pyproject.toml) or the install command itself (this file).
@@ -30,6 +30,14 @@ TEST_WORKERS ?= 4
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+
+# The suite against a server of your choosing (before a release: a standard Postgres
+# with pgvector, not only the embedded one): each test gets a database of its own
+# there, dropped afterwards. The role needs CREATEDB and may create the `vector`
+# extension (a superuser, as pgvector is not a trusted extension).
+test-server: $(STAMP)
+	@test -n "$(DATABASE_URL)" || { echo "usage: make test-server DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/postgres"; exit 2; }
+	BRAINBOT_TEST_DATABASE_URL='$(DATABASE_URL)' $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
