@@ -76,8 +76,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # user reaches a data folder in a tmp_path. A worker asking after another one's
     # embedded server started locked that server's user out (initdb: Permission
     # denied): every worker asks here, before any test runs.
-    session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
-    if EXTERNAL_SERVER is None or hasattr(session.config, "workerinput"):
+    if hasattr(session.config, "workerinput"):
+        session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+        return
+    if EXTERNAL_SERVER is None:
         return
     import psycopg
 
