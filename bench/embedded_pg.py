@@ -18,6 +18,7 @@ Run: `python -m bench.embedded_pg [rows]`.
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import sys
 import tempfile
@@ -56,6 +57,7 @@ def start_times() -> tuple[float, float]:
         server = _start(root)
         existing.append(time.perf_counter() - began)
         server.cleanup()
+        shutil.rmtree(root.parent)
     return statistics.median(fresh), statistics.median(existing)
 
 
@@ -159,6 +161,7 @@ def main(argv: Sequence[str] = ()) -> int:
         figures = filtered_search(server.get_uri(), rows)
     finally:
         server.cleanup()
+        shutil.rmtree(root.parent)
     print(f"embedded Postgres: {figures.pop('versions')}")
     print(f"start, fresh data folder (initdb): median {fresh:.2f} s over {STARTS}")
     print(f"start, existing data folder: median {existing:.2f} s over {STARTS}")
