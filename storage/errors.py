@@ -64,6 +64,24 @@ class DatabaseUnavailable(StorageError):
     """The database cannot be reached or lacks the `vector` extension."""
 
 
+class EmbeddedPostgresMismatch(DatabaseUnavailable):
+    """The embedded Postgres' data folder was written by another major version, which
+    the installed server cannot read; `fix` says how to carry the data over."""
+
+    def __init__(self, pgdata: str, folder_major: str, installed_major: str) -> None:
+        self.fix = (
+            f"stop brainbot, then run `brainbot db upgrade --old-postgres DIR` with DIR "
+            f"holding PostgreSQL {folder_major}'s programs (see the README, Upgrading)"
+        )
+        super().__init__(
+            f"the embedded Postgres data in {pgdata} is PostgreSQL {folder_major}'s; the "
+            f"installed server is PostgreSQL {installed_major} and cannot read it "
+            f"(nothing was changed).\n{self.fix}"
+        )
+        self.folder_major = folder_major
+        self.installed_major = installed_major
+
+
 class NothingToChange(StorageError):
     """A write would leave the file as it is, so no commit was made."""
 

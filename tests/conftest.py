@@ -1,6 +1,7 @@
-"""Shared fixtures: one embedded Postgres per test session, a database per test cloned
-from one migrated once per run, and a guard that makes any network call off this
-machine fail loudly."""
+"""Shared fixtures: one embedded Postgres per test session (or the server named by
+BRAINBOT_TEST_DATABASE_URL), a database per test cloned from one migrated once per
+run, and a guard that makes any network call off this machine (or off that server)
+fail loudly."""
 
 from __future__ import annotations
 
@@ -13,16 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.postgres import start_postgres
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# `make test-server`: the suite on a server of one's choosing (a role that may create
+# databases, and the `vector` extension installed) instead of the embedded one.
+EXTERNAL_SERVER = os.environ.pop("BRAINBOT_TEST_DATABASE_URL", "") or None
 for _name in list(os.environ):
     # Tests configure brainbot explicitly; the developer's shell must not leak in.
     if _name.startswith(("BRAINBOT_", "SLACK_", "TELEGRAM_", "OPENAI_")) or _name == "DATABASE_URL":
         del os.environ[_name]
 
+_server_host = make_url(EXTERNAL_SERVER).host if EXTERNAL_SERVER else None
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 
@@ -33,7 +39,19 @@ def _check_address(sock: socket.socket, address: Any) -> None:
     host = address[0] if isinstance(address, tuple) else address
     if host in ("127.0.0.1", "::1", "localhost") or str(host).startswith("127."):
         return
+    if _server_host is not None and _is_server(str(host)):
+        return
     raise RuntimeError(f"test tried to reach the network: {address!r}")
+
+
+def _is_server(host: str) -> bool:
+    """Whether `host` is the test server's (its name, or an address it resolves to)."""
+    if host == _server_host:
+        return True
+    try:
+        return host in {info[4][0] for info in socket.getaddrinfo(_server_host, None)}
+    except OSError:
+        return False
 
 
 def _guarded_connect(self: socket.socket, address: Any) -> None:
@@ -50,31 +68,109 @@ socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
 socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Settle pytest's temporary root, then, with BRAINBOT_TEST_DATABASE_URL, stop at
+    once with what the server lacks rather than fail every test needing a database."""
+    # pytest takes group and other rights off `pytest-of-<user>` the first time a
+    # process asks for a tmp_path; pgserver run as root adds them back so its system
+    # user reaches a data folder in a tmp_path. A worker asking after another one's
+    # embedded server started locked that server's user out (initdb: Permission
+    # denied): every worker asks here, before any test runs.
+    if hasattr(session.config, "workerinput"):
+        session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+        return
+    if EXTERNAL_SERVER is None:
+        return
+    import psycopg
+
+    safe = make_url(EXTERNAL_SERVER).render_as_string(hide_password=True)
+    try:
+        with psycopg.connect(EXTERNAL_SERVER, connect_timeout=10) as conn:
+            row = conn.execute(
+                "SELECT rolsuper OR rolcreatedb,"
+                " EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector'),"
+                " current_setting('server_version')"
+                " FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
+    except psycopg.Error as exc:
+        row, lacks = None, f"cannot connect to {safe}: {exc}"
+    else:
+        lacks = (
+            f"the role of {safe} may not create databases"
+            if row is None or not row[0]
+            else f"{safe} has no `vector` extension (pgvector)"
+            if not row[1]
+            else ""
+        )
+    if lacks:
+        pytest.exit(f"BRAINBOT_TEST_DATABASE_URL: {lacks}", returncode=2)
+    assert row is not None
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"testing against Postgres {row[2]} at {safe}")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests that start brainbot processes first (the sort keeps each group's order):
     with several workers, a long one started last would leave the others idle."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+def on_database(url: str, database: str) -> str:
+    """`url` with its database replaced by `database` (any form of URL)."""
+    return make_url(url).set(database=database).render_as_string(hide_password=False)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
-    """A Postgres 16 with pgvector for the whole session; yields its admin URI."""
+    """A Postgres with pgvector for the whole session; yields its admin URI: the server
+    named by BRAINBOT_TEST_DATABASE_URL, else an embedded one started for the run."""
+    if EXTERNAL_SERVER is not None:
+        yield EXTERNAL_SERVER
+        return
     server, uri = start_postgres(Path(tempfile.mkdtemp(prefix="brainbot-pg-")), durable=False)
     yield uri
     server.cleanup()
 
 
-MIGRATED = "brainbot_migrated"
+# Names of this process' databases: several workers (or runs) may share one server.
+_PREFIX = f"brainbot_test_{os.getpid()}"
 _db_numbers = itertools.count(1)
 
 
+def _create(pg_server: str, name: str, template: str) -> str:
+    import psycopg
+
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    return on_database(pg_server, name)
+
+
+def _drop(pg_server: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture(scope="session")
-def migrated_template(pg_server: str) -> str:
+def vector_template(pg_server: str) -> Iterator[str]:
+    """A database with nothing but the `vector` extension, made once per run; the
+    server's own template1 stays as its administrator left it."""
+    import psycopg
+
+    name = f"{_PREFIX}_vector"
+    with psycopg.connect(_create(pg_server, name, "template1"), autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    yield name
+    _drop(pg_server, name)
+
+
+@pytest.fixture(scope="session")
+def migrated_template(pg_server: str, vector_template: str) -> Iterator[str]:
     """A database brought up to date once per run, as `brainbot run` does at its first
     start (migrations, then the tables registered later); every test clones it."""
     import asyncio
-
-    import psycopg
 
     from storage.db.engine import Database
     from storage.db.migrations import migrate
@@ -88,21 +184,16 @@ def migrated_template(pg_server: str) -> str:
         finally:
             await database.close()
 
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{MIGRATED}" TEMPLATE template1')
-    asyncio.run(bring_up_to_date(pg_server.replace("/postgres?", f"/{MIGRATED}?")))
-    return MIGRATED
+    name = f"{_PREFIX}_migrated"
+    asyncio.run(bring_up_to_date(_create(pg_server, name, vector_template)))
+    yield name
+    _drop(pg_server, name)
 
 
 def _database(pg_server: str, template: str) -> Iterator[str]:
-    import psycopg
-
-    name = f"t{os.getpid()}_{next(_db_numbers)}"
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    yield pg_server.replace("/postgres?", f"/{name}?")
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    name = f"{_PREFIX}_{next(_db_numbers)}"
+    yield _create(pg_server, name, template)
+    _drop(pg_server, name)
 
 
 @pytest.fixture
@@ -112,9 +203,9 @@ def database_url(pg_server: str, migrated_template: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def empty_database_url(pg_server: str) -> Iterator[str]:
+def empty_database_url(pg_server: str, vector_template: str) -> Iterator[str]:
     """A database with nothing but the vector extension: for tests of migrations."""
-    yield from _database(pg_server, "template1")
+    yield from _database(pg_server, vector_template)
 
 
 @pytest.fixture

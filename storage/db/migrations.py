@@ -138,6 +138,20 @@ async def _index_vaults(conn: AsyncConnection) -> None:
     Keys and indexes lead with the vault, so each vault reads its rows as one range."""
     if await _has_column(conn, "index_meta", "id"):
         await conn.execute(text("ALTER TABLE index_meta RENAME COLUMN id TO vault_id"))
+        # PostgreSQL 18 names NOT NULL constraints after their column and keeps the name
+        # through a rename: the one a fresh table's column has.
+        if await _exists(
+            conn,
+            "SELECT 1 FROM pg_constraint WHERE conrelid = 'index_meta'::regclass"
+            " AND conname = 'index_meta_id_not_null'",
+            {},
+        ):
+            await conn.execute(
+                text(
+                    "ALTER TABLE index_meta"
+                    " RENAME CONSTRAINT index_meta_id_not_null TO index_meta_vault_id_not_null"
+                )
+            )
     for table in _VAULT_TABLES:
         await conn.execute(
             text(

@@ -1,4 +1,4 @@
-"""An embedded Postgres 16 with pgvector for tests and benchmarks (pgserver), with
+"""An embedded Postgres with pgvector for tests and benchmarks (pgserver), with
 room for many connections (several brainbot processes, each with its pools)."""
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import psycopg
 import pytest
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.app.commands.doctor import vault as vault_check
@@ -16,6 +18,7 @@ from bot.config import Settings
 from storage.db.migrations import migrate
 from storage.db.skipped import SkippedItems
 from storage.vault.backup import VaultBackup
+from tests.conftest import on_database
 from tests.fakes.slack_api import BOT_TOKEN
 from tests.production.conftest import Fakes
 from tests.production.gitremote import bare_remote, commit_file, other_machine
@@ -41,6 +44,17 @@ async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:
     return process.returncode, out.decode()
 
 
+def _versions(url: str) -> tuple[str, str]:
+    """The server's Postgres and pgvector versions, as it tells them (any server)."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT current_setting('server_version'),"
+            " (SELECT extversion FROM pg_extension WHERE extname = 'vector')"
+        ).fetchone()
+    assert row is not None
+    return str(row[0]), str(row[1])
+
+
 async def test_a_healthy_setup_passes(tmp_path: Path, database_url: str, fakes: Fakes) -> None:
     env = fakes.env(
         tmp_path,
@@ -52,9 +66,10 @@ async def test_a_healthy_setup_passes(tmp_path: Path, database_url: str, fakes: 
     code, out = await doctor(env, tmp_path)
     assert code == 0, out
     assert "PROBLEM" not in out and "No problems found." in out
+    postgres, vector = _versions(database_url)
     for line in (
         "ok       configuration: Slack (Socket Mode), Telegram (polling);",
-        "ok       database: DATABASE_URL: Postgres 16",
+        f"ok       database: DATABASE_URL: Postgres {postgres}, vector {vector},",
         "ok       slack: signed in as brainbot in Acme",
         "ok       slack: Socket Mode is allowed for SLACK_APP_TOKEN",
         "ok       telegram: signed in as @brainbot_test_bot",
@@ -71,7 +86,7 @@ async def test_each_broken_part_is_named_with_its_fix(
     wrong_telegram = "999999:WRONG-token-of-a-bot-that-does-not-exist"
     env = fakes.env(
         tmp_path,
-        database_url.replace("/t", "/missing_t", 1),
+        on_database(database_url, "missing_" + (make_url(database_url).database or "")),
         slack="http",
         SLACK_BOT_TOKEN=wrong_slack,
         TELEGRAM_BOT_TOKEN=wrong_telegram,

@@ -32,7 +32,7 @@ from storage.db.admission import Admission
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
 from storage.db.skipped import NO_VAULT, SkippedItems
-from storage.errors import StorageError
+from storage.errors import EmbeddedPostgresMismatch, StorageError
 from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
 
@@ -133,6 +133,8 @@ async def database(s: Settings) -> list[Finding]:
             "check DATABASE_URL; the server needs the pgvector extension (the "
             "pgvector/pgvector image has it)"
             if s.database_url
+            else exc.fix
+            if isinstance(exc, EmbeddedPostgresMismatch)
             else f"check that {s.data_dir} is writable and not on a network share"
         )
         reason = str(exc).splitlines()[0] if str(exc) else "no answer within 60 s"

