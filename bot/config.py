@@ -40,9 +40,9 @@ DIRECT_CHANGES = ("append", "tag", "tick")
 _DIRECT_CHANGES_ENV = "BRAINBOT_DIRECT_CHANGES"
 
 
-class _EmptyDirectChanges(PydanticBaseSettingsSource):
-    """`BRAINBOT_DIRECT_CHANGES=` (set, but empty) means "none": every change waits for
-    Approve. Other empty variables are ignored (a blank line of a compose file)."""
+class _WholeSource(PydanticBaseSettingsSource):
+    """A source that reads its variables itself (from the environment and `env_file`)
+    and answers for a whole setting at once, never field by field."""
 
     def __init__(self, settings_cls: type[BaseSettings], env_file: DotenvType | None) -> None:
         super().__init__(settings_cls)
@@ -50,6 +50,11 @@ class _EmptyDirectChanges(PydanticBaseSettingsSource):
 
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
         return None, field_name, False
+
+
+class _EmptyDirectChanges(_WholeSource):
+    """`BRAINBOT_DIRECT_CHANGES=` (set, but empty) means "none": every change waits for
+    Approve. Other empty variables are ignored (a blank line of a compose file)."""
 
     def __call__(self) -> dict[str, Any]:
         sources = [
@@ -92,16 +97,9 @@ def allowance_of(variable: str) -> str | None:
     return variable[len(SECRET_PREFIX) : -len(SECRET_VAULTS_SUFFIX)] or None
 
 
-class _SecretVaults(PydanticBaseSettingsSource):
+class _SecretVaults(_WholeSource):
     """BRAINBOT_SECRET_<NAME>_VAULTS, one variable per secret, as one setting: the
     secret's name → the vaults allowed to use it, as written."""
-
-    def __init__(self, settings_cls: type[BaseSettings], env_file: DotenvType | None) -> None:
-        super().__init__(settings_cls)
-        self.env_file = env_file
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
         allowed = {
