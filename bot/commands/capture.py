@@ -9,8 +9,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.commands.mentions import PEOPLE, Mention, linked, mentioned, person_page
+from bot.commands.structure import read_structure, title_of
 from bot.dates import find_when
-from bot.tools import ToolContext, category_named, title_from
+from bot.tools import ToolContext, category_named
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
 PERSON_NAME = re.compile(
@@ -90,33 +92,65 @@ def classify(text: str, categories: tuple[str, ...]) -> Guess:
     return Guess("inbox", 0.3, text)
 
 
-def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
-    """The `capture` call for `text`."""
-    guess = classify(text, ctx.settings.categories)
-    title, body = title_from(guess.text), guess.text
-    when = find_when(
-        guess.text,
-        now=ctx.now,
-        zone=ctx.zone,
-        default_time=ctx.settings.reminder_time,
+async def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
+    """The `capture` call for `text`: a category, a title and next action from its own
+    words, its #tags; a person it names gets one page that later thoughts link to."""
+    categories = ctx.settings.categories
+    guess = classify(text, categories)
+    body = guess.text
+    mention = await _person(ctx, guess) if PEOPLE in categories else None
+    if mention is not None and mention.page is None:
+        # The first thought about someone named in full starts their page, named
+        # after them so [[Their Name]] links to it.
+        rest = _rest_after_name(guess) if guess.confidence == 1.0 else None
+        return _call(mention.name, PEOPLE, max(guess.confidence, 0.7), rest or body, ())
+    if mention is not None and mention.page is not None:
+        body = linked(body, mention.page, mention.said)
+    if guess.category == PEOPLE:
+        # A person's page is only ever that person's: a thought about them (or a
+        # birthday of no one known) is filed by its other words and links to it.
+        guess = classify(guess.text, tuple(c for c in categories if c != PEOPLE))
+    structure = read_structure(body)
+    title, action = title_of(
+        structure, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
     )
-    if when.found:
-        # "remind me to call mom tomorrow at 9": a task called "Call mom", with a
-        # date, is an errand when nothing else claimed it (the capture reads the date).
-        if when.rest.strip():
-            title = title_from(when.rest.strip()[:1].upper() + when.rest.strip()[1:])
-        if guess.category == "inbox" and "admin" in ctx.settings.categories:
-            guess = Guess("admin", 0.7, guess.text)
-    if guess.category == "people" and guess.confidence == 1.0:
-        # An explicit person note is named after the person, so [[Their Name]] links.
-        person = PERSON_NAME.match(guess.text)
-        if person:
-            title, body = person.group("name"), person.group("rest").strip() or guess.text
+    when = find_when(body, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time)
+    if when.found and guess.category == "inbox" and "admin" in categories:
+        # A dated task is an errand when nothing else claimed it (the capture reads the date).
+        guess = Guess("admin", 0.7, guess.text)
+    fields = [{"name": "next_action", "value": action}] if action else []
+    return _call(title, guess.category, guess.confidence, body, structure.tags, fields)
+
+
+def _call(
+    title: str,
+    category: str,
+    confidence: float,
+    body: str,
+    tags: tuple[str, ...],
+    fields: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
     return {
-        "category": guess.category,
+        "category": category,
         "title": title,
         "body": body,
-        "confidence": guess.confidence,
-        "tags": [],
-        "fields": [],
+        "confidence": confidence,
+        "tags": list(tags),
+        "fields": fields or [],
     }
+
+
+async def _person(ctx: ToolContext, guess: Guess) -> Mention | None:
+    """Who the thought is about: the person a `[person]` hint names, else a mention."""
+    if guess.category == PEOPLE and guess.confidence == 1.0:
+        match = PERSON_NAME.match(guess.text)
+        if match:
+            name = match.group("name")
+            return Mention(name, name, await person_page(ctx.store, name))
+    return await mentioned(ctx.store, guess.text)
+
+
+def _rest_after_name(guess: Guess) -> str | None:
+    """ "Sarah Kim - works on budget" → "works on budget", for her page's text."""
+    match = PERSON_NAME.match(guess.text)
+    return match.group("rest").strip() if match else None

@@ -133,7 +133,7 @@ class Router:
 
     async def capture(self, ctx: ToolContext, text: str) -> list[Reply]:
         """File `text` where the keywords say (bot.commands.capture)."""
-        return await self._call(ctx, "capture", **capture_arguments(ctx, text))
+        return await self._call(ctx, "capture", **await capture_arguments(ctx, text))
 
     async def correction(self, ctx: ToolContext, text: str) -> list[Reply] | None:
         """`fix: idea` / "actually that's a project": refile the last note of this chat."""

@@ -7,9 +7,11 @@ from bot.tools.context import Proposal, ToolContext, ToolError, ToolResult
 from bot.tools.names import (
     category_named,
     clean_reference,
+    linked_names,
     notes_named,
     split_leading_reference,
     title_from,
+    unlinked,
 )
 from bot.tools.reading import Reading
 from bot.tools.registry import REGISTRY, ToolSpec, tool
@@ -35,6 +37,7 @@ __all__ = [
     "digest",
     "in_team",
     "last_filed",
+    "linked_names",
     "notes",
     "notes_named",
     "reminders",
@@ -42,4 +45,5 @@ __all__ = [
     "split_leading_reference",
     "title_from",
     "tool",
+    "unlinked",
 ]

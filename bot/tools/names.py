@@ -25,7 +25,7 @@ CATEGORY_WORDS = {
     "notes": "inbox",
 }
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}  # noqa: RUF001
-_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 
 
 def clean_reference(text: str) -> str:
@@ -37,6 +37,17 @@ def clean_reference(text: str) -> str:
     if len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
         return text[1:-1].strip()
     return text
+
+
+def linked_names(text: str) -> list[str]:
+    """The notes `text` links to with `[[Name]]`, `[[Name|label]]` or `[[Name#part]]`."""
+    return [match.group(1).strip() for match in _WIKILINK.finditer(text)]
+
+
+def unlinked(text: str) -> str:
+    """`text` as it reads with its wikilinks shown as their labels (`[[Sarah Kim|Sarah]]`
+    reads "Sarah"), for a title."""
+    return _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
 
 
 def split_leading_reference(text: str) -> tuple[str, str] | None:

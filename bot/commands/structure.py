@@ -1,0 +1,62 @@
+"""What a thought's own markup says, read without a model: "next: …" is the next
+action, `#tags` are tags, `[[links]]` read as their names in a title. Dates ("by
+Friday", "due 1 May") are read by the capture itself (bot.tools.dates), from the body."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, time
+from zoneinfo import ZoneInfo
+
+from bot.dates import find_when
+from bot.tools import title_from, unlinked
+
+# "Website redesign - next: email Tom", "Roof. Next step: call the roofer".
+_NEXT = re.compile(
+    r"(?:\s*[-\u2013\u2014|;,.]\s*|\s+|^)next(?:[ _-]?(?:action|step))?\s*:\s*", re.IGNORECASE
+)
+# Obsidian's inline tag: `#` after a space (not `C#`, not a URL's `#part`), a letter
+# first (`#1` is an issue number), then letters, digits, `_`, `-`, `/`.
+_TAG = re.compile(r"(?<![\w#&/])#([^\W\d][\w/-]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """A thought's markup: the words its title comes from ("" when it starts with
+    "next:"), its next action and tags."""
+
+    head: str
+    next_action: str | None
+    tags: tuple[str, ...]
+
+
+def read_structure(text: str) -> Structure:
+    """The markup in `text` (a thought without its category hint)."""
+    tags = tuple(dict.fromkeys(tag.lower() for tag in _TAG.findall(text)))
+    plain = _TAG.sub("", text)
+    parts = _NEXT.split(plain, maxsplit=1)
+    if len(parts) == 1:
+        return Structure(_tidy(plain), None, tags)
+    head, tail = parts
+    return Structure(_tidy(head), _tidy(tail.split("\n", 1)[0]) or None, tags)
+
+
+def title_of(
+    structure: Structure, *, now: datetime, zone: ZoneInfo, default_time: time
+) -> tuple[str, str | None]:
+    """The title and next action of a thought, each without its date words ("email Tom
+    the new mockups by Friday" is due Friday; its action is "email Tom the new mockups")."""
+    action = structure.next_action
+    if action is not None:
+        action = find_when(action, now=now, zone=zone, default_time=default_time).rest or action
+    head = structure.head or action or ""
+    when = find_when(head, now=now, zone=zone, default_time=default_time)
+    rest = when.rest.strip() if when.found else ""
+    # "remind me to call mom tomorrow at 9": a task called "Call mom".
+    head = rest[:1].upper() + rest[1:] if rest else head
+    return title_from(unlinked(head)), action
+
+
+def _tidy(text: str) -> str:
+    return " ".join(text.split()).strip(" -\u2013\u2014|;,")

@@ -1,0 +1,96 @@
+"""Filing without a model keeps a thought's structure: `next:`, `due`/`by …`, `#tags`
+and `[[links]]` become fields and links, and a person named in a thought gets one page
+(`people/Sarah Kim.md`) that later thoughts link to instead of new people notes."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import frontmatter
+
+from tests.bot.helpers import message, notes
+from tests.fakes.brain import Clock, running_brain
+
+TUESDAY = datetime(2026, 11, 17, 9, 0, tzinfo=UTC)
+
+
+async def test_a_project_line_gives_title_next_action_due_and_tags(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+        vault = brain.settings.vault_dir
+        text = "project: Website redesign - next: email Tom the new mockups by Friday #web"
+        (reply,) = await brain.engine.handle(message(text))
+        assert notes(vault) == ["projects/website-redesign.md"], reply.text
+        post = frontmatter.load(vault / "projects/website-redesign.md")
+        assert post["title"] == "Website redesign"
+        assert post["next_action"] == "email Tom the new mockups"
+        assert post["due"] == date(2026, 11, 20)
+        assert post["tags"] == ["web"]
+        assert "email Tom the new mockups by Friday" in post.content
+
+
+async def test_due_words_and_links_are_read_from_an_errand(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+        vault = brain.settings.vault_dir
+        await brain.engine.handle(message("admin: renew [[Passport]] due 2026-12-01 #travel"))
+        (path,) = notes(vault)
+        post = frontmatter.load(vault / path)
+        assert path == "admin/renew-passport.md"
+        assert post["title"] == "Renew Passport"
+        assert post["due"] == date(2026, 12, 1)
+        assert post["tags"] == ["travel"]
+        assert "[[Passport]]" in post.content
+
+
+async def test_one_person_one_page_that_later_thoughts_link_to(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+        vault = brain.settings.vault_dir
+        met = "Met Sarah Kim at the climate meetup, she works on heat pumps"
+        await brain.engine.handle(message(met))
+        assert notes(vault) == ["people/Sarah Kim.md"]
+        page = frontmatter.load(vault / "people/Sarah Kim.md")
+        assert page["title"] == "Sarah Kim"
+        assert met in page.content
+
+        await brain.engine.handle(message("Talked to [[Sarah Kim]] about the heat pump grant"))
+        await brain.engine.handle(message("Sarah's birthday is on 4 May"))
+        await brain.engine.handle(message("Met Sarah Kim again at the library"))
+        people = [n for n in notes(vault) if n.startswith("people/")]
+        assert people == ["people/Sarah Kim.md"]
+        others = [n for n in notes(vault) if not n.startswith("people/")]
+        assert len(others) == 3, notes(vault)
+        for path in others:
+            # [[Sarah Kim]], or [[Sarah Kim|Sarah]] where the thought says "Sarah".
+            assert "[[Sarah Kim" in (vault / path).read_text(encoding="utf-8"), path
+        backlinks = await brain.store.backlinks("people/Sarah Kim.md")
+        assert len(backlinks) == 3
+
+
+async def test_a_first_name_alone_never_makes_a_person_page(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+        vault = brain.settings.vault_dir
+        await brain.engine.handle(message("Sarah's birthday is on 4 May"))
+        (path,) = notes(vault)
+        assert not path.startswith("people/"), path
+        assert "Birthday" not in path
+
+
+async def test_an_explicit_person_hint_for_a_known_person_links_to_her_page(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+        vault = brain.settings.vault_dir
+        await brain.engine.handle(message("[person] Sarah Kim - works on budget at ACME"))
+        await brain.engine.handle(message("[person] Sarah Kim - moved to the Berlin office"))
+        assert [n for n in notes(vault) if n.startswith("people/")] == ["people/Sarah Kim.md"]
+        (other,) = [n for n in notes(vault) if not n.startswith("people/")]
+        text = (vault / other).read_text(encoding="utf-8")
+        assert "[[Sarah Kim]]" in text and "moved to the Berlin office" in text
