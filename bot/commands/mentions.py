@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.tools import linked_names
+from bot.tools import linked_names, unlinked
 from storage.entry import Entry
 from storage.store import Store
 
@@ -64,7 +64,7 @@ async def mentioned(store: Store, text: str) -> Mention | None:
         page = await person_page(store, name)
         if page is not None:
             return Mention(name, f"[[{name}]]", page)
-    full = full_name_after_cue(text)
+    full = full_name_after_cue(unlinked(text))  # "Talked to [[Sarah Kim]]" names her too
     if full is not None:
         return Mention(full, full, await person_page(store, full))
     for word in _first_names(text):

@@ -29,19 +29,25 @@ async def test_a_project_line_gives_title_next_action_due_and_tags(
         assert post["due"] == date(2026, 11, 20)
         assert post["tags"] == ["web"]
         assert "email Tom the new mockups by Friday" in post.content
+        digest = "\n".join(r.text for r in await brain.engine.handle(message("/digest")))
+        assert "Website redesign: email Tom the new mockups" in digest
+        assert "no next action yet" not in digest
 
 
-async def test_due_words_and_links_are_read_from_an_errand(
+async def test_due_words_read_in_the_persons_zone_and_links_kept(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+    # Thursday 20:00 in UTC is already Friday morning in Auckland: "tomorrow" is Saturday.
+    thursday_evening = Clock(datetime(2026, 11, 19, 20, 0, tzinfo=UTC))
+    zone = {"BRAINBOT_TIMEZONE": "Pacific/Auckland"}
+    async with running_brain(tmp_path, database_url, clock=thursday_evening, **zone) as brain:
         vault = brain.settings.vault_dir
-        await brain.engine.handle(message("admin: renew [[Passport]] due 2026-12-01 #travel"))
+        await brain.engine.handle(message("admin: renew [[Passport]] due tomorrow #travel"))
         (path,) = notes(vault)
         post = frontmatter.load(vault / path)
         assert path == "admin/renew-passport.md"
         assert post["title"] == "Renew Passport"
-        assert post["due"] == date(2026, 12, 1)
+        assert post["due"] == date(2026, 11, 21)
         assert post["tags"] == ["travel"]
         assert "[[Passport]]" in post.content
 
@@ -94,3 +100,17 @@ async def test_an_explicit_person_hint_for_a_known_person_links_to_her_page(
         (other,) = [n for n in notes(vault) if not n.startswith("people/")]
         text = (vault / other).read_text(encoding="utf-8")
         assert "[[Sarah Kim]]" in text and "moved to the Berlin office" in text
+
+
+async def test_a_linked_full_name_with_a_people_cue_starts_her_page(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+        vault = brain.settings.vault_dir
+        await brain.engine.handle(message("Talked to [[Sarah Kim]] about the heat pump grant"))
+        await brain.engine.handle(message("Lunch with Sarah Kim, she got the grant"))
+        (page,) = [n for n in notes(vault) if n.startswith("people/")]
+        assert page == "people/Sarah Kim.md"
+        assert "heat pump grant" in (vault / page).read_text(encoding="utf-8")
+        (other,) = [n for n in notes(vault) if n != page]
+        assert "[[Sarah Kim]], she got the grant" in (vault / other).read_text(encoding="utf-8")
