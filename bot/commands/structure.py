@@ -19,6 +19,8 @@ _NEXT = re.compile(
 # Obsidian's inline tag: `#` after a space (not `C#`, not a URL's `#part`), a letter
 # first (`#1` is an issue number), then letters, digits, `_`, `-`, `/`.
 _TAG = re.compile(r"(?<![\w#&/])#([^\W\d][\w/-]*)")
+_TRAILING_TAGS = re.compile(r"(?:[ \t]*" + _TAG.pattern + r")+[ \t]*$", re.MULTILINE)
+_SPACES = re.compile(r"[ \t]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +36,9 @@ class Structure:
 def read_structure(text: str) -> Structure:
     """The markup in `text` (a thought without its category hint)."""
     tags = tuple(dict.fromkeys(tag.lower() for tag in _TAG.findall(text)))
-    plain = _TAG.sub("", text)
+    # Tags closing a line are markup ("Buy milk #errand"); one inside a sentence is
+    # also a word ("read #book on the flight").
+    plain = _TAG.sub(r"\1", _TRAILING_TAGS.sub("", text))
     parts = _NEXT.split(plain, maxsplit=1)
     if len(parts) == 1:
         return Structure(_tidy(plain), None, tags)
@@ -59,4 +63,6 @@ def title_of(
 
 
 def _tidy(text: str) -> str:
-    return " ".join(text.split()).strip(" -\u2013\u2014|;,")
+    """`text` without the spaces and separators markup left at its ends (its lines kept:
+    the title is made from the first)."""
+    return _SPACES.sub(" ", text).strip(" \t\n-\u2013\u2014|;,")

@@ -9,10 +9,31 @@ from pathlib import Path
 
 import frontmatter
 
+from bot.commands.mentions import full_name_after_cue
+from bot.commands.structure import read_structure
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import Clock, running_brain
 
 TUESDAY = datetime(2026, 11, 17, 9, 0, tzinfo=UTC)
+
+
+def test_markup_is_read_and_the_words_kept() -> None:
+    project = read_structure("Website redesign - next: email Tom by Friday #web #Design")
+    assert (project.head, project.next_action) == ("Website redesign", "email Tom by Friday")
+    assert project.tags == ("web", "design")
+    assert read_structure("read #book on the flight").head == "read book on the flight"
+    lines = read_structure("Roof leaks\nin the attic #house\nnext: call the roofer")
+    assert (lines.head, lines.next_action) == ("Roof leaks\nin the attic", "call the roofer")
+    for text in ("C# tips", "see https://example.org/a#part", "# Heading", "issue #12"):
+        assert read_structure(text).tags == (), text
+
+
+def test_a_full_name_after_a_people_cue() -> None:
+    assert full_name_after_cue("Met Sarah Kim at the climate meetup") == "Sarah Kim"
+    assert full_name_after_cue("had lunch with Jean-Luc Picard.") == "Jean-Luc Picard"
+    assert full_name_after_cue("Coffee with Sarah Kim, then work") == "Sarah Kim"
+    assert full_name_after_cue("met Sarah at the meetup") is None
+    assert full_name_after_cue("Sarah Kim works on budget") is None
 
 
 async def test_a_project_line_gives_title_next_action_due_and_tags(
