@@ -108,6 +108,16 @@ async def test_a_first_name_alone_never_makes_a_person_page(
         (path,) = notes(vault)
         assert not path.startswith("people/"), path
         assert "Birthday" not in path
+        # Two Sarahs: "Sarah's" is neither, so the thought links to no one.
+        await brain.engine.handle(message("[person] Sarah Kim - works on budget"))
+        await brain.engine.handle(message("[person] Sarah Lee - runs the garden club"))
+        await brain.engine.handle(message("Sarah's party is on Saturday"))
+        assert [n for n in notes(vault) if n.startswith("people/")] == [
+            "people/Sarah Kim.md",
+            "people/Sarah Lee.md",
+        ]
+        (party,) = [n for n in notes(vault) if "party" in n]
+        assert "[[" not in (vault / party).read_text(encoding="utf-8")
 
 
 async def test_an_explicit_person_hint_for_a_known_person_links_to_her_page(
