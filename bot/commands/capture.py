@@ -1,7 +1,8 @@
 """Plain text filed without a model: the category its hint (`project:`, `[person]`) or
-its keywords say, else the inbox; a title from its first sentence, or from what a
-reminder is about ("remind me to call mom tomorrow at 9" is "Call mom"); a person's
-note named after the person, so `[[Their Name]]` links to it."""
+its keywords say, else the inbox; a title from its first sentence (up to a "next:"),
+or from what a reminder is about ("remind me to call mom tomorrow at 9" is "Call mom");
+its markup read into fields (bot.commands.structure); one page per person, named after
+them so `[[Their Name]]` links to it, that later thoughts link to (bot.commands.mentions)."""
 
 from __future__ import annotations
 
