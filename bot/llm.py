@@ -5,7 +5,9 @@ Answers are streamed: a slow local model is judged by how long its first token t
 CPU model can never meet. Retries happen only where they can help: a refused
 connection, 429 and 502/503/504. A timeout is not retried (the same model on the
 same prompt would be just as slow), and neither is a 4xx or a 500 that the server
-gives for the request itself.
+gives for the request itself. A server that cannot be reached at all is not tried
+again for `recheck_after` seconds, so an outage costs the retries once, not on every
+message.
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ class LLMLimits:
     retries: int = 2
     max_tokens: int = 1000
     stream: bool = True
+    # After the server could not be reached at all (nothing listening), messages in
+    # the next seconds do not wait through the retries again: they are answered
+    # without the model at once.
+    recheck_after: float = 30.0
 
 
 @dataclass
@@ -111,6 +117,7 @@ class LLM:
         self.model = model
         self.transcribe_model = transcribe_model
         self.limits = limits or LLMLimits()
+        self._unreachable_until = 0.0  # time.monotonic(): not tried again before then
         # httpx's read timeout is the longest silence between two pieces of the
         # answer: before the first token that is the whole prompt's processing.
         self.client = AsyncOpenAI(
@@ -142,6 +149,8 @@ class LLM:
             body["response_format"] = response_format
         if self.limits.stream:
             body.update(stream=True, stream_options={"include_usage": True})
+        if time.monotonic() < self._unreachable_until:
+            raise LLMUnavailable("the model could not be reached moments ago")
         deadline = time.monotonic() + self.limits.total_timeout
         for attempt in range(self.limits.retries + 1):
             try:
@@ -160,6 +169,8 @@ class LLM:
                 retryable = status is None or status in RETRY_STATUSES
                 wait = min(2.0**attempt + random.random(), deadline - time.monotonic())
                 if not retryable or attempt == self.limits.retries or wait <= 0:
+                    if status is None:
+                        self._unreachable_until = time.monotonic() + self.limits.recheck_after
                     reason = f"the model answered {status}" if status else type(exc).__name__
                     raise LLMUnavailable(f"{reason}: {_message(exc)}") from exc
                 log.info("model call failed (%s); retrying in %.1f s", status or exc, wait)

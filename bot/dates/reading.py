@@ -5,7 +5,7 @@ of the text for a title. bot.dates.when is the public face and says what it all 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -56,6 +56,12 @@ class When:
     @property
     def found(self) -> bool:
         return self.due is not None or self.remind is not None or self.repeat is not None
+
+    @property
+    def plans(self) -> bool:
+        """The words ask to be reminded, or name an appointment, a deadline or a
+        repeat: what a reminder a model set for them must rest on."""
+        return self.asked or self.found
 
 
 def at(day: date, clock: time, zone: ZoneInfo) -> datetime:
@@ -182,7 +188,15 @@ def _completed(first: list[Piece], groups: list[list[Piece]]) -> list[list[Piece
 
 def read_text(text: str, now: datetime, default_time: time, asked: bool = False) -> When:
     """What `text` says about time; `now` is in the person's zone. `asked`: read it as
-    a reminder even without "remind me" (a model's value for `remind`)."""
+    a reminder even without "remind me" (a model's value for `remind`). A suggestion or
+    a maybe keeps its date but reminds of nothing unless the person asks."""
+    found = _read_text(text, now, default_time, asked)
+    if found.asked or not words.TENTATIVE.search(text):
+        return found
+    return replace(found, remind=None, repeat=None)
+
+
+def _read_text(text: str, now: datetime, default_time: time, asked: bool) -> When:
     zone = now.tzinfo
     assert isinstance(zone, ZoneInfo)
     text = text.replace("\u2019", "'")  # same length: the spans still fit the original

@@ -232,6 +232,15 @@ YEARLY_EVENT = re.compile(
     r"|\w*(?:jahres|hochzeits|namens|todes)tag\w*)\b",
     re.IGNORECASE,
 )
+# A plan that is someone's suggestion or a maybe ("Tom suggested we try pair programming
+# on Fridays", "vielleicht montags", "on pourrait le faire lundi"): its date is no
+# request to be reminded unless the person asks for one.
+TENTATIVE = re.compile(
+    r"\b(?:suggest(?:s|ed)?|propos(?:es?|ed)|recommend(?:s|ed)?|maybe|perhaps|might|could"
+    r"|what\s+if|how\s+about|vorgeschlagen|schlägt|schlug|vorschlag|vielleicht|eventuell"
+    r"|könnten?|sugg[èé]r[ée]?e?|propos[ée]e?|peut-être|pourrai(?:t|ent|s)|pourrions)\b",
+    re.IGNORECASE,
+)
 # Left at the edges of a title once the date is gone: "to call mom", "Geburtstag ist".
 LEAD_WORDS = r"to|about|of|that|an|ans|daran|dass|de|du|que|à|and|und|et|also|auch|aussi"
 TAIL_WORDS = (

@@ -13,8 +13,16 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from bot.tools import REGISTRY, category_named, title_from
+from bot.tools import REGISTRY, ToolContext, category_named, title_from
 from bot.turn.mending import loads_lenient
+from storage.errors import StorageError
+
+# "Sarah's Birthday", "Tom's new job": a title about something of a person, never a
+# person's name (a name's apostrophe is inside a word: "O'Brien").
+_POSSESSIVE = re.compile(
+    r"^(?P<name>[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*){0,2})['\u2019]s?\s+\w", re.IGNORECASE
+)
+_REMINDER_FIELDS = frozenset({"remind", "repeat"})
 
 MISSING = object()  # no value fits: the tool's validation will say what is wrong
 
@@ -211,3 +219,46 @@ def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> 
     if said and said not in str(arguments.get("body", "")):
         arguments["body"] = said
         repairs.append("own_words")
+
+
+def without_unasked_reminder(arguments: dict[str, Any], plans: bool, repairs: list[str]) -> None:
+    """A `remind` or `repeat` a model set for words that neither ask to be reminded nor
+    name an appointment, a deadline or a repeat (`plans`, read by bot.dates) is dropped:
+    "Tom suggested we try pair programming on Fridays" is a thought, not a reminder."""
+    fields = arguments.get("fields")
+    if plans or not isinstance(fields, list):
+        return
+    kept = [f for f in fields if not (isinstance(f, dict) and f.get("name") in _REMINDER_FIELDS)]
+    if len(kept) != len(fields):
+        arguments["fields"] = kept
+        repairs.append("unasked_reminder")
+
+
+async def not_a_person(
+    ctx: ToolContext, arguments: dict[str, Any], dated: bool, repairs: list[str]
+) -> None:
+    """A people capture titled "Sarah's Birthday" is a note about Sarah, not a person of
+    that name: it is filed as an ordinary note (an errand when its words carry a date,
+    else in the inbox for the person to place) that links to Sarah's page when exactly
+    one person's page starts with that name."""
+    match = _POSSESSIVE.match(str(arguments.get("title") or "").strip())
+    if arguments.get("category") != "people" or match is None:
+        return
+    if dated and "admin" in ctx.settings.categories:
+        arguments["category"] = "admin"
+    else:
+        arguments.update(category="inbox", confidence=0.0)
+    repairs.append("not_a_person")
+    name = match.group("name").lower()
+    try:
+        found = await ctx.store.find(name)
+    except StorageError:
+        return
+    pages = [
+        e
+        for e in found
+        if e.category == "people" and (e.title.lower() + " ").startswith(name + " ")
+    ]
+    if len(pages) == 1:
+        stem = pages[0].path.rsplit("/", 1)[-1].removesuffix(".md")
+        arguments["body"] = f"{arguments.get('body') or ''}\n\n[[{stem}]]".strip()

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics
+from bot.dates import When, find_when
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
-from bot.turn.arguments import keep_own_words, mended
+from bot.turn.arguments import keep_own_words, mended, not_a_person, without_unasked_reminder
 from bot.turn.verdict import Turn
 from storage.db.conversations import HistoryItem
 
@@ -116,6 +117,7 @@ class _State:
     route: str = ""
     filed: set[str] = field(default_factory=set)  # bodies captured in this turn
     reading: Reading = field(default_factory=Reading)  # what the model has read
+    when: When = field(default_factory=When)  # what the person's words say about time
 
     def turn(self, replies: Sequence[Reply], *, gave_up: bool = False) -> Turn:
         return Turn(
@@ -162,6 +164,9 @@ class Agent:
 
     async def _respond(self, ctx: ToolContext, text: str, budget: _Budget) -> Turn:
         state = _State([HistoryItem("user", text, None, None)])
+        state.when = find_when(
+            text, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
+        )
         if self.routed:
             return await self._small(ctx, text, budget, state)
         categories = ctx.settings.categories
@@ -215,7 +220,7 @@ class Agent:
 
     async def _small(self, ctx: ToolContext, text: str, budget: _Budget, state: _State) -> Turn:
         """Small-model mode: one constrained question, one call (see bot.turn.routed)."""
-        planned = await routed.plan(self.llm, text, ctx.settings.categories)
+        planned = await routed.plan(self.llm, text, ctx.settings.categories, dated=state.when.plans)
         state.route = planned.route + ("" if planned.by_model else " (rules)")
         state.prompt_tokens += planned.prompt_tokens
         if planned.call is None:
@@ -285,6 +290,8 @@ class Agent:
             if name == "capture" and arguments is not None:
                 if captures == 1:
                     keep_own_words(arguments, said, state.repairs)
+                without_unasked_reminder(arguments, state.when.plans, state.repairs)
+                await not_a_person(ctx, arguments, state.when.found, state.repairs)
                 body = " ".join(str(arguments.get("body", "")).lower().split())
                 if body in state.filed:
                     state.repairs.append("repeat")  # the same text filed twice: once

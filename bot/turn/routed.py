@@ -98,10 +98,12 @@ async def _ask(
     return (answer if isinstance(answer, dict) else {}), completion.prompt_tokens
 
 
-async def plan(llm: LLM, text: str, categories: Sequence[str]) -> Planned:
-    """Route `text` and ask the model for the one call that route needs."""
+async def plan(llm: LLM, text: str, categories: Sequence[str], *, dated: bool = False) -> Planned:
+    """Route `text` and ask the model for the one call that route needs. `dated`: the
+    words name a deadline, an appointment or a repeat ("Pay the electricity bill by
+    the 30th"), which makes a thought a task to file, never a search."""
     route, tokens, by_model = _KIND_TO_ROUTE[kind_of(text)], 0, False
-    if route == "save":
+    if route == "save" and not dated:
         # Only save or ask: a thought the model takes for a question is searched and
         # still kept; one it took for a change would wait for Approve on another note.
         picked, tokens = await _ask(
@@ -140,9 +142,9 @@ async def plan(llm: LLM, text: str, categories: Sequence[str]) -> Planned:
     said = next((action for action, words in _ACTIONS if words.search(text)), None)
     if said is not None:
         answer["action"] = said
-    if not _content_words(str(answer.get("note") or "")) & _content_words(text):
-        # A note name from nowhere: the message's own words, without the verb and
-        # the folder, find it instead.
+    if not _name_words(str(answer.get("note") or ""), categories) & _name_words(text, categories):
+        # A note name from nowhere, or only the verb or the folder ("move", seen with
+        # a 270M model): the message's own words, without those, find it instead.
         skip = set(categories) | _NOTE_WORDS
         words = search_words(text).split()
         answer["note"] = " ".join(w for w in words if w.lower() not in skip and not _is_action(w))
@@ -151,6 +153,11 @@ async def plan(llm: LLM, text: str, categories: Sequence[str]) -> Planned:
 
 def _is_action(word: str) -> bool:
     return any(pattern.fullmatch(word) for _, pattern in _ACTIONS)
+
+
+def _name_words(text: str, categories: Sequence[str]) -> set[str]:
+    """The words of `text` that may name a note: not the action, not a folder."""
+    return {w for w in _content_words(text) if w not in categories and not _is_action(w)}
 
 
 def _content_words(text: str) -> set[str]:

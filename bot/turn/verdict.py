@@ -42,6 +42,7 @@ UNREACHABLE = (
     "The assistant is unreachable right now, so I saved your message to the inbox "
     "unchanged. Pick a category, or ask me again later."
 )
+SEARCHED = "The assistant is unreachable right now, so this is a keyword search of your notes."
 NOT_FILED = "The assistant did not file this, so I kept your words in the inbox."
 NOT_CHANGED = (
     "I could not work out that change, so nothing changed. You can say it with a command: "
@@ -274,8 +275,14 @@ class Verdict:
         return answers
 
     async def unreachable(self, ctx: ToolContext, text: str) -> list[Reply]:
-        """The model could not be reached before anything ran: the words are kept."""
-        return await self.keep(ctx, text, UNREACHABLE)
+        """The model could not be reached before anything ran: a question gets the
+        keyword search's answer, a thought is kept."""
+        if kind_of(text) != "question":
+            return await self.keep(ctx, text, UNREACHABLE)
+        replies = await self.answer(ctx, text)
+        if replies:
+            replies[0] = replace(replies[0], notice=SEARCHED)
+        return replies
 
     async def keep(self, ctx: ToolContext, text: str, notice: str | None) -> list[Reply]:
         """File `text` unchanged in the inbox, with the category buttons."""

@@ -205,6 +205,26 @@ def test_adjectives_for_periods_are_no_repeats() -> None:
     assert when("remind me weekly to review notes").repeat == "weekly"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom suggested we try pair programming on Fridays",
+        "Maybe we could do a retro every Monday",
+        "Vielleicht könnten wir montags joggen",
+        "On pourrait faire du yoga tous les lundis",
+    ],
+)
+def test_a_suggestion_or_a_maybe_reminds_of_nothing(text: str) -> None:
+    found = when(text)
+    assert (found.remind, found.repeat, found.plans) == (None, None, False)
+
+
+def test_a_suggestion_the_person_asks_to_be_reminded_of_repeats() -> None:
+    found = when("remind me every Friday: Tom suggested pair programming")
+    assert (found.repeat, found.remind) == ("every friday", at(27, 9))
+    assert when("Tom suggested we meet by Friday").due == date(2026, 11, 27)
+
+
 def test_no_reminder_is_ever_in_the_past() -> None:
     assert when("remind me today at 9am to call Sam").remind is None
     assert when("remind me today to call Sam").remind == at(23, 15)  # the next full hour

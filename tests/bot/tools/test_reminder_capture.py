@@ -117,7 +117,9 @@ async def test_with_a_model_its_local_time_is_the_person_s_and_their_words_win(
     async with running_brain(tmp_path, database_url, openai_fake, clock=Clock(MONDAY)) as brain:
         await add_ada(brain)
         (first,) = await brain.engine.handle(message("dentist, remind me on Friday at 15:00"))
-        (second,) = await brain.engine.handle(message("renew the car insurance"))
+        # A deadline: a reason for the reminder the model set (for words that name no
+        # date, appointment or deadline, a model's reminder is dropped).
+        (second,) = await brain.engine.handle(message("renew the car insurance by December 2"))
         vault = brain.settings.vault_dir
         dentist = _fields(vault, "admin/dentist.md")
         insurance = _fields(vault, "admin/car-insurance.md")
