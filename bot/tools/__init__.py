@@ -11,6 +11,7 @@ from bot.tools.names import (
     split_leading_reference,
     title_from,
 )
+from bot.tools.notes import UNSURE
 from bot.tools.reading import Reading
 from bot.tools.registry import REGISTRY, ToolSpec, tool
 from bot.tools.runner import UNDO_ACTION, UNDO_KIND, Outcome, ToolRunner, approval_tools, last_filed
@@ -20,6 +21,7 @@ __all__ = [
     "REGISTRY",
     "UNDO_ACTION",
     "UNDO_KIND",
+    "UNSURE",
     "Outcome",
     "Proposal",
     "Reading",
