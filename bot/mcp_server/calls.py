@@ -129,19 +129,22 @@ class McpCalls:
         )
         return _held_result(text, approval_id, held["summary"], platform)
 
-    async def decide(self, approval_id: str, approve: bool) -> str:
+    async def decide(self, approval_id: str, approve: bool) -> tuple[bool, str]:
         """Approve or reject a held call from the command line, as its requester's press
-        of the card's button would (the same handler); what it did."""
+        of the card's button would (the same handler): whether this decided it, and
+        what it did."""
         approval = await self.records.get_approval(approval_id)
         if approval is None:
-            return f"No approval {approval_id!r}; `{PENDING}` lists what waits. Nothing changed."
+            return False, f"No approval {approval_id!r}; `{PENDING}` lists what waits."
         person = await self._person(approval.user_id)
         if person is None:
-            return "The person who asked for this change no longer exists. Nothing changed."
+            return False, "The person who asked for this change no longer exists."
         ctx = await self._context(person, "command line")
         replies = await self.buttons.press(ctx, "approve" if approve else "reject", approval_id)
         said = "\n".join(reply.text for reply in replies)
-        return said or f"Already decided ({approval.status}): {approval.summary}. Nothing changed."
+        if not said:
+            return False, f"Already decided ({approval.status}): {approval.summary}."
+        return True, said
 
     async def _person(self, user_id: int) -> Person | None:
         return next((p for p in await self.records.people() if p.id == user_id), None)

@@ -13,8 +13,9 @@ from bot.tools import UNSURE, ToolSpec
 from bot.turn import MISSING, coerce, empty_value
 
 APPROVAL_NOTE = (
-    " A change may wait for the user's Approve in their Slack or Telegram before it "
-    "happens; the result then says so and gives the approval id."
+    " A change may wait for the user's Approve (in their Slack or Telegram, or with "
+    "`brainbot approve ID`) before it happens; the result then says so and gives the "
+    "approval id."
 )
 
 

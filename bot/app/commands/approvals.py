@@ -59,7 +59,11 @@ async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -
             return 0
         async with outbound(settings) as senders:
             calls = mcp_calls(runtime, deliver_via(senders))
-            print(await calls.decide(args.approval_id, args.command == "approve"), file=out)
+            decided, said = await calls.decide(args.approval_id, args.command == "approve")
+        if not decided:
+            print(f"brainbot {args.command}: {said} Nothing changed.", file=sys.stderr)
+            return 2
+        print(said, file=out)
         return 0
     except UsageError as exc:
         print(f"brainbot {args.command}: {exc}", file=sys.stderr)

@@ -106,8 +106,10 @@ async def test_a_person_without_a_chat_approves_on_the_command_line(
         code, out, err = await cli(env, "approve", approval_id)
         assert code == 0 and out.startswith("Approved: Delete"), out + err
         assert not (vault / path).exists() and len(git_log(vault)) == len(commits) + 1
-        code, out, _ = await cli(env, "approve", approval_id)
-        assert code == 0 and out.startswith("Already decided (approved)"), out
+        code, out, err = await cli(env, "approve", approval_id)
+        assert (code, out) == (2, "") and "Already decided (approved)" in err, err
+        code, _, err = await cli(env, "reject", "no-such-id")
+        assert code == 2 and "No approval 'no-such-id'" in err and "Nothing changed" in err
         assert (await cli(env, "approvals", "telegram:77"))[1] == "Nothing waits for approval.\n"
 
         kept = await session.call_tool("capture", {**NOTE, "title": "Keep me"})
