@@ -110,7 +110,8 @@ async def manage_tokens(args: argparse.Namespace, settings: Settings, out: TextI
         )
         return 0
     except UsageError as exc:
-        print(f"brainbot mcp token: {exc}", file=sys.stderr)
+        hint = f" (`brainbot mcp token {OWNER}` makes the owner's)"
+        print(f"brainbot mcp token: {exc}{hint}", file=sys.stderr)
         return 2
     finally:
         await runtime.close()
