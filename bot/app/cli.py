@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bot.app.commands.digest",
     "bot.app.commands.doctor",
     "bot.app.commands.mcp",
+    "bot.app.commands.approvals",
     "bot.app.commands.db",
 )
 

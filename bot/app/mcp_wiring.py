@@ -43,6 +43,7 @@ def mcp_calls(runtime: Runtime, deliver: Deliver) -> McpCalls:
     engine = runtime.engine
     return McpCalls(
         runner=engine.runner,
+        buttons=engine.buttons,
         people=engine.people,
         vaults=runtime.vaults,
         records=runtime.records,

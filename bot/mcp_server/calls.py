@@ -4,7 +4,8 @@ The call goes through the engine's ToolRunner (argument validation, approvals, t
 tool log) on the person's own vault. When the runner holds the call for approval, its
 card (summary, preview, Approve / Reject) is sent to the person's direct chat in Slack
 or Telegram; the press there, handled by `brainbot run`, runs it. A person with no
-chat to send it to is told so, and the held call is closed: nothing changes.
+chat to send it to decides it on the command line instead (`brainbot approvals`,
+`brainbot approve ID`, `brainbot reject ID`), through the same button handler.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import Any
 
 from mcp import types
 
+from bot.buttons import Buttons
 from bot.config import Settings
 from bot.custom_tools import TOOLS_FILE
 from bot.events import Conversation, Reply
-from bot.mcp_server.tools import with_nulls
+from bot.mcp_server.tools import arguments_for
 from bot.people import People
 from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
 from storage.db.people import Person
@@ -33,6 +35,10 @@ from storage.vaults import Vaults
 log = logging.getLogger(__name__)
 
 PLATFORM = "mcp"
+# The commands that list and decide held calls where no chat shows their card.
+PENDING = "brainbot approvals"
+APPROVE = "brainbot approve"
+REJECT = "brainbot reject"
 
 
 class NoChat(Exception):
@@ -49,6 +55,7 @@ class McpCalls:
     vaults and records, and a way to reach the person's chat."""
 
     runner: ToolRunner
+    buttons: Buttons
     people: People
     vaults: Vaults
     records: Records
@@ -80,7 +87,7 @@ class McpCalls:
                     "only, not over MCP. Nothing ran."
                 )
             return _error(f"unknown tool {name!r}; known: {', '.join(sorted(self.tools))}")
-        outcome = await self.runner.call(ctx, name, with_nulls(spec, arguments))
+        outcome = await self.runner.call(ctx, name, arguments_for(spec, arguments))
         if not outcome.ok:
             return _error(str(json.loads(outcome.content).get("error", "the call failed")))
         if outcome.approval is not None:
@@ -100,8 +107,13 @@ class McpCalls:
         try:
             platform = await self.send_card(ctx.person.id, card)
         except NoChat as exc:
-            await self.records.settle_approval(approval_id, "failed", str(exc))
-            return _error(f"{held['summary']} needs your approval, but {exc}. Nothing changed.")
+            # No chat to press Approve in: the terminal decides it (`brainbot approve`).
+            text = (
+                f"Waiting for approval: {held['summary']}. Nothing changes until it is "
+                f"approved: {exc}; or run `{APPROVE} {approval_id}` (or `{REJECT} "
+                f"{approval_id}`) where brainbot runs. `{PENDING}` lists what waits."
+            )
+            return _held_result(text, approval_id, held["summary"], "command line")
         except Exception as exc:
             # Slack or Telegram refused or is down: a card nobody sees must not stay open.
             log.warning("approval card %s not sent: %r", approval_id, exc)
@@ -112,17 +124,27 @@ class McpCalls:
             )
         text = (
             f"Waiting for approval: {held['summary']}. Approve or reject it in {platform.title()}"
-            f" (approval id {approval_id}); nothing changes until then."
+            f" (approval id {approval_id}, or `{APPROVE} {approval_id}` where brainbot runs);"
+            " nothing changes until then."
         )
-        data = {
-            "status": "waiting for approval",
-            "approval_id": approval_id,
-            "summary": held["summary"],
-            "sent_to": platform,
-        }
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structuredContent=data
-        )
+        return _held_result(text, approval_id, held["summary"], platform)
+
+    async def decide(self, approval_id: str, approve: bool) -> tuple[bool, str]:
+        """Approve or reject a held call from the command line, as its requester's press
+        of the card's button would (the same handler): whether this decided it, and
+        what it did."""
+        approval = await self.records.get_approval(approval_id)
+        if approval is None:
+            return False, f"No approval {approval_id!r}; `{PENDING}` lists what waits."
+        person = await self._person(approval.user_id)
+        if person is None:
+            return False, "The person who asked for this change no longer exists."
+        ctx = await self._context(person, "command line")
+        replies = await self.buttons.press(ctx, "approve" if approve else "reject", approval_id)
+        said = "\n".join(reply.text for reply in replies)
+        if not said:
+            return False, f"Already decided ({approval.status}): {approval.summary}."
+        return True, said
 
     async def _person(self, user_id: int) -> Person | None:
         return next((p for p in await self.records.people() if p.id == user_id), None)
@@ -151,6 +173,18 @@ class McpCalls:
             vault=vault,
             vaults=self.vaults,
         )
+
+
+def _held_result(text: str, approval_id: str, summary: str, sent_to: str) -> types.CallToolResult:
+    data = {
+        "status": "waiting for approval",
+        "approval_id": approval_id,
+        "summary": summary,
+        "sent_to": sent_to,
+    }
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structuredContent=data
+    )
 
 
 def _without_buttons(result: ToolResult) -> str:

@@ -3,41 +3,77 @@ and argument schema the model gets in chat, and annotations from the registry's 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from types import NoneType, UnionType
-from typing import Any, Union, get_args, get_origin
+from typing import Any, get_args
 
 from mcp import types
 
-from bot.tools import ToolSpec
+from bot.tools import UNSURE, ToolSpec
+from bot.turn import MISSING, coerce, empty_value
 
 APPROVAL_NOTE = (
-    " A change may wait for the user's Approve in their Slack or Telegram before it "
-    "happens; the result then says so and gives the approval id."
+    " A change may wait for the user's Approve (in their Slack or Telegram, or with "
+    "`brainbot approve ID`) before it happens; the result then says so and gives the "
+    "approval id."
 )
 
 
-def optional_arguments(spec: ToolSpec) -> frozenset[str]:
-    """The arguments that may be null. Chat's strict schema requires them all (as
-    null); over MCP they may be left out, so a client need not spell out every option."""
-    optional = set()
+# What an argument left out means, where it is neither null nor an empty list.
+DEFAULTS: dict[tuple[str, str], Any] = {("capture", "confidence"): UNSURE}
+
+
+def defaults(spec: ToolSpec) -> dict[str, Any]:
+    """The arguments a client may leave out, each with what leaving it out means: null
+    for one that may be null, [] for a list, else the tool's default (DEFAULTS).
+    Chat's strict schema requires them all; an MCP client need not spell out every option."""
+    found: dict[str, Any] = {}
     for name, field in spec.arguments.model_fields.items():
-        annotation = field.annotation
-        if get_origin(annotation) in (Union, UnionType) and NoneType in get_args(annotation):
-            optional.add(name)
-    return frozenset(optional)
+        default = DEFAULTS.get((spec.name, name), empty_value(field.annotation))
+        if default is not MISSING:
+            found[name] = default
+    return found
 
 
-def with_nulls(spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-    """`arguments` with each optional argument the client left out set to null."""
-    return {**dict.fromkeys(optional_arguments(spec)), **arguments}
+def arguments_for(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """What the client sent, in the types the tool takes: the left-out arguments filled
+    in, and text fitted to its argument's type ("a, b" or a JSON list for a list,
+    "0.7" for a number, a JSON object for fields), as clients that send every argument
+    as a string (the MCP Inspector's CLI) do. What still does not fit is left for the
+    tool's validation to name."""
+    args = {**defaults(spec), **arguments}
+    fields = spec.arguments.model_fields
+    for name, value in args.items():
+        field = fields.get(name)
+        if field is None:
+            continue
+        if isinstance(value, str) and not _takes_text(field.annotation):
+            value = _json_or_text(value)
+        args[name] = coerce(value, field.annotation, [])
+    return args
+
+
+def _takes_text(annotation: Any) -> bool:
+    return annotation is str or str in get_args(annotation)
+
+
+def _json_or_text(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 def input_schema(spec: ToolSpec, categories: tuple[str, ...]) -> dict[str, Any]:
-    """The schema chat uses, with only the arguments that cannot be null required."""
+    """The schema chat uses, with only the arguments that cannot be left out required,
+    and what leaving one out means as its default."""
     schema: dict[str, Any] = dict(spec.schema(categories)["function"]["parameters"])
-    optional = optional_arguments(spec)
+    optional = defaults(spec)
     schema["required"] = [name for name in schema.get("required", []) if name not in optional]
+    schema["properties"] = {
+        name: {**prop, "default": optional[name]} if name in optional else prop
+        for name, prop in schema["properties"].items()
+    }
     return schema
 
 

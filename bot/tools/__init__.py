@@ -13,6 +13,7 @@ from bot.tools.names import (
     title_from,
     unlinked,
 )
+from bot.tools.notes import UNSURE
 from bot.tools.reading import Reading
 from bot.tools.registry import REGISTRY, ToolSpec, tool
 from bot.tools.runner import UNDO_ACTION, UNDO_KIND, Outcome, ToolRunner, approval_tools, last_filed
@@ -22,6 +23,7 @@ __all__ = [
     "REGISTRY",
     "UNDO_ACTION",
     "UNDO_KIND",
+    "UNSURE",
     "Outcome",
     "Proposal",
     "Reading",

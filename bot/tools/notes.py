@@ -29,6 +29,11 @@ CAPTURE_FIELDS = frozenset(
 )
 
 
+# How sure a capture is when the caller did not say: below the default threshold, so
+# the note waits in the inbox for the person to pick its category.
+UNSURE = 0.5
+
+
 def entry_summary(entry: Entry) -> dict[str, Any]:
     """How an entry is described to the model: enough to pick it, not the whole note."""
     updated = entry.fields.get("updated")

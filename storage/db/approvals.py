@@ -40,6 +40,19 @@ class ApprovalRecords:
             row = (await conn.execute(stmt)).first()
         return None if row is None else Approval.model_validate(row._mapping)
 
+    async def pending_approvals(self, user_id: int | None, now: datetime) -> list[Approval]:
+        """Approvals still waiting for a decision (of one person, or everyone's), oldest first."""
+        stmt = (
+            select(APPROVALS)
+            .where(and_(APPROVALS.c.status == "pending", APPROVALS.c.expires_at > now))
+            .order_by(APPROVALS.c.created_at)
+        )
+        if user_id is not None:
+            stmt = stmt.where(APPROVALS.c.user_id == user_id)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
+        return [Approval.model_validate(row._mapping) for row in rows]
+
     async def reopen_approval(self, approval_id: str) -> bool:
         """Put an approval whose run was cut short (a crash) back to pending."""
         stmt = (

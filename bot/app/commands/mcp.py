@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import io
 import os
 import sys
@@ -23,13 +24,20 @@ from bot.app.commands.run import ConfigurationError, configure_logs, load_settin
 from bot.app.mcp_wiring import mcp_calls
 from bot.app.runtime import Runtime
 from bot.config import Settings
+from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
 from scheduler.delivery import deliver_via
 from storage.db.mcp_tokens import McpTokens, TokenInfo
+from storage.db.people import Person
+from storage.db.vault_tables import OWNER_VAULT
 from storage.errors import StorageError
 
 TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
-EXIT_REFUSED = 3
+OWNER = "me"  # `brainbot mcp token me`: the owner's token
+NO_TOKEN = (
+    f"No MCP token was given, so nothing ran. Set {TOKEN_ENV} (or --token) in the "
+    "client's settings to a token from `brainbot mcp token me`."
+)
 
 
 def register(subparsers: Any) -> None:
@@ -41,7 +49,12 @@ def register(subparsers: Any) -> None:
     mcp.set_defaults(func=main_stdio)
     actions = mcp.add_subparsers(dest="mcp_command")
     token = actions.add_parser("token", help="make, list (--list) or revoke (--revoke) tokens")
-    token.add_argument("person", nargs="?", help="user id or platform:id (e.g. slack:U123)")
+    token.add_argument(
+        "person", nargs="?", help="user id, platform:id (e.g. slack:U123), or `me` for the owner"
+    )
+    token.add_argument(
+        "--owner", action="store_true", help="for the owner (who the console talks as)"
+    )
     token.add_argument("--label", default="", help="what the token is for, e.g. 'laptop'")
     token.add_argument("--list", action="store_true", help="list tokens (of PERSON, or all)")
     token.add_argument("--revoke", metavar="ID", help="revoke the token with this id")
@@ -78,9 +91,14 @@ async def manage_tokens(args: argparse.Namespace, settings: Settings, out: TextI
             if not listed:
                 print("No MCP tokens.", file=out)
             return 0
-        if not args.person:
-            raise UsageError("name the person the token acts as: a user id or platform:id")
-        person = await find_person(runtime.records, args.person)
+        if args.owner or args.person == OWNER:
+            person = await owner(runtime)
+        elif not args.person:
+            raise UsageError(
+                f"name the person the token acts as: `{OWNER}`, a user id or platform:id"
+            )
+        else:
+            person = await find_person(runtime.records, args.person)
         if person is None:
             raise UsageError("nobody uses this brainbot yet")
         info, token = await tokens.create(person.id, args.label, now)
@@ -92,10 +110,25 @@ async def manage_tokens(args: argparse.Namespace, settings: Settings, out: TextI
         )
         return 0
     except UsageError as exc:
-        print(f"brainbot mcp token: {exc}", file=sys.stderr)
+        hint = f" (`brainbot mcp token {OWNER}` makes the owner's)"
+        print(f"brainbot mcp token: {exc}{hint}", file=sys.stderr)
         return 2
     finally:
         await runtime.close()
+
+
+async def owner(runtime: Runtime) -> Person | None:
+    """The owner: whom the configured vault (vault 1) belongs to; on a fresh install,
+    the console's person (whoever has this terminal), made as their first console
+    message would make them, so the token and the console share one vault."""
+    vault = await runtime.vaults.get(OWNER_VAULT)
+    if vault is not None and vault.user_id is not None:
+        return next((p for p in await runtime.records.people() if p.id == vault.user_id), None)
+    user = getpass.getuser()
+    conversation = Conversation("console", user)
+    return await runtime.engine.people.resolve(
+        Sender("console", user, user), conversation, runtime.engine.clock()
+    )
 
 
 def _describe(info: TokenInfo) -> str:
@@ -109,13 +142,6 @@ def _describe(info: TokenInfo) -> str:
 
 def main_stdio(args: argparse.Namespace) -> int:
     token = (args.token or os.environ.get(TOKEN_ENV, "")).strip()
-    if not token:
-        print(
-            f"brainbot mcp: set {TOKEN_ENV} (or --token) to a token from "
-            "`brainbot mcp token PERSON`",
-            file=sys.stderr,
-        )
-        return 2
     settings = load_settings()
     if settings is None:
         return 2
@@ -141,16 +167,20 @@ async def serve_stdio(settings: Settings, token: str, protocol: TextIO) -> int:
     try:
         tokens = McpTokens(runtime.database.engine)
         clock = runtime.engine.clock
-        if await tokens.find(token, clock()) is None:
-            print(f"brainbot mcp: {REFUSED}", file=sys.stderr)
-            return EXIT_REFUSED
+        # A client shows what a call answers, not what goes to stderr: with no token or
+        # a wrong one the server still starts, and every call answers why nothing ran.
+        refused = NO_TOKEN if not token else REFUSED
+        if not token or await tokens.find(token, clock()) is None:
+            print(f"brainbot mcp: {refused}", file=sys.stderr)
 
         async def identify(request: object) -> TokenInfo | None:
+            if not token:
+                return None
             return await tokens.find(token, clock())  # a revoke takes effect at once
 
         async with outbound(settings) as senders:
             runtime.teams.reach(senders)  # a team note needs its reader still in the chat
-            server = build_server(mcp_calls(runtime, deliver_via(senders)), identify)
+            server = build_server(mcp_calls(runtime, deliver_via(senders)), identify, refused)
             async with stdio_server(stdout=anyio.wrap_file(protocol)) as (read, write):
                 await server.run(read, write, server.create_initialization_options())
         return 0

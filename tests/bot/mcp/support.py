@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mcp import types
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
 
+from storage.db.engine import Database
+from storage.db.migrations import migrate
+from storage.db.records import Records
+from tests.bot.helpers import notes_by_vault
 from tests.fakes.slack_api import FakeSlack, Posted
 from tests.production.process import ROOT
 
@@ -65,3 +72,53 @@ def buttons(posted: Posted) -> list[dict[str, Any]]:
 
 def vault_files(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.md") if ".git" not in p.parts)
+
+
+async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
+    """Alice, who talks to the bot in a Slack DM, Cleo in Telegram, and Bo, who has no
+    chat with it."""
+    database = await Database.connect(env["DATABASE_URL"], tmp_path / "data")
+    try:
+        await migrate(database.engine)
+        records = Records(database.engine)
+        await records.create_schema()
+        now = datetime.now(UTC)
+        for platform, user, name, home in (
+            ("slack", "U0ALICE", "Alice", "D0ALICE"),
+            ("telegram", "77", "Bo", None),
+            ("telegram", "42", "Cleo", "42"),
+        ):
+            await records.add_person(
+                platform=platform,
+                platform_user_id=user,
+                name=name,
+                timezone=None,
+                home_chat_id=home,
+                now=now,
+            )
+    finally:
+        await database.close()
+
+
+@asynccontextmanager
+async def stdio_session(
+    env: Mapping[str, str], token: str, errors: Path
+) -> AsyncIterator[ClientSession]:
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "bot.app.cli", "mcp"],
+        env={**env, "PYTHONPATH": str(ROOT), "BRAINBOT_MCP_TOKEN": token},
+        cwd=errors.parent,
+    )
+    with errors.open("a") as errlog:
+        async with (
+            stdio_client(server, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+def vault_holding(data: Path, path: str) -> Path:
+    (name,) = [name for name, notes in notes_by_vault(data).items() if path in notes]
+    return next(p for p in [data / "vault", *(data / "vaults").glob("*")] if p.name == name)

@@ -4,27 +4,26 @@ is up, so the approval card goes out through Slack's Web API directly."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
+from bot.app.commands.mcp import NO_TOKEN
 from bot.custom_tools import TOOLS_FILE
 from bot.mcp_server.server import REFUSED
-from storage.db.engine import Database
-from storage.db.migrations import migrate
-from storage.db.records import Records
 from tests.bot.custom_tools.support import TOKEN, declare, tools_yaml
 from tests.bot.helpers import git_log, notes_by_vault
-from tests.bot.mcp.support import card_with, cli, make_token, text_of
+from tests.bot.mcp.support import (
+    add_people,
+    card_with,
+    cli,
+    make_token,
+    stdio_session,
+    text_of,
+    vault_holding,
+)
 from tests.fakes.tool_server import ToolServer
 from tests.production.conftest import Fakes
-from tests.production.process import ROOT
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
 
@@ -36,56 +35,6 @@ NOTE = {
     "tags": [],
     "fields": [],
 }
-
-
-async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
-    """Alice, who talks to the bot in a Slack DM, Cleo in Telegram, and Bo, who has no
-    chat with it."""
-    database = await Database.connect(env["DATABASE_URL"], tmp_path / "data")
-    try:
-        await migrate(database.engine)
-        records = Records(database.engine)
-        await records.create_schema()
-        now = datetime.now(UTC)
-        for platform, user, name, home in (
-            ("slack", "U0ALICE", "Alice", "D0ALICE"),
-            ("telegram", "77", "Bo", None),
-            ("telegram", "42", "Cleo", "42"),
-        ):
-            await records.add_person(
-                platform=platform,
-                platform_user_id=user,
-                name=name,
-                timezone=None,
-                home_chat_id=home,
-                now=now,
-            )
-    finally:
-        await database.close()
-
-
-@asynccontextmanager
-async def stdio_session(
-    env: Mapping[str, str], token: str, errors: Path
-) -> AsyncIterator[ClientSession]:
-    server = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "bot.app.cli", "mcp"],
-        env={**env, "PYTHONPATH": str(ROOT), "BRAINBOT_MCP_TOKEN": token},
-        cwd=errors.parent,
-    )
-    with errors.open("a") as errlog:
-        async with (
-            stdio_client(server, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            yield session
-
-
-def vault_holding(data: Path, path: str) -> Path:
-    (name,) = [name for name, notes in notes_by_vault(data).items() if path in notes]
-    return next(p for p in [data / "vault", *(data / "vaults").glob("*")] if p.name == name)
 
 
 async def test_capture_then_a_delete_that_waits_for_approve_in_slack(
@@ -133,7 +82,7 @@ async def test_capture_then_a_delete_that_waits_for_approve_in_slack(
     assert token not in errors.read_text()
 
 
-async def test_a_person_without_a_chat_is_told_and_nothing_changes(
+async def test_a_person_without_a_chat_approves_on_the_command_line(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
     env = fakes.env(tmp_path, database_url, telegram=False)
@@ -145,10 +94,30 @@ async def test_a_person_without_a_chat_is_told_and_nothing_changes(
         vault = vault_holding(tmp_path / "data", path)
         commits = git_log(vault)
         held = await session.call_tool("delete_entry", {"path": path})
-        assert held.isError
-        assert "no direct chat with brainbot" in text_of(held)
-        assert "Nothing changed" in text_of(held)
+        data = held.structuredContent or {}
+        said = text_of(held)
+        assert not held.isError and data["status"] == "waiting for approval", said
+        approval_id = data["approval_id"]
+        assert f"`brainbot approve {approval_id}`" in said and "`brainbot approvals`" in said
         assert (vault / path).exists() and git_log(vault) == commits
+
+        code, out, _ = await cli(env, "approvals")
+        assert code == 0 and approval_id in out and "delete_entry" in out
+        code, out, err = await cli(env, "approve", approval_id)
+        assert code == 0 and out.startswith("Approved: Delete"), out + err
+        assert not (vault / path).exists() and len(git_log(vault)) == len(commits) + 1
+        code, out, err = await cli(env, "approve", approval_id)
+        assert (code, out) == (2, "") and "Already decided (approved)" in err, err
+        code, _, err = await cli(env, "reject", "no-such-id")
+        assert code == 2 and "No approval 'no-such-id'" in err and "Nothing changed" in err
+        assert (await cli(env, "approvals", "telegram:77"))[1] == "Nothing waits for approval.\n"
+
+        kept = await session.call_tool("capture", {**NOTE, "title": "Keep me"})
+        kept_path = (kept.structuredContent or {})["saved"]["path"]
+        held = await session.call_tool("delete_entry", {"path": kept_path})
+        code, out, _ = await cli(env, "reject", (held.structuredContent or {})["approval_id"])
+        assert code == 0 and out.startswith("Rejected: Delete"), out
+        assert (vault / kept_path).exists()
 
         # Unsure where it belongs: chat would show category buttons; MCP has none.
         unsure = {**NOTE, "title": "Odd thought", "category": "inbox", "confidence": 0.2}
@@ -159,17 +128,24 @@ async def test_a_person_without_a_chat_is_told_and_nothing_changes(
     assert fakes.slack.calls_of("chat.postMessage") == []
 
 
-async def test_an_unknown_token_is_refused_before_anything_runs(
+async def test_a_wrong_or_missing_token_is_an_error_the_client_shows(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
+    """A desktop client shows what a call answers, not the server's stderr: the server
+    starts, and every call says why nothing ran."""
     env = fakes.env(tmp_path, database_url, telegram=False)
     await add_people(env, tmp_path)
-    code, out, err = await cli({**env, "BRAINBOT_MCP_TOKEN": "bbmcp_not-a-real-one"}, "mcp")
-    assert code == 3
-    assert out == ""  # stdout is the protocol's: a client reads nothing half-said
-    assert "unknown or was revoked" in err
-    code, _, err = await cli(env, "mcp")
-    assert code == 2 and "BRAINBOT_MCP_TOKEN" in err
+    errors = tmp_path / "mcp-stderr.log"
+    async with stdio_session(env, "bbmcp_not-a-real-one", errors) as session:
+        assert "capture" in {t.name for t in (await session.list_tools()).tools}
+        refused = await session.call_tool("capture", NOTE)
+        assert refused.isError and text_of(refused) == REFUSED
+        assert "`brainbot mcp token me`" in REFUSED
+    async with stdio_session(env, "", errors) as session:
+        refused = await session.call_tool("search_entries", {"query": "canal"})
+        assert refused.isError and text_of(refused) == NO_TOKEN
+    assert "unknown or was revoked" in errors.read_text()
+    assert not any(notes_by_vault(tmp_path / "data").values())
 
 
 async def test_the_card_goes_to_telegram_and_a_card_that_cannot_be_sent_changes_nothing(
