@@ -13,7 +13,7 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from bot.tools import REGISTRY, ToolContext, category_named, title_from
+from bot.tools import REGISTRY, UNSURE, ToolContext, category_named, title_from
 from bot.turn.mending import loads_lenient
 from storage.errors import StorageError
 
@@ -208,7 +208,7 @@ def _capture(
         fixes.append("title")
     if not isinstance(args.get("confidence"), (int, float)) or isinstance(args["confidence"], bool):
         # Unsure how sure: below any sensible threshold, so the person picks.
-        args["confidence"] = 0.5
+        args["confidence"] = UNSURE
         fixes.append("confidence")
     args["confidence"] = min(1.0, max(0.0, float(args["confidence"])))
 
