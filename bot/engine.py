@@ -126,7 +126,10 @@ class Engine:
         """Process one event from any platform; returns what to say (nothing for a retry)."""
         logs.bind_event(event)
         is_message = isinstance(event, InboundMessage)
-        if is_message and not self._rate.admit(event.sender.key, self.clock()):
+        # The limit guards against floods from chats; the console's owner (typing, or
+        # piping a file of lines in) is never limited, and every line is kept.
+        limited = is_message and not self.access.at_the_terminal(event.sender)
+        if limited and not self._rate.admit(event.sender.key, self.clock()):
             if not await self.access.is_allowed(event.sender):
                 return self._refuse(event)
             # Not recorded, so nothing is half-kept: the person is told to send it again.
