@@ -90,9 +90,10 @@ class Engine:
             custom=self.vault_tools.specs_for,
         )
         self.router = Router(self.runner, self.access)
+        self.approvals = Approvals(self.runner)
         self.buttons = Buttons(
             [
-                Approvals(self.runner),
+                self.approvals,
                 Filing(self.runner),
                 UndoButton(self.runner),
                 # Digest buttons work in every process, whichever one sent the digest.
@@ -280,6 +281,9 @@ class Engine:
             ctx, text = await self._attachments(ctx, event.attachments, text, notices)
         if not text:
             return [Reply("Send me a thought, a question, or /help.")]
+        reason = await self.approvals.after_reject(ctx, text)
+        if reason is not None:  # "Tell me why", answered: not a thought to file
+            return reason
         if text.startswith("/"):
             return await self.router.command(ctx, event.sender, text)
         correction = await self.router.correction(ctx, text)
