@@ -193,9 +193,8 @@ class Vault:
         source: Source = None,
         operation: str = "update",
     ) -> Written:
-        """Set and remove frontmatter fields and/or replace the body; other fields are
-        kept and `updated` is bumped. `id` and `created` cannot be changed. `operation`
-        begins the commit's subject (what kind of change it is: append, tag, tick)."""
+        """Set and remove fields (never `id`, `created`) and/or replace the body; `updated`
+        is bumped. `operation` (append, tag, tick...) begins the commit's subject."""
         with self._lock.hold():
             rel, full = self._paths.resolve(path, for_write=True)
             old = self._read_bytes(rel, full, expected_hash)
