@@ -90,9 +90,10 @@ class Engine:
             custom=self.vault_tools.specs_for,
         )
         self.router = Router(self.runner, self.access)
+        self.approvals = Approvals(self.runner)
         self.buttons = Buttons(
             [
-                Approvals(self.runner),
+                self.approvals,
                 Filing(self.runner),
                 UndoButton(self.runner),
                 # Digest buttons work in every process, whichever one sent the digest.
@@ -126,7 +127,10 @@ class Engine:
         """Process one event from any platform; returns what to say (nothing for a retry)."""
         logs.bind_event(event)
         is_message = isinstance(event, InboundMessage)
-        if is_message and not self._rate.admit(event.sender.key, self.clock()):
+        # The limit guards against floods from chats; the console's owner (typing, or
+        # piping a file of lines in) is never limited, and every line is kept.
+        limited = is_message and not self.access.at_the_terminal(event.sender)
+        if limited and not self._rate.admit(event.sender.key, self.clock()):
             if not await self.access.is_allowed(event.sender):
                 return self._refuse(event)
             # Not recorded, so nothing is half-kept: the person is told to send it again.
@@ -277,6 +281,9 @@ class Engine:
             ctx, text = await self._attachments(ctx, event.attachments, text, notices)
         if not text:
             return [Reply("Send me a thought, a question, or /help.")]
+        reason = await self.approvals.after_reject(ctx, text)
+        if reason is not None:  # "Tell me why", answered: not a thought to file
+            return reason
         if text.startswith("/"):
             return await self.router.command(ctx, event.sender, text)
         correction = await self.router.correction(ctx, text)

@@ -184,9 +184,11 @@ class Store:
         expected_hash: str | None = None,
         author: Author = BOT_AUTHOR,
         source: Source = None,
+        operation: str = "update",
     ) -> tuple[Entry, Change]:
         """`update`, and the change that recorded it: an Undo of exactly this edit
-        needs its commit (the vault's head may already be another writer's)."""
+        needs its commit (the vault's head may already be another writer's).
+        `operation` names the kind of change in the commit's subject."""
         written = await self._write(
             self.vault.update,
             path,
@@ -196,6 +198,7 @@ class Store:
             expected_hash=expected_hash,
             author=author,
             source=source,
+            operation=operation,
         )
         return await self._entry_of(written), written.change
 

@@ -18,6 +18,9 @@ from storage.errors import StaleEdit, StorageError
 log = logging.getLogger(__name__)
 
 STUCK_AFTER = timedelta(minutes=10)  # an approval still "running" after this was cut short
+# After Reject the person is asked why: the next message within this time answers.
+REASON_WAIT = timedelta(minutes=10)
+REASON_ASKED = "rejected by the user"  # a rejection's outcome while its reason is awaited
 
 
 class Approvals(ButtonHandler):
@@ -134,7 +137,7 @@ class Approvals(ButtonHandler):
             return [Reply("Only the person who asked for this change can reject it.")]
         if not await records.claim_approval(approval.id, "rejected", ctx.now):
             return []
-        await records.settle_approval(approval.id, "rejected", "rejected by the user")
+        await records.settle_approval(approval.id, "rejected", REASON_ASKED)
         metrics.approval_decided("rejected")
         # The rejection joins the conversation, so the user's next words (the reason)
         # reach the model with it.
@@ -144,8 +147,7 @@ class Approvals(ButtonHandler):
             [
                 HistoryItem(
                     "assistant",
-                    f"(The user rejected: {approval.summary}. Nothing was changed. "
-                    "If they say why, adjust the proposal.)",
+                    f"(The user rejected: {approval.summary}. Nothing was changed.)",
                     None,
                     None,
                 )
@@ -158,3 +160,31 @@ class Approvals(ButtonHandler):
                 replace=True,
             )
         ]
+
+    async def after_reject(self, ctx: ToolContext, text: str) -> list[Reply] | None:
+        """The message right after a Reject in this chat (within REASON_WAIT) answers
+        "Tell me why": plain text becomes the rejection's reason, is acknowledged and is
+        not filed; a command ends the question and runs. None: the message goes on its
+        usual way."""
+        command = text.startswith("/")
+        words = " ".join(text.split())
+        outcome = f"{REASON_ASKED} (no reason given)" if command else f"{REASON_ASKED}: {words}"
+        rejected = await ctx.records.answer_rejections(
+            ctx.conversation.key, ctx.person.id, ctx.now - REASON_WAIT, REASON_ASKED, outcome
+        )
+        if command or not rejected:
+            return None
+        answer = (
+            f'Thanks, noted why you rejected "{rejected[0].summary}". I did not file it as a '
+            "note (to keep it, send /capture TEXT); tell me what to do instead, if anything."
+        )
+        await ctx.records.add_messages(
+            ctx.conversation.key,
+            ctx.person.id,
+            [
+                HistoryItem("user", text, None, None),
+                HistoryItem("assistant", answer, None, None),
+            ],
+            ctx.now,
+        )
+        return [Reply(answer)]

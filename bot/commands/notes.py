@@ -25,6 +25,9 @@ from storage.entry import Entry
 from storage.errors import StorageError
 
 CHOICES_SHOWN = 8
+# The shortest leading words taken as part of a note's title: shorter ones ("a", "to")
+# are in nearly every title.
+PART_OF_TITLE_MIN = 3
 
 
 def outcome_replies(outcomes: list[Outcome]) -> list[Reply]:
@@ -197,19 +200,26 @@ class NoteCommands:
 
     async def _leading_note(self, ctx: ToolContext, rest: str) -> tuple[str, str] | None:
         """Split `NOTE TEXT`: a quoted name or link, else the longest run of leading
-        words that names a note exactly."""
+        words that names a note exactly, else the longest run that is part of a note's
+        title ("Grocery list" for "Grocery list for Saturday"), which `_on_note` then
+        finds the same way (a numbered choice when several fit)."""
         quoted = split_leading_reference(rest)
         if quoted is not None:
             return quoted
         words = rest.split()
-        for count in range(len(words) - 1, 0, -1):
-            reference = " ".join(words[:count])
-            try:
-                named = await notes_named(ctx.store, reference, exact=True)
-            except StorageError:
-                continue  # not a usable path; a shorter run of words may be
-            if named:
-                return reference, " ".join(words[count:])
+        for exact in (True, False):
+            for count in range(len(words) - 1, 0, -1):
+                if not any(c.isalnum() for c in words[count - 1]):
+                    continue  # names are matched without punctuation: "list -" is "list"
+                reference = " ".join(words[:count])
+                if not exact and len(reference) < PART_OF_TITLE_MIN:
+                    break
+                try:
+                    named = await notes_named(ctx.store, reference, exact=exact)
+                except StorageError:
+                    continue  # not a usable path; a shorter run of words may be
+                if named:
+                    return reference, " ".join(words[count:])
         return None
 
 

@@ -4,6 +4,7 @@ notes, anything else is filed (bot.commands.capture says where)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from bot.commands.capture import capture_arguments
@@ -19,14 +20,14 @@ ask a question (ending in "?", or starting with what/where/who/how...) and I'll 
 /list [CATEGORY] [PAGE]  newest notes
 /search QUERY  find notes ("a phrase", tea OR coffee, -draft, tag:x, after:2026-11-01...)
 /get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
-/move NOTE CATEGORY  move a note (asks for approval; links to it follow)
-/rename NOTE NEW TITLE  rename a note and its file (asks for approval; links to it follow)
-/delete NOTE  delete a note (asks for approval; git keeps it)
+/move NOTE CATEGORY  move a note ({move}links to it follow)
+/rename NOTE NEW TITLE  rename a note and its file ({rename}links to it follow)
+/delete NOTE  delete a note ({delete}git keeps it)
 /append NOTE TEXT  add a line to a note
 /tag NOTE TAG...  tag a note
 /tick NOTE ITEM[, ITEM...]  tick tasks (`- [ ]` lines) off; /untick opens them again
 /backlinks NOTE  notes that link to a note
-/undo  undo the last change (asks for approval)
+/undo  undo the last change{undo}
 /digest [weekly]  what matters today
 /reminders  what I will remind you of ("remind me to call mom tomorrow at 9" sets one)
 /link [CODE]  connect your Slack and Telegram accounts
@@ -51,15 +52,27 @@ CORRECTION = re.compile(
 )
 
 
-def help_text(direct_changes: tuple[str, ...]) -> str:
-    """/help, saying which changes run at once (BRAINBOT_DIRECT_CHANGES)."""
+def help_text(direct_changes: tuple[str, ...], approval_tools: Sequence[str]) -> str:
+    """/help, saying which changes run at once (BRAINBOT_DIRECT_CHANGES) and which
+    commands wait for Approve (BRAINBOT_APPROVAL_TOOLS)."""
+    asks = "asks for approval; "
+    waits = {
+        # The note this chat filed last moves at once (bot.tools.runner): a correction.
+        "move": "the note I just filed moves at once, others ask for approval; "
+        if "move_entry" in approval_tools
+        else "",
+        "rename": asks if "rename_entry" in approval_tools else "",
+        "delete": asks if "delete_entry" in approval_tools else "",
+        "undo": " (asks for approval)" if "undo" in approval_tools else "",
+    }
     kinds = [KIND_WORDS[k] for k in direct_changes if k in KIND_WORDS]
     if not kinds:
-        return HELP.format(changes="Every change to a note asks for your approval first.")
+        return HELP.format(changes="Every change to a note asks for your approval first.", **waits)
     listed = ", ".join(kinds[:-1]) + (" and " if len(kinds) > 1 else "") + kinds[-1]
     return HELP.format(
         changes=f"Small changes ({listed}) happen at once with an Undo button; "
-        "others ask for your approval."
+        "others ask for your approval.",
+        **waits,
     )
 
 
@@ -160,7 +173,7 @@ class Router:
         rest = rest.strip()
         words = rest.split()
         if name in ("/start", "/help"):
-            return [Reply(help_text(ctx.settings.direct_changes))]
+            return [Reply(help_text(ctx.settings.direct_changes, self.runner.approval_tools))]
         if name == "/capture":
             return await self.capture(ctx, rest) if rest else [Reply("Usage: /capture TEXT")]
         if name == "/list":

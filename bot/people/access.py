@@ -38,11 +38,16 @@ class Access:
             return True
         return not sender.foreign and f"{sender.platform}:*" in self.allowed
 
+    @staticmethod
+    def at_the_terminal(sender: Sender) -> bool:
+        """The console's sender: whoever has the terminal has the files (the owner)."""
+        return sender.platform == "console"
+
     def known_allowed(self, sender: Sender) -> bool:
-        """Allowed without asking storage: the console (whoever has the terminal has the
-        files), who the setting names, or who this process saw admitted."""
+        """Allowed without asking storage: the console, who the setting names, or who
+        this process saw admitted."""
         return (
-            sender.platform == "console" or self.in_setting(sender) or sender.key in self._admitted
+            self.at_the_terminal(sender) or self.in_setting(sender) or sender.key in self._admitted
         )
 
     async def is_allowed(self, sender: Sender) -> bool:
@@ -106,7 +111,7 @@ class Access:
             self.wrong_code(sender, now)
             return "That code is unknown or has expired. Ask for a new one with /link."
         self._wrong_codes.pop(sender.key, None)
-        if sender.platform != "console" and not self.in_setting(sender):
+        if not self.at_the_terminal(sender) and not self.in_setting(sender):
             await self.admission.admit(sender.key, "link", now)
             self._admitted.add(sender.key)
         return f"Linked: this {sender.platform} account now reaches the brain of {person.name}."

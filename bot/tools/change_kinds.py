@@ -48,6 +48,14 @@ class ChangeKinds:
     words: str = ""  # what the change brings: appended text, new tags, task texts
     note: tuple[str, ...] = ()  # the note's names: its title and its path
 
+    @property
+    def operation(self) -> str:
+        """The word the change's commit begins with: its kind when it is one small
+        kind (`append`, `tag`, `tick`, `fill`), else `update`."""
+        if len(self.kinds) == 1 and "replace" not in self.kinds:
+            return next(iter(self.kinds))
+        return "update"
+
 
 def update_kinds(
     entry: Entry,

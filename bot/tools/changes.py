@@ -74,6 +74,7 @@ async def update_entry(
         expected_hash=ctx.expected_hash or (entry.content_hash if append else None),
         author=ctx.author,
         source=dict(ctx.source),
+        operation=update_kinds(entry, fields, remove_fields, body, append).operation,
     )
     what = _described(entry, fields, remove_fields, body, append)
     return ToolResult(
@@ -181,6 +182,7 @@ async def tick_tasks(ctx: ToolContext, path: str, items: list[str], done: bool) 
         expected_hash=ctx.expected_hash or entry.content_hash,
         author=ctx.author,
         source=dict(ctx.source),
+        operation="tick" if done else "untick",
     )
     verb = "Ticked" if done else "Unticked"
     text = f"{verb} {', '.join(ticked.changed)} in {updated.path}."

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
@@ -213,7 +214,35 @@ async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
         data["written_by"] = others(ctx.vault.name)
     if entry.frontmatter_error:
         data["frontmatter_error"] = entry.frontmatter_error
-    return ToolResult(data, f"{entry.title} ({entry.path})\n\n{entry.body}".strip())
+    head = f"{entry.title} ({entry.path})"
+    shown = properties_line(entry, ctx.vault_zone)
+    return ToolResult(data, "\n".join(filter(None, [head, shown])) + f"\n\n{entry.body}".rstrip())
+
+
+# Fields a person does not need to read on a note: its name and path are shown above,
+# the rest the vault keeps for itself (an inbox note's words are its body).
+UNSHOWN_FIELDS = frozenset(
+    {"id", "title", "created", "updated", "source", "original_text", "confidence"}
+)
+
+
+def properties_line(entry: Entry, zone: ZoneInfo) -> str:
+    """A note's fields with a value, as one line a person reads at a glance:
+    `due: 2026-12-01 · remind: 2026-11-30 09:00 · tags: #food #weekly`."""
+    parts = []
+    for name, value in entry.fields.items():
+        if name in UNSHOWN_FIELDS or value in (None, "", [], {}):
+            continue
+        if name == "tags":
+            parts.append("tags: " + " ".join(f"#{t}" for t in entry.tags))
+        elif isinstance(value, datetime):
+            local = value.astimezone(zone) if value.tzinfo else value
+            parts.append(f"{name}: {local:%Y-%m-%d %H:%M}")
+        elif isinstance(value, list):
+            parts.append(f"{name}: " + ", ".join(str(v) for v in value))
+        elif not isinstance(value, dict):
+            parts.append(f"{name}: {value}")
+    return " · ".join(parts)
 
 
 @tool(read_only=True, idempotent=True)

@@ -84,6 +84,32 @@ class ApprovalRecords:
         async with self.engine.begin() as conn:
             await conn.execute(stmt)
 
+    async def answer_rejections(
+        self, conversation_key: str, user_id: int, since: datetime, asked: str, outcome: str
+    ) -> list[Approval]:
+        """Settle with `outcome` the rejections of `user_id` in this conversation, decided
+        after `since`, whose outcome is still `asked` (a reason was asked for); the
+        approvals it settled, newest first. Only one message can answer each."""
+        c = APPROVALS.c
+        stmt = (
+            update(APPROVALS)
+            .where(
+                and_(
+                    c.conversation_key == conversation_key,
+                    c.user_id == user_id,
+                    c.status == "rejected",
+                    c.outcome == asked,
+                    c.decided_at >= since,
+                )
+            )
+            .values(outcome=outcome)
+            .returning(*APPROVALS.c)
+        )
+        async with self.engine.begin() as conn:
+            rows = (await conn.execute(stmt)).all()
+        found = [Approval.model_validate(row._mapping) for row in rows]
+        return sorted(found, key=lambda a: a.decided_at or a.created_at, reverse=True)
+
     async def add_button_action(
         self,
         user_id: int,

@@ -191,16 +191,17 @@ class Vault:
         expected_hash: str | None = None,
         author: Author,
         source: Source = None,
+        operation: str = "update",
     ) -> Written:
-        """Set and remove frontmatter fields and/or replace the body; other fields are
-        kept and `updated` is bumped. `id` and `created` cannot be changed."""
+        """Set and remove fields (never `id`, `created`) and/or replace the body; `updated`
+        is bumped. `operation` (append, tag, tick...) begins the commit's subject."""
         with self._lock.hold():
             rel, full = self._paths.resolve(path, for_write=True)
             old = self._read_bytes(rel, full, expected_hash)
             new = updated_note(rel, old, fields, body, remove_fields)
             self._check_size(rel, new, self.max_bytes)
             self._commits.record_outside_edit(rel, old)
-            change = self._commits.write({rel: new}, f"update {rel}", author, source)
+            change = self._commits.write({rel: new}, f"{operation} {rel}", author, source)
         return Written(entry_from_bytes(rel, new), change)
 
     def move(

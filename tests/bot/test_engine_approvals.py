@@ -46,10 +46,10 @@ async def test_update_waits_for_approval_with_a_diff_preview_then_applies(
         assert len([s for s in git_log(brain.settings.vault_dir) if "ideas/tea.md" in s]) == 2
 
 
-async def test_reject_changes_nothing_and_the_reason_reaches_the_model(
+async def test_reject_changes_nothing_and_the_reason_is_kept_not_filed(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
-    openai_fake.script = [UPDATE, say("Understood, I will leave it.")]
+    openai_fake.script = [UPDATE, say("You have one note on tea.")]
     async with running_brain(tmp_path, database_url, openai_fake) as brain:
         await _with_tea(brain)
         path = brain.settings.vault_dir / "ideas/tea.md"
@@ -57,12 +57,17 @@ async def test_reject_changes_nothing_and_the_reason_reaches_the_model(
         card = _card(await brain.engine.handle(message("I tried oolong")))
         (rejected,) = await brain.engine.handle(press(card, "Reject"))
         assert rejected.replace and rejected.text.startswith("Rejected")
-        await brain.engine.handle(message("because it was not that great"))
+        asked = len(openai_fake.chat_requests())
+        (thanks,) = await brain.engine.handle(message("because it was not that great"))
+        assert thanks.text.startswith('Thanks, noted why you rejected "Update ideas/tea.md"')
         assert path.read_text() == before
-    last = openai_fake.chat_requests()[-1]["messages"]
-    texts = [m.get("content") or "" for m in last]
+        assert notes(brain.settings.vault_dir) == ["ideas/tea.md"]  # the reason is no note
+        assert len(openai_fake.chat_requests()) == asked  # answered without the model
+        await brain.engine.handle(message("what do I know about tea?"))
+    # The model reads the rejection and its reason with the next message.
+    texts = [m.get("content") or "" for m in openai_fake.chat_requests()[-1]["messages"]]
     assert any("rejected" in t and "Update ideas/tea.md" in t for t in texts)
-    assert texts[-1].startswith("because it was not that great")
+    assert "because it was not that great" in texts
 
 
 async def test_an_expired_approval_changes_nothing(

@@ -80,6 +80,14 @@ SMALL = {
         lambda post: post.content == "- [x] milk\n- [ ] eggs\n- [x] flour",
     ),
 }
+# The commit's subject says what kind of change it was, as `git log` shows it.
+SUBJECT = {
+    "append": "append",
+    "tag": "tag",
+    "tick": "tick",
+    "untick": "untick",
+    "tick by rewriting the text": "tick",
+}
 
 
 @pytest.mark.parametrize("kind", list(SMALL))
@@ -94,7 +102,7 @@ async def test_a_small_change_runs_at_once_and_its_undo_reverts_it(
         commits = git_log(vault)
         reply = _with_undo(await brain.engine.handle(message(said)))
         assert changed(frontmatter.load(vault / SHOPPING)), (vault / SHOPPING).read_text()
-        assert git_log(vault) == [f"update {SHOPPING}", *commits]  # one commit
+        assert git_log(vault) == [f"{SUBJECT[kind]} {SHOPPING}", *commits]  # one commit
         assert notes(vault) == [SHOPPING, "ideas/tea.md"]  # nothing kept in the inbox
         assert SHOPPING in reply.text
         assert len(openai_fake.chat_requests()) == 1  # the result is the answer
@@ -155,9 +163,9 @@ async def test_undo_reverts_only_its_own_change_after_others_and_only_once(
         assert frontmatter.load(vault / "ideas/tea.md").content == "Oolong is the best."
         log = git_log(vault)
         assert log[:3] == [
-            f"undo {log[0].split()[1]} (update {SHOPPING})",
+            f"undo {log[0].split()[1]} (append {SHOPPING})",
             "update ideas/tea.md",
-            f"update {SHOPPING}",
+            f"append {SHOPPING}",
         ]
         assert await brain.engine.handle(press(reply, "Undo")) == []  # a second press
         assert git_log(vault) == log
