@@ -20,10 +20,10 @@ import sys
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from pydantic import ValidationError
 from sqlalchemy import text
 
 from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
+from bot.app.settings_check import SettingsInvalid, load_settings
 from bot.app.tool_checks import custom_tools
 from bot.config import Settings
 from bot.logs import redact, secrets_of
@@ -46,9 +46,10 @@ def register(subparsers: Any) -> None:
 
 async def run_doctor(out: TextIO) -> int:
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        out.write(f"PROBLEM  configuration: the settings are not valid\n{exc}\n")
+        settings = load_settings()
+    except SettingsInvalid as exc:
+        findings = [Finding("problem", "configuration", line) for line in exc.lines]
+        out.write(render(findings, []))
         return 1
     findings = await diagnose(settings)
     out.write(render(findings, secrets_of(settings)))
