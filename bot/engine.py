@@ -48,7 +48,10 @@ SLOW_DOWN = (
     "You are sending messages faster than I file them (at most {limit} a minute). "
     "That one was not saved: wait a moment, then send it again."
 )
-FAILED = "Sorry, something went wrong on my side. Your message is kept; try again."
+# After a failure, a message is called kept only when the vault holds a commit for it.
+FAILED_KEPT = "Sorry, something went wrong on my side after your message was saved; it is kept."
+FAILED = "Sorry, something went wrong on my side: that was not saved. Please send it again."
+FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
 LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
@@ -170,6 +173,7 @@ class Engine:
         logs.bind_event(event)  # also for events resumed after a restart
         now = self.clock()
         status = "failed"
+        ctx: ToolContext | None = None
         try:
             ctx = await self.context(event, now, arrival)
             if isinstance(event, ButtonPress):
@@ -183,12 +187,37 @@ class Engine:
             raise
         except Exception:
             log.exception("event %s failed", event.event_id)
-            return [Reply(FAILED)]
+            return [Reply(await self._failed(ctx, event))]
         finally:
             if status != "received":
-                await self.records.finish_event(
-                    event.conversation.platform, event.event_id, status, self.clock()
-                )
+                await self._finish(event, status)
+
+    async def _finish(self, event: Event, status: str) -> None:
+        """Mark the event finished. If the database cannot be reached, it stays recorded
+        as received, and the next start looks at it again (bot.app.recovery: done if the
+        vault has its commit, else processed then); the reply stands."""
+        try:
+            await self.records.finish_event(
+                event.conversation.platform, event.event_id, status, self.clock()
+            )
+        except Exception:
+            log.exception("event %s could not be marked %s", event.event_id, status)
+
+    @staticmethod
+    async def _failed(ctx: ToolContext | None, event: Event) -> str:
+        """What to say after a failure: "kept" only if the vault has a commit naming this
+        event (the failure came after the write); else that nothing was saved (a failed
+        event is not retried, so the person must send it again)."""
+        if isinstance(event, ButtonPress):
+            return FAILED_PRESS
+        if ctx is None:
+            return FAILED
+        try:
+            written = await ctx.store.has_event_commit(ctx.event_key, since=event.received_at)
+        except Exception:
+            log.exception("could not tell whether event %s was written", event.event_id)
+            return FAILED
+        return FAILED_KEPT if written else FAILED
 
     async def _claim(self, event: Event) -> Reply | None:
         """`/start CODE`, `claim CODE` or `/link CODE` from a stranger: all a closed
