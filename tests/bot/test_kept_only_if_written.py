@@ -13,7 +13,8 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.events import Reply
+from bot.app.recovery import resume_unfinished
+from bot.events import Conversation, Reply
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
@@ -44,23 +45,32 @@ def break_folder(vault: Path, folder: str) -> None:
     (vault / folder).write_text("not a folder\n")
 
 
-@pytest.fixture
-def database_gone(pg_server: str, database_url: str) -> Iterator[Any]:
-    """`gone()` closes the test's database to every connection, as a server that went
-    away; it is opened again after the test (for its teardown)."""
-    name = make_url(database_url).database
+class Database:
+    """The test's database, which `gone()` closes to every connection, as a server that
+    went away, and `back()` opens again (as after the test, for its teardown)."""
 
-    def gone() -> None:
-        with psycopg.connect(pg_server, autocommit=True) as conn:
-            conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+    def __init__(self, pg_server: str, database_url: str) -> None:
+        self.server = pg_server
+        self.name = make_url(database_url).database
+
+    def gone(self) -> None:
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            conn.execute(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS false')
             conn.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
-                (name,),
+                (self.name,),
             )
 
-    yield gone
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+    def back(self) -> None:
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            conn.execute(f'ALTER DATABASE "{self.name}" ALLOW_CONNECTIONS true')
+
+
+@pytest.fixture
+def database(pg_server: str, database_url: str) -> Iterator[Database]:
+    db = Database(pg_server, database_url)
+    yield db
+    db.back()
 
 
 async def test_a_vault_folder_that_cannot_be_written_is_not_called_kept(
@@ -100,35 +110,47 @@ async def test_the_model_down_keeps_the_words_and_says_so(
     assert claims_kept(replies), replies
 
 
-async def test_the_database_going_away_mid_turn(
-    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, database_gone: Any
+async def test_the_database_going_away_mid_turn_keeps_the_event_for_the_next_start(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, database: Database
 ) -> None:
+    breaks = [True]
+
     def model(body: dict[str, Any]) -> Step:
-        database_gone()  # after the event was recorded, before the capture runs
+        if breaks.pop() if breaks else False:
+            database.gone()  # after the event was recorded, before the capture runs
         return capture("admin")
 
     openai_fake.responder = model
     async with running_brain(tmp_path, database_url, openai_fake) as brain:
-        vault = brain.settings.vault_dir
         replies = await brain.engine.handle(message("water the plants on friday"))
-        written = notes(vault)
+        vault = brain.settings.vault_dir
+        assert notes(vault) == []
     assert replies, "a reply, not an exception"
-    assert claims_kept(replies) == bool(written), (replies, written)
+    assert "recorded and will be filed when I start again" in replies[0].text
+    database.back()
+    delivered: list[Reply] = []
+
+    async def deliver(conversation: Conversation, reply: Reply) -> None:
+        delivered.append(reply)
+
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 1
+        assert notes(vault) == ["admin/water-the-plants.md"]
+    assert claims_kept(delivered)
 
 
 async def test_the_database_going_away_after_the_write_says_kept(
-    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, database_gone: Any
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, database: Database
 ) -> None:
     def model(body: dict[str, Any]) -> Step:
         if not any(m.get("role") == "tool" for m in body["messages"]):
             return capture("admin")
-        database_gone()  # the note is committed; the turn's bookkeeping is not
+        database.gone()  # the note is committed; the turn's bookkeeping is not
         return say("Filed it.")
 
     openai_fake.responder = model
     async with running_brain(tmp_path, database_url, openai_fake) as brain:
         vault = brain.settings.vault_dir
         replies = await brain.engine.handle(message("water the plants on friday"))
-        written = notes(vault)
-    assert written == ["admin/water-the-plants.md"]
+        assert notes(vault) == ["admin/water-the-plants.md"]
     assert claims_kept(replies), replies
