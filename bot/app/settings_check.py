@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SETTING, Settings
+from bot.logs import redact
 from bot.tools import approval_tools
 
 EXIT_CONFIG = 2  # the exit code of a start the settings stop
@@ -26,7 +28,7 @@ EXAMPLES: dict[str, str] = {
     "BRAINBOT_TOOL_HOSTS": "api.weather.example,intranet.local:8443",
     "BRAINBOT_TEAM_VAULTS": "slack:C0123=team-ops",
     SECRET_VAULTS_SETTING: "vault,ops",
-    "DATABASE_URL": "postgresql://brainbot:secret@localhost:5432/brainbot",
+    "DATABASE_URL": "postgresql://brainbot@localhost:5432/brainbot",
     "OPENAI_BASE_URL": "http://localhost:11434/v1",
     "SLACK_API_URL": "https://slack.com/api/",
     "TELEGRAM_API_URL": "https://api.telegram.org",
@@ -92,4 +94,15 @@ def _line(name: str, value: object, message: str) -> str:
     example = EXAMPLES.get(name)
     if example is not None and "e.g." not in line and "such as" not in line:
         line += f"; e.g. {example}"
-    return line
+    return redact(line, _credentials(value))
+
+
+def _credentials(value: object) -> list[str]:
+    """The password (or token-as-user) a URL value carries: never printed."""
+    if not isinstance(value, str) or "://" not in value:
+        return []
+    try:
+        url = urlsplit(value)
+        return [part for part in (url.password, url.username) if part]
+    except ValueError:
+        return []
