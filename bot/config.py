@@ -7,6 +7,7 @@ import re
 from datetime import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from dotenv import dotenv_values
@@ -38,6 +39,12 @@ def _split_csv(value: object) -> object:
 CHANGE_KINDS = ("append", "tag", "tick", "fill")
 DIRECT_CHANGES = ("append", "tag", "tick")
 _DIRECT_CHANGES_ENV = "BRAINBOT_DIRECT_CHANGES"
+
+
+_CATEGORY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+_USER_KEY = re.compile(r"^[a-z]+:[^\s:]+(:\*)?$")
+_HOST = re.compile(r"^[A-Za-z0-9.-]+(:\d{1,5})?$")
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 class _WholeSource(PydanticBaseSettingsSource):
@@ -123,13 +130,13 @@ class Settings(BaseSettings):
     categories: Annotated[tuple[str, ...], NoDecode] = Field(
         DEFAULT_CATEGORIES, alias="BRAINBOT_CATEGORIES"
     )
-    max_note_bytes: int = Field(1_000_000, alias="BRAINBOT_MAX_NOTE_BYTES")
+    max_note_bytes: int = Field(1_000_000, gt=0, alias="BRAINBOT_MAX_NOTE_BYTES")
 
     embeddings_setting: Literal["openai", "local", "none"] | None = Field(
         None, alias="BRAINBOT_EMBEDDINGS"
     )
     embedding_model: str = Field("text-embedding-3-small", alias="BRAINBOT_EMBEDDING_MODEL")
-    embedding_dimensions: int | None = Field(None, alias="BRAINBOT_EMBEDDING_DIMENSIONS")
+    embedding_dimensions: int | None = Field(None, gt=0, alias="BRAINBOT_EMBEDDING_DIMENSIONS")
 
     openai_api_key: str | None = Field(None, alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(None, alias="OPENAI_BASE_URL")
@@ -144,8 +151,8 @@ class Settings(BaseSettings):
     transcribe_model: str = Field("whisper-1", alias="BRAINBOT_TRANSCRIBE_MODEL")
 
     allowed_users: Annotated[tuple[str, ...], NoDecode] = Field((), alias="BRAINBOT_ALLOWED_USERS")
-    confidence_threshold: float = Field(0.6, alias="BRAINBOT_CONFIDENCE_THRESHOLD")
-    approval_ttl_seconds: float = Field(24 * 3600, alias="BRAINBOT_APPROVAL_TTL")
+    confidence_threshold: float = Field(0.6, ge=0, le=1, alias="BRAINBOT_CONFIDENCE_THRESHOLD")
+    approval_ttl_seconds: float = Field(24 * 3600, gt=0, alias="BRAINBOT_APPROVAL_TTL")
     # Unset: every tool that can wait for Approve. Checked against the tools' own
     # flags (bot.tools.runner.approval_tools) when the settings are loaded.
     approval_tools: Annotated[tuple[str, ...] | None, NoDecode] = Field(
@@ -156,18 +163,18 @@ class Settings(BaseSettings):
     )
     max_tool_calls: int = Field(20, ge=1, alias="BRAINBOT_MAX_TOOL_CALLS")
     rate_limit_per_minute: int = Field(30, ge=0, alias="BRAINBOT_RATE_LIMIT")
-    max_attachment_bytes: int = Field(20_000_000, alias="BRAINBOT_MAX_ATTACHMENT_BYTES")
-    max_message_chars: int = Field(20_000, alias="BRAINBOT_MAX_MESSAGE_CHARS")
-    history_token_budget: int = Field(3_000, alias="BRAINBOT_HISTORY_TOKENS")
+    max_attachment_bytes: int = Field(20_000_000, gt=0, alias="BRAINBOT_MAX_ATTACHMENT_BYTES")
+    max_message_chars: int = Field(20_000, gt=0, alias="BRAINBOT_MAX_MESSAGE_CHARS")
+    history_token_budget: int = Field(3_000, ge=0, alias="BRAINBOT_HISTORY_TOKENS")
 
     digest_time: time = Field(time(8, 0), alias="BRAINBOT_DIGEST_TIME")
     timezone: ZoneInfo = Field(ZoneInfo("UTC"), alias="BRAINBOT_TIMEZONE")
-    digest_grace_seconds: float = Field(2 * 3600, alias="BRAINBOT_DIGEST_GRACE")
+    digest_grace_seconds: float = Field(2 * 3600, ge=0, alias="BRAINBOT_DIGEST_GRACE")
     reminder_time: time = Field(time(9, 0), alias="BRAINBOT_REMINDER_TIME")
-    reminder_grace_seconds: float = Field(6 * 3600, alias="BRAINBOT_REMINDER_GRACE")
+    reminder_grace_seconds: float = Field(6 * 3600, ge=0, alias="BRAINBOT_REMINDER_GRACE")
 
-    http_host: str = Field("127.0.0.1", alias="BRAINBOT_HTTP_HOST")
-    http_port: int = Field(8080, alias="BRAINBOT_HTTP_PORT")
+    http_host: str = Field("127.0.0.1", min_length=1, alias="BRAINBOT_HTTP_HOST")
+    http_port: int = Field(8080, ge=0, le=65535, alias="BRAINBOT_HTTP_PORT")
 
     slack_bot_token: str | None = Field(None, alias="SLACK_BOT_TOKEN")
     slack_app_token: str | None = Field(None, alias="SLACK_APP_TOKEN")
@@ -190,7 +197,7 @@ class Settings(BaseSettings):
     # A team membership older than this is checked against the chat before it is used.
     team_check_hours: float = Field(24.0, gt=0, le=24 * 7, alias="BRAINBOT_TEAM_CHECK_HOURS")
 
-    sync_interval_seconds: float = Field(30.0, alias="BRAINBOT_SYNC_INTERVAL")
+    sync_interval_seconds: float = Field(30.0, ge=0, alias="BRAINBOT_SYNC_INTERVAL")
     watch_vaults: bool = Field(True, alias="BRAINBOT_WATCH")
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
     log_level: str = Field("INFO", alias="BRAINBOT_LOG_LEVEL")
@@ -295,6 +302,55 @@ class Settings(BaseSettings):
                 )
             allowed[str(secret)] = vaults
         return allowed
+
+    @field_validator("categories", mode="after")
+    @classmethod
+    def _category_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [name for name in value if not _CATEGORY.match(name)]
+        if bad:
+            raise ValueError(f"{bad} are not folder names (letters, digits, - and _)")
+        return value
+
+    @field_validator("allowed_users", mode="after")
+    @classmethod
+    def _user_keys(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [key for key in value if not _USER_KEY.match(key)]
+        if bad:
+            raise ValueError(f"{bad} are not PLATFORM:ID (or PLATFORM:*)")
+        return value
+
+    @field_validator("tool_hosts", mode="after")
+    @classmethod
+    def _hosts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [host for host in value if not _HOST.match(host)]
+        if bad:
+            raise ValueError(f"{bad} are not host names (HOST or HOST:PORT, no scheme or path)")
+        return value
+
+    @field_validator("openai_base_url", "slack_api_url", "telegram_api_url", "telegram_webhook_url")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            url = urlsplit(value)
+            if url.scheme not in ("http", "https") or not url.hostname:
+                raise ValueError("is not an http(s) URL")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            url = urlsplit(value)
+            if url.scheme.partition("+")[0] not in ("postgresql", "postgres"):
+                raise ValueError("is not a postgresql:// URL")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        if value.upper() not in _LOG_LEVELS:
+            raise ValueError(f"is not a log level ({', '.join(_LOG_LEVELS)})")
+        return value
 
     @model_validator(mode="after")
     def _inbox_is_a_category(self) -> Settings:

@@ -48,7 +48,14 @@ SLOW_DOWN = (
     "You are sending messages faster than I file them (at most {limit} a minute). "
     "That one was not saved: wait a moment, then send it again."
 )
-FAILED = "Sorry, something went wrong on my side. Your message is kept; try again."
+# After a failure, a message is called kept only when the vault holds a commit for it.
+FAILED_KEPT = "Sorry, something went wrong on my side after your message was saved; it is kept."
+FAILED = "Sorry, something went wrong on my side: that was not saved. Please send it again."
+FAILED_QUEUED = (
+    "Sorry, something went wrong on my side. Your message is recorded and will be filed "
+    "when I start again."
+)
+FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
 LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
@@ -173,26 +180,52 @@ class Engine:
         person and their vault are looked up."""
         logs.bind_event(event)  # also for events resumed after a restart
         now = self.clock()
-        status = "failed"
+        ctx: ToolContext | None = None
         try:
             ctx = await self.context(event, now, arrival)
             if isinstance(event, ButtonPress):
                 replies = await self.buttons.press(ctx, event.action, event.value)
             else:
                 replies = await self._message(ctx, event)
-            status = "done"
-            return replies
         except asyncio.CancelledError:
-            status = "received"  # cut short by shutdown: left for resume_unfinished
-            raise
+            raise  # cut short by shutdown: left received for resume_unfinished
         except Exception:
             log.exception("event %s failed", event.event_id)
-            return [Reply(FAILED)]
-        finally:
-            if status != "received":
-                await self.records.finish_event(
-                    event.conversation.platform, event.event_id, status, self.clock()
-                )
+            marked = await self._finish(event, "failed")
+            return [Reply(await self._failed(ctx, event, queued=not marked))]
+        await self._finish(event, "done")
+        return replies
+
+    async def _finish(self, event: Event, status: str) -> bool:
+        """Mark the event finished; False if the database could not be reached. Then it
+        stays recorded as received, and the next start looks at it again
+        (bot.app.recovery: done if the vault has its commit, else processed then)."""
+        try:
+            await self.records.finish_event(
+                event.conversation.platform, event.event_id, status, self.clock()
+            )
+        except Exception:
+            log.exception("event %s could not be marked %s", event.event_id, status)
+            return False
+        return True
+
+    @staticmethod
+    async def _failed(ctx: ToolContext | None, event: Event, *, queued: bool) -> str:
+        """What to say after a failure: "kept" only if the vault has a commit naming this
+        event (the failure came after the write); "recorded" if the event is still
+        waiting in the database for the next start; else that nothing was saved (a
+        failed event is not retried, so the person must send it again)."""
+        if isinstance(event, ButtonPress):
+            return FAILED_PRESS
+        written = False
+        if ctx is not None:
+            try:
+                written = await ctx.store.has_event_commit(ctx.event_key, since=event.received_at)
+            except Exception:
+                log.exception("could not tell whether event %s was written", event.event_id)
+        if written:
+            return FAILED_KEPT
+        return FAILED_QUEUED if queued else FAILED
 
     async def _claim(self, event: Event) -> Reply | None:
         """`/start CODE`, `claim CODE` or `/link CODE` from a stranger: all a closed

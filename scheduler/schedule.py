@@ -21,6 +21,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from bot.dates import NotATimeOfDay, local_zone, time_of_day
+from storage.db.chat_tables import WEEKLY_OFF
 from storage.db.people import Person
 
 Kind = Literal["daily", "weekly"]
@@ -39,12 +40,12 @@ class Slot:
 @dataclass(frozen=True, slots=True)
 class DigestSchedule:
     """One person's digest times: every day at `at` in `zone`; the weekly review on
-    `weekly_day` (0 = Monday) replaces that day's daily digest."""
+    `weekly_day` (0 = Monday; None: no weekly review) replaces that day's daily digest."""
 
     user_id: int
     zone: ZoneInfo
     at: time
-    weekly_day: int
+    weekly_day: int | None
 
     def kind_on(self, day: date) -> Kind:
         return "weekly" if day.weekday() == self.weekly_day else "daily"
@@ -89,4 +90,5 @@ def schedule_for(
     except NotATimeOfDay:
         at = default_time
     zone = local_zone(person.timezone, default_zone)
-    return DigestSchedule(person.id, zone, at, person.weekly_day % 7)
+    weekly = person.weekly_day if 0 <= person.weekly_day < WEEKLY_OFF else None
+    return DigestSchedule(person.id, zone, at, weekly)

@@ -69,8 +69,11 @@ class DigestTrigger(BaseTrigger):  # type: ignore[misc]
         return self.plan.next_after(after).due_at
 
     def __str__(self) -> str:
-        weekly = WEEKDAY_NAMES[self.plan.weekly_day].title()
-        return f"digest[{self.plan.at:%H:%M} {self.plan.zone.key}, weekly review on {weekly}]"
+        day = self.plan.weekly_day
+        weekly = "no weekly review"
+        if day is not None:
+            weekly = f"weekly review on {WEEKDAY_NAMES[day].title()}"
+        return f"digest[{self.plan.at:%H:%M} {self.plan.zone.key}, {weekly}]"
 
 
 def job_id(user_id: int) -> str:
@@ -270,6 +273,8 @@ class DigestService:
             if plan is None:
                 return None
             slot = plan.latest_until(now)
+            if person.created_at is not None and slot.due_at < person.created_at:
+                return None  # the person did not exist then: nothing was missed
             late = now - slot.due_at
             if late <= self.grace:
                 async with gate:

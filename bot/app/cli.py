@@ -7,6 +7,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from bot.app.settings_check import EXIT_CONFIG, SettingsInvalid
+
 # Each module defines `register(subparsers)`, adding its sub-commands; a sub-command
 # stores its handler as `func(args) -> int` (the exit code).
 COMMAND_MODULES: tuple[str, ...] = (
@@ -30,7 +32,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except SettingsInvalid as exc:
+        # Every command reads the settings first: a bad one stops it with one line
+        # per variable (doctor reports them as problems itself).
+        for line in exc.lines:
+            print(f"brainbot: {line}", file=sys.stderr)
+        return EXIT_CONFIG
     return code
 
 

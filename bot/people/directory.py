@@ -53,9 +53,10 @@ class People:
 
     async def update_settings(self, person: Person, change: SettingsChange) -> Person:
         """Write `change` (one statement) and tell the listeners (the digest schedule)."""
-        if change.empty:
+        columns = change.columns(person)
+        if not columns:  # nothing to change ("weekly on" when it is on)
             return person
-        updated = await self.records.update_person(person.id, **change.columns())
+        updated = await self.records.update_person(person.id, **columns)
         for listener in self.listeners:
             await listener(updated)
         return updated

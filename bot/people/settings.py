@@ -17,29 +17,32 @@ from bot.dates import (
     time_of_day,
     zone_named,
 )
+from storage.db.chat_tables import WEEKLY_DEFAULT, WEEKLY_OFF
 from storage.db.people import Person
 
 USAGE = (
     "Try /settings digest 07:30, /settings digest off, "
-    "/settings timezone Europe/Berlin or /settings weekly sunday."
+    "/settings timezone Europe/Berlin, /settings weekly sunday or /settings weekly off."
 )
 
 
 @dataclass(frozen=True, slots=True)
 class SettingsChange:
-    """What changes; None leaves a setting as it is. Setting a time turns the digest on."""
+    """What changes; None leaves a setting as it is. Setting a time turns the digest on;
+    `weekly_enabled` turns the weekly review off, or back on (on Sunday if it was off)."""
 
     digest_time: time | None = None
     digest_enabled: bool | None = None
     timezone: ZoneInfo | None = None
     weekly_day: int | None = None
+    weekly_enabled: bool | None = None
 
     @property
     def empty(self) -> bool:
         return self == SettingsChange()
 
-    def columns(self) -> dict[str, object]:
-        """The person's columns this change writes."""
+    def columns(self, person: Person) -> dict[str, object]:
+        """The person's columns this change writes (`person`: as they are now)."""
         values: dict[str, object] = {}
         if self.digest_time is not None:
             values["digest_time"] = clock(self.digest_time)
@@ -48,6 +51,10 @@ class SettingsChange:
             values["digest_enabled"] = self.digest_enabled
         if self.timezone is not None:
             values["timezone"] = self.timezone.key
+        if self.weekly_enabled is False:
+            values["weekly_day"] = WEEKLY_OFF
+        elif self.weekly_enabled and person.weekly_day == WEEKLY_OFF:
+            values["weekly_day"] = WEEKLY_DEFAULT
         if self.weekly_day is not None:
             values["weekly_day"] = self.weekly_day
         return values
@@ -74,6 +81,8 @@ def change_from_words(words: Sequence[str]) -> SettingsChange:
             return SettingsChange(digest_time=time_of_day(rest))
         if what in ("timezone", "tz"):
             return SettingsChange(timezone=zone_named(rest))
+        if what == "weekly" and rest.lower() in ("on", "off"):
+            return SettingsChange(weekly_enabled=rest.lower() == "on")
         if what == "weekly":
             return SettingsChange(weekly_day=weekday(rest))
     except (NotATimeOfDay, UnknownZone) as exc:
@@ -84,12 +93,14 @@ def change_from_words(words: Sequence[str]) -> SettingsChange:
 def describe_settings(person: Person, *, default_time: time, default_zone: ZoneInfo) -> str:
     """The person's settings as they are in effect, the install's defaults filled in."""
     digest = (
-        f"daily digest at {person.digest_time or clock(default_time)}"
+        f"daily digest at {person.digest_time or clock(default_time) + ' (the default)'}"
         if person.digest_enabled
         else "digest off"
     )
     zone = person.timezone or f"{default_zone.key} (the default)"
-    return (
-        f"Your settings: {digest}, time zone {zone}, "
-        f"weekly review on {WEEKDAY_NAMES[person.weekly_day % 7].title()}."
+    weekly = (
+        "weekly review off"
+        if person.weekly_day == WEEKLY_OFF
+        else f"weekly review on {WEEKDAY_NAMES[person.weekly_day % 7].title()}"
     )
+    return f"Your settings: {digest}, time zone {zone}, {weekly}."

@@ -22,16 +22,19 @@ async def update_settings(
         digest_time: local time as HH:MM (24 h), or null.
         digest_enabled: true or false to turn the daily digest on or off, or null.
         timezone: an IANA time zone such as Europe/Berlin, or null.
-        weekly_day: the weekday of the weekly review (monday … sunday), or null.
+        weekly_day: the weekday of the weekly review (monday … sunday), "off" to stop
+            it, "on" to start it again, or null.
     """
     if ctx.people is None:
         raise ToolError("settings cannot be changed here")
+    weekly = (weekly_day or "").strip().lower()
     try:
         change = SettingsChange(
             digest_time=time_of_day(digest_time) if digest_time else None,
             digest_enabled=digest_enabled,
             timezone=zone_named(timezone) if timezone else None,
-            weekly_day=weekday(weekly_day) if weekly_day else None,
+            weekly_day=weekday(weekly) if weekly and weekly not in ("on", "off") else None,
+            weekly_enabled=(weekly == "on") if weekly in ("on", "off") else None,
         )
     except (NotATimeOfDay, UnknownZone, ValueError) as exc:
         raise ToolError(str(exc)) from None

@@ -15,6 +15,12 @@ def _utc_column(nullable: bool = False) -> Any:
     return Field(sa_column=Column(DateTime(timezone=True), nullable=nullable))
 
 
+# A person's weekly_day when they turned the weekly review off (every day's digest is
+# the daily one); 0 … 6 name its day.
+WEEKLY_OFF = 7
+WEEKLY_DEFAULT = 6  # Sunday
+
+
 class User(SQLModel, table=True):
     """A person; several platform identities may point to one user."""
 
@@ -25,7 +31,7 @@ class User(SQLModel, table=True):
     timezone: str | None = None
     digest_enabled: bool = True
     digest_time: str | None = None  # "HH:MM" local; None = the deployment default
-    weekly_day: int = 6  # 0 = Monday ... 6 = Sunday
+    weekly_day: int = WEEKLY_DEFAULT  # 0 = Monday ... 6 = Sunday; WEEKLY_OFF: no weekly review
     created_at: datetime = _utc_column()
 
 

@@ -83,6 +83,7 @@ _ARRIVE = text(
     )
     SELECT allowed.ok AS admitted, EXISTS (SELECT 1 FROM recorded) AS first,
            u.id, u.name, u.timezone, u.digest_enabled, u.digest_time, u.weekly_day,
+           u.created_at,
            v.id AS vault_id, v.name AS vault_name, v.kind AS vault_kind
     FROM allowed
     LEFT JOIN identities i

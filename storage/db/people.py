@@ -34,6 +34,7 @@ class Person:
     digest_enabled: bool
     digest_time: str | None
     weekly_day: int
+    created_at: datetime | None = None  # None: not read (a digest slot before it is not theirs)
 
 
 def person_of(row: Row[Any]) -> Person:
@@ -46,6 +47,7 @@ def person_of(row: Row[Any]) -> Person:
         digest_enabled=m["digest_enabled"],
         digest_time=m["digest_time"],
         weekly_day=m["weekly_day"],
+        created_at=m.get("created_at"),
     )
 
 

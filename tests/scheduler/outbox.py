@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.app.runtime import Runtime
 from bot.events import Conversation, Reply
@@ -30,14 +30,16 @@ async def add_ada(
     platform: str = "test",
     user_id: str = "U1",
     chat_id: str = "chat-1",
+    since: timedelta = timedelta(days=30),
 ) -> Person:
-    """Ada, who talks to the bot in a direct chat, with her digest settings."""
+    """Ada, who talks to the bot in a direct chat, with her digest settings; she has
+    used it for `since` (a digest due before she came is not hers)."""
     person = await brain.records.add_person(
         platform=platform,
         platform_user_id=user_id,
         name="Ada",
         timezone=timezone,
         home_chat_id=chat_id,
-        now=brain.engine.clock(),
+        now=brain.engine.clock() - since,
     )
     return await brain.records.update_person(person.id, digest_time=digest_time)

@@ -207,3 +207,22 @@ async def test_one_person_s_failing_digest_is_recorded_and_the_others_go_on(
     assert (row.path, row.vault_id) == (f"user {ada.id}", 0)
     assert f"no room for user {ada.id}" in row.reason
     assert after == []
+
+
+async def test_a_person_created_after_the_days_digest_time_has_nothing_skipped(
+    tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = Clock(SEVEN_UTC + timedelta(hours=3))  # 11:00 in Berlin, past the grace
+    outbox = Outbox(clock)
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        ada = await add_ada(brain, since=timedelta(minutes=5))  # she came at 10:55
+        with caplog.at_level(logging.WARNING, logger="scheduler.service"):
+            service = await start_scheduler(brain, outbox, poll_seconds=60)
+            await service.run_due(clock())
+            clock.advance(hours=21)  # 08:00 the next morning
+            await service.run_due(clock())
+        await service.stop()
+        log = await service.ledger.entries("digest", user_id=ada.id)
+    assert "skipped" not in caplog.text
+    assert [(e.local_date, e.status) for e in log] == [(date(2026, 11, 21), "sent")]
+    assert len(outbox.sent) == 1

@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import ValidationError
-
-from bot.config import Settings
+from bot.app.settings_check import load_settings
 from storage.db.pg_upgrade import upgrade
 from storage.errors import StorageError
 
@@ -36,11 +34,7 @@ def register(subparsers: Any) -> None:
 
 def run_upgrade(args: argparse.Namespace, out: TextIO) -> int:
     """Upgrade the folder the settings name; print what was done, or why not (exit 1)."""
-    try:
-        settings = Settings()
-    except ValidationError as exc:
-        print(f"brainbot db upgrade: the settings are not valid\n{exc}", file=sys.stderr)
-        return 1
+    settings = load_settings()
     if settings.database_url:
         print(
             "brainbot db upgrade: DATABASE_URL is set, so brainbot uses that server, not the "

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from bot.app.commands.run import ConfigurationError, build_adapters
 from bot.app.runtime import Runtime
+from bot.app.settings_check import load_settings
 from bot.config import Settings
 from bot.dates import local_zone
 from bot.digest import compose_digest, with_summary
@@ -42,7 +43,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="send it to the person's direct chat and keep it as digests/YYYY-MM-DD.md",
     )
-    digest.set_defaults(func=lambda args: asyncio.run(run_digest(args, Settings())))
+    digest.set_defaults(func=lambda args: asyncio.run(run_digest(args, load_settings())))
 
 
 class UsageError(Exception):

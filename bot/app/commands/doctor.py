@@ -20,14 +20,13 @@ import sys
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from pydantic import ValidationError
 from sqlalchemy import text
 
 from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
+from bot.app.settings_check import SettingsInvalid, load_settings
 from bot.app.tool_checks import custom_tools
 from bot.config import Settings
 from bot.logs import redact, secrets_of
-from bot.tools import approval_tools
 from storage.db.admission import Admission
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
@@ -46,9 +45,10 @@ def register(subparsers: Any) -> None:
 
 async def run_doctor(out: TextIO) -> int:
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        out.write(f"PROBLEM  configuration: the settings are not valid\n{exc}\n")
+        settings = load_settings()
+    except SettingsInvalid as exc:
+        findings = [Finding("problem", "configuration", line) for line in exc.lines]
+        out.write(render(findings, []))
         return 1
     findings = await diagnose(settings)
     out.write(render(findings, secrets_of(settings)))
@@ -82,11 +82,7 @@ def render(findings: list[Finding], secrets: list[str]) -> str:
 
 
 async def configuration(s: Settings) -> list[Finding]:
-    found: list[Finding] = []
-    try:
-        approval_tools(s.approval_tools)
-    except ValueError as exc:
-        found.append(Finding("problem", "configuration", str(exc), "name tools that can wait"))
+    found: list[Finding] = []  # a bad value never gets here: see bot.app.settings_check
     platforms = []
     if s.slack_bot_token:
         if s.slack_app_token or s.slack_signing_secret:

@@ -20,9 +20,10 @@ from typing import Any, TextIO
 import anyio
 
 from bot.app.commands.digest import UsageError, find_person, outbound
-from bot.app.commands.run import ConfigurationError, configure_logs, load_settings
+from bot.app.commands.run import ConfigurationError, configure_logs
 from bot.app.mcp_wiring import mcp_calls
 from bot.app.runtime import Runtime
+from bot.app.settings_check import load_settings
 from bot.config import Settings
 from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
@@ -63,8 +64,6 @@ def register(subparsers: Any) -> None:
 
 def main_token(args: argparse.Namespace) -> int:
     settings = load_settings()
-    if settings is None:
-        return 2
     return asyncio.run(manage_tokens(args, settings, sys.stdout))
 
 
@@ -143,8 +142,6 @@ def _describe(info: TokenInfo) -> str:
 def main_stdio(args: argparse.Namespace) -> int:
     token = (args.token or os.environ.get(TOKEN_ENV, "")).strip()
     settings = load_settings()
-    if settings is None:
-        return 2
     protocol = _take_stdout()
     configure_logs(settings, console=False)
     return asyncio.run(serve_stdio(settings, token, protocol))

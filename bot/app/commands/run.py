@@ -11,17 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from bot import logs
 from bot.app.runtime import Runtime
 from bot.app.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
+from bot.app.settings_check import EXIT_CONFIG, load_settings
 from bot.config import Settings
-from bot.tools import approval_tools
 
 log = logging.getLogger(__name__)
-
-EXIT_CONFIG = 2
 
 
 class ConfigurationError(Exception):
@@ -140,21 +136,8 @@ async def run(settings: Settings) -> int:
             loop.remove_signal_handler(signum)
 
 
-def load_settings() -> Settings | None:
-    """The settings, or None after saying what is wrong with them."""
-    try:
-        settings = Settings()
-        approval_tools(settings.approval_tools)
-    except (ValidationError, ValueError) as exc:
-        print(f"brainbot: the settings are not valid:\n{exc}", file=sys.stderr)
-        return None
-    return settings
-
-
 def main_run() -> int:
     settings = load_settings()
-    if settings is None:
-        return EXIT_CONFIG
     configure_logs(settings, console=not (settings.slack_bot_token or settings.telegram_bot_token))
     return asyncio.run(run(settings))
 
@@ -162,8 +145,6 @@ def main_run() -> int:
 def main_chat() -> int:
     """`brainbot chat`: until /quit, Ctrl-D or the end of input; Ctrl-C ends it cleanly."""
     settings = load_settings()
-    if settings is None:
-        return EXIT_CONFIG
     configure_logs(settings, console=True)
     try:
         return asyncio.run(_chat(settings))

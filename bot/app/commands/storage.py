@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.app.runtime import make_vaults
+from bot.app.settings_check import load_settings
 from bot.app.skips import SkipLedger
 from bot.config import Settings
 from storage.db.engine import Database
@@ -142,7 +143,7 @@ def _import_command(args: argparse.Namespace) -> int:
 
 async def _import(path: Path, vault: str | None) -> int:
     bar = ProgressBar(sys.stderr)
-    settings = Settings()
+    settings = load_settings()
     try:
         async with opened_vaults(settings) as vaults:
             vault_id = await _vault_id(vaults, vault)
@@ -176,7 +177,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
     count = 0
     skipped: list[tuple[str, str]] = []
     try:
-        async with opened_vaults(Settings(), reembed=embed) as vaults:
+        async with opened_vaults(load_settings(), reembed=embed) as vaults:
             ids = [await _vault_id(vaults, vault)] if vault else [v.id for v in await vaults.all()]
             skips = SkipLedger(vaults.database.engine)
             for vault_id in ids:
@@ -196,7 +197,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
 
 
 async def _list_vaults() -> int:
-    async with opened_vaults(Settings()) as vaults:
+    async with opened_vaults(load_settings()) as vaults:
         people = {p.id: p.name for p in await Records(vaults.database.engine).people()}
         counts = await vaults.note_counts()
         for vault in await vaults.all():
@@ -242,7 +243,7 @@ def _print_text(results: SearchResults) -> None:
 
 
 async def _search(args: argparse.Namespace) -> int:
-    async with opened_store(Settings(), vault=args.vault) as store:
+    async with opened_store(load_settings(), vault=args.vault) as store:
 
         async def run(query: str) -> SearchResults:
             return await store.search(query, category=args.category, limit=max(1, args.limit))

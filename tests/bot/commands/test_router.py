@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import frontmatter
 
 from bot.commands.capture import classify
 from bot.events import Conversation
+from scheduler.schedule import schedule_for
 from tests.bot.helpers import message, notes, press
 from tests.fakes.brain import Clock, running_brain
 
@@ -175,3 +178,19 @@ async def test_old_category_buttons_never_move_another_note_at_the_same_path(
         assert "nothing moved" in pressed.text
         assert notes(vault) == ["inbox/blue.md"]
         assert "A different thought" in (vault / "inbox/blue.md").read_text()
+
+
+async def test_settings_weekly_off_and_on(tmp_path: Path, database_url: str) -> None:
+    async with running_brain(tmp_path, database_url, BRAINBOT_DIGEST_TIME="06:45") as brain:
+        (shown,) = await brain.engine.handle(message("/settings"))
+        assert "daily digest at 06:45 (the default)" in shown.text
+        await brain.engine.handle(message("/settings weekly monday"))
+        (off,) = await brain.engine.handle(message("/settings weekly off"))
+        assert off.text.startswith("Saved.") and "weekly review off" in off.text
+        (person,) = await brain.records.people()
+        plan = schedule_for(person, default_time=time(6, 45), default_zone=ZoneInfo("UTC"))
+        assert plan is not None and plan.weekly_day is None
+        (on,) = await brain.engine.handle(message("/settings weekly on"))
+        assert "weekly review on Sunday" in on.text
+        (again,) = await brain.engine.handle(message("/settings weekly on"))
+        assert "weekly review on Sunday" in again.text

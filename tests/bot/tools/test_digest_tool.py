@@ -54,6 +54,26 @@ async def test_settings_change_in_words_through_the_model(
     assert (person.digest_time, person.timezone, person.weekly_day) == ("07:15", "Europe/Berlin", 4)
 
 
+async def test_the_model_turns_the_weekly_review_off(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [
+        call(
+            "update_settings",
+            digest_time=None,
+            digest_enabled=None,
+            timezone=None,
+            weekly_day="off",
+        ),
+        say("No more weekly reviews."),
+    ]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await brain.engine.handle(message("no weekly review please"))
+        (person,) = await brain.records.people()
+        shown = brain.engine.people.describe(person)
+    assert "weekly review off" in shown
+
+
 async def test_a_model_outage_after_a_tool_ran_reports_it_and_files_nothing_twice(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:

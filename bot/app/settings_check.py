@@ -1,0 +1,108 @@
+"""The settings, read once at start: a bad value is one line naming the variable, its
+value and an example (for `brainbot run`, `chat`, every other command, and `doctor`),
+never a pydantic dump or a traceback."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from bot.config import SECRET_PREFIX, SECRET_VAULTS_SETTING, Settings
+from bot.logs import redact
+from bot.tools import approval_tools
+
+EXIT_CONFIG = 2  # the exit code of a start the settings stop
+
+# An example of a good value for each setting whose value has a format.
+EXAMPLES: dict[str, str] = {
+    "BRAINBOT_TIMEZONE": "Europe/Berlin",
+    "BRAINBOT_DIGEST_TIME": "07:30",
+    "BRAINBOT_REMINDER_TIME": "09:00",
+    "BRAINBOT_CATEGORIES": "people,projects,ideas,admin,inbox",
+    "BRAINBOT_ALLOWED_USERS": "slack:U0123ABC,telegram:42",
+    "BRAINBOT_APPROVAL_TOOLS": "delete,move",
+    "BRAINBOT_DIRECT_CHANGES": "append,tag,tick",
+    "BRAINBOT_TOOL_HOSTS": "api.weather.example,intranet.local:8443",
+    "BRAINBOT_TEAM_VAULTS": "slack:C0123=team-ops",
+    SECRET_VAULTS_SETTING: "vault,ops",
+    "DATABASE_URL": "postgresql://brainbot@localhost:5432/brainbot",
+    "OPENAI_BASE_URL": "http://localhost:11434/v1",
+    "SLACK_API_URL": "https://slack.com/api/",
+    "TELEGRAM_API_URL": "https://api.telegram.org",
+    "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/telegram",
+    "BRAINBOT_HTTP_PORT": "8080",
+    "BRAINBOT_HTTP_HOST": "127.0.0.1",
+    "BRAINBOT_MAX_NOTE_BYTES": "1000000",
+    "BRAINBOT_MAX_ATTACHMENT_BYTES": "20000000",
+    "BRAINBOT_MAX_MESSAGE_CHARS": "20000",
+    "BRAINBOT_EMBEDDINGS": "openai, local or none",
+    "BRAINBOT_EMBEDDING_DIMENSIONS": "1536",
+    "BRAINBOT_LLM_TOOLS": "all or routed",
+    "BRAINBOT_LOG_LEVEL": "INFO",
+    "BRAINBOT_CONFIDENCE_THRESHOLD": "0.6",
+    "BRAINBOT_LLM_STREAM": "true",
+    "BRAINBOT_WATCH": "true",
+}
+
+
+class SettingsInvalid(Exception):
+    """The settings cannot be used; `lines` says why, one line per bad variable."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def load_settings() -> Settings:
+    """The settings, every formatted value parsed; SettingsInvalid if any is bad."""
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        raise SettingsInvalid([problem_line(error) for error in exc.errors()]) from None
+    try:
+        approval_tools(settings.approval_tools)
+    except ValueError as exc:
+        raw = os.environ.get("BRAINBOT_APPROVAL_TOOLS", ",".join(settings.approval_tools or ()))
+        raise SettingsInvalid([_line("BRAINBOT_APPROVAL_TOOLS", raw, str(exc))]) from None
+    return settings
+
+
+def problem_line(error: Any) -> str:
+    """One pydantic error as `NAME='value' is not …; e.g. …`."""
+    name = str(error["loc"][0]) if error["loc"] else "the settings"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    value = error.get("input")
+    if not isinstance(value, str):
+        value = os.environ.get(name, value)
+    return _line(name, value, message)
+
+
+def _line(name: str, value: object, message: str) -> str:
+    if message.startswith(name) and isinstance(value, str):  # the validator named it
+        line = f"{name}={value!r}{message[len(name) :]}"
+    elif message.startswith(SECRET_PREFIX):  # one of BRAINBOT_SECRET_<NAME>_VAULTS
+        line = message
+    elif isinstance(value, str) and message.startswith(repr(value.strip())):
+        line = f"{name}={message}"
+    elif isinstance(value, str):
+        line = f"{name}={value!r}{' ' if message.startswith('is ') else ': '}{message}"
+    else:
+        line = f"{name}: {message}"
+    example = EXAMPLES.get(name)
+    if example is not None and "e.g." not in line and "such as" not in line:
+        line += f"; e.g. {example}"
+    return redact(line, _credentials(value))
+
+
+def _credentials(value: object) -> list[str]:
+    """The password (or token-as-user) a URL value carries: never printed."""
+    if not isinstance(value, str) or "://" not in value:
+        return []
+    try:
+        url = urlsplit(value)
+        return [part for part in (url.password, url.username) if part]
+    except ValueError:
+        return []

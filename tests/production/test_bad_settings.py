@@ -1,0 +1,80 @@
+"""A setting with a bad value stops every start with one line naming the variable, the
+value and an example (no traceback, no pydantic dump), before anything is opened;
+`brainbot doctor` reports the same line as a problem."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.production.process import console_env
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
+
+BAD = [
+    ("BRAINBOT_TIMEZONE", "Mars/Olympus", "Europe/Berlin"),
+    ("BRAINBOT_DIGEST_TIME", "25:99", "07:30"),
+    ("BRAINBOT_REMINDER_TIME", "8am", "07:30"),
+    ("BRAINBOT_HTTP_PORT", "99999", "8080"),
+    ("OPENAI_BASE_URL", "localhost:11434", "http://localhost:11434/v1"),
+    ("BRAINBOT_CATEGORIES", "notes,../etc", "people,projects"),
+    ("BRAINBOT_MAX_NOTE_BYTES", "1MB", "1000000"),
+    ("BRAINBOT_APPROVAL_TOOLS", "frobnicate", "delete"),
+]
+
+
+async def brainbot(tmp_path: Path, *args: str, **settings: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.app.cli",
+        *args,
+        env=console_env(tmp_path, None, **settings),
+        cwd=tmp_path,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize(("name", "value", "example"), BAD)
+@pytest.mark.parametrize("command", ["run", "chat"])
+async def test_a_bad_value_stops_the_start_with_one_line(
+    tmp_path: Path, command: str, name: str, value: str, example: str
+) -> None:
+    code, _, err = await brainbot(tmp_path, command, **{name: value})
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"brainbot: {name}="), err
+    assert repr(value) in lines[0] and example in lines[0], err
+    assert "Traceback" not in err and "validation error" not in err
+    assert not (tmp_path / "data").exists()  # nothing was opened or made
+
+
+async def test_each_bad_variable_has_its_line(tmp_path: Path) -> None:
+    code, _, err = await brainbot(
+        tmp_path, "chat", BRAINBOT_TIMEZONE="Mars/Olympus", BRAINBOT_DIGEST_TIME="8am"
+    )
+    assert code == 2
+    assert sorted(line.split("=")[0] for line in err.strip().splitlines()) == [
+        "brainbot: BRAINBOT_DIGEST_TIME",
+        "brainbot: BRAINBOT_TIMEZONE",
+    ]
+
+
+async def test_doctor_reports_a_bad_value(tmp_path: Path) -> None:
+    code, out, _ = await brainbot(
+        tmp_path, "doctor", BRAINBOT_TIMEZONE="Mars/Olympus", BRAINBOT_DIGEST_TIME="8am"
+    )
+    assert code == 1
+    assert "PROBLEM  configuration: BRAINBOT_TIMEZONE='Mars/Olympus' is not a time zone" in out
+    assert "PROBLEM  configuration: BRAINBOT_DIGEST_TIME='8am' is not a time of day" in out
+    assert "2 problem(s)." in out
+    assert "No problems found." not in out
