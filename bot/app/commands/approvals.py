@@ -11,9 +11,9 @@ import sys
 from typing import Any, TextIO
 
 from bot.app.commands.digest import UsageError, find_person, outbound
-from bot.app.commands.run import load_settings
 from bot.app.mcp_wiring import mcp_calls
 from bot.app.runtime import Runtime
+from bot.app.settings_check import load_settings
 from bot.config import Settings
 from scheduler.delivery import deliver_via
 from storage.errors import StorageError
@@ -30,10 +30,7 @@ def register(subparsers: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    settings = load_settings()
-    if settings is None:
-        return 2
-    return asyncio.run(approvals(args, settings, sys.stdout))
+    return asyncio.run(approvals(args, load_settings(), sys.stdout))
 
 
 async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
