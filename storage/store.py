@@ -31,7 +31,7 @@ from storage.entry import (
     SearchResults,
     Written,
 )
-from storage.index import bulk
+from storage.index import backfill, bulk
 from storage.index.embeddings import Closable, Embedder
 from storage.index.index import Index
 from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
@@ -97,10 +97,17 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Release the embedder's client; the database belongs to the caller. (Stores
-        opened by storage.vaults.Vaults share one embedder: close that instead.)"""
+        """Stop embedding in the background and release the embedder's client; the
+        database belongs to the caller. (Stores opened by storage.vaults.Vaults share
+        one embedder: `stop_embedding` each, then close that instead.)"""
+        await self.stop_embedding()
         if isinstance(self.index.embedder, Closable):
             await self.index.embedder.close()
+
+    async def stop_embedding(self) -> None:
+        """Stop the background embedding of waiting notes (storage.index.backfill); what
+        it embedded stays, and the next open goes on from there."""
+        await backfill.stop(self.index)
 
     # ---- writes --------------------------------------------------------------------
 

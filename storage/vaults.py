@@ -276,11 +276,15 @@ class Vaults:
             store = await asyncio.shield(pending)
         finally:
             self._opening.pop(vault_id, None)
+        evicted: list[Store] = []
         async with self._lock:
             self._open[vault_id] = store
             self._open.move_to_end(vault_id)
             while len(self._open) > self.keep_open:
-                self._open.popitem(last=False)  # a Store holds nothing that needs closing
+                evicted.append(self._open.popitem(last=False)[1])
+        for old in evicted:
+            # Its embedding goes on when it opens again (a Store holds nothing else).
+            await old.stop_embedding()
         return store
 
     async def _open_store(self, vault: VaultInfo | int) -> Store:
@@ -307,7 +311,10 @@ class Vaults:
         return list(self._open.values())
 
     async def close(self) -> None:
-        """Release the embedder's client (shared by every store)."""
+        """Stop each open store's background embedding, then release the embedder's
+        client (shared by every store)."""
+        for store in self._open.values():
+            await store.stop_embedding()
         self._open.clear()
         if isinstance(self.embedder, Closable):
             await self.embedder.close()

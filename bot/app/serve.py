@@ -40,6 +40,7 @@ from bot.app.watch import sync_store, watch_vaults
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
 from storage.db.vault_tables import OWNER_VAULT_NAME
+from storage.index.backfill import embedding_progress
 
 log = logging.getLogger(__name__)
 
@@ -267,6 +268,13 @@ class Service:
             return f"not connected: {', '.join(down)}" if down else None
 
         self.http.checks.update(database=database, vault=vault, adapters=adapters)
+        if runtime.vaults.embedder is not None:
+
+            async def embeddings() -> str | None:
+                progress = await embedding_progress(runtime.database.engine)
+                return None if progress is None else str(progress)
+
+            self.http.notes["embeddings"] = embeddings
 
     # -- serve ---------------------------------------------------------------------------
 

@@ -50,6 +50,7 @@ class Index:
         self.reembed = reembed  # vectors of another embedder may be replaced
         self.dimensions: int | None = None
         self.needs_embedding = False  # notes without vectors wait for `bulk.embed_pending`
+        self.embedding: asyncio.Task[int] | None = None  # see storage.index.backfill
 
     @classmethod
     async def open(
@@ -149,16 +150,16 @@ class Index:
     # ---- bookkeeping ---------------------------------------------------------------
 
     async def content_hashes(self, paths: Sequence[str]) -> dict[str, str]:
-        """The indexed content hash of each of `paths` that is indexed (and embedded,
-        when there is an embedder: a note still waiting for vectors counts as stale)."""
+        """The indexed content hash of each of `paths` that is indexed. A note still
+        waiting for vectors counts as indexed: it is not read and written again for
+        them (storage.index.backfill embeds it)."""
         if not paths:
             return {}
-        embedded = "" if self.embedder is None else " AND embedded"
         async with autocommit(self.database.engine).connect() as conn:
             rows = await conn.execute(
                 text(
                     "SELECT path, content_hash FROM entries WHERE vault_id = :vault"
-                    f" AND path = ANY(CAST(:paths AS text[])){embedded}"
+                    " AND path = ANY(CAST(:paths AS text[]))"
                 ),
                 {"vault": self.vault_id, "paths": list(paths)},
             )
