@@ -394,6 +394,7 @@ class Store:
         """Rebuild the whole index from the vault: how many notes it indexed, and what
         it skipped."""
         async with self._write_lock:
+            await self.stop_embedding()  # every note is embedded here anyway
             every = await asyncio.to_thread(self.vault.changed_since, None)
             notes = await asyncio.to_thread(read_notes, self.vault, every.changed)
             count = await bulk.load(

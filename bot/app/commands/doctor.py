@@ -2,13 +2,13 @@
 is wrong and how to fix it. Exit code 1 when something is wrong.
 
 Checks: the configuration; the database and its `vector` extension and schema
-version; the vault (git, writable, lock files, backup remote and unmerged
-conflicts); each configured platform's token, through its API (Slack auth.test
-and apps.connections.open, Telegram getMe and getWebhookInfo); the model endpoint
-(models list, or a one-token completion) and the embeddings endpoint; the tools
-people added (plugins, each vault's .brainbot/tools.yaml). Nothing is
-changed, except that the database schema is created or migrated as `brainbot run`
-would. Tokens never appear in the output.
+version, and how many notes still wait for vectors of a new embedder; the vault
+(git, writable, lock files, backup remote and unmerged conflicts); each configured
+platform's token, through its API (Slack auth.test and apps.connections.open,
+Telegram getMe and getWebhookInfo); the model endpoint (models list, or a one-token
+completion) and the embeddings endpoint; the tools people added (plugins, each
+vault's .brainbot/tools.yaml). Nothing is changed, except that the database schema
+is created or migrated as `brainbot run` would. Tokens never appear in the output.
 """
 
 from __future__ import annotations

@@ -126,3 +126,19 @@ async def test_a_stop_part_way_goes_on_where_it_was(tmp_path: Path, database_url
         assert await embedding_progress(store.database.engine) is None
         assert second.texts == NOTES - 100  # the rest only
         assert await chunks(store) == NOTES
+
+
+async def test_reindex_embeds_each_note_once(tmp_path: Path, database_url: str) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault)
+    async with opened_store(vault, database_url, HashingEmbedder(64)):
+        pass
+    embedder = GatedEmbedder()
+    # `brainbot reindex --embed`: the open hands the notes to the background, then
+    # the rebuild embeds every note itself; the background's work would be wasted.
+    async with opened_store(vault, database_url, embedder, reembed=True) as store:
+        embedder.let_through(10)
+        assert (await store.reindex()).indexed == NOTES
+        await asyncio.sleep(0.2)  # what a background task still running would do
+        assert embedder.texts == NOTES
+        assert await chunks(store) == NOTES
