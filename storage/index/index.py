@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 
 CANDIDATES = 30  # each side of a hybrid search ranks at least this many notes
 KEYWORD_ONLY = "keyword search only: no embeddings are configured"
+REEMBEDDING = (
+    "notes are being embedded in the background: those without vectors yet are found by "
+    "keyword only"
+)
 
 
 class Index:
@@ -253,6 +257,8 @@ class Index:
         if self.embedder is not None and parsed.text.strip():
             embedding = asyncio.ensure_future(self.embed_queries([parsed.text]))
         notes: list[str] = [] if self.embedder else [KEYWORD_ONLY]
+        if self.embedding is not None and not self.embedding.done():
+            notes.append(REEMBEDDING)
         try:
             async with self.database.engine.begin() as conn:
                 keyword = await keyword_ranking(conn, self.vault_id, parsed, filters, depth)

@@ -14,6 +14,7 @@ from sqlalchemy import text
 
 from storage.index.backfill import EmbeddingProgress, embedding_progress
 from storage.index.embeddings import HashingEmbedder
+from storage.index.index import REEMBEDDING
 from storage.store import Store
 from tests.storage.index.index_support import opened_store
 
@@ -81,6 +82,7 @@ async def test_search_answers_by_keyword_while_a_new_embedder_works_in_the_backg
     try:
         found = await store.search("word7")
         assert found.hits[0].path == "ideas/note 7.md"
+        assert found.notes == (REEMBEDDING,)
         assert await embedding_progress(store.database.engine) == EmbeddingProgress(
             "gated:48", 0, NOTES
         )
@@ -104,6 +106,7 @@ async def test_search_answers_by_keyword_while_a_new_embedder_works_in_the_backg
         assert "re-embedding for gated:48 done: 120 notes of vault 1" in caplog.text
         found = await store.search("marker word110")
         assert found.mode == "hybrid" and found.hits[0].path == "ideas/note 110.md"
+        assert found.notes == ()
     finally:
         embedder.let_through(10)
         await opening.__aexit__(None, None, None)
