@@ -69,11 +69,14 @@ class Store:
         max_attachment_bytes: int = 20_000_000,
         reembed: bool = False,
         vault_id: int = 1,
+        embed_in_background: bool = True,
     ) -> Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
         `reembed` lets a new embedder replace the vectors of another (see Index.open);
-        `vault_id` is the vault's slice of the index (storage.vaults)."""
+        `vault_id` is the vault's slice of the index (storage.vaults); without
+        `embed_in_background`, many notes waiting for vectors are left waiting (a
+        one-shot command; see storage.index.backfill)."""
         # Another process may be creating the same vault (a shared folder): in turn.
         async with vault_write_lock(database.locks, vault_id):
             vault = await asyncio.to_thread(
@@ -84,6 +87,7 @@ class Store:
                 max_attachment_bytes=max_attachment_bytes,
             )
         index = await Index.open(database, embedder, reembed=reembed, vault_id=vault_id)
+        index.embed_in_background = embed_in_background
         store = cls(vault, index, database)
         try:
             fresh = await index.last_commit() is None

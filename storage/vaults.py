@@ -66,12 +66,14 @@ class Vaults:
         *,
         keep_open: int = KEEP_OPEN,
         reembed: bool = False,
+        embed_in_background: bool = True,
     ) -> None:
         self.database = database
         self.embedder = embedder
         self.settings = settings
         self.keep_open = keep_open
         self.reembed = reembed  # the embedder may replace vectors another one made
+        self.embed_in_background = embed_in_background  # see Store.open
         # Called with each vault as its store opens (the backup starts its pusher).
         self.on_open: list[Callable[[VaultInfo, Store], Awaitable[None]]] = []
         # Asked before a team member's access is granted; None: being recorded is enough.
@@ -301,6 +303,7 @@ class Vaults:
             max_attachment_bytes=s.max_attachment_bytes,
             reembed=self.reembed,
             vault_id=info.id,
+            embed_in_background=self.embed_in_background,
         )
         for listener in self.on_open:
             await listener(info, store)

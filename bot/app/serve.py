@@ -41,6 +41,7 @@ from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
 from storage.db.vault_tables import OWNER_VAULT_NAME
 from storage.index.backfill import embedding_progress
+from storage.index.backfill import running as embedding_running
 
 log = logging.getLogger(__name__)
 
@@ -271,6 +272,8 @@ class Service:
         if runtime.vaults.embedder is not None:
 
             async def embeddings() -> str | None:
+                if not any(embedding_running(s.index) for s in runtime.vaults.opened()):
+                    return None  # no need to count the notes of every vault
                 progress = await embedding_progress(runtime.database.engine)
                 return None if progress is None else str(progress)
 

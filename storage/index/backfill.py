@@ -39,6 +39,11 @@ class EmbeddingProgress:
         return f"re-embedding for {self.embedder}: {self.done:,} of {self.total:,} notes"
 
 
+# Capped: a sync asks every time, and mostly nothing or a note or two waits.
+_WAITING = text(
+    "SELECT count(*) FROM"
+    " (SELECT 1 FROM entries WHERE vault_id = :vault AND NOT embedded LIMIT :cap) w"
+)
 _COUNTS = text(
     "SELECT count(*) FILTER (WHERE embedded) AS done, count(*) AS total"
     " FROM entries WHERE vault_id = :vault"
@@ -69,12 +74,26 @@ async def embed_or_start(index: Index) -> int:
     embedded), more in a background task (0 here; see `running`)."""
     if index.embedder is None or running(index):
         return 0
+    vault = {"vault": index.vault_id}
     async with index.database.engine.connect() as conn:
-        counts = (await conn.execute(_COUNTS, {"vault": index.vault_id})).one()
-    waiting = int(counts.total) - int(counts.done)
-    if waiting <= INLINE:
+        waiting = int(await conn.scalar(_WAITING, {**vault, "cap": INLINE + 1}) or 0)
+        counts = (await conn.execute(_COUNTS, vault)).one() if waiting > INLINE else None
+    if not waiting:
+        index.needs_embedding = False
+        return 0
+    if counts is None:
         return await bulk.embed_pending(index)
+    waiting = int(counts.total) - int(counts.done)
     name = index.embedder.name
+    if not index.embed_in_background:
+        log.info(
+            "index: %d notes of vault %d wait for vectors of %s; `brainbot run` embeds them "
+            "in the background, search finds them by keyword until then",
+            waiting,
+            index.vault_id,
+            name,
+        )
+        return 0
     log.info(
         "index: re-embedding for %s: %d notes of vault %d in the background; until then "
         "they are found by keyword",

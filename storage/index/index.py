@@ -55,6 +55,8 @@ class Index:
         self.dimensions: int | None = None
         self.needs_embedding = False  # notes without vectors wait for `bulk.embed_pending`
         self.embedding: asyncio.Task[int] | None = None  # see storage.index.backfill
+        # False in one-shot commands: many waiting notes are left for `brainbot run`.
+        self.embed_in_background = True
 
     @classmethod
     async def open(
