@@ -74,9 +74,8 @@ class Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
         `reembed` lets a new embedder replace the vectors of another (see Index.open);
-        `vault_id` is the vault's slice of the index (storage.vaults); without
-        `embed_in_background`, many notes waiting for vectors are left waiting (a
-        one-shot command; see storage.index.backfill)."""
+        `vault_id` is the vault's slice of the index (storage.vaults);
+        `embed_in_background`: see storage.index.backfill."""
         # Another process may be creating the same vault (a shared folder): in turn.
         async with vault_write_lock(database.locks, vault_id):
             vault = await asyncio.to_thread(
@@ -102,16 +101,10 @@ class Store:
 
     async def close(self) -> None:
         """Stop embedding in the background and release the embedder's client; the
-        database belongs to the caller. (Stores opened by storage.vaults.Vaults share
-        one embedder: `stop_embedding` each, then close that instead.)"""
-        await self.stop_embedding()
+        database belongs to the caller. (storage.vaults.Vaults closes its own.)"""
+        await backfill.stop(self.index)
         if isinstance(self.index.embedder, Closable):
             await self.index.embedder.close()
-
-    async def stop_embedding(self) -> None:
-        """Stop the background embedding of waiting notes (storage.index.backfill); what
-        it embedded stays, and the next open goes on from there."""
-        await backfill.stop(self.index)
 
     # ---- writes --------------------------------------------------------------------
 
@@ -398,7 +391,7 @@ class Store:
         """Rebuild the whole index from the vault: how many notes it indexed, and what
         it skipped."""
         async with self._write_lock:
-            await self.stop_embedding()  # every note is embedded here anyway
+            await backfill.stop(self.index)  # every note is embedded here anyway
             every = await asyncio.to_thread(self.vault.changed_since, None)
             notes = await asyncio.to_thread(read_notes, self.vault, every.changed)
             count = await bulk.load(

@@ -24,6 +24,7 @@ from sqlalchemy.dialects.postgresql import insert
 
 from storage.db.engine import Database
 from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS, VaultInfo, vault_info
+from storage.index import backfill
 from storage.index.embeddings import Closable, Embedder
 from storage.store import Store
 
@@ -286,7 +287,7 @@ class Vaults:
                 evicted.append(self._open.popitem(last=False)[1])
         for old in evicted:
             # Its embedding goes on when it opens again (a Store holds nothing else).
-            await old.stop_embedding()
+            await backfill.stop(old.index)
         return store
 
     async def _open_store(self, vault: VaultInfo | int) -> Store:
@@ -317,7 +318,7 @@ class Vaults:
         """Stop each open store's background embedding, then release the embedder's
         client (shared by every store)."""
         for store in self._open.values():
-            await store.stop_embedding()
+            await backfill.stop(store.index)
         self._open.clear()
         if isinstance(self.embedder, Closable):
             await self.embedder.close()

@@ -155,17 +155,22 @@ class Index:
 
     # ---- bookkeeping ---------------------------------------------------------------
 
-    async def content_hashes(self, paths: Sequence[str]) -> dict[str, str]:
+    async def content_hashes(
+        self, paths: Sequence[str], *, embedded: bool = False
+    ) -> dict[str, str]:
         """The indexed content hash of each of `paths` that is indexed. A note still
-        waiting for vectors counts as indexed: it is not read and written again for
-        them (storage.index.backfill embeds it)."""
+        waiting for vectors counts as indexed (it is not read and written again for
+        them: storage.index.backfill embeds it), unless `embedded` asks for notes
+        with vectors only (where there is an embedder): a look for what a sync
+        should do (bot.app.watch), which then embeds it."""
         if not paths:
             return {}
+        waiting = " AND embedded" if embedded and self.embedder is not None else ""
         async with autocommit(self.database.engine).connect() as conn:
             rows = await conn.execute(
                 text(
                     "SELECT path, content_hash FROM entries WHERE vault_id = :vault"
-                    " AND path = ANY(CAST(:paths AS text[]))"
+                    f" AND path = ANY(CAST(:paths AS text[])){waiting}"
                 ),
                 {"vault": self.vault_id, "paths": list(paths)},
             )
