@@ -31,8 +31,8 @@ from storage.entry import (
     SearchResults,
     Written,
 )
-from storage.index import backfill, bulk
-from storage.index.embeddings import Closable, Embedder
+from storage.index import bulk
+from storage.index.embeddings import Embedder
 from storage.index.index import Index
 from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
 from storage.vault.vault import Vault
@@ -74,8 +74,7 @@ class Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
         `reembed` lets a new embedder replace the vectors of another (see Index.open);
-        `vault_id` is the vault's slice of the index (storage.vaults);
-        `embed_in_background`: see storage.index.backfill."""
+        `vault_id` is the vault's slice of the index (storage.vaults)."""
         # Another process may be creating the same vault (a shared folder): in turn.
         async with vault_write_lock(database.locks, vault_id):
             vault = await asyncio.to_thread(
@@ -100,11 +99,9 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Stop embedding in the background and release the embedder's client; the
-        database belongs to the caller. (storage.vaults.Vaults closes its own.)"""
-        await backfill.stop(self.index)
-        if isinstance(self.index.embedder, Closable):
-            await self.index.embedder.close()
+        """Release the index (see Index.close); the database belongs to the caller.
+        (Stores opened by storage.vaults.Vaults share one embedder: close that instead.)"""
+        await self.index.close()
 
     # ---- writes --------------------------------------------------------------------
 
@@ -391,7 +388,7 @@ class Store:
         """Rebuild the whole index from the vault: how many notes it indexed, and what
         it skipped."""
         async with self._write_lock:
-            await backfill.stop(self.index)  # every note is embedded here anyway
+            await self.index.stop_embedding()  # every note is embedded here anyway
             every = await asyncio.to_thread(self.vault.changed_since, None)
             notes = await asyncio.to_thread(read_notes, self.vault, every.changed)
             count = await bulk.load(

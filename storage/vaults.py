@@ -24,7 +24,6 @@ from sqlalchemy.dialects.postgresql import insert
 
 from storage.db.engine import Database
 from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS, VaultInfo, vault_info
-from storage.index import backfill
 from storage.index.embeddings import Closable, Embedder
 from storage.store import Store
 
@@ -287,7 +286,7 @@ class Vaults:
                 evicted.append(self._open.popitem(last=False)[1])
         for old in evicted:
             # Its embedding goes on when it opens again (a Store holds nothing else).
-            await backfill.stop(old.index)
+            await old.index.stop_embedding()
         return store
 
     async def _open_store(self, vault: VaultInfo | int) -> Store:
@@ -318,7 +317,7 @@ class Vaults:
         """Stop each open store's background embedding, then release the embedder's
         client (shared by every store)."""
         for store in self._open.values():
-            await backfill.stop(store.index)
+            await store.index.stop_embedding()
         self._open.clear()
         if isinstance(self.embedder, Closable):
             await self.embedder.close()

@@ -113,14 +113,6 @@ def running(index: Index) -> bool:
     return index.embedding is not None and not index.embedding.done()
 
 
-async def stop(index: Index) -> None:
-    """Stop the vault's background embedding (what it did stays; a restart goes on)."""
-    task, index.embedding = index.embedding, None
-    if task is not None and not task.done():
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-
-
 async def _embed_in_background(index: Index, before: int, total: int) -> int:
     assert index.embedder is not None
     name = index.embedder.name

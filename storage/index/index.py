@@ -21,7 +21,13 @@ from storage.db.engine import Database, autocommit
 from storage.entry import Entry, SearchHit, SearchResults
 from storage.index import indexer, lookups
 from storage.index.documents import Document, prepare
-from storage.index.embeddings import Embedder, EmbeddingError, NeedsProbe, QueryEmbedder
+from storage.index.embeddings import (
+    Closable,
+    Embedder,
+    EmbeddingError,
+    NeedsProbe,
+    QueryEmbedder,
+)
 from storage.index.filters import Filters
 from storage.index.query import parse_query
 from storage.index.search import fuse, keyword_ranking, vector_ranking
@@ -55,7 +61,8 @@ class Index:
         self.dimensions: int | None = None
         self.needs_embedding = False  # notes without vectors wait for `bulk.embed_pending`
         self.embedding: asyncio.Task[int] | None = None  # see storage.index.backfill
-        # False in one-shot commands: many waiting notes are left for `brainbot run`.
+        # False in one-shot commands (Store.open's `embed_in_background`): many notes
+        # waiting for vectors are left for `brainbot run`.
         self.embed_in_background = True
 
     @classmethod
@@ -83,6 +90,21 @@ class Index:
             reembed=reembed,
         )
         return index
+
+    async def stop_embedding(self) -> None:
+        """Stop the background embedding (storage.index.backfill); what it embedded
+        stays, and the next open goes on from there."""
+        task, self.embedding = self.embedding, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop the background embedding and release the embedder's client (indexes
+        sharing one embedder, as storage.vaults' do, stop theirs and close it once)."""
+        await self.stop_embedding()
+        if isinstance(self.embedder, Closable):
+            await self.embedder.close()
 
     # ---- writing -------------------------------------------------------------------
 
