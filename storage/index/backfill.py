@@ -101,6 +101,7 @@ async def embed_or_start(index: Index) -> int:
         waiting,
         index.vault_id,
     )
+    index.needs_embedding = True  # until embed_pending finds none left
     index.embedding = asyncio.create_task(
         _embed_in_background(index, int(counts.done), int(counts.total)),
         name=f"embedding vault {index.vault_id}",
@@ -128,8 +129,6 @@ async def _embed_in_background(index: Index, before: int, total: int) -> int:
 
     try:
         done = await bulk.embed_pending(index, progress)
-    except asyncio.CancelledError:
-        raise
     except Exception:
         # The notes keep waiting and are found by keyword; the next sync starts again.
         log.exception("index: re-embedding for %s stopped", name)

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from storage.index.backfill import EmbeddingProgress, embedding_progress
-from storage.index.embeddings import HashingEmbedder
+from storage.index.embeddings import EmbeddingError, HashingEmbedder
 from storage.index.index import REEMBEDDING
 from storage.store import Store
 from tests.storage.index.index_support import opened_store
@@ -29,6 +29,7 @@ class GatedEmbedder(HashingEmbedder):
         super().__init__(dimensions)
         self.gate = asyncio.Semaphore(0)
         self.texts = 0  # note chunks embedded
+        self.down = False
 
     def let_through(self, rounds: int = 1) -> None:
         for _ in range(rounds):
@@ -40,6 +41,8 @@ class GatedEmbedder(HashingEmbedder):
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         await self.gate.acquire()
+        if self.down:
+            raise EmbeddingError("the service is down")
         self.texts += len(texts)
         return await super().embed(texts)
 
@@ -145,3 +148,28 @@ async def test_reindex_embeds_each_note_once(tmp_path: Path, database_url: str) 
         await asyncio.sleep(0.2)  # what a background task still running would do
         assert embedder.texts == NOTES
         assert await chunks(store) == NOTES
+
+
+async def test_an_embedder_failing_part_way_pauses_until_the_next_sync(
+    tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    vault = tmp_path / "vault"
+    write_notes(vault)
+    async with opened_store(vault, database_url, keyword_only=True):
+        pass
+    caplog.set_level(logging.INFO, logger="storage.index.backfill")
+    embedder = GatedEmbedder()
+    async with opened_store(vault, database_url, embedder) as store:
+        embedder.let_through()
+        await progress_reaches(store, 100)
+        embedder.down = True
+        embedder.let_through()
+        assert store.index.embedding is not None
+        await asyncio.wait_for(store.index.embedding, 20)
+        assert "re-embedding for gated:48 paused after 100 notes" in caplog.text
+        assert (await store.search("word110")).hits[0].path == "ideas/note 110.md"
+
+        embedder.down = False
+        embedder.let_through()
+        assert (await store.sync()).embedded == NOTES - 100  # few enough to embed at once
+        assert await embedding_progress(store.database.engine) is None
