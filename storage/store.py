@@ -32,7 +32,7 @@ from storage.entry import (
     Written,
 )
 from storage.index import bulk
-from storage.index.embeddings import Closable, Embedder
+from storage.index.embeddings import Embedder
 from storage.index.index import Index
 from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
 from storage.vault.vault import Vault
@@ -69,6 +69,7 @@ class Store:
         max_attachment_bytes: int = 20_000_000,
         reembed: bool = False,
         vault_id: int = 1,
+        embed_in_background: bool = True,
     ) -> Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
@@ -84,6 +85,7 @@ class Store:
                 max_attachment_bytes=max_attachment_bytes,
             )
         index = await Index.open(database, embedder, reembed=reembed, vault_id=vault_id)
+        index.embed_in_background = embed_in_background
         store = cls(vault, index, database)
         try:
             fresh = await index.last_commit() is None
@@ -97,10 +99,9 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Release the embedder's client; the database belongs to the caller. (Stores
-        opened by storage.vaults.Vaults share one embedder: close that instead.)"""
-        if isinstance(self.index.embedder, Closable):
-            await self.index.embedder.close()
+        """Release the index (see Index.close); the database belongs to the caller.
+        (Stores opened by storage.vaults.Vaults share one embedder: close that instead.)"""
+        await self.index.close()
 
     # ---- writes --------------------------------------------------------------------
 
@@ -390,6 +391,7 @@ class Store:
         """Rebuild the whole index from the vault: how many notes it indexed, and what
         it skipped."""
         async with self._write_lock:
+            await self.index.stop_embedding()  # every note is embedded here anyway
             every = await asyncio.to_thread(self.vault.changed_since, None)
             notes = await asyncio.to_thread(read_notes, self.vault, every.changed)
             count = await bulk.load(

@@ -66,12 +66,14 @@ class Vaults:
         *,
         keep_open: int = KEEP_OPEN,
         reembed: bool = False,
+        embed_in_background: bool = True,
     ) -> None:
         self.database = database
         self.embedder = embedder
         self.settings = settings
         self.keep_open = keep_open
         self.reembed = reembed  # the embedder may replace vectors another one made
+        self.embed_in_background = embed_in_background  # see Store.open
         # Called with each vault as its store opens (the backup starts its pusher).
         self.on_open: list[Callable[[VaultInfo, Store], Awaitable[None]]] = []
         # Asked before a team member's access is granted; None: being recorded is enough.
@@ -276,11 +278,15 @@ class Vaults:
             store = await asyncio.shield(pending)
         finally:
             self._opening.pop(vault_id, None)
+        evicted: list[Store] = []
         async with self._lock:
             self._open[vault_id] = store
             self._open.move_to_end(vault_id)
             while len(self._open) > self.keep_open:
-                self._open.popitem(last=False)  # a Store holds nothing that needs closing
+                evicted.append(self._open.popitem(last=False)[1])
+        for old in evicted:
+            # Its embedding goes on when it opens again (a Store holds nothing else).
+            await old.index.stop_embedding()
         return store
 
     async def _open_store(self, vault: VaultInfo | int) -> Store:
@@ -297,6 +303,7 @@ class Vaults:
             max_attachment_bytes=s.max_attachment_bytes,
             reembed=self.reembed,
             vault_id=info.id,
+            embed_in_background=self.embed_in_background,
         )
         for listener in self.on_open:
             await listener(info, store)
@@ -307,7 +314,10 @@ class Vaults:
         return list(self._open.values())
 
     async def close(self) -> None:
-        """Release the embedder's client (shared by every store)."""
+        """Stop each open store's background embedding, then release the embedder's
+        client (shared by every store)."""
+        for store in self._open.values():
+            await store.index.stop_embedding()
         self._open.clear()
         if isinstance(self.embedder, Closable):
             await self.embedder.close()

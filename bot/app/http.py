@@ -3,7 +3,9 @@
 - `/healthz`: the process is alive and its event loop answers (Docker HEALTHCHECK).
 - `/readyz`: 200 once started, when every readiness check passes (database
   reachable, vault writable, adapters connected); 503 with what is wrong, as JSON,
-  while starting, stopping or failing (take it out of a load balancer).
+  while starting, stopping or failing (take it out of a load balancer). Work a
+  ready process still does in the background (re-embedding every note for a new
+  embedder) is told under "notes" and keeps it ready.
 - `/metrics`: Prometheus text from `bot.metrics`.
 - The platform routes adapters add through `mount(app)`: Slack HTTP mode's
   `/slack/events` and the Telegram webhook.
@@ -68,6 +70,8 @@ class HttpServer:
         self.app.router.add_get("/readyz", self._readyz)
         self.app.router.add_get("/metrics", self._metrics)
         self.checks: dict[str, Check] = {}
+        # What a ready process is still doing (None: nothing), told but never unready.
+        self.notes: dict[str, Check] = {}
         self.phase = "starting"  # starting | ready | stopping
         self._runner: web.AppRunner | None = None
 
@@ -138,7 +142,24 @@ class HttpServer:
         problems = await self.problems()
         if problems:
             return web.json_response({"ready": False, "problems": problems}, status=503)
-        return web.json_response({"ready": True, "checks": sorted(self.checks)})
+        body: dict[str, Any] = {"ready": True, "checks": sorted(self.checks)}
+        notes = await self._notes()
+        if notes:
+            body["notes"] = notes
+        return web.json_response(body)
+
+    async def _notes(self) -> dict[str, str]:
+        names = list(self.notes)
+        told = await asyncio.gather(*(self._run_note(name) for name in names))
+        return {name: note for name, note in zip(names, told, strict=True) if note}
+
+    async def _run_note(self, name: str) -> str | None:
+        try:
+            async with asyncio.timeout(CHECK_TIMEOUT):
+                return await self.notes[name]()
+        except Exception as exc:
+            log.warning("readiness note %s failed: %r", name, exc)
+            return None
 
     async def _metrics(self, request: web.Request) -> web.Response:
         body, content_type = metrics.exposition()

@@ -33,10 +33,13 @@ def make_vaults(
     *,
     reembed: bool = False,
     skips: SkipLedger | None = None,
+    embed_in_background: bool = True,
 ) -> Vaults:
     """Every vault as the settings describe them (`reembed`: the settings' embedder may
-    replace vectors another one made); each store opens when first used, and what its
-    first sync skipped goes to `skips` (a ledger of its own when None)."""
+    replace vectors another one made; `embed_in_background`: notes waiting for vectors
+    are embedded meanwhile, else left for `brainbot run`); each store opens when first
+    used, and what its first sync skipped goes to `skips` (a ledger of its own when
+    None)."""
     embedder = make_embedder(
         settings.embeddings,
         settings.embedding_model,
@@ -55,6 +58,7 @@ def make_vaults(
             max_attachment_bytes=settings.max_attachment_bytes,
         ),
         reembed=reembed,
+        embed_in_background=embed_in_background,
     )
     vaults.on_open.append((skips or SkipLedger(database.engine)).opened)
     return vaults

@@ -40,6 +40,8 @@ from bot.app.watch import sync_store, watch_vaults
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
 from storage.db.vault_tables import OWNER_VAULT_NAME
+from storage.index.backfill import embedding_progress
+from storage.index.backfill import running as embedding_running
 
 log = logging.getLogger(__name__)
 
@@ -267,6 +269,15 @@ class Service:
             return f"not connected: {', '.join(down)}" if down else None
 
         self.http.checks.update(database=database, vault=vault, adapters=adapters)
+        if runtime.vaults.embedder is not None:
+
+            async def embeddings() -> str | None:
+                if not any(embedding_running(s.index) for s in runtime.vaults.opened()):
+                    return None  # no need to count the notes of every vault
+                progress = await embedding_progress(runtime.database.engine)
+                return None if progress is None else str(progress)
+
+            self.http.notes["embeddings"] = embeddings
 
     # -- serve ---------------------------------------------------------------------------
 

@@ -112,7 +112,7 @@ async def look_at_changes(store: Store, paths: Sequence[str]) -> Look:
     )
     if on_disk is None:
         return Look(True, skipped)
-    indexed = await store.index.content_hashes(list(on_disk))
+    indexed = await store.index.content_hashes(list(on_disk), embedded=True)
     return Look(any(indexed.get(path) != digest for path, digest in on_disk.items()), skipped)
 
 

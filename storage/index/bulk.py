@@ -18,6 +18,9 @@ from storage.index.vector_setup import refuse_to_drop_vectors
 
 Progress = Callable[[int, int], None]  # (done, total)
 BATCH = 500
+# Notes embedded per round of `embed_pending`: a round is what a local model does in
+# seconds, so progress shows often and a stop never waits long.
+EMBED_BATCH = 100
 
 
 def _prepare_all(entries: Sequence[Entry], modified: Mapping[str, datetime]) -> list[Document]:
@@ -83,40 +86,62 @@ async def _rebuilds_vector_index(index: Index, adding: int, *, replace_all: bool
     return adding >= int(existing or 0)
 
 
-async def embed_pending(index: Index, progress: Progress | None = None) -> int:
-    """Embed notes indexed without vectors (new embedder, or the service was down)."""
+async def embed_pending(
+    index: Index, progress: Progress | None = None, *, batch: int = EMBED_BATCH
+) -> int:
+    """Embed notes indexed without vectors (a new embedder, or the service was down),
+    `batch` notes at a time; `progress` hears (done, 0) after each batch. The notes
+    are embedded outside any transaction and written under the vault's lock only
+    then, so writers wait for a write, not for a model; a note changed meanwhile
+    keeps waiting (its new text is embedded in a later round)."""
     if index.embedder is None:
         return 0
     done = 0
     while True:
-        async with index.database.engine.begin() as conn:
-            await indexer.lock(conn, index.vault_id)
+        async with index.database.engine.connect() as conn:
             rows = list(
                 await conn.execute(
                     text(
                         "SELECT id, path, title, body FROM entries"
                         " WHERE vault_id = :vault AND NOT embedded ORDER BY id LIMIT :n"
                     ),
-                    {"vault": index.vault_id, "n": BATCH},
+                    {"vault": index.vault_id, "n": batch},
                 )
             )
-            if not rows:
-                index.needs_embedding = False
-                return done
-            docs = [prepare(Entry(r.path, "", r.title, {}, r.body, "")) for r in rows]
-            vectors = await index.embed_documents(docs)
-            if vectors is None:
-                return done
+        if not rows:
+            index.needs_embedding = False
+            return done
+        docs = [prepare(Entry(r.path, "", r.title, {}, r.body, "")) for r in rows]
+        vectors = await index.embed_documents(docs)
+        if vectors is None:
+            return done
+        async with index.database.engine.begin() as conn:
+            await indexer.lock(conn, index.vault_id)
+            # A note written meanwhile has a new id (`indexer.write` replaces its row).
+            unchanged = set(
+                (
+                    await conn.execute(
+                        text(
+                            "SELECT id FROM entries"
+                            " WHERE NOT embedded AND id = ANY(CAST(:ids AS int[]))"
+                        ),
+                        {"ids": [r.id for r in rows]},
+                    )
+                ).scalars()
+            )
+            kept = [
+                (r, d, v) for r, d, v in zip(rows, docs, vectors, strict=True) if r.id in unchanged
+            ]
+            ids = [r.id for r, _, _ in kept]
             await conn.execute(
-                text("DELETE FROM chunks WHERE entry_id = ANY(CAST(:ids AS int[]))"),
-                {"ids": [r.id for r in rows]},
+                text("DELETE FROM chunks WHERE entry_id = ANY(CAST(:ids AS int[]))"), {"ids": ids}
             )
             await indexer.insert_chunks(
                 conn,
                 index.vault_id,
                 (
                     (r.id, number, chunk.start, vector)
-                    for r, d, doc_vectors in zip(rows, docs, vectors, strict=True)
+                    for r, d, doc_vectors in kept
                     for number, (chunk, vector) in enumerate(
                         zip(d.chunks, doc_vectors, strict=True)
                     )
@@ -124,8 +149,8 @@ async def embed_pending(index: Index, progress: Progress | None = None) -> int:
             )
             await conn.execute(
                 text("UPDATE entries SET embedded = true WHERE id = ANY(CAST(:ids AS int[]))"),
-                {"ids": [r.id for r in rows]},
+                {"ids": ids},
             )
-        done += len(rows)
+        done += len(kept)
         if progress:
-            progress(done, done)
+            progress(done, 0)

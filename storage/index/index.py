@@ -21,7 +21,13 @@ from storage.db.engine import Database, autocommit
 from storage.entry import Entry, SearchHit, SearchResults
 from storage.index import indexer, lookups
 from storage.index.documents import Document, prepare
-from storage.index.embeddings import Embedder, EmbeddingError, NeedsProbe, QueryEmbedder
+from storage.index.embeddings import (
+    Closable,
+    Embedder,
+    EmbeddingError,
+    NeedsProbe,
+    QueryEmbedder,
+)
 from storage.index.filters import Filters
 from storage.index.query import parse_query
 from storage.index.search import fuse, keyword_ranking, vector_ranking
@@ -31,6 +37,10 @@ log = logging.getLogger(__name__)
 
 CANDIDATES = 30  # each side of a hybrid search ranks at least this many notes
 KEYWORD_ONLY = "keyword search only: no embeddings are configured"
+REEMBEDDING = (
+    "notes are being embedded in the background: those without vectors yet are found by "
+    "keyword only"
+)
 
 
 class Index:
@@ -50,6 +60,10 @@ class Index:
         self.reembed = reembed  # vectors of another embedder may be replaced
         self.dimensions: int | None = None
         self.needs_embedding = False  # notes without vectors wait for `bulk.embed_pending`
+        self.embedding: asyncio.Task[int] | None = None  # see storage.index.backfill
+        # False in one-shot commands (Store.open's `embed_in_background`): many notes
+        # waiting for vectors are left for `brainbot run`.
+        self.embed_in_background = True
 
     @classmethod
     async def open(
@@ -76,6 +90,21 @@ class Index:
             reembed=reembed,
         )
         return index
+
+    async def stop_embedding(self) -> None:
+        """Stop the background embedding (storage.index.backfill); what it embedded
+        stays, and the next open goes on from there."""
+        task, self.embedding = self.embedding, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop the background embedding and release the embedder's client (indexes
+        sharing one embedder, as storage.vaults' do, stop theirs and close it once)."""
+        await self.stop_embedding()
+        if isinstance(self.embedder, Closable):
+            await self.embedder.close()
 
     # ---- writing -------------------------------------------------------------------
 
@@ -148,17 +177,22 @@ class Index:
 
     # ---- bookkeeping ---------------------------------------------------------------
 
-    async def content_hashes(self, paths: Sequence[str]) -> dict[str, str]:
-        """The indexed content hash of each of `paths` that is indexed (and embedded,
-        when there is an embedder: a note still waiting for vectors counts as stale)."""
+    async def content_hashes(
+        self, paths: Sequence[str], *, embedded: bool = False
+    ) -> dict[str, str]:
+        """The indexed content hash of each of `paths` that is indexed. A note still
+        waiting for vectors counts as indexed (it is not read and written again for
+        them: storage.index.backfill embeds it), unless `embedded` asks for notes
+        with vectors only (where there is an embedder): a look for what a sync
+        should do (bot.app.watch), which then embeds it."""
         if not paths:
             return {}
-        embedded = "" if self.embedder is None else " AND embedded"
+        waiting = " AND embedded" if embedded and self.embedder is not None else ""
         async with autocommit(self.database.engine).connect() as conn:
             rows = await conn.execute(
                 text(
                     "SELECT path, content_hash FROM entries WHERE vault_id = :vault"
-                    f" AND path = ANY(CAST(:paths AS text[])){embedded}"
+                    f" AND path = ANY(CAST(:paths AS text[])){waiting}"
                 ),
                 {"vault": self.vault_id, "paths": list(paths)},
             )
@@ -252,6 +286,8 @@ class Index:
         if self.embedder is not None and parsed.text.strip():
             embedding = asyncio.ensure_future(self.embed_queries([parsed.text]))
         notes: list[str] = [] if self.embedder else [KEYWORD_ONLY]
+        if self.embedding is not None and not self.embedding.done():
+            notes.append(REEMBEDDING)
         try:
             async with self.database.engine.begin() as conn:
                 keyword = await keyword_ranking(conn, self.vault_id, parsed, filters, depth)

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 from storage.entry import Entry, Written
 from storage.errors import StorageError, UnsafePath
-from storage.index import bulk
+from storage.index import backfill
 from storage.index.index import Index
 from storage.vault.notefile import timestamp_problem
 from storage.vault.paths import check_relpath
@@ -122,7 +122,7 @@ async def sync_index(vault: Vault, index: Index, has_commit: Callable[[str], boo
     # Uncommitted edits show up again next time anyway; the paths seen now are
     # looked at once more, in case such an edit is reverted by hand meanwhile.
     await index.mark_synced(changed.head, [*changed.changed, *changed.deleted])
-    embedded = await bulk.embed_pending(index)
+    embedded = await backfill.embed_or_start(index)
     if indexed or removed:
         log.info("sync: %d notes indexed, %d removed, at %s", indexed, removed, changed.head)
     skipped = (*changed.skipped, *notes.skipped)

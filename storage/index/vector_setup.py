@@ -4,7 +4,8 @@ The chunk vectors of all vaults share one column and one HNSW index, so they all
 come from one embedder. Vectors another embedder made are never dropped on the
 way: with no embedder they wait unused (keyword search), and a different one is
 refused (`EmbedderChanged`) unless `reembed` lets it replace them; then the vectors
-of every vault go, and each vault's notes wait for its `storage.index.bulk.embed_pending`."""
+of every vault go, and each vault's notes wait for vectors (`storage.index.backfill`
+embeds them, in the background when they are many)."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ async def prepare_vectors(
 ) -> bool:
     """Make the chunk vectors fit embedder `name` (None: no embedder), and give the vault
     its row of statistics; True when some of the vault's notes have no vector yet
-    (`storage.index.bulk.embed_pending` fills them in)."""
+    (`storage.index.backfill` fills them in)."""
     async with database.engine.begin() as conn:
         # The column and the HNSW index are every vault's: no writer may be in between.
         await indexer.lock_all(conn)

@@ -2,13 +2,13 @@
 is wrong and how to fix it. Exit code 1 when something is wrong.
 
 Checks: the configuration; the database and its `vector` extension and schema
-version; the vault (git, writable, lock files, backup remote and unmerged
-conflicts); each configured platform's token, through its API (Slack auth.test
-and apps.connections.open, Telegram getMe and getWebhookInfo); the model endpoint
-(models list, or a one-token completion) and the embeddings endpoint; the tools
-people added (plugins, each vault's .brainbot/tools.yaml). Nothing is
-changed, except that the database schema is created or migrated as `brainbot run`
-would. Tokens never appear in the output.
+version, and how many notes still wait for vectors of a new embedder; the vault
+(git, writable, lock files, backup remote and unmerged conflicts); each configured
+platform's token, through its API (Slack auth.test and apps.connections.open,
+Telegram getMe and getWebhookInfo); the model endpoint (models list, or a one-token
+completion) and the embeddings endpoint; the tools people added (plugins, each
+vault's .brainbot/tools.yaml). Nothing is changed, except that the database schema
+is created or migrated as `brainbot run` would. Tokens never appear in the output.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
 from storage.db.skipped import NO_VAULT, SkippedItems
 from storage.errors import EmbeddedPostgresMismatch, StorageError
+from storage.index.backfill import embedding_progress
 from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
 
@@ -146,6 +147,7 @@ async def database(s: Settings) -> list[Finding]:
         admission = await _admission(s, Admission(db.engine))
         admission += await failed_sends(db)
         admission += await skipped_this_week(db)
+        admission += await embedding(s, db)
     finally:
         await db.close()
     schema = f"schema version {max(before, default=0)} of {LATEST}"
@@ -176,6 +178,24 @@ async def failed_sends(db: Database) -> list[Finding]:
             f"the last, a {last.what} due {last.at:%Y-%m-%d %H:%M} UTC: {last.detail}",
             "check the platform's token and that the person's chat still exists; "
             "`brainbot digest --send` sends a digest by hand",
+        )
+    ]
+
+
+async def embedding(s: Settings, db: Database) -> list[Finding]:
+    """Notes still waiting for vectors of a new embedder (a running brainbot embeds
+    them in the background; search finds them by keyword meanwhile)."""
+    if s.embeddings == "none":
+        return []
+    progress = await embedding_progress(db.engine)
+    if progress is None:
+        return []
+    return [
+        Finding(
+            "note",
+            "embeddings",
+            f"{progress}; until then the others are found by keyword search",
+            "`brainbot run` goes on with it in the background (it resumes after a restart)",
         )
     ]
 

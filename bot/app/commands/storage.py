@@ -77,7 +77,8 @@ async def opened_vaults(settings: Settings, *, reembed: bool = False) -> AsyncIt
     database = await Database.connect(settings.database_url, settings.data_dir)
     try:
         await migrate(database.engine)
-        vaults = make_vaults(settings, database, reembed=reembed)
+        # A command answers and ends: embedding every note is `brainbot run`'s work.
+        vaults = make_vaults(settings, database, reembed=reembed, embed_in_background=False)
         try:
             yield vaults
         finally:
