@@ -147,7 +147,7 @@ async def test_done_closes_the_note_once_and_only_for_its_person(
 
         (refusal,) = await brain.engine.handle(press(reply, "Done", user="U2"))
         assert "Only the person this reminder is for" in refusal.text
-        assert _fields(brain, path)["status"] is None
+        assert _fields(brain, path).get("status") is None
 
         (done,) = await brain.engine.handle(press(reply, "Done"))
         assert done.replace and done.text == "⏰ Call mom\n✓ done"
