@@ -98,13 +98,11 @@ def is_empty(value: object) -> bool:
     return value is None or (isinstance(value, str | list | tuple | dict) and not value)
 
 
-def source_fields(source: Mapping[str, Any] | str | None) -> dict[str, Any]:
+def source_fields(source: object) -> dict[str, Any]:
     """Where a note came from as flat properties: `{"platform": "slack"}` becomes
-    `source_platform: slack`; text (a link) stays one `source` property."""
-    if isinstance(source, str):
-        return {"source": source} if source.strip() else {}
+    `source_platform: slack`; anything else (a link) stays one `source` property."""
     if not isinstance(source, Mapping):
-        return {}
+        return {} if is_empty(source) else {"source": source}
     return {
         f"{SOURCE_PREFIX}{key}": value
         for key, value in source.items()

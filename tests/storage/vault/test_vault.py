@@ -139,7 +139,9 @@ def test_unknown_category_is_refused(vault: Vault) -> None:
 
 
 def test_update_merges_fields_and_keeps_the_rest(vault: Vault) -> None:
-    created = vault.create("projects", "Garden", "Plant tulips.", {"status": "active", "x": 1})
+    created = vault.create(
+        "projects", "Garden", "Plant tulips.", {"status": "active", "x": 1, "tags": ["garden"]}
+    )
     assert created.entry is not None
     before = created.entry.fields
     written = vault.update(
@@ -154,7 +156,7 @@ def test_update_merges_fields_and_keeps_the_rest(vault: Vault) -> None:
     assert after["status"] == "done" and after["next_action"] == "water"
     assert "x" not in after
     assert after["id"] == before["id"] and after["created"] == before["created"]
-    assert after["tags"] == before["tags"] and after["title"] == "Garden"
+    assert after["tags"] == before["tags"] == ["garden"] and after["title"] == "Garden"
     assert after["updated"] >= before["updated"]
     assert written.entry.body == "Plant tulips."
     assert git(vault.root, "log", "-1", "--format=%s|%an").strip() == (
