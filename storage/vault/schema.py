@@ -200,6 +200,8 @@ def new_entry_fields(
     given.pop("title", None)
     given_source = given.pop("source", None)
     recorded = zone_name(zone)
+    # A zone with no IANA name cannot be recorded, so its wall times would be misread.
+    zone = zone if recorded else None
     out: dict[str, Any] = {
         "id": new_id(),
         "title": title,
@@ -212,7 +214,7 @@ def new_entry_fields(
     for name, default in category_defaults(category).items():
         out[name] = given.pop(name, default)
     out.update(given)
-    values = local_values(out, zone if recorded else None)
+    values = local_values(out, zone)
     return {name: value for name, value in values.items() if not is_empty(value)}
 
 
