@@ -28,9 +28,9 @@ _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 _LOOKS_DATED = re.compile(r"\d{4}-\d{2}-\d{2}[T ]")
 
 
-def obsidian_problems(text: str) -> list[str]:
+def obsidian_problems(text: str, *, empty_too: bool = True) -> list[str]:
     """What Obsidian's Properties view would not show as a typed property: nested
-    values, empty ones, and times not in its date or date-time format."""
+    values, times not in its date or date-time format, and (unless told) empty ones."""
     block = text.split("---\n", 2)[1]
     raw = yaml.load(block, Loader=yaml.BaseLoader)  # every scalar as written
     problems = []
@@ -41,7 +41,8 @@ def obsidian_problems(text: str) -> list[str]:
             if not value or not all(isinstance(item, str) for item in value):
                 problems.append(f"{name}: empty or nested list")
         elif value in ("", "null", "~"):
-            problems.append(f"{name}: null")
+            if empty_too:
+                problems.append(f"{name}: null")
         elif _LOOKS_DATED.match(value) and not _DATETIME.fullmatch(value):
             problems.append(f"{name}: {value!r} is no Obsidian date-time")
         elif _DATE.match(value) and not (_DATE.fullmatch(value) or _DATETIME.fullmatch(value)):
@@ -150,6 +151,15 @@ def test_an_old_note_reads_the_same_and_a_change_rewrites_only_what_it_touches(
 ) -> None:
     (vault.root / "projects").mkdir(exist_ok=True)
     (vault.root / "projects/garden-plan.md").write_text(OLD_NOTE)
+    # What the issue saw in Obsidian, caught by the same rules the new notes pass.
+    assert obsidian_problems(OLD_NOTE) == [
+        "created: '2026-03-01T09:30:00+01:00' is no Obsidian date-time",
+        "updated: '2026-07-01T10:00:00+02:00' is no Obsidian date-time",
+        "tags: empty or nested list",
+        "source: nested",
+        "next_action: null",
+        "due: null",
+    ]
     old = vault.read("projects/garden-plan.md")
     assert schema.note_source(old.fields) == {"platform": "telegram", "chat_id": 42}
     assert note_time(old.fields, "created") == datetime(2026, 3, 1, 8, 30, tzinfo=UTC)
@@ -209,3 +219,8 @@ def test_importing_the_obsidian_help_vault_changes_no_note(vault: Vault) -> None
     if not named or not Path(named).is_dir():
         pytest.skip("OBSIDIAN_HELP_DIR names no copy of the obsidian-help vault")
     assert _assert_import_keeps_every_note(vault, Path(named)) > 100
+    # The type rules above hold for Obsidian's own notes (some leave a value empty).
+    for note in vault.root.rglob("*.md"):
+        text = note.read_text(encoding="utf-8")
+        if text.startswith("---\n"):
+            assert obsidian_problems(text, empty_too=False) == [], note
