@@ -2,7 +2,8 @@
 Done / Snooze buttons, once.
 
 - The notes come from the index (storage.index.reminder_queries); a time written
-  without an offset is the person's local time (a team vault's: the deployment's).
+  without an offset is in the note's `timezone`, else the person's local time (a
+  team vault's: the deployment's).
 - Each (vault, note id, instant) is claimed in the reminder log before it is sent,
   so a restart, a second process or a late poll never sends it twice. Only the
   scheduler's leader calls `run_due`, at every poll.
@@ -23,7 +24,7 @@ Done / Snooze buttons, once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -150,8 +151,8 @@ class Reminders:
         repeating: list[tuple[ReminderNote, datetime]] = []
         for note in notes:
             try:
-                remind = self.instant(note.remind, zone, now)
-                snooze = self.instant(note.snooze, zone, now)
+                remind = self.instant(note.remind, note.zone or zone, now)
+                snooze = self.instant(note.snooze, note.zone or zone, now)
             except Exception as exc:  # written by hand: left alone, and said so
                 await _failed(skips, vault_id, note.path, exc, what="not sent")
                 continue
@@ -174,7 +175,7 @@ class Reminders:
                     await _failed(skips, vault_id, item.note.path, exc)
         for note, remind in repeating:
             try:
-                await self._repeat(vault_id, note, remind, zone, now)
+                await self._repeat(vault_id, note, remind, note.zone or zone, now)
             except Exception as exc:
                 await _failed(skips, vault_id, note.path, exc, what="it does not repeat")
         return outcomes
@@ -381,5 +382,5 @@ async def _failed(
 
 def preferred(conversations: Sequence[Conversation], source: Any) -> tuple[Conversation, ...]:
     """The note's own platform first ("the platform they used"), then the others."""
-    platform = source.get("platform") if isinstance(source, dict) else None
+    platform = source.get("platform") if isinstance(source, Mapping) else None
     return tuple(sorted(conversations, key=lambda c: c.platform != platform))

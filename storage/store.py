@@ -13,7 +13,8 @@ import asyncio
 import builtins
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any, ParamSpec
 
@@ -137,11 +138,11 @@ class Store:
         *,
         author: Author = BOT_AUTHOR,
         source: Source = None,
+        zone: tzinfo | None = None,
     ) -> Entry:
-        """File a new note (see Vault.create) and index it."""
-        written = await self._write(
-            self.vault.create, category, title, body, fields, author=author, source=source
-        )
+        """File a new note (see Vault.create; its times in the writer's `zone`) and index it."""
+        create = partial(self.vault.create, author=author, source=source, zone=zone)
+        written = await self._write(create, category, title, body, fields)
         return await self._entry_of(written)
 
     async def _entry_of(self, written: Written) -> Entry:

@@ -142,6 +142,7 @@ async def capture(
         {**values, "tags": tags},
         author=ctx.author,
         source=dict(ctx.source),
+        zone=ctx.vault_zone,
     )
     data: dict[str, Any] = {"saved": entry_summary(entry), "filed_in": target}
     if ignored:

@@ -25,8 +25,11 @@ async def list_reminders(ctx: ToolContext) -> ToolResult:
     unreadable: list[str] = []
     for note in notes:
         try:
+            # A wall time is in the note's own `timezone` when it records one.
             read = [
-                read_when(v, now=now, zone=zone, default_time=ctx.settings.reminder_time)
+                read_when(
+                    v, now=now, zone=note.zone or zone, default_time=ctx.settings.reminder_time
+                )
                 for v in (note.remind, note.snooze)
             ]
         except OutOfRange as exc:  # written by hand; the scheduler skips it too

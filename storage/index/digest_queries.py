@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.index.documents import decode_fields
-from storage.vault.notefile import parse_timestamp
+from storage.vault.notefile import note_time
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +185,7 @@ async def _captured(conn: AsyncConnection, vault_id: int, query: DigestQuery) ->
         "last_day": (query.end.date() + timedelta(days=1)).isoformat(),
     }
     rows = [_row(r) for r in (await conn.execute(text(_CAPTURED), params)).all()]
-    created = [(c, r) for r in rows if (c := parse_timestamp(r.fields.get("created"))) is not None]
+    created = [(c, r) for r in rows if (c := note_time(r.fields, "created")) is not None]
     inside = [
         r
         for c, r in sorted(created, key=lambda cr: cr[0], reverse=True)

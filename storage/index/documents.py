@@ -16,11 +16,12 @@ from storage.entry import Entry
 from storage.index.chunking import Chunk, chunk_note
 from storage.index.links import Link, extract_links
 from storage.index.tokens import fold, term_frequencies
-from storage.vault.notefile import parse_timestamp
+from storage.vault.notefile import note_time
+from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
 
 # Fields that say nothing about a note's subject; everything else is searchable text.
 _NOT_SEARCHABLE = frozenset(
-    {"id", "title", "created", "updated", "source", "confidence", "suggested_category"}
+    {"id", "title", "created", "updated", ZONE_FIELD, "source", "confidence", "suggested_category"}
 )
 TSV_CHARS = 400_000  # Postgres refuses a tsvector over 1 MB
 
@@ -54,7 +55,9 @@ def searchable_text(entry: Entry) -> str:
     """Title (twice: a word in the title says more than one in the body), the subject
     fields (tags, next action, context...) and the body."""
     fields = " ".join(
-        _field_text(v) for k, v in entry.fields.items() if str(k) not in _NOT_SEARCHABLE
+        _field_text(v)
+        for k, v in entry.fields.items()
+        if str(k) not in _NOT_SEARCHABLE and not str(k).startswith(SOURCE_PREFIX)
     )
     return f"{entry.title}\n{entry.title}\n{fields}\n{entry.body}"
 
@@ -63,8 +66,8 @@ def updated_at(entry: Entry, fallback: datetime | None = None) -> datetime:
     """When the note last changed: its `updated` field, else `created`, else `fallback`
     (the file's modification time), else now."""
     return (
-        parse_timestamp(entry.fields.get("updated"))
-        or parse_timestamp(entry.fields.get("created"))
+        note_time(entry.fields, "updated")
+        or note_time(entry.fields, "created")
         or fallback
         or datetime.now(UTC)
     )

@@ -2,8 +2,9 @@
 
 A note asks to be reminded with `remind` (an instant) and may repeat it (`repeat`,
 e.g. "every monday"); a snoozed reminder of a repeating note waits in `snooze`.
-The values are returned as written: what a local time means depends on the
-person's zone, which the scheduler knows and the index does not.
+The values are returned as written: a local time is in the note's own `timezone`
+when it has one, else in the person's zone, which the scheduler knows and the
+index does not.
 Few notes carry one, and a partial index on exactly those keeps the scheduler's
 poll from reading the rest. Closed notes (status done, cancelled...) remind nobody.
 """
@@ -13,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.index.documents import decode_fields
+from storage.vault.schema import note_source, note_zone
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +35,8 @@ class ReminderNote:
     snooze: Any
     repeat: str | None
     due: Any
-    source: Any
+    source: dict[str, Any]  # where the note came from ({"platform": "slack", ...})
+    zone: ZoneInfo | None = None  # the note's `timezone`: its local times are in it
 
 
 _NOTES = """
@@ -70,7 +74,8 @@ async def reminder_notes(
                 snooze=fields.get("snooze"),
                 repeat=str(repeat) if repeat not in (None, "") else None,
                 due=fields.get("due"),
-                source=fields.get("source"),
+                source=note_source(fields),
+                zone=note_zone(fields),
             )
         )
     return notes

@@ -69,10 +69,11 @@ def updated_note(
     body: str | None,
     remove_fields: Sequence[str],
 ) -> bytes:
-    """The note with fields set and removed (except the managed `id`, `created`,
-    `updated`), the body replaced if given, and `updated` bumped. NothingToChange if
-    that is what it already holds; BrokenFrontmatter for fields on unparsable YAML,
-    whose block is otherwise kept verbatim."""
+    """The note with fields set (None clears one; instants become the note's wall
+    time) and removed (except the managed `id`, `created`, `updated`), the body
+    replaced if given, and `updated` bumped. NothingToChange if that is what it
+    already holds; BrokenFrontmatter for fields on unparsable YAML, whose block is
+    otherwise kept verbatim."""
     parsed = parse_note(decode_note(old, rel))
     if parsed.error is not None:
         if fields or remove_fields:
@@ -83,16 +84,24 @@ def updated_note(
             return (body + "\n").encode("utf-8")
         return join_note(parsed.raw_frontmatter, body).encode("utf-8")
     new_fields = dict(parsed.fields)
-    for name, value in (fields or {}).items():
-        if name not in schema.MANAGED_FIELDS:
-            new_fields[name] = value
+    zone = schema.note_zone(parsed.fields)
+    for name, value in schema.local_values(fields or {}, zone).items():
+        if name in schema.MANAGED_FIELDS:
+            continue
+        if value is None:
+            # Setting nothing clears the property rather than writing `null`; a `null`
+            # already written (by hand, or by an older brainbot) is left as it is.
+            if new_fields.get(name) is not None:
+                new_fields.pop(name, None)
+            continue
+        new_fields[name] = value
     for name in remove_fields:
         if name not in schema.MANAGED_FIELDS:
             new_fields.pop(name, None)
     new_body = parsed.body if body is None else body
     if plain(new_fields) == plain(parsed.fields) and new_body == parsed.body:
         raise NothingToChange(rel)
-    new_fields["updated"] = schema.now_utc()
+    new_fields["updated"] = schema.wall_time(schema.now_utc(), zone)
     return render_note(new_fields, new_body).encode("utf-8")
 
 

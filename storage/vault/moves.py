@@ -82,7 +82,8 @@ def plan_rename(
     paths: VaultPaths, path: str, title: str, file_name: str | None, max_bytes: int
 ) -> MovePlan:
     """Give the note at `path` a new title and file name in the same folder (the
-    name from the title when `file_name` is None). UnsafePath for a name that is a
+    name from the title when `file_name` is None; the title joins `aliases` when
+    the two differ). UnsafePath for a name that is a
     path, not `.md`, or taken by another note."""
     title = " ".join(title.split())
     if not title:
@@ -96,8 +97,14 @@ def plan_rename(
     taken = {p.lower(): p for p in walk_notes(paths, full.parent) if p != rel}
     if target.lower() in taken:
         raise UnsafePath(target, f"{taken[target.lower()]} already exists")
+    changes: dict[str, object] = {"title": title}
+    entry = entry_or_none(rel, old)
+    if entry is not None:
+        named = schema.with_aliases({**entry.fields, "title": title}, stem)
+        if named.get("aliases") != entry.fields.get("aliases"):
+            changes["aliases"] = named["aliases"]
     try:
-        new = updated_note(rel, old, {"title": title}, None, ())
+        new = updated_note(rel, old, changes, None, ())
     except NothingToChange:
         if target == rel:
             raise

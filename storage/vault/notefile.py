@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any
 
 import yaml
 
 from storage.errors import StorageError
+from storage.vault import schema
 from storage.vault.markdown import without_code
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
@@ -205,9 +206,10 @@ FIRST_YEAR, LAST_YEAR = 1970, 9999
 DATE_FIELDS = ("created", "updated")  # the dates the index reads from every note
 
 
-def parse_timestamp(value: object) -> datetime | None:
-    """A frontmatter time (datetime, date or ISO 8601 text) as an aware UTC datetime;
-    None when absent, unparsable or an invalid date (see `timestamp_problem`)."""
+def parse_timestamp(value: object, zone: tzinfo | None = None) -> datetime | None:
+    """A frontmatter time (datetime, date or ISO 8601 text) as an aware UTC datetime,
+    a time without offset read in `zone` (the note's `timezone`, else UTC); None when
+    absent, unparsable or an invalid date (see `timestamp_problem`)."""
     if isinstance(value, datetime):
         stamp = value
     elif isinstance(value, date):
@@ -222,10 +224,17 @@ def parse_timestamp(value: object) -> datetime | None:
     if not FIRST_YEAR <= stamp.year <= LAST_YEAR:
         return None
     try:
-        utc = stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+        local = stamp.replace(tzinfo=zone or UTC) if stamp.tzinfo is None else stamp
+        utc = local.astimezone(UTC)
     except (OverflowError, ValueError):
         return None
     return utc if _EARLIEST <= utc <= _LATEST else None
+
+
+def note_time(fields: Mapping[str, Any], name: str) -> datetime | None:
+    """A note's `created` or `updated` as an aware UTC datetime, its wall time read in
+    the note's own `timezone` (see storage.vault.schema)."""
+    return parse_timestamp(fields.get(name), schema.note_zone(fields))
 
 
 def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
@@ -234,7 +243,7 @@ def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
     bad = [
         f"{name}: {str(fields[name])[:40]!r}"
         for name in DATE_FIELDS
-        if fields.get(name) not in (None, "") and parse_timestamp(fields[name]) is None
+        if fields.get(name) not in (None, "") and note_time(fields, name) is None
     ]
     if not bad:
         return None

@@ -20,7 +20,7 @@ import builtins
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -167,16 +167,18 @@ class Vault:
         *,
         author: Author = BOT_AUTHOR,
         source: Source = None,
+        zone: tzinfo | None = None,
     ) -> Written:
         """File a new note under `category/<slug>.md`, a person's under their name
-        ("Sarah Kim.md"); `-2`, `-3`... when that name is taken."""
+        ("Sarah Kim.md"), `-2`... when taken; times in `zone` (schema.new_entry_fields)."""
         self._check_category(category)
         title = schema.entry_title(title, body)
         stamp = schema.now_utc()
-        new_fields = schema.new_entry_fields(category, title, fields, source, stamp)
-        data = render_note(new_fields, body).encode("utf-8")
+        new_fields = schema.new_entry_fields(category, title, fields, source, stamp, zone)
         with self._lock.hold():
             rel = self._paths.free(f"{category}/{schema.entry_stem(category, title)}.md")
+            new_fields = schema.with_aliases(new_fields, rel.rsplit("/", 1)[-1][:-3])
+            data = render_note(new_fields, body).encode("utf-8")
             self._check_size(rel, data, self.max_bytes)
             change = self._commits.write({rel: data}, f"create {rel}", author, source)
         return Written(entry_from_bytes(rel, data), change)
@@ -402,8 +404,6 @@ class Vault:
                     None, self._commits.write(found.blobs, subject, BOT_AUTHOR, None, note)
                 )
         return ImportResult(written, found.notes, found.skipped, found.copied, found.warnings)
-
-    # -- internals -----------------------------------------------------------------------
 
     def _check_category(self, category: str) -> None:
         if category not in self.categories:

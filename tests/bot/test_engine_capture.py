@@ -33,7 +33,7 @@ async def test_capture_files_commits_indexes_and_replies_with_one_llm_call(
         post = frontmatter.load(vault / "projects/launch-the-website.md")
         assert post["next_action"] == "write the copy"
         assert post["tags"] == ["web"]
-        assert post["source"]["platform"] == "test"
+        assert post["source_platform"] == "test"
         assert "before the conference" in post.content
         assert any("projects/launch-the-website.md" in line for line in git_log(vault))
         assert git_status(vault) == ""

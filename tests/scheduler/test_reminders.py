@@ -55,6 +55,30 @@ def _fields(brain: Runtime, path: str) -> dict[str, Any]:
     return dict(frontmatter.load(brain.settings.vault_dir / path).metadata)
 
 
+async def test_a_wall_time_is_read_in_the_zone_the_note_records(
+    tmp_path: Path, database_url: str
+) -> None:
+    # Written in Seoul ("remind: 2026-11-24T17:00:00", "timezone: Asia/Seoul"), read
+    # by a person in Berlin: the same instant, 09:00 in Berlin, not 17:00 there.
+    clock = Clock(NINE - timedelta(seconds=1))
+    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+        await _ada(brain)
+        entry = await brain.store.create(
+            "admin", "Call mom", "Call mom.", {"remind": NINE}, zone=ZoneInfo("Asia/Seoul")
+        )
+        outbox = Outbox(clock)
+        reminders = _reminders_sent_to(brain, outbox)
+        await reminders.run_due(clock())
+        assert outbox.sent == []
+        clock.advance(seconds=1)
+        await reminders.run_due(clock())
+        fields = _fields(brain, entry.path)
+    assert str(fields["remind"]) == "2026-11-24 17:00:00"
+    assert fields["timezone"] == "Asia/Seoul"
+    ((at, _, reply),) = outbox.sent
+    assert at == NINE and reply.text.startswith("⏰ Call mom")
+
+
 async def test_a_reminder_comes_once_at_its_local_time_with_done_and_snooze(
     tmp_path: Path, database_url: str
 ) -> None:
@@ -147,7 +171,7 @@ async def test_done_closes_the_note_once_and_only_for_its_person(
 
         (refusal,) = await brain.engine.handle(press(reply, "Done", user="U2"))
         assert "Only the person this reminder is for" in refusal.text
-        assert _fields(brain, path)["status"] is None
+        assert _fields(brain, path).get("status") is None
 
         (done,) = await brain.engine.handle(press(reply, "Done"))
         assert done.replace and done.text == "⏰ Call mom\n✓ done"

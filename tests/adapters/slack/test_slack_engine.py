@@ -90,10 +90,10 @@ async def test_dm_capture_files_a_note_and_answers(
     assert "projects/launch-the-website.md" in reply.args["blocks"][0]["text"]["text"]
     assert notes(slack_brain.vault) == ["projects/launch-the-website.md"]
     post = frontmatter.load(slack_brain.vault / "projects/launch-the-website.md")
-    source: dict[str, str] = post["source"]  # type: ignore[assignment]
-    assert source["platform"] == "slack"
+    assert "source" not in post.metadata  # flat properties: Obsidian shows no nested map
+    assert post["source_platform"] == "slack"
     ts = payload["event"]["ts"].replace(".", "")
-    assert source["permalink"] == f"https://acme.slack.com/archives/D0ALICE/p{ts}"
+    assert post["source_permalink"] == f"https://acme.slack.com/archives/D0ALICE/p{ts}"
 
 
 async def test_mention_in_a_channel_is_answered_in_the_thread(

@@ -56,8 +56,10 @@ async def tg(
             await adapter.stop()
 
 
-def source_of(vault: Path, path: str) -> dict[str, str]:
-    return frontmatter.load(vault / path)["source"]  # type: ignore[return-value]
+def source_of(vault: Path, path: str) -> dict[str, object]:
+    """The note's flat `source_*` properties, without the prefix."""
+    fields = frontmatter.load(vault / path).metadata
+    return {k.removeprefix("source_"): v for k, v in fields.items() if k.startswith("source_")}
 
 
 async def test_text_capture_files_a_note_and_answers(

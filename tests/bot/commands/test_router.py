@@ -150,7 +150,7 @@ async def test_author_of_the_commit_is_the_chat_user(tmp_path: Path, database_ur
         post = frontmatter.load(brain.settings.vault_dir / "ideas/paper-planes.md")
         history = await brain.store.history("ideas/paper-planes.md")
     assert history[0].author.startswith("Ada")
-    assert post["source"]["message_id"] == "42"
+    assert post["source_message_id"] == "42"
 
 
 async def test_in_a_shared_chat_only_the_person_who_filed_a_note_corrects_it_at_once(

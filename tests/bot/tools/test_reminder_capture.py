@@ -3,7 +3,7 @@ zone, with and without a model; the reply says when; the reminder then comes."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -42,7 +42,9 @@ async def test_without_a_model_remind_me_tomorrow_at_9_sets_the_time_and_it_come
         clock.now = datetime(2026, 11, 24, 9, 0, tzinfo=BERLIN)
         await service.reminders.run_due(clock())
     assert path.startswith("admin/") and "call-mom" in path
-    assert fields["remind"] == datetime(2026, 11, 24, 9, 0, tzinfo=BERLIN)
+    # Wall time as Obsidian's date-time property reads it, in the zone the note records.
+    assert fields["remind"] == datetime(2026, 11, 24, 9, 0)  # noqa: DTZ001
+    assert fields["timezone"] == "Europe/Berlin"
     assert "I'll remind you tomorrow at 09:00" in reply.text
     ((at, _, sent),) = outbox.sent
     assert at == clock() and sent.text.startswith("⏰ ")
@@ -73,7 +75,7 @@ async def test_every_monday_repeats_and_a_thought_without_a_date_gets_none(
         by_title = {_fields(vault, p)["title"]: _fields(vault, p) for p in notes(vault)}
     plants = next(f for t, f in by_title.items() if "plants" in t.lower())
     assert plants["repeat"] == "every monday"
-    assert plants["remind"] == datetime(2026, 11, 30, 9, 0, tzinfo=BERLIN)
+    assert plants["remind"] == datetime(2026, 11, 30, 9, 0)  # noqa: DTZ001
     tea = next(f for t, f in by_title.items() if "oolong" in t.lower())
     assert not {"remind", "repeat"} & set(tea) and tea.get("due") is None
 
@@ -87,7 +89,8 @@ async def test_tomorrow_is_the_person_s_tomorrow(tmp_path: Path, database_url: s
         vault = brain.settings.vault_dir
         (path,) = notes(vault)
         fields = _fields(vault, path)
-    assert fields["remind"] == datetime(2026, 11, 25, 9, 0, tzinfo=SEOUL)
+    assert fields["remind"] == datetime(2026, 11, 25, 9, 0)  # noqa: DTZ001
+    assert fields["timezone"] == "Asia/Seoul"
 
 
 async def test_with_a_model_its_local_time_is_the_person_s_and_their_words_win(
@@ -123,9 +126,9 @@ async def test_with_a_model_its_local_time_is_the_person_s_and_their_words_win(
         vault = brain.settings.vault_dir
         dentist = _fields(vault, "admin/dentist.md")
         insurance = _fields(vault, "admin/car-insurance.md")
-    assert dentist["remind"] == datetime(2026, 11, 27, 15, 0, tzinfo=BERLIN)
+    assert dentist["remind"] == datetime(2026, 11, 27, 15, 0)  # noqa: DTZ001
     assert "Fri" in first.text or "Friday" in first.text
     # A time the model wrote without an offset is the person's local time.
-    assert insurance["remind"] == datetime(2026, 12, 2, 10, 30, tzinfo=BERLIN)
-    assert insurance["remind"].utcoffset() == timedelta(hours=1)
+    assert insurance["remind"] == datetime(2026, 12, 2, 10, 30)  # noqa: DTZ001
+    assert insurance["timezone"] == "Europe/Berlin"
     assert "I'll remind you" in second.text

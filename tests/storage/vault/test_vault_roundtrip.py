@@ -4,7 +4,7 @@ through the vault (create, update, move)."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from storage.errors import NothingToChange
 from storage.vault.notefile import parse_note, render_note
-from storage.vault.schema import CATEGORY_FIELDS, COMMON_FIELDS
+from storage.vault.schema import CATEGORY_FIELDS, COMMON_FIELDS, is_empty
 from storage.vault.vault import Vault
 from tests.storage.vault.vault_support import ANN, CATEGORIES, make_vault, status
 
-RESERVED = set(COMMON_FIELDS) | {name for f in CATEGORY_FIELDS.values() for name in f}
+RESERVED = {"source", *COMMON_FIELDS} | {name for f in CATEGORY_FIELDS.values() for name in f}
 NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True).filter(lambda n: n not in RESERVED)
 SCALARS = st.one_of(
     st.none(),
@@ -41,6 +41,17 @@ TITLES = st.text(max_size=60).filter(lambda t: t.strip() != "")
 SETTINGS = settings(
     max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+
+
+def _assert_kept_unless_empty(written: Mapping[str, Any], given: Mapping[str, Any]) -> None:
+    """A new note keeps every field it was given that holds something, and writes no
+    empty property (Obsidian would show `null`)."""
+    for name, value in given.items():
+        if is_empty(value):
+            assert name not in written
+        else:
+            assert written[name] == value
+    assert not any(is_empty(value) for value in written.values())
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +89,7 @@ def test_create_then_read_returns_what_was_written(
     assert entry.title == title
     assert entry.body == body
     assert list(entry.tags) == tags
-    for name, value in fields.items():
-        assert entry.fields[name] == value
-    for name in CATEGORY_FIELDS[category]:
-        assert name in entry.fields
+    _assert_kept_unless_empty(entry.fields, fields)
 
 
 @SETTINGS
@@ -115,7 +123,7 @@ def test_update_preserves_the_fields_it_was_not_given(
         if name in remove:
             assert name not in after.fields
         elif name in changes:
-            assert after.fields[name] == changes[name]
+            assert after.fields.get(name) == changes[name]  # None clears it
         elif name != "updated":
             assert after.fields[name] == value
     assert after.body == ("the body" if body is None else body)
@@ -142,8 +150,5 @@ def test_move_changes_the_path_and_keeps_the_body(
     entry = vault.read(moved.entry.path)
     assert entry.body == body
     assert entry.fields["id"] == created.entry.fields["id"]
-    for name, value in fields.items():
-        assert entry.fields[name] == value
-    for name in CATEGORY_FIELDS[target]:
-        assert name in entry.fields
+    _assert_kept_unless_empty(entry.fields, fields)
     assert status(vault.root) == ""
