@@ -100,8 +100,7 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Release the index (see Index.close); the database belongs to the caller.
-        (Stores opened by storage.vaults.Vaults share one embedder: close that instead.)"""
+        """Release the index (Index.close); the database and the embedder are the caller's."""
         await self.index.close()
 
     # ---- writes --------------------------------------------------------------------

@@ -14,6 +14,7 @@ from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from storage.entry import Entry, SearchHit
+from storage.vault.schema import SOURCE_PREFIX
 
 
 class FieldValue(BaseModel):
@@ -223,7 +224,17 @@ async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
 # Fields a person does not need to read on a note: its name and path are shown above,
 # the rest the vault keeps for itself (an inbox note's words are its body).
 UNSHOWN_FIELDS = frozenset(
-    {"id", "title", "created", "updated", "source", "original_text", "confidence"}
+    {
+        "id",
+        "title",
+        "aliases",
+        "created",
+        "updated",
+        "timezone",
+        "source",
+        "original_text",
+        "confidence",
+    }
 )
 
 
@@ -232,7 +243,7 @@ def properties_line(entry: Entry, zone: ZoneInfo) -> str:
     `due: 2026-12-01 · remind: 2026-11-30 09:00 · tags: #food #weekly`."""
     parts = []
     for name, value in entry.fields.items():
-        if name in UNSHOWN_FIELDS or value in (None, "", [], {}):
+        if name in UNSHOWN_FIELDS or name.startswith(SOURCE_PREFIX) or value in (None, "", [], {}):
             continue
         if name == "tags":
             parts.append("tags: " + " ".join(f"#{t}" for t in entry.tags))

@@ -65,6 +65,7 @@ async def test_get_shows_due_date_tags_and_reminder(tmp_path: Path, database_url
         assert "tags: #travel" in properties
         assert "remind: " in properties
         assert "source" not in shown.text and "id:" not in shown.text
+        assert "timezone" not in shown.text and "aliases" not in shown.text
 
 
 async def test_help_says_a_just_filed_note_moves_at_once(tmp_path: Path, database_url: str) -> None:
