@@ -59,7 +59,7 @@ async def test_options_may_be_left_out_and_text_is_read_as_its_type(
         path = (filed.structuredContent or {})["saved"]["path"]
         assert path.startswith("inbox/"), path
         vault = vault_holding(tmp_path / "data", path)
-        assert frontmatter(vault / path)["tags"] == []
+        assert "tags" not in frontmatter(vault / path)  # no empty property is written
 
         as_text = {
             **plain,
@@ -110,9 +110,10 @@ async def test_the_owners_token_is_made_by_me_or_owner(
 
 def inspector_env(env: Mapping[str, str], token: str) -> list[str]:
     """The server's settings as the Inspector's `-e KEY=VALUE` options: it starts the
-    server with only these (and a few such as PATH)."""
+    server with only these (and a few such as PATH). It refuses `KEY=` with no value
+    (as `make` leaves MAKEFLAGS), and an empty variable means nothing to brainbot."""
     server_env = {**env, "PYTHONPATH": str(ROOT), "BRAINBOT_MCP_TOKEN": token}
-    return [arg for key, value in server_env.items() for arg in ("-e", f"{key}={value}")]
+    return [arg for key, value in server_env.items() if value for arg in ("-e", f"{key}={value}")]
 
 
 async def inspector(
