@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bot.app.settings_check import EXIT_CONFIG, SettingsInvalid
+from storage.errors import StorageError
 
 # Each module defines `register(subparsers)`, adding its sub-commands; a sub-command
 # stores its handler as `func(args) -> int` (the exit code).
@@ -40,6 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in exc.lines:
             print(f"brainbot: {line}", file=sys.stderr)
         return EXIT_CONFIG
+    except StorageError as exc:
+        # A database or vault a command cannot open (or use): its reason, in one line.
+        print(f"brainbot: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from tests.production.process import console_env
 
@@ -78,3 +79,15 @@ async def test_doctor_reports_a_bad_value(tmp_path: Path) -> None:
     assert "PROBLEM  configuration: BRAINBOT_DIGEST_TIME='8am' is not a time of day" in out
     assert "2 problem(s)." in out
     assert "No problems found." not in out
+
+
+@pytest.mark.parametrize("command", [["approvals"], ["mcp", "token", "me"], ["digest"]])
+async def test_a_database_a_command_cannot_open_is_one_line(
+    tmp_path: Path, database_url: str, command: list[str]
+) -> None:
+    missing = make_url(database_url).set(database="no_such_database")
+    missing = missing.render_as_string(hide_password=False)
+    code, _, err = await brainbot(tmp_path, *command, DATABASE_URL=missing)
+    assert code == 1, err
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if line.startswith("brainbot: ")], err

@@ -16,7 +16,6 @@ from bot.app.runtime import Runtime
 from bot.app.settings_check import load_settings
 from bot.config import Settings
 from scheduler.delivery import deliver_via
-from storage.errors import StorageError
 
 
 def register(subparsers: Any) -> None:
@@ -35,11 +34,7 @@ def main(args: argparse.Namespace) -> int:
 
 async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     """List (`approvals`) or decide (`approve`, `reject`) held changes."""
-    try:
-        runtime = await Runtime.open(settings)
-    except StorageError as exc:
-        print(f"brainbot: {exc}", file=sys.stderr)
-        return 1
+    runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
         now = runtime.engine.clock()
         if args.command == "approvals":

@@ -22,7 +22,6 @@ from storage.db.digest_messages import DigestMessages
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.db.send_ledger import SendLedger
-from storage.errors import StorageError
 
 
 def register(subparsers: Any) -> None:
@@ -84,11 +83,7 @@ async def outbound(settings: Settings) -> AsyncIterator[list[Sends]]:
 
 async def run_digest(args: argparse.Namespace, settings: Settings, out: TextIO = sys.stdout) -> int:
     """Print (or send) one digest; the exit code says whether it worked."""
-    try:
-        runtime = await Runtime.open(settings)
-    except StorageError as exc:
-        print(f"brainbot: {exc}", file=sys.stderr)
-        return 1
+    runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
         return await _digest(runtime, args, out)
     except (UsageError, ConfigurationError) as exc:

@@ -31,7 +31,6 @@ from scheduler.delivery import deliver_via
 from storage.db.mcp_tokens import McpTokens, TokenInfo
 from storage.db.people import Person
 from storage.db.vault_tables import OWNER_VAULT
-from storage.errors import StorageError
 
 TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
 OWNER = "me"  # `brainbot mcp token me`: the owner's token
@@ -68,11 +67,7 @@ def main_token(args: argparse.Namespace) -> int:
 
 
 async def manage_tokens(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
-    try:
-        runtime = await Runtime.open(settings)
-    except StorageError as exc:
-        print(f"brainbot: {exc}", file=sys.stderr)
-        return 1
+    runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
         tokens = McpTokens(runtime.database.engine)
         now = runtime.engine.clock()
