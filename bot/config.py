@@ -165,6 +165,15 @@ class Settings(BaseSettings):
     rate_limit_per_minute: int = Field(30, ge=0, alias="BRAINBOT_RATE_LIMIT")
     max_attachment_bytes: int = Field(20_000_000, gt=0, alias="BRAINBOT_MAX_ATTACHMENT_BYTES")
     max_message_chars: int = Field(20_000, gt=0, alias="BRAINBOT_MAX_MESSAGE_CHARS")
+    # What a message shares is read after its note is saved (bot.enrich): a link's page,
+    # the text in a photo, a document's text.
+    fetch_links: bool = Field(True, alias="BRAINBOT_FETCH")
+    fetch_max_bytes: int = Field(5_000_000, gt=0, alias="BRAINBOT_FETCH_MAX_BYTES")
+    fetch_timeout: float = Field(10.0, gt=0, le=120, alias="BRAINBOT_FETCH_TIMEOUT")
+    fetch_allow_private: bool = Field(False, alias="BRAINBOT_FETCH_ALLOW_PRIVATE")
+    read_files: bool = Field(True, alias="BRAINBOT_READ_FILES")
+    vision_model: str | None = Field(None, alias="BRAINBOT_VISION_MODEL")
+    enrich_timeout: float = Field(120.0, gt=0, alias="BRAINBOT_ENRICH_TIMEOUT")
     history_token_budget: int = Field(3_000, ge=0, alias="BRAINBOT_HISTORY_TOKENS")
 
     digest_time: time = Field(time(8, 0), alias="BRAINBOT_DIGEST_TIME")

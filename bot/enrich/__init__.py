@@ -1,0 +1,7 @@
+"""What a message shares, read after its note is saved: a link's page, the text in a
+photo, a document's text. The note is committed first, exactly as sent; what is read
+lands as a second commit on the same note (or the person is told why it could not)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
