@@ -22,15 +22,17 @@ from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics, tools
 from bot.buttons import Approvals, Buttons, DigestButtons, Filing, ReminderButtons, UndoButton
-from bot.commands import NoteChoice, Router
+from bot.commands import NoteChoice, Router, is_question
 from bot.config import Settings
 from bot.custom_tools import VaultTools
+from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
 from bot.events import Attachment, ButtonPress, Event, InboundMessage, RecentEvents, Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
 from storage.db.digest_messages import DigestMessages
+from storage.db.enrichments import Enrichments
 from storage.db.events import Arrival, NewEvent, StoredFile
 from storage.db.records import Records
 from storage.errors import StorageError
@@ -122,6 +124,27 @@ class Engine:
             if llm is not None
             else None
         )
+        fetching = FetchPolicy(
+            max_bytes=settings.fetch_max_bytes,
+            timeout=settings.fetch_timeout,
+            allow_private=settings.fetch_allow_private,
+        )
+        self.enricher = Enricher(
+            Enrichments(records.engine),
+            vaults,
+            Readers(
+                fetching if settings.fetch_links else None,
+                settings.read_files,
+                llm,
+                settings.vision_model,
+            ),
+            owner=owner,
+            timeout=settings.enrich_timeout,
+            max_file_bytes=settings.max_attachment_bytes,
+            max_note_bytes=settings.max_note_bytes,
+            clock=clock,
+        )
+        self.arrivals = Arrivals(self.enricher, self.runner, llm)
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
         self._rate = RateLimit(settings.rate_limit_per_minute)
         self.last_turn: Turn | None = None  # the model's last turn (for the model check)
@@ -310,15 +333,29 @@ class Engine:
                 )
             ]
         notices: list[str] = []
+        files: list[dict[str, str]] = []
         if event.attachments:
-            ctx, text = await self._attachments(ctx, event.attachments, text, notices)
+            ctx, text = await self.arrivals.keep_files(
+                ctx, event.attachments, text, notices, files
+            )
         if not text:
             return [Reply("Send me a thought, a question, or /help.")]
         reason = await self.approvals.after_reject(ctx, text)
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
+        ctx = replace(ctx, links=tuple(find_urls(text)), filed=[])
         if text.startswith("/"):
-            return await self.router.command(ctx, event.sender, text)
+            replies = await self.router.command(ctx, event.sender, text)
+        else:
+            if ctx.links and not files and not is_question(text):
+                again = await self.arrivals.saved_again(ctx, text)
+                if again is not None:
+                    return again
+            replies = await self._reply(ctx, text, notices)
+        await self.arrivals.read_later(ctx, files)
+        return replies
+
+    async def _reply(self, ctx: ToolContext, text: str, notices: list[str]) -> list[Reply]:
         correction = await self.router.correction(ctx, text)
         if correction is not None:
             return correction
@@ -340,40 +377,3 @@ class Engine:
             self.last_turn = None
             return await self.verdict.unreachable(ctx, text)
         return await self.verdict.judge(ctx, self.last_turn, text)
-
-    async def _attachments(
-        self, ctx: ToolContext, attachments: Sequence[Attachment], text: str, notices: list[str]
-    ) -> tuple[ToolContext, str]:
-        """Keep every file in the vault; a voice note's transcript becomes the text."""
-        paths: list[str] = []
-        for attachment in attachments:
-            try:
-                written = await ctx.store.write_attachment(
-                    attachment.file_name,
-                    attachment.data,
-                    author=ctx.author,
-                    source=dict(ctx.source),
-                )
-            except StorageError as exc:
-                notices.append(f"Could not keep {attachment.file_name}: {exc}.")
-                continue
-            paths.append(written)
-            if attachment.kind in ("voice", "audio"):
-                transcript = await self._transcribe(attachment, notices)
-                text = f"{text}\n\n{transcript}".strip() if transcript else text
-        if paths and not text:
-            text = (
-                "Voice note" if any(a.kind in ("voice", "audio") for a in attachments) else "File"
-            )
-        return replace(ctx, attachments=tuple(paths)), text
-
-    async def _transcribe(self, attachment: Attachment, notices: list[str]) -> str:
-        if self.llm is None:
-            notices.append("Voice notes are kept but not transcribed without a speech model.")
-            return ""
-        try:
-            return (await self.llm.transcribe(attachment.data, attachment.file_name)).strip()
-        except LLMUnavailable as exc:
-            log.warning("transcription failed: %s", exc)
-            notices.append("I could not transcribe the voice note; the audio is kept.")
-            return ""

@@ -136,9 +136,10 @@ class LLM:
         max_tokens: int | None = None,
         tool_choice: str = "auto",
         response_format: dict[str, Any] | None = None,
+        model: str | None = None,
     ) -> Completion:
         body: dict[str, Any] = {
-            "model": self.model,
+            "model": model or self.model,
             "messages": list(messages),
             "max_tokens": max_tokens or self.limits.max_tokens,
         }

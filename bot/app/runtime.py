@@ -136,6 +136,8 @@ class Runtime:
         return cls(settings, database, vaults, store, records, llm, engine, liveness, teams, skips)
 
     async def close(self) -> None:
+        # Reading jobs still running stay waiting in the database for the next start.
+        await self.engine.enricher.close()
         if self.llm is not None:
             await self.llm.close()
         await self.vaults.close()

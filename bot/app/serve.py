@@ -180,6 +180,7 @@ class Service:
             self.started.append(adapter)
         runtime.teams.reach(self.started)  # team members are checked against their chats
         deliver = self.deliver_via(self.started)
+        runtime.engine.enricher.deliver = deliver  # "couldn't fetch the page: 404"
         await self.mcp.start(runtime, deliver)
         if self.start_scheduler is not None:
             self._scheduler = await self.start_scheduler(runtime, deliver)
@@ -254,6 +255,13 @@ class Service:
             return
         if resumed:
             log.info("re-processed %d event(s) a restart had cut short", resumed)
+        try:
+            reading = await runtime.engine.enricher.resume(runtime.liveness.is_alive)
+        except Exception:
+            log.exception("resuming the reading of shared links and files failed")
+            return
+        if reading:
+            log.info("reading the links and files of %d note(s) a restart cut short", reading)
 
     def _add_checks(self, runtime: Runtime) -> None:
         async def database() -> str | None:

@@ -4,4 +4,10 @@ lands as a second commit on the same note (or the person is told why it could no
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from bot.enrich.arrivals import Arrivals
+from bot.enrich.fetch import FetchPolicy
+from bot.enrich.links import find_urls
+from bot.enrich.reading import Readers
+from bot.enrich.worker import Deliver, Enricher
+
+__all__ = ["Arrivals", "Deliver", "Enricher", "FetchPolicy", "Readers", "find_urls"]

@@ -15,7 +15,7 @@ from bot.events import Button, Conversation
 from bot.people import People
 from storage.db.people import Person
 from storage.db.records import Records
-from storage.entry import Author
+from storage.entry import Author, Entry
 from storage.store import Store
 from storage.vaults import VaultInfo, Vaults
 
@@ -42,6 +42,10 @@ class ToolContext:
     people: People | None = None  # settings changes go through People (cache, listeners)
     vault: VaultInfo | None = None  # the vault `store` holds: the person's own, or a team's
     vaults: Vaults | None = None  # every vault (a DM's search also reads the person's teams')
+    links: tuple[str, ...] = ()  # the links in the person's message, first one first
+    # The notes this event filed (capture appends to it): what is read after the reply
+    # (bot.enrich) goes into the first.
+    filed: list[Entry] | None = None
 
     @property
     def is_team(self) -> bool:

@@ -130,6 +130,8 @@ async def capture(
     ignored = sorted(set(values) - CAPTURE_FIELDS)
     values = {k: v for k, v in values.items() if k in CAPTURE_FIELDS}
     values, _ = dated(ctx, body, values)
+    if ctx.links:  # the page is read into the note after the reply (bot.enrich)
+        values["url"] = ctx.links[0]
     if confident:
         target = category
     else:
@@ -145,6 +147,8 @@ async def capture(
         source=dict(ctx.source),
         zone=ctx.vault_zone,
     )
+    if ctx.filed is not None:
+        ctx.filed.append(entry)
     data: dict[str, Any] = {"saved": entry_summary(entry), "filed_in": target}
     if ignored:
         data["ignored_fields"] = ignored

@@ -31,11 +31,12 @@ from sqlmodel import SQLModel
 import storage.db.admission
 import storage.db.chat_tables
 import storage.db.digest_messages
+import storage.db.enrichments
 import storage.db.index_tables
 import storage.db.mcp_tokens
 import storage.db.send_ledger
 import storage.db.skipped
-import storage.db.vault_tables  # (the eight modules register every table)
+import storage.db.vault_tables  # (the nine modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -286,6 +287,10 @@ async def _member_checks(conn: AsyncConnection) -> None:
     await conn.execute(text("ALTER TABLE vault_members ALTER COLUMN checked_at SET NOT NULL"))
 
 
+async def _enrichments(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.enrichments.ENRICHMENTS])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -299,6 +304,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "send_ledger: one ledger of digests and reminders sent", _send_ledger),
     Migration(11, "skipped_items: bad notes and jobs skipped, for doctor", _skipped_items),
     Migration(12, "vault_members.checked_at: when each member was confirmed", _member_checks),
+    Migration(13, "enrichments: links, photos and documents still to be read", _enrichments),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -211,3 +211,19 @@ def _names_of(entry: Entry) -> set[str]:
     if isinstance(aliases, list):
         names.update(name_key(str(a)) for a in aliases if a)
     return names
+
+
+async def entries_with_field(
+    conn: AsyncConnection, vault_id: int, name: str, containing: str, limit: int
+) -> list[Entry]:
+    """Notes whose frontmatter field `name` holds `containing` (any case), newest first:
+    e.g. the notes that saved a link to one site."""
+    pattern = "%" + containing.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = await conn.execute(
+        text(
+            f"SELECT {_ENTRY_COLUMNS} FROM entries e WHERE e.vault_id = :vault"
+            " AND e.fields ->> :name ILIKE :pattern ORDER BY e.updated DESC LIMIT :limit"
+        ),
+        {"vault": vault_id, "name": name, "pattern": pattern, "limit": limit},
+    )
+    return [_entry(r) for r in rows]

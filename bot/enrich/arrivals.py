@@ -1,0 +1,117 @@
+"""What a message brings besides its words: files kept in the vault (a voice note's
+transcript becomes its text), a link saved before, and the job that reads its links,
+photos and documents into the note after the reply (bot.enrich.worker)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+
+from bot.enrich.saved import own_words, saved_before
+from bot.enrich.worker import Enricher
+from bot.events import Attachment, Reply
+from bot.llm import LLM, LLMUnavailable
+from bot.tools import ToolContext, ToolRunner
+from storage.db.enrichments import WAITING
+from storage.errors import StorageError
+
+log = logging.getLogger(__name__)
+
+
+class Arrivals:
+    """The engine's help with what a message shares (see the module doc)."""
+
+    def __init__(self, enricher: Enricher, runner: ToolRunner, llm: LLM | None) -> None:
+        self.enricher = enricher
+        self.runner = runner
+        self.llm = llm
+
+    async def saved_again(self, ctx: ToolContext, text: str) -> list[Reply] | None:
+        """A link saved before is not filed twice: the message's other words are added
+        to the note that has it (a small change, with Undo)."""
+        note = await saved_before(ctx.store, ctx.links[0])
+        if note is None:
+            return None
+        said = f"You saved this link before: “{note.title}” ({note.path})."
+        words = own_words(text)
+        if not words:
+            return [Reply(f"{said} Nothing new to add.")]
+        outcome = await self.runner.call(ctx, "update_entry", {"path": note.path, "append": text})
+        if outcome.result is None:
+            return [Reply(f"{said} I could not add your words there: {outcome.content}")]
+        return [Reply(f"{said} I added your words there.", outcome.result.buttons)]
+
+    async def read_later(self, ctx: ToolContext, files: list[dict[str, str]]) -> None:
+        """Keep a job to read the note's links and files after the reply (bot.enrich)."""
+        if not ctx.filed or not self.enricher.wants(ctx.links, files):
+            return
+        note = ctx.filed[0]
+        try:
+            job = await self.enricher.plan(
+                store=ctx.store,
+                path=note.path,
+                note_id=str(note.fields.get("id", "")),
+                event_key=ctx.event_key,
+                person_id=ctx.person.id,
+                links=ctx.links,
+                files=files,
+                conversation=ctx.conversation,
+            )
+        except Exception:  # the note is saved; reading what it shares is extra
+            log.exception("could not keep the reading job of %s", note.path)
+            return
+        if job.status == WAITING:
+            self.enricher.submit(job.id)
+
+    async def keep_files(
+        self,
+        ctx: ToolContext,
+        attachments: Sequence[Attachment],
+        text: str,
+        notices: list[str],
+        files: list[dict[str, str]],
+    ) -> tuple[ToolContext, str]:
+        """Keep every file in the vault; a voice note's transcript becomes the text.
+        Photos and documents go to `files`: their text is read after the reply."""
+        paths: list[str] = []
+        for attachment in attachments:
+            try:
+                written = await ctx.store.write_attachment(
+                    attachment.file_name,
+                    attachment.data,
+                    author=ctx.author,
+                    source=dict(ctx.source),
+                )
+            except StorageError as exc:
+                notices.append(f"Could not keep {attachment.file_name}: {exc}.")
+                continue
+            paths.append(written)
+            if attachment.kind in ("photo", "document"):
+                files.append(
+                    {
+                        "kind": attachment.kind,
+                        "path": written,
+                        "name": attachment.file_name,
+                        "mime": attachment.mime_type or "",
+                    }
+                )
+            if attachment.kind in ("voice", "audio"):
+                transcript = await self._transcribe(attachment, notices)
+                text = f"{text}\n\n{transcript}".strip() if transcript else text
+        if paths and not text:
+            text = (
+                "Voice note" if any(a.kind in ("voice", "audio") for a in attachments) else "File"
+            )
+        return replace(ctx, attachments=tuple(paths)), text
+
+    async def _transcribe(self, attachment: Attachment, notices: list[str]) -> str:
+        if self.llm is None:
+            notices.append("Voice notes are kept but not transcribed without a speech model.")
+            return ""
+        try:
+            return (await self.llm.transcribe(attachment.data, attachment.file_name)).strip()
+        except LLMUnavailable as exc:
+            log.warning("transcription failed: %s", exc)
+            notices.append("I could not transcribe the voice note; the audio is kept.")
+            return ""

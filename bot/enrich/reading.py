@@ -1,0 +1,130 @@
+"""Reading one link or file of a saved note into a `Read`: the page behind a link (a PDF
+behind a link is read as a document), the text in a photo, a document's text.
+
+Parsing runs in a thread (it is CPU work); every failure becomes a short reason for
+the person, never an exception that would stop the other items of the note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from bot.enrich.compose import Read, document_section, image_section, link_section, words
+from bot.enrich.documents import DocumentUnreadable, document_text
+from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch
+from bot.enrich.images import ImageUnreadable, OcrUnavailable, image_text
+from bot.enrich.model import describe, summarise
+from bot.enrich.pages import read_page
+from bot.llm import LLM
+
+log = logging.getLogger(__name__)
+
+PAGE_CHARS = 60_000  # the page's text kept in the note (about 10,000 words)
+DOCUMENT_CHARS = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Readers:
+    """What reading may use: the fetch rules, and a model for summaries and photos."""
+
+    policy: FetchPolicy | None  # None: links are not fetched (BRAINBOT_FETCH=false)
+    read_files: bool = True
+    llm: LLM | None = None
+    vision_model: str | None = None
+
+
+async def read_link(url: str, readers: Readers) -> Read:
+    if readers.policy is None:
+        return Read("link", url)
+    try:
+        fetched = await fetch(url, readers.policy)
+    except FetchFailed as exc:
+        return Read("link", url, failed=f"Couldn't fetch the page {_short(url)}: {exc}.")
+    except Exception as exc:  # a parser or network error nobody foresaw: told, not raised
+        log.exception("fetching %s failed", url)
+        return Read("link", url, failed=f"Couldn't fetch the page {_short(url)}: {exc}.")
+    host = urlsplit(fetched.final_url).hostname or ""
+    if fetched.content_type == "application/pdf":
+        name = unquote(urlsplit(fetched.final_url).path.rsplit("/", 1)[-1]) or "document.pdf"
+        try:
+            text = await asyncio.to_thread(
+                document_text, fetched.data, name, "application/pdf", max_chars=DOCUMENT_CHARS
+            )
+        except DocumentUnreadable as exc:
+            return Read("link", url, failed=f"Couldn't read the PDF {_short(url)}: {exc}.")
+        text = text or ""
+        section = link_section(url, name, text, site=host)
+        return Read("link", url, section, {"url": url, "site": host}, f"the PDF {name}")
+    page = await asyncio.to_thread(
+        read_page, fetched.data, fetched.final_url, fetched.charset, max_chars=PAGE_CHARS
+    )
+    if not page.text.strip():
+        return Read("link", url, failed=f"The page {_short(url)} had no text I could keep.")
+    summary = None
+    if readers.llm is not None:
+        summary = await summarise(readers.llm, page.title, page.text)
+    section = link_section(
+        url,
+        page.title,
+        page.text,
+        site=page.site,
+        author=page.author,
+        published=page.published,
+        summary=summary,
+    )
+    fields = {
+        "url": url,
+        "site": page.site or host,
+        "author": page.author,
+        "published": page.published,
+        "page_title": page.title,
+    }
+    told = f"the page “{page.title or host}” ({words(page.text):,} words)"
+    return Read("link", url, section, {k: v for k, v in fields.items() if v}, told)
+
+
+async def read_photo(name: str, data: bytes, mime: str | None, readers: Readers, *, several: bool) -> Read:
+    if not readers.read_files:
+        return Read("photo", name)
+    description = None
+    if readers.llm is not None and readers.vision_model:
+        description = await describe(readers.llm, readers.vision_model, data, mime)
+    try:
+        text = await asyncio.to_thread(image_text, data)
+    except (ImageUnreadable, OcrUnavailable) as exc:
+        if description:
+            return Read("photo", name, image_section(name, "", description, several=several))
+        return Read("photo", name, failed=f"Couldn't read the text in {name}: {exc}.")
+    if not text.strip() and not description:
+        return Read("photo", name)  # a photo without text: nothing to add, nothing to say
+    section = image_section(name, text, description, several=several)
+    told = f"the text in {name} ({words(text):,} words)" if text.strip() else f"what {name} shows"
+    return Read("photo", name, section, told=told)
+
+
+async def read_document(name: str, data: bytes, mime: str | None, readers: Readers) -> Read:
+    if not readers.read_files:
+        return Read("document", name)
+    try:
+        text = await asyncio.to_thread(document_text, data, name, mime, max_chars=DOCUMENT_CHARS)
+    except DocumentUnreadable as exc:
+        return Read("document", name, failed=f"Couldn't read {name}: {exc}.")
+    if text is None:  # not a kind of file that has text to read (an archive, a video)
+        return Read("document", name)
+    if not text.strip():
+        return Read("document", name, failed=f"{name} has no text I could read.")
+    return Read(
+        "document",
+        name,
+        document_section(name, text),
+        told=f"the text of {name} ({words(text):,} words)",
+    )
+
+
+def _short(url: str) -> str:
+    parts = urlsplit(url)
+    shown = (parts.hostname or "") + parts.path
+    return shown if len(shown) <= 60 else shown[:57] + "…"

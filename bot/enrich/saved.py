@@ -1,0 +1,37 @@
+"""A link saved before: the same page shared twice is one note, and the new words go
+there (issue: rich capture). Links are compared by their normalised form, so a copy
+with tracking parameters, another scheme or `www.` is the same page."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from bot.enrich.links import find_urls, normalise
+from storage.entry import Entry
+from storage.store import Store
+
+
+async def saved_before(store: Store, url: str) -> Entry | None:
+    """The newest note of this vault whose `url` is this page, or None."""
+    try:
+        key = normalise(url)
+    except ValueError:
+        return None
+    host = (urlsplit(key).hostname or "").removeprefix("www.")
+    if not host:
+        return None
+    for entry in await store.index.with_field("url", host):
+        value = entry.fields.get("url")
+        try:
+            if isinstance(value, str) and normalise(value) == key:
+                return entry
+        except ValueError:
+            continue
+    return None
+
+
+def own_words(text: str) -> str:
+    """What a message says besides its links."""
+    for url in find_urls(text):
+        text = text.replace(url, " ")
+    return " ".join(text.split())

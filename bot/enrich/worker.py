@@ -1,0 +1,258 @@
+"""Reading what a saved note shares, after the reply: one job per note, run in the
+background, bounded in time, landing as a second commit on the same note.
+
+- The note is already committed as sent; a job that fails or times out changes
+  nothing in it, and the person is told why in one line.
+- A job is a row (storage.db.enrichments) written before the event is marked
+  finished. After a crash a restart runs the rows whose process is gone; the second
+  commit names `enrich:<id>`, so a job whose commit landed just before the crash is
+  only marked done, never applied twice. A job tried three times (one that takes the
+  process down with it) or older than a day is skipped.
+- The person's words stay above; the note may have been edited meanwhile, so the
+  sections are added to what the note holds when they are written (a hash-checked
+  update, tried again if someone wrote in between).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot import metrics
+from bot.enrich.compose import Read, told, with_sections
+from bot.enrich.links import find_urls
+from bot.enrich.reading import Readers, read_document, read_link, read_photo
+from bot.events import Conversation, Reply
+from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
+from storage.entry import BOT_AUTHOR
+from storage.errors import EntryNotFound, StaleEdit, StorageError
+from storage.store import Store
+from storage.vault.files import read_regular
+from storage.vault.paths import VaultPaths
+from storage.vaults import Vaults
+
+log = logging.getLogger(__name__)
+
+Deliver = Callable[[Conversation, Reply], Awaitable[object]]
+START_AFTER = 0.5  # seconds: the capture's own reply goes out first
+AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
+RESUME_WITHIN = timedelta(days=1)
+MOST_ATTEMPTS = 3
+_EMBED = re.compile(r"!\[\[[^\]]*\]\]")
+
+
+class Enricher:
+    """Runs reading jobs: `plan` keeps one, `submit` starts it, `resume` after a restart."""
+
+    def __init__(
+        self,
+        ledger: Enrichments,
+        vaults: Vaults,
+        readers: Readers,
+        *,
+        owner: int,
+        timeout: float,
+        max_file_bytes: int,
+        max_note_bytes: int = 1_000_000,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.ledger = ledger
+        self.vaults = vaults
+        self.readers = readers
+        self.owner = owner
+        self.timeout = timeout
+        self.max_file_bytes = max_file_bytes
+        self.max_note_bytes = max_note_bytes  # frontmatter included: 4 KB are left for it
+        self.clock = clock
+        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.start_after = START_AFTER
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._at_once = asyncio.Semaphore(AT_ONCE)
+
+    def wants(self, links: Sequence[str], files: Sequence[Mapping[str, str]]) -> bool:
+        """Whether a note with these links and files has anything to read."""
+        return bool(
+            (links and self.readers.policy is not None) or (files and self.readers.read_files)
+        )
+
+    async def plan(
+        self,
+        *,
+        store: Store,
+        path: str,
+        note_id: str,
+        event_key: str,
+        person_id: int,
+        links: Sequence[str],
+        files: Sequence[Mapping[str, str]],
+        conversation: Conversation,
+    ) -> Enrichment:
+        items: list[dict[str, Any]] = [{"kind": "link", "url": url} for url in links[:3]]
+        items += [dict(f) for f in files[:10]]
+        return await self.ledger.add(
+            vault_id=store.vault_id,
+            path=path,
+            note_id=note_id,
+            event_key=event_key,
+            person_id=person_id,
+            items=items,
+            platform=conversation.platform,
+            chat_id=conversation.chat_id,
+            thread_id=conversation.thread_id,
+            owner=self.owner,
+            at=self.clock(),
+        )
+
+    def submit(self, job_id: int) -> None:
+        task = asyncio.create_task(self._run(job_id), name=f"enrich-{job_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def resume(self, alive: Callable[[int], Awaitable[bool]]) -> int:
+        """Start the jobs a stopped or crashed process left waiting; how many."""
+        started = 0
+        now = self.clock()
+        for job in await self.ledger.waiting():
+            if job.owner != self.owner and await alive(job.owner):
+                continue  # another running process has it
+            if now - job.created_at > RESUME_WITHIN or job.attempts >= MOST_ATTEMPTS:
+                reason = "too old" if job.attempts < MOST_ATTEMPTS else "tried too often"
+                await self.ledger.finish(job.id, SKIPPED, now, reason)
+                continue
+            self.submit(job.id)
+            started += 1
+        return started
+
+    async def wait_idle(self) -> None:
+        """Until every job started so far has finished (tests; a drain)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop reading: unfinished jobs stay waiting for the next start."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # -- one job -----------------------------------------------------------------------
+
+    async def _run(self, job_id: int) -> None:
+        await asyncio.sleep(self.start_after)
+        async with self._at_once:
+            job = await self.ledger.claim(job_id, self.owner)
+            if job is None:
+                return
+            try:
+                status, message = await self._enrich(job)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.exception("reading what note %s shares failed", job.path)
+                metrics.error("enrich")
+                status, message = FAILED, f"Couldn't read what you shared: {exc}."
+            await self.ledger.finish(job.id, status, self.clock(), message)
+            if message:
+                await self._tell(job, message)
+
+    async def _enrich(self, job: Enrichment) -> tuple[str, str]:
+        vault = await self.vaults.get(job.vault_id)
+        if vault is None:
+            return SKIPPED, ""
+        store = await self.vaults.store(vault)
+        if await store.has_event_commit(job.commit_key, since=job.created_at):
+            return DONE, ""  # landed before a restart: done, and not told twice
+        try:
+            await store.read(job.path)
+        except EntryNotFound:
+            return SKIPPED, ""  # moved or deleted before it could be read
+        try:
+            async with asyncio.timeout(self.timeout):
+                reads = await self._read_all(store, job)
+        except TimeoutError:
+            return FAILED, (
+                f"Reading what you shared took longer than {self.timeout:g} s; "
+                "the note stays as you sent it."
+            )
+        title = await self._apply(store, job, reads)
+        message = told(title, reads) if title is not None else ""
+        return (FAILED if any(r.failed for r in reads) else DONE), message
+
+    async def _read_all(self, store: Store, job: Enrichment) -> list[Read]:
+        photos = sum(1 for item in job.items if item.get("kind") == "photo")
+        reads: list[Read] = []
+        for item in job.items:
+            kind = str(item.get("kind"))
+            if kind == "link":
+                reads.append(await read_link(str(item["url"]), self.readers))
+                continue
+            name = str(item.get("name") or item.get("path"))
+            try:
+                data = await asyncio.to_thread(self._file, store, str(item["path"]))
+            except StorageError as exc:
+                reads.append(Read(kind, name, failed=f"Couldn't read {name}: {exc}."))
+                continue
+            mime = item.get("mime")
+            if kind == "photo":
+                read = await read_photo(name, data, mime, self.readers, several=photos > 1)
+            else:
+                read = await read_document(name, data, mime, self.readers)
+            reads.append(read)
+        return reads
+
+    def _file(self, store: Store, path: str) -> bytes:
+        rel, full = VaultPaths(store.vault.root).resolve(path, note=False)
+        return read_regular(full, rel, self.max_file_bytes, store.vault.root)
+
+    async def _apply(self, store: Store, job: Enrichment, reads: Sequence[Read]) -> str | None:
+        """Add the sections and fields to the note as it is now; its title (None when
+        there was nothing to add)."""
+        for _ in range(3):
+            entry = await store.read(job.path)
+            fields = _fields(entry.body, entry.title, entry.fields, reads)
+            body = with_sections(entry.body, reads, self.max_note_bytes - 4096)
+            if body == entry.body and not fields:
+                return entry.title if any(r.failed for r in reads) else None
+            try:
+                updated = await store.update(
+                    job.path,
+                    fields=fields,
+                    body=body,
+                    expected_hash=entry.content_hash,
+                    author=BOT_AUTHOR,
+                    source={"platform": job.platform, "event": job.commit_key},
+                )
+            except StaleEdit:
+                continue  # written meanwhile (the person, a watcher's sync): read again
+            return updated.title
+        raise StaleEdit(job.path)
+
+    async def _tell(self, job: Enrichment, message: str) -> None:
+        if self.deliver is None:
+            return
+        conversation = Conversation(job.platform, job.chat_id, job.thread_id)
+        try:
+            await self.deliver(conversation, Reply(message))
+        except Exception as exc:
+            log.warning("could not tell %s how reading went: %s", conversation.key, exc)
+
+
+def _fields(
+    body: str, title: str, have: Mapping[str, Any], reads: Sequence[Read]
+) -> dict[str, Any]:
+    """The frontmatter the reads add; a note that is only a link takes the page's title."""
+    fields: dict[str, Any] = {}
+    for read in reads:
+        for name, value in read.fields.items():
+            if name not in have and name not in fields:
+                fields[name] = value
+    page_title = fields.pop("page_title", None)
+    own_words = _EMBED.sub("", body)
+    for url in find_urls(own_words):
+        own_words = own_words.replace(url, "")
+    if page_title and not own_words.strip() and title != page_title:
+        fields["title"] = page_title
+    return fields

@@ -1,0 +1,172 @@
+"""A photo or a document sent with a message: kept as sent, then its text is read into
+the note after the reply, so search finds a word on the whiteboard or on page 3."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+from PIL import Image, ImageDraw, ImageFont
+
+from bot.events import Attachment, Conversation, InboundMessage, Reply, Sender
+from tests.bot.helpers import git_log, notes
+from tests.fakes.brain import running_brain
+from tests.fakes.openai_server import FakeOpenAI, Step, call, say
+
+CHAT = Conversation("test", "chat-1")
+
+
+def photo_of(lines: list[str]) -> bytes:
+    """A 1-megapixel photo of dark writing on a light board."""
+    image = Image.new("RGB", (1200, 840), (236, 236, 228))
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=64)
+    for i, line in enumerate(lines):
+        draw.text((80, 120 + i * 130), line, fill=(25, 30, 60), font=font)
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=88)
+    return out.getvalue()
+
+
+def pdf_of(pages: list[str]) -> bytes:
+    """A plain PDF with one line of Helvetica text per page (no library needed)."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
+    kids = []
+    for text in pages:
+        stream = f"BT /F1 18 Tf 72 720 Td ({text}) Tj ET".encode()
+        page_no = len(objects) + 1
+        kids.append(f"{page_no} 0 R")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            f"/Resources << /Font << /F1 {page_no + 2} 0 R >> >> /Contents {page_no + 1} 0 R >>"
+        )
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream.decode()}\nendstream")
+        objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>"
+    out = io.BytesIO(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(out.tell())
+        out.write(f"{number} 0 obj\n{body}\nendobj\n".encode())
+    xref = out.tell()
+    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
+    for offset in offsets:
+        out.write(f"{offset:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+def with_files(text: str, *files: Attachment, event_id: str = "f1") -> InboundMessage:
+    return InboundMessage(
+        event_id, CHAT, Sender("test", "U1", "Ada"), text, datetime.now(UTC), attachments=files
+    )
+
+
+class Told:
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def __call__(self, conversation: Conversation, reply: Reply) -> None:
+        self.texts.append(reply.text)
+
+
+async def test_the_text_on_a_whiteboard_photo_becomes_searchable(
+    tmp_path: Path, database_url: str
+) -> None:
+    board = photo_of(["SPRINT PLANNING", "migrate billing", "hire designer"])
+    async with running_brain(tmp_path, database_url) as brain:
+        told = Told()
+        brain.engine.enricher.deliver = told
+        (reply,) = await brain.engine.handle(
+            with_files("whiteboard from today", Attachment("photo", board, "board.jpg", "image/jpeg"))
+        )
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        assert path in reply.text
+        await brain.engine.enricher.wait_idle()
+        note = frontmatter.load(vault / path)
+        assert note.content.startswith("whiteboard from today")
+        assert "![[attachments/board.jpg]]" in note.content
+        section = note.content.split("## Text in the image", 1)[1].lower()
+        assert "billing" in section and "designer" in section
+        assert (vault / "attachments/board.jpg").read_bytes() == board
+        hits = (await brain.store.search("billing")).hits
+        assert [h.path for h in hits] == [path]
+        (said,) = told.texts
+        assert "board.jpg" in said
+
+
+async def test_a_word_on_the_third_page_of_a_pdf_is_found(
+    tmp_path: Path, database_url: str
+) -> None:
+    pdf = pdf_of(["Quarterly report", "Revenue grew in spring", "Appendix: zeppelin logistics"])
+    async with running_brain(tmp_path, database_url) as brain:
+        await brain.engine.handle(
+            with_files("report from finance", Attachment("document", pdf, "q3.pdf", "application/pdf"))
+        )
+        await brain.engine.enricher.wait_idle()
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        assert "## Text of q3.pdf" in (vault / path).read_text()
+        hits = (await brain.store.search("zeppelin")).hits
+        assert [h.path for h in hits] == [path]
+        assert len(git_log(vault)) == 3  # the file, the note, then its text
+
+
+async def test_a_broken_document_leaves_the_note_as_sent_and_says_why(
+    tmp_path: Path, database_url: str
+) -> None:
+    broken = b"%PDF-1.4\n" + b"\x00garbage" * 200
+    async with running_brain(tmp_path, database_url) as brain:
+        told = Told()
+        brain.engine.enricher.deliver = told
+        await brain.engine.handle(
+            with_files("contract", Attachment("document", broken, "contract.pdf", "application/pdf"))
+        )
+        await brain.engine.enricher.wait_idle()
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        assert "## Text of" not in (vault / path).read_text()
+        (said,) = told.texts
+        assert said.startswith("Couldn't read contract.pdf:")
+
+
+async def test_a_vision_model_adds_a_one_line_description_asked_without_tools(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def vision(body: dict[str, Any]) -> Step:
+        seen.append(body)
+        return say("A whiteboard with a sprint plan in blue marker.")
+
+    openai_fake.script = [
+        call(
+            "capture",
+            category="projects",
+            title="Sprint board",
+            body="sprint board",
+            confidence=0.9,
+            tags=[],
+            fields=[],
+        ),
+        say("Saved."),
+    ]
+    openai_fake.responder = vision
+    board = photo_of(["SPRINT PLANNING", "migrate billing"])
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_VISION_MODEL="vision-small"
+    ) as brain:
+        await brain.engine.handle(
+            with_files("sprint board", Attachment("photo", board, "board.jpg", "image/jpeg"))
+        )
+        await brain.engine.enricher.wait_idle()
+        text = (brain.settings.vault_dir / "projects/sprint-board.md").read_text()
+        assert "*A whiteboard with a sprint plan in blue marker.*" in text
+    (asked,) = seen
+    assert asked["model"] == "vision-small" and "tools" not in asked
+    parts = asked["messages"][0]["content"]
+    assert parts[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")

@@ -1,0 +1,220 @@
+"""A shared link, as a person meets it: the note is saved at once exactly as sent, the
+page's text lands after the reply as a second commit, and the person hears how it
+went. Real engine, real vault and Postgres, pages served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+
+from bot.events import Conversation, Reply
+from storage.db.enrichments import DONE, WAITING, Enrichments
+from tests.bot.enrich.pages_server import page_server
+from tests.bot.helpers import git_log, message, notes
+from tests.fakes.brain import running_brain
+from tests.fakes.openai_server import FakeOpenAI, Step, call, say
+
+LOCAL = {"BRAINBOT_FETCH_ALLOW_PRIVATE": "true"}
+
+
+class Told:
+    """What the person was told after the reply (the app's deliver)."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[Conversation, Reply]] = []
+
+    async def __call__(self, conversation: Conversation, reply: Reply) -> None:
+        self.messages.append((conversation, reply))
+
+    @property
+    def texts(self) -> list[str]:
+        return [reply.text for _, reply in self.messages]
+
+
+async def test_a_link_is_saved_at_once_then_the_page_lands_as_a_second_commit(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url, **LOCAL) as brain,
+    ):
+        told = Told()
+        brain.engine.enricher.deliver = told
+        url = f"{site}/compost?utm_source=newsletter"
+        (reply,) = await brain.engine.handle(message(f"idea for the balcony {url}"))
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        saved = frontmatter.load(vault / path)
+        # Saved exactly as sent before anything was read: the reply did not wait.
+        assert saved["url"] == url and "From the page" not in saved.content
+        assert path in reply.text
+        await brain.engine.enricher.wait_idle()
+
+        note = frontmatter.load(vault / path)
+        assert note.content.startswith(f"idea for the balcony {url}")
+        assert "## From the page: Composting in small gardens" in note.content
+        assert "bokashi bucket" in note.content and "newsletter" not in note.content.lower()
+        assert "Home" not in note.content.split("## From the page")[1]  # no navigation
+        assert note["site"] == "Garden Notes"
+        assert note["author"] == "Mara Lindqvist"
+        assert str(note["published"]) == "2026-03-14"
+        log = git_log(vault)
+        assert log[0].startswith("update ") and len(log) == 2
+        hits = (await brain.store.search("bokashi ferment")).hits
+        assert [h.path for h in hits] == [path]
+        (said,) = told.texts
+        assert "Composting in small gardens" in said and "words" in said
+
+
+async def test_with_a_model_the_page_is_summarised_without_tools_and_hostile_text_stays_data(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    async with page_server() as site:
+        url = f"{site}/soup"
+        openai_fake.script = [
+            call(
+                "capture",
+                category="ideas",
+                title="Lentil soup",
+                body=f"try this soup {url}",
+                confidence=0.9,
+                tags=["food"],
+                fields=[],
+            ),
+            say("Saved."),
+        ]
+        summaries: list[dict[str, Any]] = []
+
+        def summary(body: dict[str, Any]) -> Step:
+            summaries.append(body)
+            return say("A quick red lentil soup with cumin and lemon, served with flatbread.")
+
+        openai_fake.responder = summary
+        async with running_brain(tmp_path, database_url, openai_fake, **LOCAL) as brain:
+            await brain.engine.handle(message(f"try this soup {url}"))
+            await brain.engine.enricher.wait_idle()
+            vault = brain.settings.vault_dir
+            note = frontmatter.load(vault / "ideas/lentil-soup.md")
+            assert note.content.index("## Summary") < note.content.index("## From the page")
+            assert "red lentil soup with cumin" in note.content
+            # The page's links and tags are shown, not followed: no link, no tag.
+            assert "[[Passwords]]" not in note.content and r"\[\[Passwords]]" in note.content
+            assert note["tags"] == ["food"]
+            assert await brain.store.backlinks("Passwords.md") == []
+            assert notes(vault) == ["ideas/lentil-soup.md"]  # nothing deleted, nothing new
+        (asked,) = summaries
+        assert "tools" not in asked
+        assert "ignore all previous instructions" in json.dumps(asked)
+
+
+async def test_a_page_that_cannot_be_fetched_leaves_the_note_as_sent_and_says_why(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url, **LOCAL) as brain,
+    ):
+        told = Told()
+        brain.engine.enricher.deliver = told
+        await brain.engine.handle(message(f"read later {site}/missing"))
+        await brain.engine.enricher.wait_idle()
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        assert frontmatter.load(vault / path).content == f"read later {site}/missing"
+        assert len(git_log(vault)) == 1
+        (said,) = told.texts
+        assert said.startswith("Couldn't fetch the page 127.0.0.1/missing: 404")
+
+
+async def test_a_page_that_hangs_is_given_up_within_the_time_cap(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url, BRAINBOT_FETCH_TIMEOUT="1", **LOCAL) as brain,
+    ):
+        told = Told()
+        brain.engine.enricher.deliver = told
+        await brain.engine.handle(message(f"slow one {site}/hangs"))
+        await brain.engine.enricher.wait_idle()
+        (said,) = told.texts
+        assert "Couldn't fetch the page" in said and "1 s" in said
+        assert len(git_log(brain.settings.vault_dir)) == 1
+
+
+async def test_the_same_link_again_adds_the_new_words_to_the_note_that_has_it(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url, **LOCAL) as brain,
+    ):
+        await brain.engine.handle(message(f"compost guide {site}/compost"))
+        await brain.engine.enricher.wait_idle()
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        # The same page, shared again from another app: tracking and a fragment added.
+        (again,) = await brain.engine.handle(
+            message(f"ask Sam about the trench {site}/compost/?utm_medium=share#top")
+        )
+        assert notes(vault) == [path]
+        assert "saved this link before" in again.text and path in again.text
+        assert [b.label for b in again.buttons] == ["Undo"]
+        assert "ask Sam about the trench" in frontmatter.load(vault / path).content
+        (only_link,) = await brain.engine.handle(message(f"{site}/compost"))
+        assert "Nothing new to add" in only_link.text and notes(vault) == [path]
+
+
+async def test_links_are_not_fetched_when_fetching_is_off(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url, BRAINBOT_FETCH="false", **LOCAL) as brain,
+    ):
+        told = Told()
+        brain.engine.enricher.deliver = told
+        await brain.engine.handle(message(f"later {site}/compost"))
+        await brain.engine.enricher.wait_idle()
+        assert told.texts == [] and len(git_log(brain.settings.vault_dir)) == 1
+
+
+async def test_a_restart_reads_what_a_crash_left_and_never_applies_a_job_twice(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with page_server() as site:
+        async with running_brain(tmp_path, database_url, **LOCAL) as brain:
+            enricher = brain.engine.enricher
+            enricher.start_after = 60.0  # the process "dies" before it reads the page
+            await brain.engine.handle(message(f"compost {site}/compost"))
+            vault = brain.settings.vault_dir
+            (path,) = notes(vault)
+            ledger = Enrichments(brain.database.engine)
+            (job,) = await ledger.waiting()
+        assert "From the page" not in (vault / path).read_text()
+
+        async with running_brain(tmp_path, database_url, **LOCAL) as restarted:
+            told = Told()
+            restarted.engine.enricher.deliver = told
+            assert await restarted.engine.enricher.resume(restarted.liveness.is_alive) == 1
+            await restarted.engine.enricher.wait_idle()
+            assert "## From the page" in (vault / path).read_text()
+            assert len(git_log(vault)) == 2 and len(told.texts) == 1
+            # The commit landed, then the process died before marking the job done:
+            ledger = Enrichments(restarted.database.engine)
+            assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
+            await ledger.finish(job.id, WAITING, job.created_at)
+
+        async with running_brain(tmp_path, database_url, **LOCAL) as again:
+            told = Told()
+            again.engine.enricher.deliver = told
+            assert await again.engine.enricher.resume(again.liveness.is_alive) == 1
+            await again.engine.enricher.wait_idle()
+            assert len(git_log(vault)) == 2 and told.texts == []
+            text = (vault / path).read_text()
+            assert text.count("## From the page") == 1
+            ledger = Enrichments(again.database.engine)
+            assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
