@@ -34,7 +34,8 @@ def album_event_id(chat_id: str, media_group: str) -> str:
 
 def merge_album(parts: Sequence[Incoming]) -> Incoming:
     """One `Incoming` from an album's parts: their files in message order, their
-    captions (usually one) as the text, the first part's origin, sender and quote."""
+    captions (usually one) as the text, the first part's origin, sender and quote.
+    In a group, the parts that did not name the bot come along with the one that did."""
     ordered = sorted(parts, key=lambda part: int(part.event.source["message_id"]))
     first = ordered[0]
     assert first.media_group is not None, "not a part of an album"
@@ -45,7 +46,7 @@ def merge_album(parts: Sequence[Incoming]) -> Incoming:
         raw=tuple(part.event.raw for part in ordered),
     )
     files = tuple(ref for part in ordered for ref in part.files)
-    return replace(first, event=event, files=files)
+    return replace(first, event=event, files=files, addressed=True)
 
 
 class Albums:
@@ -90,6 +91,9 @@ class Albums:
             timer.cancel()
         parts = self._waiting.pop(key, None)
         if not parts:
+            return
+        if not any(part.addressed for part in parts):
+            log.debug("ignoring album %s in %s: not addressed to the bot", key[1], key[0])
             return
         album = merge_album(parts)
         task = asyncio.create_task(self._run(album), name=album.event.event_id)

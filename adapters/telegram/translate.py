@@ -49,12 +49,17 @@ class FileRef:
 @dataclass(frozen=True, slots=True)
 class Incoming:
     """A message for the engine; `files` still to be downloaded. `media_group` is set on
-    each part of an album (photos or files sent together), which arrive one by one."""
+    each part of an album (photos or files sent together), which arrive one by one.
+
+    In a group only the captioned part of an album names the bot, so the other parts
+    come here too, not `addressed`: the album goes to the engine if one part is.
+    """
 
     event: InboundMessage
     files: tuple[FileRef, ...]
     reply_to: int | None  # in groups, answers quote the message that addressed the bot
     media_group: str | None = None
+    addressed: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +103,12 @@ def _translate_message(
         return Skip("not sent by a person")
     conversation = _conversation(message)
     private = message.chat.type == ChatType.PRIVATE
-    if not private and not _addressed_to_bot(message, bot_username, bot_id):
+    addressed = private or _addressed_to_bot(message, bot_username, bot_id)
+    files = _files(message)
+    album = message.media_group_id if files else None
+    if not addressed and album is None:
         return Skip("group message not addressed to the bot")
 
-    files = _files(message)
     text = _strip_bot_name(_with_hidden_links(message), bot_username)
     if not files and not text:
         if message.effective_attachment is not None:
@@ -124,7 +131,7 @@ def _translate_message(
         raw=message,
     )
     reply_to = None if private else message.message_id
-    return Incoming(event, files, reply_to, message.media_group_id if files else None)
+    return Incoming(event, files, reply_to, album, addressed)
 
 
 def _translate_press(update: Update) -> Translation:

@@ -202,3 +202,40 @@ async def test_an_album_over_the_webhook_is_one_message(
     event = only_message(engine)
     assert (event.text, len(event.attachments)) == ("hooked", 3)
     assert len(fake.calls("sendMessage")) == 1
+
+
+GROUP = {"id": -1001, "type": "supergroup", "title": "Team"}
+
+
+async def test_in_a_group_an_album_naming_the_bot_in_one_caption_comes_whole(
+    quick: TelegramAdapter, fake: FakeTelegram, engine: Engine, updates: Updates
+) -> None:
+    parts = updates.album(three_photos(fake), chat=GROUP)
+    parts[1]["message"]["caption"] = "@brainbot_test_bot site visit"
+    parts[1]["message"]["caption_entities"] = [{"type": "mention", "offset": 0, "length": 18}]
+    for part in parts:
+        fake.queue_update(part)
+
+    (reply,) = await fake.wait_for("sendMessage", within=10)
+
+    event = only_message(engine)
+    assert event.text == "site visit"
+    assert [a.data for a in event.attachments] == [b"jpeg p1", b"jpeg p2", b"jpeg p3"]
+    first = parts[0]["message"]["message_id"]
+    assert (reply["chat_id"], reply["reply_parameters"]["message_id"]) == (-1001, first)
+
+
+async def test_in_a_group_an_album_not_for_the_bot_is_left_alone(
+    quick: TelegramAdapter, fake: FakeTelegram, engine: Engine, updates: Updates
+) -> None:
+    for part in updates.album(three_photos(fake), caption="holiday pictures", chat=GROUP):
+        fake.queue_update(part)
+    await fake.wait_for("getUpdates", 2)
+    mention = [{"type": "mention", "offset": 0, "length": 18}]
+    await asyncio.sleep(QUIET * 2)
+    fake.queue_update(updates.message("@brainbot_test_bot hi", chat=GROUP, entities=mention))
+
+    await fake.wait_for("sendMessage", within=10)
+
+    assert [e.text for e in engine.events if isinstance(e, InboundMessage)] == ["hi"]
+    assert fake.calls("getFile") == []

@@ -131,3 +131,11 @@ def test_each_part_of_an_album_says_which_album_and_a_lone_message_does_not() ->
     assert [p.media_group for p in parts if isinstance(p, Incoming)] == ["13579", "13579"]
     lone = translated(Updates().message(photo=photo("c")))
     assert isinstance(lone, Incoming) and lone.media_group is None
+
+
+def test_in_a_group_an_album_part_not_naming_the_bot_waits_for_one_that_does() -> None:
+    part = translated(Updates().message(chat=GROUP, photo=photo("a"), media_group_id="5"))
+    assert isinstance(part, Incoming)
+    assert (part.media_group, part.addressed) == ("5", False)
+    lone = translated(Updates().message(chat=GROUP, photo=photo("b")))
+    assert isinstance(lone, Skip)
