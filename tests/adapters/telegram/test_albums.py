@@ -18,7 +18,7 @@ from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates, photo
 
-QUIET = 0.3  # the tests' album window; the shipped one is ALBUM_QUIET
+QUIET = 0.5  # the tests' album window; the shipped one is ALBUM_QUIET
 
 
 def three_photos(fake: FakeTelegram) -> list[dict[str, Any]]:
@@ -47,7 +47,7 @@ async def test_a_three_photo_album_is_one_message_with_every_photo_and_the_capti
     parts = updates.album(three_photos(fake), caption="whiteboard after planning", group="77")
     fake.queue_update(parts[0])
     for part in parts[1:]:
-        await asyncio.sleep(QUIET / 3)  # parts trickle in; each restarts the wait
+        await asyncio.sleep(QUIET / 5)  # parts trickle in; each restarts the wait
         fake.queue_update(part)
 
     (reply,) = await fake.wait_for("sendMessage", within=10)
