@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from adapters.links import labelled_link
 from bot.events import Attachment, ButtonPress, Conversation, Event, InboundMessage, Sender
 
 from .render import decode_action_id
@@ -159,10 +160,7 @@ def slack_to_plain(text: str, *, bot_user_id: str | None = None) -> str:
             return f"#{label or target[1:]}"
         if target.startswith("!"):
             return f"@{label or target[1:].split('^')[0]}"
-        bare = target.removeprefix("mailto:").split("://", 1)[-1]
-        if not label or label in (target, bare):  # Slack auto-linked what was typed
-            return target.removeprefix("mailto:")
-        return f"{label} ({target})"
+        return labelled_link(label or "", target)  # an auto-linked url is just the url
 
     plain = _LINK.sub(link, text)
     plain = re.sub(r"[ \t]{2,}", " ", plain).strip()

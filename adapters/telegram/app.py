@@ -4,6 +4,7 @@ Updates arrive by long polling (PTB's Updater) or, with a webhook URL, on our ow
 aiohttp route, which drops them into the Application's update queue. PTB then
 runs each update as its own task (`concurrent_updates`), and `_handle` turns it
 into an event, shows "typing" while the engine works, and renders the replies.
+The parts of an album are gathered first (`albums`) and go to the engine as one.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application, ApplicationBuilder, TypeHandler
 
 from adapters.base import EventHandler, MayUse, SentRef
+from adapters.telegram.albums import ALBUM_QUIET, Albums
 from adapters.telegram.render import keyboard, render_text
 from adapters.telegram.retry import RetryAfterLimiter
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip, translate
@@ -87,6 +89,7 @@ class TelegramAdapter:
         poll_timeout: float = 30.0,
         typing_interval: float = 4.0,
         max_file_bytes: int = MAX_DOWNLOAD,
+        album_quiet: float = ALBUM_QUIET,
     ) -> None:
         if webhook_url and not webhook_secret:
             # Without a secret anyone who finds the URL could post updates as any user.
@@ -118,6 +121,7 @@ class TelegramAdapter:
         self._on_event: EventHandler | None = None
         self._may_use: MayUse | None = None
         self._seen = RecentEvents()
+        self._albums = Albums(self._take, album_quiet)
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -155,7 +159,8 @@ class TelegramAdapter:
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
         if app.running:
-            await app.stop()
+            await app.stop()  # every update fetched is handled by now
+        await self._albums.flush()  # parts already acknowledged: see Albums
         await app.shutdown()
         # When only send/edit were used, the Application never started but its bot did.
         await app.bot.shutdown()
@@ -292,8 +297,10 @@ class TelegramAdapter:
                     await self.send(translation.conversation, Reply(translation.answer))
             elif isinstance(translation, Press):
                 await self._run(translation.event, (), pressed=translation.message_id)
+            elif isinstance(translation, Incoming) and translation.media_group:
+                self._albums.add(translation)
             elif isinstance(translation, Incoming):
-                await self._run(translation.event, translation.files, reply_to=translation.reply_to)
+                await self._take(translation)
         except Exception:
             log.exception("Telegram update %s failed", update.update_id)
 
@@ -307,6 +314,9 @@ class TelegramAdapter:
         # Check every key, and remember every key, before answering.
         fresh = [self._seen.first_time(key) for key in keys]
         return all(fresh)
+
+    async def _take(self, incoming: Incoming) -> None:
+        await self._run(incoming.event, incoming.files, reply_to=incoming.reply_to)
 
     async def _run(
         self,

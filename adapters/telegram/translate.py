@@ -24,6 +24,7 @@ from telegram import (
 )
 from telegram.constants import ChatType
 
+from adapters.links import labelled_link
 from adapters.telegram.render import parse_callback_data
 from bot.events import ButtonPress, Conversation, InboundMessage, Sender
 
@@ -47,11 +48,18 @@ class FileRef:
 
 @dataclass(frozen=True, slots=True)
 class Incoming:
-    """A message for the engine; `files` still to be downloaded."""
+    """A message for the engine; `files` still to be downloaded. `media_group` is set on
+    each part of an album (photos or files sent together), which arrive one by one.
+
+    In a group only the captioned part of an album names the bot, so the other parts
+    come here too, not `addressed`: the album goes to the engine if one part is.
+    """
 
     event: InboundMessage
     files: tuple[FileRef, ...]
     reply_to: int | None  # in groups, answers quote the message that addressed the bot
+    media_group: str | None = None
+    addressed: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +103,13 @@ def _translate_message(
         return Skip("not sent by a person")
     conversation = _conversation(message)
     private = message.chat.type == ChatType.PRIVATE
-    if not private and not _addressed_to_bot(message, bot_username, bot_id):
+    addressed = private or _addressed_to_bot(message, bot_username, bot_id)
+    files = _files(message)
+    album = message.media_group_id if files else None
+    if not addressed and album is None:
         return Skip("group message not addressed to the bot")
 
-    files = _files(message)
-    text = _strip_bot_name(message.text or message.caption or "", bot_username)
+    text = _strip_bot_name(_with_hidden_links(message), bot_username)
     if not files and not text:
         if message.effective_attachment is not None:
             return Skip("unsupported content", conversation, UNSUPPORTED)
@@ -120,7 +130,8 @@ def _translate_message(
         source=source,
         raw=message,
     )
-    return Incoming(event, files, None if private else message.message_id)
+    reply_to = None if private else message.message_id
+    return Incoming(event, files, reply_to, album, addressed)
 
 
 def _translate_press(update: Update) -> Translation:
@@ -182,6 +193,40 @@ def _addressed_to_bot(message: Message, bot_username: str, bot_id: int) -> bool:
         elif value.lower() == handle or value.lower().endswith(handle):
             return True
     return False
+
+
+def _with_hidden_links(message: Message) -> str:
+    """The text (or caption) with each hidden link shown as Slack's are:
+    `read [this](https://x.org)` → `read this (https://x.org)`.
+
+    Entity offsets count UTF-16 code units (an emoji is two), so the text is cut
+    in that encoding. `tg://` links (a user, a message inside Telegram) keep
+    only their words: they open nowhere else.
+    """
+    if message.text is not None:
+        text, entities = message.text, message.entities
+    else:
+        text, entities = message.caption or "", message.caption_entities
+    links = sorted(
+        (e for e in entities if e.type == MessageEntity.TEXT_LINK and e.url),
+        key=lambda entity: entity.offset,
+    )
+    if not links:
+        return text
+    units = text.encode("utf-16-le")
+    parts: list[str] = []
+    done = 0
+    for link in links:
+        start, end = 2 * link.offset, 2 * (link.offset + link.length)
+        if start < done:
+            continue  # overlaps the link before it: Telegram never sends that
+        label = units[start:end].decode("utf-16-le", errors="replace")
+        url = link.url or ""
+        parts.append(units[done:start].decode("utf-16-le", errors="replace"))
+        parts.append(label if url.startswith("tg:") else labelled_link(label, url))
+        done = end
+    parts.append(units[done:].decode("utf-16-le", errors="replace"))
+    return "".join(parts)
 
 
 def _strip_bot_name(text: str, bot_username: str) -> str:

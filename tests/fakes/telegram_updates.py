@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -37,6 +38,24 @@ class Updates:
             message["text"] = text
         return {"message": message}
 
+    def album(
+        self,
+        items: Sequence[dict[str, Any]],
+        *,
+        caption: str | None = None,
+        group: str = "13579",
+        **fields: Any,
+    ) -> list[dict[str, Any]]:
+        """The updates of one media group, in the order Telegram sends them: each of
+        `items` (`{"photo": [...]}` or `{"document": {...}}`) is its own message, the
+        first carries the caption; `fields` go on every part (forward_origin, chat…)."""
+        date = int(time.time())
+        parts = []
+        for index, item in enumerate(items):
+            extra = {"caption": caption} if index == 0 and caption is not None else {}
+            parts.append(self.message(media_group_id=group, date=date, **extra, **item, **fields))
+        return parts
+
     def edited(self, text: str, message_id: int) -> dict[str, Any]:
         update = self.message(text, message_id=message_id, edit_date=int(time.time()))
         return {"edited_message": update["message"]}
@@ -66,3 +85,23 @@ class Updates:
                 },
             }
         }
+
+
+def photo(file_id: str, width: int = 1280, height: int = 960) -> list[dict[str, Any]]:
+    """The `photo` field of a message: a thumbnail and the full size `file_id`."""
+    return [
+        {"file_id": f"{file_id}-thumb", "file_unique_id": f"t{file_id}", "width": 90, "height": 68},
+        {"file_id": file_id, "file_unique_id": f"u{file_id}", "width": width, "height": height},
+    ]
+
+
+def text_link(text: str, label: str, url: str) -> dict[str, Any]:
+    """A `text_link` entity over the first `label` in `text`, its offset and length
+    counted in UTF-16 code units as Telegram counts them (an emoji is two)."""
+    start = text.index(label)
+    return {
+        "type": "text_link",
+        "offset": len(text[:start].encode("utf-16-le")) // 2,
+        "length": len(label.encode("utf-16-le")) // 2,
+        "url": url,
+    }

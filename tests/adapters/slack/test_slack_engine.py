@@ -4,6 +4,7 @@ fake OpenAI) → replies received by the fake Slack."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,27 +57,36 @@ class SlackBrain:
         assert status == 200
 
 
+@asynccontextmanager
+async def serving(brain: Runtime, fake_slack: FakeSlack) -> AsyncIterator[SlackBrain]:
+    """The real adapter in HTTP mode in front of `brain`, until the block ends."""
+    adapter = SlackAdapter(BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake_slack.api_url)
+    app = web.Application()
+    adapter.mount(app)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
+    try:
+        async with aiohttp.ClientSession() as session:
+            url = f"http://127.0.0.1:{port}/slack/events"
+            yield SlackBrain(brain, fake_slack, url, session)
+    finally:
+        await adapter.stop()
+        await runner.cleanup()
+
+
 @pytest.fixture
 async def slack_brain(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, fake_slack: FakeSlack
 ) -> AsyncIterator[SlackBrain]:
-    async with running_brain(tmp_path, database_url, openai_fake) as brain:
-        adapter = SlackAdapter(BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake_slack.api_url)
-        app = web.Application()
-        adapter.mount(app)
-        runner = web.AppRunner(app, handle_signals=False, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
-        try:
-            async with aiohttp.ClientSession() as session:
-                url = f"http://127.0.0.1:{port}/slack/events"
-                yield SlackBrain(brain, fake_slack, url, session)
-        finally:
-            await adapter.stop()
-            await runner.cleanup()
+    async with (
+        running_brain(tmp_path, database_url, openai_fake) as brain,
+        serving(brain, fake_slack) as sb,
+    ):
+        yield sb
 
 
 async def test_dm_capture_files_a_note_and_answers(
@@ -246,3 +256,27 @@ async def test_a_slack_connect_guest_is_not_slack_star_and_their_files_stay_put(
     assert slack_brain.fake.calls_of("file") == []
     assert notes(slack_brain.vault) == []
     assert openai_fake.chat_requests() == []
+
+
+async def test_a_labelled_link_and_a_file_are_filed_together(
+    tmp_path: Path, database_url: str, fake_slack: FakeSlack
+) -> None:
+    """No model: the note holds the words as the engine got them, the link's address shown."""
+    chart = fake_slack.add_file("chart.png", b"\x89PNG chart", "image/png")
+    report = fake_slack.add_file("report.pdf", b"%PDF report", "application/pdf")
+    text = "pricing study <https://x.org/a|the pricing page> and <https://x.org/b>"
+    async with (
+        running_brain(tmp_path, database_url, BRAINBOT_FETCH=False) as brain,
+        serving(brain, fake_slack) as sb,
+    ):
+        await sb.post(dm_event(text, subtype="file_share", files=[chart, report]))
+        await fake_slack.wait_for("chat.postMessage", within=15)
+    vault = brain.settings.vault_dir
+    (path,) = notes(vault)
+    body = frontmatter.load(vault / path).content
+    assert "pricing study the pricing page (https://x.org/a) and https://x.org/b" in body
+    assert "![[attachments/chart.png]]" in body and "![[attachments/report.pdf]]" in body
+    assert (vault / "attachments/chart.png").read_bytes() == b"\x89PNG chart"
+    assert (vault / "attachments/report.pdf").read_bytes() == b"%PDF report"
+    downloads = [c for c in fake_slack.calls_of("file") if c.response == {"ok": True}]
+    assert sorted(c.args["name"] for c in downloads) == ["chart.png", "report.pdf"]

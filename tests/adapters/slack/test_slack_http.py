@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.events import Button, ButtonPress, Event, InboundMessage, Reply
+from bot.events import Attachment, Button, ButtonPress, Event, InboundMessage, Reply
 from tests.adapters.slack.conftest import HttpBot
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.slack_payloads import (
@@ -311,6 +311,25 @@ async def test_voice_clip_is_downloaded_and_handed_over(
         b"OggS fake audio",
         "audio_message.webm",
     )
+
+
+async def test_a_labelled_link_and_files_are_handed_over_together(
+    http_bot: HttpBot, fake_slack: FakeSlack
+) -> None:
+    chart = fake_slack.add_file("chart.png", b"\x89PNG chart", "image/png")
+    report = fake_slack.add_file("report.pdf", b"%PDF report", "application/pdf")
+    text = "see <https://x.org/a|the pricing page> and <https://x.org/b|x.org/b>"
+    await dm(http_bot, text, subtype="file_share", files=[chart, report])
+    await fake_slack.wait_for("chat.postMessage")
+    [event] = http_bot.recorder.events
+    assert isinstance(event, InboundMessage)
+    assert event.text == "see the pricing page (https://x.org/a) and https://x.org/b"
+    assert event.attachments == (
+        Attachment("photo", b"\x89PNG chart", "chart.png", "image/png"),
+        Attachment("document", b"%PDF report", "report.pdf", "application/pdf"),
+    )
+    downloads = fake_slack.calls_of("file")
+    assert [c.response for c in downloads] == [{"ok": True}] * 2  # with the bot token
 
 
 async def test_file_that_cannot_be_fetched_is_reported(

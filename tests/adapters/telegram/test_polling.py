@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.events import Conversation, InboundMessage, Reply
+from bot.events import Attachment, Conversation, InboundMessage, Reply
 from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates
@@ -155,6 +155,29 @@ async def test_forwarded_messages_record_where_they_came_from(
     assert sources[2]["forwarded_link"] == "https://t.me/technews/99"
     assert sources[0]["platform"] == "telegram"
     assert sources[0]["forwarded_at"].startswith("2023-11-14")
+
+
+async def test_a_forwarded_pdf_arrives_with_its_bytes_name_type_and_origin(
+    adapter: TelegramAdapter, fake: FakeTelegram, engine: Engine, updates: Updates
+) -> None:
+    fake.add_file("pdf1", b"%PDF-1.7 quarterly report")
+    document = {"file_id": "pdf1", "file_unique_id": "upd1", "file_name": "q3-report.pdf"}
+    document |= {"mime_type": "application/pdf", "file_size": 25}
+    bob = {"id": 7, "is_bot": False, "first_name": "Bob", "last_name": "Stone"}
+    origin = {"type": "user", "date": 1_700_000_000, "sender_user": bob}
+    fake.queue_update(updates.message(document=document, forward_origin=origin))
+
+    await fake.wait_for("sendMessage")
+
+    (event,) = engine.events
+    assert isinstance(event, InboundMessage)
+    (attachment,) = event.attachments
+    assert attachment == Attachment(
+        "document", b"%PDF-1.7 quarterly report", "q3-report.pdf", "application/pdf"
+    )
+    assert event.source["forwarded_from"] == "Bob Stone"
+    assert event.source["forwarded_at"].startswith("2023-11-14")
+    assert event.text == ""
 
 
 async def test_slash_commands_go_to_the_engine_as_text_without_the_bot_name(
