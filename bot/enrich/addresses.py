@@ -12,6 +12,7 @@ the check and the connection (DNS rebinding) has nothing left to change.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from collections.abc import Iterable
 
@@ -30,6 +31,7 @@ METADATA = frozenset(
 # Shared address space (carrier-grade NAT, also Tailscale): not global, but Python
 # 3.11's `is_private` does not say so.
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
+_LEGACY_IPV4 = re.compile(r"(?:0x[0-9a-f]+|[0-9]+)(?:\.(?:0x[0-9a-f]+|[0-9]+)){0,3}", re.IGNORECASE)
 
 
 class AddressRefused(OSError):
@@ -68,11 +70,19 @@ def may_connect(address: IPAddress, *, allow_private: bool) -> bool:
 
 
 def literal_address(host: str) -> IPAddress | None:
-    """The address a URL's host spells out (`127.0.0.1`, `[::1]`), else None for a name."""
+    """The address a URL's host spells out, else None for a name: `127.0.0.1`, `[::1]`,
+    and the legacy IPv4 spellings the system resolver also reads (`2130706433`,
+    `127.1`, `0x7f.0.0.1`), so they are refused for what they are."""
     try:
         return ipaddress.ip_address(host.strip("[]"))
     except ValueError:
-        return None
+        pass
+    if _LEGACY_IPV4.fullmatch(host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
 
 
 class GuardedResolver(AbstractResolver):

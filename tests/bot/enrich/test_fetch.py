@@ -285,3 +285,35 @@ def test_the_user_agent_says_who_fetches_and_why() -> None:
     agent = FetchPolicy().user_agent
     assert agent.startswith("brainbot/")
     assert "fetches a link its user saved" in agent
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1",
+        "[::1]",
+        "0.0.0.0",
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "100.64.0.1",  # shared address space (carrier-grade NAT)
+        "169.254.1.1",
+        "224.0.0.1",
+        "240.0.0.1",
+        "[fc00::1]",
+        "[fe80::1]",
+        "[::ffff:10.0.0.1]",
+        "[2002:c0a8:101::1]",  # 6to4 around 192.168.1.1
+        "2130706433",  # 127.0.0.1 in the legacy spellings the system resolver reads
+        "127.1",
+        "0x7f.0.0.1",
+    ],
+)
+async def test_the_default_policy_refuses_every_private_kind_of_address(host: str) -> None:
+    reason = await _reason(f"http://{host}:9/", FetchPolicy())
+    assert reason == "the address points into a private network"
+
+
+async def test_a_redirect_to_another_scheme_is_refused(site: Site) -> None:
+    reason = await _reason(site.url("/redirect?to=ftp://example.org/file"))
+    assert reason == "only http and https links are fetched"
