@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import http
+import socket
 import weakref
 import zlib
 from dataclasses import dataclass, field
@@ -141,7 +142,7 @@ async def fetch(
     except aiohttp.ClientConnectorError as error:
         if isinstance(error.os_error, AddressRefused):
             raise FetchFailed("the address points into a private network") from None
-        if isinstance(error, aiohttp.ClientConnectorDNSError):
+        if isinstance(error.os_error, socket.gaierror):
             raise FetchFailed("the site could not be found") from None
         raise FetchFailed("the site could not be reached") from None
     except aiohttp.InvalidURL:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -317,3 +318,10 @@ async def test_the_default_policy_refuses_every_private_kind_of_address(host: st
 async def test_a_redirect_to_another_scheme_is_refused(site: Site) -> None:
     reason = await _reason(site.url("/redirect?to=ftp://example.org/file"))
     assert reason == "only http and https links are fetched"
+
+
+async def test_a_site_that_refuses_the_connection_says_so() -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    assert await _reason(f"http://127.0.0.1:{port}/") == "the site could not be reached"
