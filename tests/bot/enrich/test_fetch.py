@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -16,6 +17,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch, open_session
+from bot.enrich.pages import read_page
 
 LOCAL = FetchPolicy(allow_private=True, timeout=2.0)
 PAGE = b"<!doctype html><html><head><title>Tea</title></head><body><p>Oolong.</p></body></html>"
@@ -45,6 +47,11 @@ def _app(sent: dict[str, int]) -> web.Application:
         await response.prepare(_)
         await response.write(PAGE)
         return response
+
+    async def echo(request: web.Request) -> web.Response:
+        asked = {name: request.headers.get(name, "") for name in ("User-Agent", "Accept")}
+        asked["Accept-Encoding"] = request.headers.get("Accept-Encoding", "")
+        return web.json_response(asked, content_type="text/plain")
 
     async def japanese(_: web.Request) -> web.Response:
         body = JAPANESE.encode("shift_jis")
@@ -114,6 +121,7 @@ def _app(sent: dict[str, int]) -> web.Application:
             web.get("/typed/{kind}", typed),
             web.get("/untyped", untyped),
             web.get("/japanese", japanese),
+            web.get("/echo", echo),
             web.get("/hang", hang),
             web.get("/drip", drip),
             web.get("/huge", huge),
@@ -156,6 +164,20 @@ async def test_a_shift_jis_page_keeps_its_bytes_and_names_its_charset(site: Site
     fetched = await fetch(site.url("/japanese"), LOCAL)
     assert fetched.charset == "shift_jis"
     assert fetched.data.decode("cp932") == JAPANESE
+
+
+async def test_the_japanese_page_read_from_the_fetch_comes_out_right(site: Site) -> None:
+    fetched = await fetch(site.url("/japanese"), LOCAL)
+    page = read_page(fetched.data, fetched.final_url, fetched.charset)
+    assert (page.title, page.text) == ("お茶", "緑茶と烏龍茶。")
+
+
+async def test_the_site_is_told_who_asks_and_what_it_may_send(site: Site) -> None:
+    asked = json.loads((await fetch(site.url("/echo"), LOCAL)).data)
+    assert asked["User-Agent"] == LOCAL.user_agent
+    assert asked["Accept"].startswith("text/html")
+    assert "application/pdf" in asked["Accept"]
+    assert asked["Accept-Encoding"] == "gzip, deflate"
 
 
 async def test_a_pdf_is_fetched_as_a_document(site: Site) -> None:
