@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-server lint bench e2e-model install local clean
+.PHONY: run test test-server lint bench e2e-model install local ocr clean
 
 # Reinstall whenever what the install reads changes: the dependencies and entry points
 # (pyproject.toml) or the install command itself (this file). pgserver (before
@@ -28,17 +28,34 @@ local: $(STAMP)
 run: $(STAMP)
 	$(BIN)/brainbot run
 
+# OCR of photos (bot.enrich.images) runs Tesseract, a system package: installed here when
+# missing, as root on Debian/Ubuntu (as on CI); elsewhere it says what to install, and
+# the OCR tests are skipped with that reason.
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-jpn tesseract-ocr-chi-sim
+
+ocr:
+	@langs="$$(tesseract --list-langs 2>/dev/null)"; \
+	if ! { echo "$$langs" | grep -qx eng && echo "$$langs" | grep -qx deu \
+	    && echo "$$langs" | grep -qx jpn && echo "$$langs" | grep -qx chi_sim; }; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $(OCR_PACKAGES) >/dev/null; \
+	  else \
+	    echo "OCR needs Tesseract: sudo apt-get install $(OCR_PACKAGES)"; \
+	  fi; \
+	fi
+
 # Four workers on two cores: the slow tests mostly wait for the processes they start.
 TEST_WORKERS ?= 4
 
-test: $(STAMP)
+test: $(STAMP) ocr
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 # The suite against a server of your choosing (before a release: a standard Postgres
 # with pgvector, not only the embedded one): each test gets a database of its own
 # there, dropped afterwards. The role needs CREATEDB and may create the `vector`
 # extension (a superuser, as pgvector is not a trusted extension).
-test-server: $(STAMP)
+test-server: $(STAMP) ocr
 	@test -n "$(DATABASE_URL)" || { echo "usage: make test-server DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/postgres"; exit 2; }
 	@BRAINBOT_TEST_DATABASE_URL='$(DATABASE_URL)' $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal $(ARGS)
 
@@ -49,7 +66,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/hadolint --no-color Dockerfile
 
-bench: $(STAMP)
+bench: $(STAMP) ocr
 	$(BIN)/python -m bench
 
 # A scripted conversation with a real small model (llama.cpp + Gemma 3 270M, both from
