@@ -26,7 +26,7 @@ from bot.commands import NoteChoice, Router, is_question
 from bot.config import Settings
 from bot.custom_tools import VaultTools
 from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
-from bot.events import Attachment, ButtonPress, Event, InboundMessage, RecentEvents, Reply
+from bot.events import ButtonPress, Event, InboundMessage, RecentEvents, Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
@@ -35,7 +35,6 @@ from storage.db.digest_messages import DigestMessages
 from storage.db.enrichments import Enrichments
 from storage.db.events import Arrival, NewEvent, StoredFile
 from storage.db.records import Records
-from storage.errors import StorageError
 from storage.store import Store
 from storage.vaults import VaultInfo, Vaults
 
@@ -335,9 +334,7 @@ class Engine:
         notices: list[str] = []
         files: list[dict[str, str]] = []
         if event.attachments:
-            ctx, text = await self.arrivals.keep_files(
-                ctx, event.attachments, text, notices, files
-            )
+            ctx, text = await self.arrivals.keep_files(ctx, event.attachments, text, notices, files)
         if not text:
             return [Reply("Send me a thought, a question, or /help.")]
         reason = await self.approvals.after_reject(ctx, text)

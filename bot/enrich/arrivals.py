@@ -37,7 +37,17 @@ class Arrivals:
         words = own_words(text)
         if not words:
             return [Reply(f"{said} Nothing new to add.")]
-        outcome = await self.runner.call(ctx, "update_entry", {"path": note.path, "append": text})
+        outcome = await self.runner.call(
+            ctx,
+            "update_entry",
+            {
+                "path": note.path,
+                "set_fields": None,
+                "remove_fields": None,
+                "body": None,
+                "append": text,
+            },
+        )
         if outcome.result is None:
             return [Reply(f"{said} I could not add your words there: {outcome.content}")]
         return [Reply(f"{said} I added your words there.", outcome.result.buttons)]

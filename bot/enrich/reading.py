@@ -86,7 +86,9 @@ async def read_link(url: str, readers: Readers) -> Read:
     return Read("link", url, section, {k: v for k, v in fields.items() if v}, told)
 
 
-async def read_photo(name: str, data: bytes, mime: str | None, readers: Readers, *, several: bool) -> Read:
+async def read_photo(
+    name: str, data: bytes, mime: str | None, readers: Readers, *, several: bool
+) -> Read:
     if not readers.read_files:
         return Read("photo", name)
     description = None

@@ -210,6 +210,7 @@ class Enricher:
     async def _apply(self, store: Store, job: Enrichment, reads: Sequence[Read]) -> str | None:
         """Add the sections and fields to the note as it is now; its title (None when
         there was nothing to add)."""
+        stale: StaleEdit | None = None
         for _ in range(3):
             entry = await store.read(job.path)
             fields = _fields(entry.body, entry.title, entry.fields, reads)
@@ -225,10 +226,12 @@ class Enricher:
                     author=BOT_AUTHOR,
                     source={"platform": job.platform, "event": job.commit_key},
                 )
-            except StaleEdit:
-                continue  # written meanwhile (the person, a watcher's sync): read again
+            except StaleEdit as exc:
+                stale = exc  # written meanwhile (the person, a watcher's sync): read again
+                continue
             return updated.title
-        raise StaleEdit(job.path)
+        assert stale is not None
+        raise stale
 
     async def _tell(self, job: Enrichment, message: str) -> None:
         if self.deliver is None:

@@ -84,9 +84,18 @@ async def notes_named(store: Store, reference: str, *, exact: bool = False) -> l
     return await store.find(name, exact=exact)
 
 
+_LINK = re.compile(r"\(?https?://[^\s)]+\)?")
+
+
 def title_from(text: str, limit: int = 60) -> str:
-    """A title from text: its first sentence or line, cut at a word near `limit`."""
-    first = re.split(r"(?<=[.!?])\s|\n", text.strip(), maxsplit=1)[0].strip() or "Untitled"
+    """A title from text: its first sentence or line, cut at a word near `limit`. Links
+    are left out (a note that is only a link is named by its address, until its page's
+    title is read: bot.enrich)."""
+    words = _LINK.sub(" ", text).strip(" \t,;:-–—")
+    if not words.strip() and _LINK.search(text):
+        words = text.strip().split("://", 1)[-1].split()[0].rstrip("/)")
+    first = re.split(r"(?<=[.!?])\s|\n", words.strip(), maxsplit=1)[0].strip() or "Untitled"
+    first = " ".join(first.split())
     if len(first) <= limit:
         return first.rstrip(".")
     return first[:limit].rsplit(" ", 1)[0] + "…"

@@ -81,7 +81,7 @@ class Enrichment:
         return f"enrich:{self.id}"
 
 
-_COLUMNS = [getattr(ENRICHMENTS.c, name) for name in Enrichment.__slots__]
+_COLUMNS = [ENRICHMENTS.c[name] for name in Enrichment.__slots__]
 
 
 def _job(row: Sequence[Any]) -> Enrichment:
@@ -125,12 +125,14 @@ class Enrichments:
             "thread_id": thread_id,
             "status": WAITING,
             "owner": owner,
+            "attempts": 0,
             "created_at": at,
+            "detail": "",
         }
-        stmt = insert(ENRICHMENTS).values(row)
-        stmt = stmt.on_conflict_do_update(
+        insert_row = insert(ENRICHMENTS).values(row)
+        stmt = insert_row.on_conflict_do_update(
             index_elements=["vault_id", "event_key", "path"],
-            set_={"owner": stmt.excluded.owner},
+            set_={"owner": insert_row.excluded.owner},
             where=ENRICHMENTS.c.status == WAITING,
         ).returning(*_COLUMNS)
         async with self.engine.connect() as conn:
@@ -178,7 +180,5 @@ class Enrichments:
 
     async def get(self, job_id: int) -> Enrichment | None:
         async with self.engine.connect() as conn:
-            row = (
-                await conn.execute(select(*_COLUMNS).where(ENRICHMENTS.c.id == job_id))
-            ).first()
+            row = (await conn.execute(select(*_COLUMNS).where(ENRICHMENTS.c.id == job_id))).first()
         return None if row is None else _job(row)
