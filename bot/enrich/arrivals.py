@@ -102,7 +102,7 @@ class Arrivals:
                     {
                         "kind": attachment.kind,
                         "path": written,
-                        "name": attachment.file_name,
+                        "name": written.rsplit("/", 1)[-1],  # unique, as the note embeds it
                         "mime": attachment.mime_type or "",
                     }
                 )

@@ -13,10 +13,12 @@ import aiohttp
 import frontmatter
 import pytest
 from aiohttp import web
+from fpdf import FPDF
 
 from adapters.slack import SlackAdapter
 from bot.app.runtime import Runtime
 from storage.entry import Author
+from tests.bot.enrich.pages_server import page_server
 from tests.bot.helpers import notes
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, call
@@ -58,8 +60,11 @@ class SlackBrain:
 
 
 @asynccontextmanager
-async def serving(brain: Runtime, fake_slack: FakeSlack) -> AsyncIterator[SlackBrain]:
-    """The real adapter in HTTP mode in front of `brain`, until the block ends."""
+async def serving(
+    brain: Runtime, fake_slack: FakeSlack, *, tell: bool = False
+) -> AsyncIterator[SlackBrain]:
+    """The real adapter in HTTP mode in front of `brain`, until the block ends (with
+    `tell`, what is read after a reply is told through it, as `brainbot run` wires it)."""
     adapter = SlackAdapter(BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake_slack.api_url)
     app = web.Application()
     adapter.mount(app)
@@ -69,6 +74,8 @@ async def serving(brain: Runtime, fake_slack: FakeSlack) -> AsyncIterator[SlackB
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
+    if tell:
+        brain.engine.enricher.deliver = adapter.send
     try:
         async with aiohttp.ClientSession() as session:
             url = f"http://127.0.0.1:{port}/slack/events"
@@ -280,3 +287,34 @@ async def test_a_labelled_link_and_a_file_are_filed_together(
     assert (vault / "attachments/report.pdf").read_bytes() == b"%PDF report"
     downloads = [c for c in fake_slack.calls_of("file") if c.response == {"ok": True}]
     assert sorted(c.args["name"] for c in downloads) == ["chart.png", "report.pdf"]
+
+
+async def test_a_labelled_link_s_page_and_a_pdf_s_text_are_read_after_the_reply(
+    tmp_path: Path, database_url: str, fake_slack: FakeSlack
+) -> None:
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=16)
+    for line in ("Board minutes", "Budget approved", "Next: the orangery roof"):
+        pdf.add_page()
+        pdf.cell(text=line)
+    minutes = fake_slack.add_file("minutes.pdf", bytes(pdf.output()), "application/pdf")
+    async with page_server() as site:
+        text = f"for the garden club <{site}/compost|this compost guide>"
+        async with (
+            running_brain(tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE=True) as brain,
+            serving(brain, fake_slack, tell=True) as sb,
+        ):
+            await sb.post(dm_event(text, subtype="file_share", files=[minutes]))
+            saved, added = await fake_slack.wait_for("chat.postMessage", 2, within=30)
+            for word in ("bokashi", "orangery"):
+                hits = (await brain.store.search(word)).hits
+                assert len(hits) == 1, word
+    vault = brain.settings.vault_dir
+    (path,) = notes(vault)
+    note = frontmatter.load(vault / path)
+    assert note.content.startswith(f"for the garden club this compost guide ({site}/compost)")
+    assert "## From the page: Composting in small gardens" in note.content
+    assert "## Text of minutes.pdf" in note.content and "orangery roof" in note.content
+    told = added.args["blocks"][0]["text"]["text"]
+    assert "Composting in small gardens" in told and "minutes.pdf" in told
+    assert path in saved.args["blocks"][0]["text"]["text"]
