@@ -2,9 +2,9 @@
 text or Markdown. Other kinds (a zip, an mp3, an image) are not read here: None.
 
 PDFs are read with PDFium (pypdfium2), chosen by measurement over pypdf and
-pdfminer.six: a 20-page PDF in 12 ms against 135 ms and 74 ms, and the only one of
-the three that read text set in an embedded OpenType (CFF) font, which fpdf2 and
-others write (pypdf gave UTF-16 with NULs, pdfminer nothing); it also expands
+pdfminer.six (`bench.ocr`): a 20-page PDF in 11-14 ms against 39-174 ms and 79-455 ms,
+and the only one of the three that read text set in an embedded OpenType (CFF) font,
+which fpdf2 and others write (pypdf gave UTF-16 with NULs, pdfminer nothing); it also expands
 ligatures ("misfits", not "misﬁts") and keeps Arabic in reading order. PDFium is not
 thread-safe, so one lock serialises it.
 
