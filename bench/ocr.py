@@ -25,6 +25,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
+from PIL import Image
+
 from bot.enrich.documents import document_text
 from bot.enrich.images import OcrUnavailable, engine, image_text
 from tests.fakes.text_pictures import (
@@ -82,6 +84,14 @@ def _ocr_report(
             f"CER {char_error_rate(real.text, text):.3f}"
             f"{_words(real.language, (real.text,), text)}, {times[0]:.2f} s"
         )
+    note = Image.open(io.BytesIO(note_photo(NOTES["de"])))
+    out = io.BytesIO()
+    note.resize((4000, 2867), Image.Resampling.LANCZOS).save(out, "JPEG", quality=90)
+    times, text = _timed(lambda: read(out.getvalue()), runs)
+    print(
+        f"  {name} 12-MP phone photo (de): median {statistics.median(times):.2f} s, "
+        f"CER {char_error_rate(chr(10).join(NOTES['de']), text):.3f}"
+    )
     median = statistics.median(all_times)
     print(
         f"  {name}: 1-MP photo of text, median {median:.2f} s, p90 {_p90(all_times):.2f} s "
@@ -93,7 +103,7 @@ def _ocr_report(
 def _rapidocr() -> Callable[[bytes], str] | None:
     try:
         import numpy as np
-        from PIL import Image, ImageOps
+        from PIL import ImageOps
         from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-not-found]
     except ImportError:
         return None

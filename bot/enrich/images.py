@@ -155,6 +155,12 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
 def _prepare(image: Image.Image) -> bytes:
     """Upright, grey, at a size Tesseract reads well, as PNG for its standard input."""
     try:
+        long_side = max(image.size)
+        if image.format == "JPEG" and long_side > LONG_SIDE_MAX:
+            # A phone's 12 MP JPEG is decoded at 1/2 or 1/4 scale straight away: a third
+            # of the time and a quarter of the memory of decoding it whole to shrink it.
+            factor = LONG_SIDE_MAX / long_side
+            image.draft("RGB", (int(image.width * factor), int(image.height * factor)))
         image.load()
         image = ImageOps.exif_transpose(image)
         if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
