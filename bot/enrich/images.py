@@ -26,7 +26,12 @@ import threading
 import warnings
 from dataclasses import dataclass
 
+import pillow_heif
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+# An iPhone sends its photos as HEIC when they go as a file: Pillow reads them once
+# libheif (inside the pillow-heif wheel) is registered with it.
+pillow_heif.register_heif_opener()
 
 # Tried in this order, all at once: one pass reads a German note with a Japanese line.
 # English first, as Tesseract leans on its first language where two could fit.
@@ -62,7 +67,9 @@ class OcrUnavailable(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class _Tesseract:
+class Tesseract:
+    """The Tesseract program found here and the models it will read with."""
+
     binary: str
     languages: str  # "eng+deu+jpn+chi_sim", those installed
 
@@ -92,10 +99,10 @@ class _Tesseract:
 
 
 _engine_lock = threading.Lock()
-_engine: _Tesseract | OcrUnavailable | None = None
+_engine: Tesseract | OcrUnavailable | None = None
 
 
-def _find_engine() -> _Tesseract:
+def _find_engine() -> Tesseract:
     binary = shutil.which("tesseract")
     if binary is None:
         raise OcrUnavailable(f"Tesseract is not installed (apt-get install {DEBIAN_PACKAGES})")
@@ -109,10 +116,10 @@ def _find_engine() -> _Tesseract:
     languages = [language for language in LANGUAGES if language in installed]
     if "eng" not in languages:
         raise OcrUnavailable(f"Tesseract has no English model (apt-get install {DEBIAN_PACKAGES})")
-    return _Tesseract(binary, "+".join(languages))
+    return Tesseract(binary, "+".join(languages))
 
 
-def engine() -> _Tesseract:
+def engine() -> Tesseract:
     """The engine, found once per process; a missing one is remembered, not re-probed."""
     global _engine
     with _engine_lock:

@@ -72,6 +72,13 @@ def test_a_full_size_phone_photo_is_read() -> None:
     assert "Straßenfest" in image_text(out.getvalue()).split()
 
 
+def test_an_iphone_heic_photo_is_read() -> None:
+    out = io.BytesIO()
+    Image.open(io.BytesIO(note_photo(NOTES["en"]))).save(out, "HEIF", quality=80)
+    assert out.getvalue()[4:12] == b"ftypheic"
+    assert "plumber" in image_text(out.getvalue()).split()
+
+
 def test_japanese_is_read_without_spaces_between_characters() -> None:
     text = image_text(note_photo(NOTES["ja"]))
     assert "会議室の予約を忘れないでね" in text
