@@ -1,6 +1,6 @@
 # The two commands of the README: `make run` and `make test`. Each makes .venv
 # on first use and installs the project into it, so a fresh machine needs only
-# python3 (>= 3.11) and git.
+# python3 (>= 3.11) and git (and, for OCR, Tesseract: `make ocr` below installs it).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

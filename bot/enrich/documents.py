@@ -2,9 +2,9 @@
 text or Markdown. Other kinds (a zip, an mp3, an image) are not read here: None.
 
 PDFs are read with PDFium (pypdfium2), chosen by measurement over pypdf and
-pdfminer.six: a 20-page PDF in 12 ms against 135 ms and 74 ms, and the only one of
-the three that read text set in an embedded OpenType (CFF) font, which fpdf2 and
-others write (pypdf gave UTF-16 with NULs, pdfminer nothing); it also expands
+pdfminer.six (`bench.ocr`): a 20-page PDF in 11-14 ms against 39-174 ms and 79-455 ms,
+and the only one of the three that read text set in an embedded OpenType (CFF) font,
+which fpdf2 and others write (pypdf gave UTF-16 with NULs, pdfminer nothing); it also expands
 ligatures ("misfits", not "misﬁts") and keeps Arabic in reading order. PDFium is not
 thread-safe, so one lock serialises it.
 
@@ -52,26 +52,39 @@ class DocumentUnreadable(Exception):
 
 
 def _kind(data: bytes, file_name: str, mime_type: str | None) -> str | None:
+    """What the bytes are, then what the name and type say, then a look inside: a PDF
+    or a Word file sent as "download" with no type is still read; a Markdown note that
+    mentions "%PDF-" stays a note."""
     suffix = PurePath(file_name).suffix.lower()
     mime = (mime_type or "").split(";")[0].strip().lower()
-    if b"%PDF-" in data[:1024]:
+    if data.startswith(b"%PDF-"):
         return "pdf"
-    if suffix == ".pdf" or mime == "application/pdf":
-        return "pdf"  # claims to be a PDF without looking like one: said so, not skipped
     if suffix == ".docx" or mime == DOCX_MIME:
         return "docx"
     if suffix in TEXT_SUFFIXES or mime in TEXT_MIMES:
         return "text"
+    if suffix == ".pdf" or mime == "application/pdf" or b"%PDF-" in data[:1024]:
+        return "pdf"  # one that only claims to be a PDF is said to be unreadable, not skipped
+    if data.startswith(b"PK\x03\x04") and _has_word_document(data):
+        return "docx"
     return None
+
+
+def _has_word_document(data: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return "word/document.xml" in archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
 
 
 def _truncated(text: str, max_chars: int) -> str:
     if len(text) <= max_chars:
         return text
+    # A long PDF is not read past the limit, so its full length is not known here.
     return (
         text[:max_chars].rstrip()
-        + f"\n\n[… cut here: the document has {len(text):,} characters, "
-        + f"the first {max_chars:,} are kept]"
+        + f"\n\n[… cut here: only the first {max_chars:,} characters are kept]"
     )
 
 

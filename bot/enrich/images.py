@@ -6,10 +6,11 @@ deu, jpn and chi-sim language packs), run as a subprocess. It was chosen by
 measurement against RapidOCR (the PaddleOCR models in the rapidocr-onnxruntime wheel):
 on rendered text Tesseract read English, German, Japanese and Chinese with a character
 error rate of 0, where RapidOCR's only shipped recogniser (Chinese + English) turned
-"Grüße" into "GruBe", lost most Japanese kana (CER 0.64) and ran English words
-together ("Cleanhandswithsoapandwater"), which defeats a word search. RapidOCR reads
-street signs better; Tesseract reads what people file (documents, screenshots,
-receipts) far better. `bench/ocr.py` holds the figures.
+"Grüße" into "GruBe" (CER 0.09), lost most Japanese kana (CER 0.68) and ran English
+words together ("Cleanhandswithsoapandwater": 2% of a poster's words found, against
+100%), which defeats a word search. RapidOCR reads street signs better (CER 0.12-0.30
+against 0.43-0.91); Tesseract reads what people file (documents, screenshots, notes)
+far better, at 0.6 s for a 1-MP photo. `bench.ocr` prints both.
 
 Pure and synchronous: the caller runs it in a thread. Nothing is fetched at run time.
 """
@@ -25,7 +26,12 @@ import threading
 import warnings
 from dataclasses import dataclass
 
+import pillow_heif
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+# An iPhone sends its photos as HEIC when they go as a file: Pillow reads them once
+# libheif (inside the pillow-heif wheel) is registered with it.
+pillow_heif.register_heif_opener()
 
 # Tried in this order, all at once: one pass reads a German note with a Japanese line.
 # English first, as Tesseract leans on its first language where two could fit.
@@ -61,7 +67,9 @@ class OcrUnavailable(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class _Tesseract:
+class Tesseract:
+    """The Tesseract program found here and the models it will read with."""
+
     binary: str
     languages: str  # "eng+deu+jpn+chi_sim", those installed
 
@@ -91,10 +99,10 @@ class _Tesseract:
 
 
 _engine_lock = threading.Lock()
-_engine: _Tesseract | OcrUnavailable | None = None
+_engine: Tesseract | OcrUnavailable | None = None
 
 
-def _find_engine() -> _Tesseract:
+def _find_engine() -> Tesseract:
     binary = shutil.which("tesseract")
     if binary is None:
         raise OcrUnavailable(f"Tesseract is not installed (apt-get install {DEBIAN_PACKAGES})")
@@ -108,10 +116,10 @@ def _find_engine() -> _Tesseract:
     languages = [language for language in LANGUAGES if language in installed]
     if "eng" not in languages:
         raise OcrUnavailable(f"Tesseract has no English model (apt-get install {DEBIAN_PACKAGES})")
-    return _Tesseract(binary, "+".join(languages))
+    return Tesseract(binary, "+".join(languages))
 
 
-def engine() -> _Tesseract:
+def engine() -> Tesseract:
     """The engine, found once per process; a missing one is remembered, not re-probed."""
     global _engine
     with _engine_lock:
@@ -154,6 +162,12 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
 def _prepare(image: Image.Image) -> bytes:
     """Upright, grey, at a size Tesseract reads well, as PNG for its standard input."""
     try:
+        long_side = max(image.size)
+        if image.format == "JPEG" and long_side > LONG_SIDE_MAX:
+            # A phone's 12 MP JPEG is decoded at 1/2 or 1/4 scale straight away: a third
+            # of the time and a quarter of the memory of decoding it whole to shrink it.
+            factor = LONG_SIDE_MAX / long_side
+            image.draft("RGB", (int(image.width * factor), int(image.height * factor)))
         image.load()
         image = ImageOps.exif_transpose(image)
         if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:

@@ -140,3 +140,12 @@ def char_error_rate(expected: str, read: str) -> float:
             current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b)))
         previous = current
     return previous[-1] / max(1, len(want))
+
+
+def words_found(expected: str, read: str) -> float:
+    """The share of the expected words that are words of the reading: what a word search
+    finds. Run-together words ("Cleanhandswithsoap") count as missed."""
+    strip = ".,:;!?()\"'"
+    want = [word.strip(strip) for word in expected.split() if word.strip(strip)]
+    got = {word.strip(strip) for word in read.split()}
+    return sum(word in got for word in want) / max(1, len(want))

@@ -112,9 +112,7 @@ def test_a_long_document_is_cut_with_a_line_that_says_so() -> None:
     )
     assert text is not None
     assert len(text) < 1_200
-    assert text.endswith(
-        "[… cut here: the document has 170,000 characters, the first 1,000 are kept]"
-    )
+    assert text.endswith("[… cut here: only the first 1,000 characters are kept]")
 
 
 def test_a_word_file_gives_headings_paragraphs_lists_and_tables_in_order() -> None:
@@ -214,6 +212,25 @@ def test_kinds_it_does_not_read_give_none(file_name: str, mime_type: str, data: 
     assert document_text(data, file_name, mime_type) is None
 
 
-def test_a_pdf_sent_with_a_wrong_name_is_still_read_as_a_pdf() -> None:
+def test_a_pdf_or_word_file_sent_with_a_wrong_name_is_still_read() -> None:
     text = document_text(_pdf(["Rechnung Nummer 4711"]), "download", "application/octet-stream")
     assert text == "Rechnung Nummer 4711"
+
+    def build(document: docx.document.Document) -> None:
+        document.add_paragraph("Angebot Nummer 815")
+
+    assert document_text(_docx(build), "download", None) == "Angebot Nummer 815"
+
+
+def test_a_note_about_pdfs_stays_a_note() -> None:
+    note = b"# PDF internals\n\nEvery PDF starts with `%PDF-1.7`.\n"
+    assert document_text(note, "pdf.md", "text/markdown") == note.decode()
+
+
+def test_a_long_pdf_is_cut_at_the_limit_and_says_so() -> None:
+    data = _pdf([f"Seite {n}: " + "Inhalt " * 200 for n in range(1, 40)])
+    text = document_text(data, "lang.pdf", None, max_chars=5_000)
+    assert text is not None
+    assert "Seite 1:" in text
+    assert "Seite 39:" not in text
+    assert text.endswith("[… cut here: only the first 5,000 characters are kept]")

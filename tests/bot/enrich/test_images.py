@@ -65,6 +65,20 @@ def test_german_words_keep_their_umlauts_and_sharp_s() -> None:
         assert word in words
 
 
+def test_a_full_size_phone_photo_is_read() -> None:
+    note = Image.open(io.BytesIO(note_photo(NOTES["de"])))
+    out = io.BytesIO()
+    note.resize((4000, 2867), Image.Resampling.LANCZOS).save(out, "JPEG", quality=90)
+    assert "Straßenfest" in image_text(out.getvalue()).split()
+
+
+def test_an_iphone_heic_photo_is_read() -> None:
+    out = io.BytesIO()
+    Image.open(io.BytesIO(note_photo(NOTES["en"]))).save(out, "HEIF", quality=80)
+    assert out.getvalue()[4:12] == b"ftypheic"
+    assert "plumber" in image_text(out.getvalue()).split()
+
+
 def test_japanese_is_read_without_spaces_between_characters() -> None:
     text = image_text(note_photo(NOTES["ja"]))
     assert "会議室の予約を忘れないでね" in text
