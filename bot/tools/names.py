@@ -91,7 +91,7 @@ def title_from(text: str, limit: int = 60) -> str:
     """A title from text: its first sentence or line, cut at a word near `limit`. Links
     are left out (a note that is only a link is named by its address, until its page's
     title is read: bot.enrich)."""
-    words = _LINK.sub(" ", text).strip(" \t,;:-–—")
+    words = _LINK.sub(" ", text).strip(" \t,;:-\u2013\u2014")
     if not words.strip() and _LINK.search(text):
         words = text.strip().split("://", 1)[-1].split()[0].rstrip("/)")
     first = re.split(r"(?<=[.!?])\s|\n", words.strip(), maxsplit=1)[0].strip() or "Untitled"

@@ -102,7 +102,8 @@ async def test_a_word_on_the_third_page_of_a_pdf_is_found(
         hits = (await brain.store.search("zeppelin")).hits
         assert [h.path for h in hits] == [path]
         # the file, the note, then its text (after the vault's first commit)
-        assert [line.split()[0] for line in git_log(vault)] == ["update", "create", "attach", "init"]
+        kinds = [line.split()[0] for line in git_log(vault)]
+        assert kinds == ["update", "create", "attach", "init"]
 
 
 async def test_a_broken_document_leaves_the_note_as_sent_and_says_why(
