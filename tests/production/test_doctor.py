@@ -4,6 +4,7 @@ set-up passes; each broken part is named with its fix, and no token is printed."
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -160,3 +161,24 @@ async def test_what_was_skipped_this_week_is_listed_with_its_reason(
         "warning  skipped (sync): ideas/odd.md in vault 1: invalid date in 'updated' (2x, last "
     ) in out
     assert "tasks/old.md" not in out  # older than a week
+
+
+async def test_what_is_read_out_of_shared_things_is_said_and_a_missing_ocr_is_a_warning(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, BRAINBOT_VISION_MODEL="gpt-4o-mini")
+    if shutil.which("tesseract") is not None:
+        _, out = await doctor(env, tmp_path)
+        assert "ok       reading: links: their pages are read (private addresses refused)" in out
+        assert "ok       reading: text in photos read by Tesseract (eng+" in out
+        assert "; described by gpt-4o-mini" in out
+    # A machine without Tesseract: photos are kept, and the doctor says what to install.
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    git = shutil.which("git")
+    assert git is not None
+    (bare / "git").symlink_to(git)
+    _, out = await doctor({**env, "PATH": str(bare), "BRAINBOT_FETCH": "false"}, tmp_path)
+    assert "ok       reading: links are kept as sent (BRAINBOT_FETCH=false)" in out
+    assert "warning  reading: photos are kept, but their text is not read: Tesseract is" in out
+    assert "fix: install Tesseract (`make ocr`" in out

@@ -3,7 +3,8 @@ is wrong and how to fix it. Exit code 1 when something is wrong.
 
 Checks: the configuration; the database and its `vector` extension and schema
 version, and how many notes still wait for vectors of a new embedder; the vault
-(git, writable, lock files, backup remote and unmerged conflicts); each configured
+(git, writable, lock files, backup remote and unmerged conflicts); what is read out
+of shared links, photos and documents (whether Tesseract is there); each configured
 platform's token, through its API (Slack auth.test and apps.connections.open,
 Telegram getMe and getWebhookInfo); the model endpoint (models list, or a one-token
 completion) and the embeddings endpoint; the tools people added (plugins, each
@@ -59,7 +60,8 @@ async def run_doctor(out: TextIO) -> int:
 async def diagnose(settings: Settings) -> list[Finding]:
     """Every check, in order; a check that crashes is itself reported."""
     findings: list[Finding] = []
-    for check in (configuration, database, vault, custom_tools, slack, telegram, model):
+    checks = (configuration, database, vault, reading, custom_tools, slack, telegram, model)
+    for check in checks:
         try:
             findings.extend(await check(settings))
         except Exception as exc:
@@ -114,6 +116,42 @@ async def configuration(s: Settings) -> list[Finding]:
     model = f"model {s.llm_model}" if s.llm_enabled else "no model (command router)"
     where = ", ".join(platforms) or "the console only (no Slack or Telegram settings)"
     found.insert(0, Finding("ok", "configuration", f"{where}; {model}; embeddings {s.embeddings}"))
+    return found
+
+
+async def reading(s: Settings) -> list[Finding]:
+    """What is read out of what people share (bot.enrich): links, photos, documents."""
+    from bot.enrich.images import OcrUnavailable, engine
+
+    links = (
+        "links: their pages are read"
+        + ("" if s.fetch_allow_private else " (private addresses refused)")
+        if s.fetch_links
+        else "links are kept as sent (BRAINBOT_FETCH=false)"
+    )
+    found = [Finding("ok", "reading", links)]
+    if not s.read_files:
+        found.append(Finding("ok", "reading", "photos and documents are kept as sent"))
+        return found
+    try:
+        ocr = await asyncio.to_thread(engine)
+    except OcrUnavailable as exc:
+        found.append(
+            Finding(
+                "warning",
+                "reading",
+                f"photos are kept, but their text is not read: {exc.reason}",
+                "install Tesseract (`make ocr` as root on Debian or Ubuntu), or set "
+                "BRAINBOT_READ_FILES=false",
+            )
+        )
+    else:
+        described = f"; described by {s.vision_model}" if s.vision_model else ""
+        found.append(
+            Finding(
+                "ok", "reading", f"text in photos read by Tesseract ({ocr.languages}){described}"
+            )
+        )
     return found
 
 
