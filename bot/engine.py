@@ -141,6 +141,7 @@ class Engine:
             timeout=settings.enrich_timeout,
             max_file_bytes=settings.max_attachment_bytes,
             max_note_bytes=settings.max_note_bytes,
+            records=records,
             clock=clock,
         )
         self.arrivals = Arrivals(self.enricher, self.runner, llm)

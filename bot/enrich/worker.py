@@ -26,8 +26,10 @@ from bot import metrics
 from bot.enrich.compose import Read, told, with_sections
 from bot.enrich.links import find_urls
 from bot.enrich.reading import Readers, read_document, read_link, read_photo
-from bot.events import Conversation, Reply
+from bot.events import Button, Conversation, Reply
+from bot.tools import UNDO_ACTION, UNDO_KIND
 from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
+from storage.db.records import Records
 from storage.entry import BOT_AUTHOR
 from storage.errors import EntryNotFound, StaleEdit, StorageError
 from storage.store import Store
@@ -58,6 +60,7 @@ class Enricher:
         timeout: float,
         max_file_bytes: int,
         max_note_bytes: int = 1_000_000,
+        records: Records | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.ledger = ledger
@@ -67,6 +70,7 @@ class Enricher:
         self.timeout = timeout
         self.max_file_bytes = max_file_bytes
         self.max_note_bytes = max_note_bytes  # frontmatter included: 4 KB are left for it
+        self.records = records  # for the Undo button of what was added (None: no button)
         self.clock = clock
         self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
         self.start_after = START_AFTER
@@ -146,8 +150,9 @@ class Enricher:
             job = await self.ledger.claim(job_id, self.owner)
             if job is None:
                 return
+            commit: str | None = None
             try:
-                status, message = await self._enrich(job)
+                status, message, commit = await self._enrich(job)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -156,30 +161,33 @@ class Enricher:
                 status, message = FAILED, f"Couldn't read what you shared: {exc}."
             await self.ledger.finish(job.id, status, self.clock(), message)
             if message:
-                await self._tell(job, message)
+                await self._tell(job, message, commit)
 
-    async def _enrich(self, job: Enrichment) -> tuple[str, str]:
+    async def _enrich(self, job: Enrichment) -> tuple[str, str, str | None]:
+        """How the job went, what to tell the person, and the commit that added to the
+        note (None when nothing was added)."""
         vault = await self.vaults.get(job.vault_id)
         if vault is None:
-            return SKIPPED, ""
+            return SKIPPED, "", None
         store = await self.vaults.store(vault)
         if await store.has_event_commit(job.commit_key, since=job.created_at):
-            return DONE, ""  # landed before a restart: done, and not told twice
+            return DONE, "", None  # landed before a restart: done, and not told twice
         try:
             await store.read(job.path)
         except EntryNotFound:
-            return SKIPPED, ""  # moved or deleted before it could be read
+            return SKIPPED, "", None  # moved or deleted before it could be read
         try:
             async with asyncio.timeout(self.timeout):
                 reads = await self._read_all(store, job)
         except TimeoutError:
-            return FAILED, (
+            message = (
                 f"Reading what you shared took longer than {self.timeout:g} s; "
                 "the note stays as you sent it."
             )
-        title = await self._apply(store, job, reads)
+            return FAILED, message, None
+        title, commit = await self._apply(store, job, reads)
         message = told(title, reads) if title is not None else ""
-        return (FAILED if any(r.failed for r in reads) else DONE), message
+        return (FAILED if any(r.failed for r in reads) else DONE), message, commit
 
     async def _read_all(self, store: Store, job: Enrichment) -> list[Read]:
         photos = sum(1 for item in job.items if item.get("kind") == "photo")
@@ -207,18 +215,20 @@ class Enricher:
         rel, full = VaultPaths(store.vault.root).resolve(path, note=False)
         return read_regular(full, rel, self.max_file_bytes, store.vault.root)
 
-    async def _apply(self, store: Store, job: Enrichment, reads: Sequence[Read]) -> str | None:
+    async def _apply(
+        self, store: Store, job: Enrichment, reads: Sequence[Read]
+    ) -> tuple[str | None, str | None]:
         """Add the sections and fields to the note as it is now; its title (None when
-        there was nothing to add)."""
+        there is nothing to say) and the commit (None when nothing was added)."""
         stale: StaleEdit | None = None
         for _ in range(3):
             entry = await store.read(job.path)
             fields = _fields(entry.body, entry.title, entry.fields, reads)
             body = with_sections(entry.body, reads, self.max_note_bytes - 4096)
             if body == entry.body and not fields:
-                return entry.title if any(r.failed for r in reads) else None
+                return (entry.title if any(r.failed for r in reads) else None), None
             try:
-                updated = await store.update(
+                updated, change = await store.update_committed(
                     job.path,
                     fields=fields,
                     body=body,
@@ -229,16 +239,30 @@ class Enricher:
             except StaleEdit as exc:
                 stale = exc  # written meanwhile (the person, a watcher's sync): read again
                 continue
-            return updated.title
+            return updated.title, change.commit
         assert stale is not None
         raise stale
 
-    async def _tell(self, job: Enrichment, message: str) -> None:
+    async def _tell(self, job: Enrichment, message: str, commit: str | None) -> None:
+        """Say how reading went; what was added can be undone from there, like any small
+        change made at once."""
         if self.deliver is None:
             return
         conversation = Conversation(job.platform, job.chat_id, job.thread_id)
+        buttons: tuple[Button, ...] = ()
         try:
-            await self.deliver(conversation, Reply(message))
+            if commit is not None and self.records is not None:
+                payload = {
+                    "commit": commit,
+                    "path": job.path,
+                    "summary": message,
+                    "conversation": conversation.key,
+                }
+                action = await self.records.add_button_action(
+                    job.person_id, UNDO_KIND, payload, self.clock(), vault_id=job.vault_id
+                )
+                buttons = (Button("Undo", UNDO_ACTION, action),)
+            await self.deliver(conversation, Reply(message, buttons))
         except Exception as exc:
             log.warning("could not tell %s how reading went: %s", conversation.key, exc)
 

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from aiohttp import web
+from fpdf import FPDF
 
 ARTICLE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -56,6 +57,14 @@ async def page_server(
     async def missing(request: web.Request) -> web.Response:
         return web.Response(status=404, text="no such page")
 
+    async def paper(request: web.Request) -> web.Response:
+        pdf = FPDF()
+        pdf.set_font("helvetica", size=16)
+        for line in ("Soil survey 2026", "Methods", "Results: earthworm density doubled"):
+            pdf.add_page()
+            pdf.cell(text=line)
+        return web.Response(body=bytes(pdf.output()), content_type="application/pdf")
+
     async def hangs(request: web.Request) -> web.Response:
         await asyncio.sleep(60)
         return web.Response(text="too late")
@@ -65,6 +74,7 @@ async def page_server(
     app.router.add_get("/soup", hostile)
     app.router.add_get("/missing", missing)
     app.router.add_get("/hangs", hangs)
+    app.router.add_get("/survey.pdf", paper)
     for path, handler in (extra or {}).items():
         app.router.add_get(path, handler)  # type: ignore[arg-type]
     runner = web.AppRunner(app, shutdown_timeout=0.1)

@@ -13,7 +13,7 @@ import frontmatter
 from bot.events import Conversation, Reply
 from storage.db.enrichments import DONE, WAITING, Enrichments
 from tests.bot.enrich.pages_server import page_server
-from tests.bot.helpers import git_log, message, notes
+from tests.bot.helpers import git_log, message, notes, press
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
 
@@ -67,6 +67,12 @@ async def test_a_link_is_saved_at_once_then_the_page_lands_as_a_second_commit(
         assert [h.path for h in hits] == [path]
         (said,) = told.texts
         assert "Composting in small gardens" in said and "words" in said
+        # What was added is a small change like any other: one press takes it back.
+        (_, added), *_ = told.messages
+        (undone,) = await brain.engine.handle(press(added, "Undo"))
+        assert undone.text.startswith("Undone:")
+        assert frontmatter.load(vault / path).content == saved.content
+        assert "url" in frontmatter.load(vault / path).metadata
 
 
 async def test_with_a_model_the_page_is_summarised_without_tools_and_hostile_text_stays_data(
@@ -217,3 +223,40 @@ async def test_a_restart_reads_what_a_crash_left_and_never_applies_a_job_twice(
             assert text.count("## From the page") == 1
             ledger = Enrichments(again.database.engine)
             assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
+
+
+async def test_a_pdf_behind_a_link_is_read_as_a_document(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url, **LOCAL) as brain,
+    ):
+        await brain.engine.handle(message(f"the soil survey {site}/survey.pdf"))
+        await brain.engine.enricher.wait_idle()
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        note = frontmatter.load(vault / path)
+        assert "## From the page: survey.pdf" in note.content
+        assert note["site"] == "127.0.0.1"
+        hits = (await brain.store.search("earthworm")).hits
+        assert [h.path for h in hits] == [path]
+
+
+async def test_by_default_a_link_into_the_machine_s_own_network_is_not_fetched(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url) as brain,
+    ):
+        told = Told()
+        brain.engine.enricher.deliver = told
+        # (A redirect into it is refused the same way: tests/bot/enrich/test_fetch.py.)
+        await brain.engine.handle(message(f"admin page {site}/compost"))
+        await brain.engine.enricher.wait_idle()
+        (said,) = told.texts
+        assert said.endswith("the address points into a private network.")
+        assert "## From the page" not in "".join(
+            (brain.settings.vault_dir / p).read_text() for p in notes(brain.settings.vault_dir)
+        )
