@@ -172,10 +172,9 @@ class Enricher:
         store = await self.vaults.store(vault)
         if await store.has_event_commit(job.commit_key, since=job.created_at):
             return DONE, "", None  # landed before a restart: done, and not told twice
-        try:
-            await store.read(job.path)
-        except EntryNotFound:
-            return SKIPPED, "", None  # moved or deleted before it could be read
+        path = await _where_now(store, job)
+        if path is None:
+            return SKIPPED, "", None  # deleted before it could be read
         try:
             async with asyncio.timeout(self.timeout):
                 reads = await self._read_all(store, job)
@@ -185,7 +184,7 @@ class Enricher:
                 "the note stays as you sent it."
             )
             return FAILED, message, None
-        title, commit = await self._apply(store, job, reads)
+        title, commit = await self._apply(store, job, path, reads)
         message = told(title, reads) if title is not None else ""
         return (FAILED if any(r.failed for r in reads) else DONE), message, commit
 
@@ -216,20 +215,20 @@ class Enricher:
         return read_regular(full, rel, self.max_file_bytes, store.vault.root)
 
     async def _apply(
-        self, store: Store, job: Enrichment, reads: Sequence[Read]
+        self, store: Store, job: Enrichment, path: str, reads: Sequence[Read]
     ) -> tuple[str | None, str | None]:
         """Add the sections and fields to the note as it is now; its title (None when
         there is nothing to say) and the commit (None when nothing was added)."""
         stale: StaleEdit | None = None
         for _ in range(3):
-            entry = await store.read(job.path)
+            entry = await store.read(path)
             fields = _fields(entry.body, entry.title, entry.fields, reads)
             body = with_sections(entry.body, reads, self.max_note_bytes - 4096)
             if body == entry.body and not fields:
                 return (entry.title if any(r.failed for r in reads) else None), None
             try:
                 updated, change = await store.update_committed(
-                    job.path,
+                    path,
                     fields=fields,
                     body=body,
                     expected_hash=entry.content_hash,
@@ -239,6 +238,10 @@ class Enricher:
             except StaleEdit as exc:
                 stale = exc  # written meanwhile (the person, a watcher's sync): read again
                 continue
+            if self.records is not None:  # its category buttons still file it
+                await self.records.follow_note_change(
+                    job.vault_id, path, entry.content_hash, updated.content_hash
+                )
             return updated.title, change.commit
         assert stale is not None
         raise stale
@@ -265,6 +268,24 @@ class Enricher:
             await self.deliver(conversation, Reply(message, buttons))
         except Exception as exc:
             log.warning("could not tell %s how reading went: %s", conversation.key, exc)
+
+
+async def _where_now(store: Store, job: Enrichment) -> str | None:
+    """Where the job's note is now: where it was filed, or (filed into a category,
+    renamed) wherever the note with its `id` went; None when it is gone."""
+    try:
+        await store.read(job.path)
+        return job.path
+    except EntryNotFound:
+        pass
+    if not job.note_id:
+        return None
+    found = [
+        e
+        for e in await store.index.with_field("id", job.note_id)
+        if e.fields.get("id") == job.note_id
+    ]
+    return found[0].path if len(found) == 1 else None
 
 
 def _fields(

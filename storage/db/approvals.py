@@ -6,8 +6,8 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import and_, cast, func, select, update
+from sqlalchemy.dialects.postgresql import ARRAY, TEXT, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.db.chat_tables import (
@@ -151,3 +151,31 @@ class ApprovalRecords:
         async with self.engine.connect() as conn:
             row = (await conn.execute(stmt)).first()
         return None if row is None else ButtonAction.model_validate(row._mapping)
+
+    async def follow_note_change(
+        self, vault_id: int, path: str, old_hash: str, new_hash: str
+    ) -> int:
+        """Buttons made for the note at `path` as it was (`old_hash`) now stand for it as
+        it is (`new_hash`): for a change the person did not make (the text read from a
+        shared link or photo), after which their category buttons must still work. Only
+        unused buttons made for exactly that version follow; how many did."""
+        c = BUTTON_ACTIONS.c
+        stmt = (
+            update(BUTTON_ACTIONS)
+            .where(
+                c.vault_id == vault_id,
+                c.used_at.is_(None),
+                c.payload["path"].astext == path,
+                c.payload["content_hash"].astext == old_hash,
+            )
+            .values(
+                payload=func.jsonb_set(
+                    c.payload,
+                    cast(["content_hash"], ARRAY(TEXT)),
+                    func.to_jsonb(cast(new_hash, TEXT)),
+                )
+            )
+        )
+        async with self.engine.begin() as conn:
+            result = await conn.execute(stmt)
+        return int(result.rowcount or 0)

@@ -13,7 +13,7 @@ from fpdf import FPDF
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.events import Attachment, Conversation, InboundMessage, Reply, Sender
-from tests.bot.helpers import git_log, notes
+from tests.bot.helpers import git_log, notes, press
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
 
@@ -90,20 +90,23 @@ async def test_a_word_on_the_third_page_of_a_pdf_is_found(
 ) -> None:
     pdf = pdf_of(["Quarterly report", "Revenue grew in spring", "Appendix: zeppelin logistics"])
     async with running_brain(tmp_path, database_url) as brain:
-        await brain.engine.handle(
-            with_files(
-                "report from finance", Attachment("document", pdf, "q3.pdf", "application/pdf")
-            )
+        (reply,) = await brain.engine.handle(
+            with_files("report from finance", Attachment("document", pdf, "q3.pdf", PDF))
         )
         await brain.engine.enricher.wait_idle()
         vault = brain.settings.vault_dir
         (path,) = notes(vault)
-        assert "## Text of q3.pdf" in (vault / path).read_text()
+        assert path.startswith("inbox/") and "## Text of q3.pdf" in (vault / path).read_text()
         hits = (await brain.store.search("zeppelin")).hits
         assert [h.path for h in hits] == [path]
         # the file, the note, then its text (after the vault's first commit)
         kinds = [line.split()[0] for line in git_log(vault)]
         assert kinds == ["update", "create", "attach", "init"]
+        # The text read in the meantime is not a change of the person's: the category
+        # buttons under the reply still file the note.
+        (filed,) = await brain.engine.handle(press(reply, "projects"))
+        assert filed.text.startswith("Filed in projects:")
+        assert notes(vault) == ["projects/report-from-finance.md"]
 
 
 async def test_a_broken_document_leaves_the_note_as_sent_and_says_why(
@@ -161,3 +164,20 @@ async def test_a_vision_model_adds_a_one_line_description_asked_without_tools(
     assert asked["model"] == "vision-small" and "tools" not in asked
     parts = asked["messages"][0]["content"]
     assert parts[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+
+
+async def test_a_note_filed_before_its_text_was_read_gets_the_text_where_it_went(
+    tmp_path: Path, database_url: str
+) -> None:
+    pdf = pdf_of(["Minutes", "The committee chose the heron logo"])
+    async with running_brain(tmp_path, database_url) as brain:
+        brain.engine.enricher.start_after = 1.0  # the person is quicker than the reading
+        (reply,) = await brain.engine.handle(
+            with_files("notes from the meeting", Attachment("document", pdf, "minutes.pdf", PDF))
+        )
+        (filed,) = await brain.engine.handle(press(reply, "projects"))
+        assert filed.text.startswith("Filed in projects:")
+        await brain.engine.enricher.wait_idle()
+        vault = brain.settings.vault_dir
+        assert notes(vault) == ["projects/notes-from-the-meeting.md"]
+        assert "heron logo" in (vault / "projects/notes-from-the-meeting.md").read_text()

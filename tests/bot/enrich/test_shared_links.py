@@ -225,9 +225,7 @@ async def test_a_restart_reads_what_a_crash_left_and_never_applies_a_job_twice(
             assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
 
 
-async def test_a_pdf_behind_a_link_is_read_as_a_document(
-    tmp_path: Path, database_url: str
-) -> None:
+async def test_a_pdf_behind_a_link_is_read_as_a_document(tmp_path: Path, database_url: str) -> None:
     async with (
         page_server() as site,
         running_brain(tmp_path, database_url, **LOCAL) as brain,
