@@ -30,10 +30,11 @@ class Arrivals:
     async def saved_again(self, ctx: ToolContext, text: str) -> list[Reply] | None:
         """A link saved before is not filed twice: the message's other words are added
         to the note that has it (a small change, with Undo)."""
-        note = await saved_before(ctx.store, ctx.links[0])
-        if note is None:
+        saved = await saved_before(ctx.store, ctx.links[0])
+        if saved is None:
             return None
-        said = f"You saved this link before: “{note.title}” ({note.path})."
+        path, title = saved
+        said = f"You saved this link before: “{title}” ({path})."
         words = own_words(text)
         if not words:
             return [Reply(f"{said} Nothing new to add.")]
@@ -41,7 +42,7 @@ class Arrivals:
             ctx,
             "update_entry",
             {
-                "path": note.path,
+                "path": path,
                 "set_fields": None,
                 "remove_fields": None,
                 "body": None,

@@ -7,12 +7,11 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from bot.enrich.links import find_urls, normalise
-from storage.entry import Entry
 from storage.store import Store
 
 
-async def saved_before(store: Store, url: str) -> Entry | None:
-    """The newest note of this vault whose `url` is this page, or None."""
+async def saved_before(store: Store, url: str) -> tuple[str, str] | None:
+    """(path, title) of the newest note of this vault whose `url` is this page."""
     try:
         key = normalise(url)
     except ValueError:
@@ -20,11 +19,10 @@ async def saved_before(store: Store, url: str) -> Entry | None:
     host = (urlsplit(key).hostname or "").removeprefix("www.")
     if not host:
         return None
-    for entry in await store.index.with_field("url", host):
-        value = entry.fields.get("url")
+    for path, title, value in await store.index.field_values("url", host):
         try:
-            if isinstance(value, str) and normalise(value) == key:
-                return entry
+            if normalise(value) == key:
+                return path, title
         except ValueError:
             continue
     return None

@@ -280,12 +280,9 @@ async def _where_now(store: Store, job: Enrichment) -> str | None:
         pass
     if not job.note_id:
         return None
-    found = [
-        e
-        for e in await store.index.with_field("id", job.note_id)
-        if e.fields.get("id") == job.note_id
-    ]
-    return found[0].path if len(found) == 1 else None
+    values = await store.index.field_values("id", job.note_id)
+    found = [path for path, _, value in values if value == job.note_id]
+    return found[0] if len(found) == 1 else None
 
 
 def _fields(

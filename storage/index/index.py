@@ -353,10 +353,12 @@ class Index:
         async with self.database.engine.connect() as conn:
             return await lookups.entry_at(conn, self.vault_id, path)
 
-    async def with_field(self, name: str, containing: str, limit: int = 50) -> list[Entry]:
-        """Notes whose field `name` contains `containing` (see `entries_with_field`)."""
+    async def field_values(
+        self, name: str, containing: str, limit: int = 50
+    ) -> list[tuple[str, str, str]]:
+        """(path, title, value) of notes whose field `name` contains `containing`."""
         async with self.database.engine.connect() as conn:
-            return await lookups.entries_with_field(conn, self.vault_id, name, containing, limit)
+            return await lookups.field_values(conn, self.vault_id, name, containing, limit)
 
     async def backlinks(self, path: str, title: str | None = None) -> list[SearchHit]:
         """Notes linking to the note at `path` (also by its `title`), newest first."""

@@ -213,17 +213,19 @@ def _names_of(entry: Entry) -> set[str]:
     return names
 
 
-async def entries_with_field(
+async def field_values(
     conn: AsyncConnection, vault_id: int, name: str, containing: str, limit: int
-) -> list[Entry]:
-    """Notes whose frontmatter field `name` holds `containing` (any case), newest first:
-    e.g. the notes that saved a link to one site."""
+) -> list[tuple[str, str, str]]:
+    """(path, title, value) of the notes whose frontmatter field `name` holds
+    `containing` (any case), newest first: e.g. the notes that saved a link to one site.
+    Bodies are not read: a vault of saved articles holds megabytes of them."""
     pattern = "%" + containing.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     rows = await conn.execute(
         text(
-            f"SELECT {_ENTRY_COLUMNS} FROM entries e WHERE e.vault_id = :vault"
-            " AND e.fields ->> :name ILIKE :pattern ORDER BY e.updated DESC LIMIT :limit"
+            "SELECT e.path, e.title, e.fields ->> :name AS value FROM entries e"
+            " WHERE e.vault_id = :vault AND e.fields ->> :name ILIKE :pattern"
+            " ORDER BY e.updated DESC LIMIT :limit"
         ),
         {"vault": vault_id, "name": name, "pattern": pattern, "limit": limit},
     )
-    return [_entry(r) for r in rows]
+    return [(row.path, row.title, row.value) for row in rows]
