@@ -6,14 +6,12 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from aiohttp import web
 
-from tests.bot.enrich.pages_server import ARTICLE
+from tests.bot.enrich.pages_server import ARTICLE, page_server
 from tests.bot.helpers import notes_by_vault
 from tests.fakes.telegram_updates import Updates
 from tests.production.conftest import Fakes
@@ -35,22 +33,6 @@ class Site:
         return web.Response(text=ARTICLE, content_type="text/html")
 
 
-@asynccontextmanager
-async def serving(site: Site) -> AsyncIterator[str]:
-    app = web.Application()
-    app.router.add_get("/compost", site.page)
-    runner = web.AppRunner(app, shutdown_timeout=0.1)
-    await runner.setup()
-    tcp = web.TCPSite(runner, "127.0.0.1", 0)
-    await tcp.start()
-    port = tcp._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield f"http://127.0.0.1:{port}/compost"
-    finally:
-        site.released.set()
-        await runner.cleanup()
-
-
 def git_log(vault: Path) -> list[str]:
     return subprocess.run(
         ["git", "-C", str(vault), "log", "--format=%s"], capture_output=True, text=True, check=True
@@ -62,7 +44,8 @@ async def test_a_page_being_read_at_kill_9_is_read_once_after_the_restart(
 ) -> None:
     site = Site()
     env = fakes.env(tmp_path, database_url, slack=None, BRAINBOT_FETCH_ALLOW_PRIVATE="true")
-    async with serving(site) as url:
+    async with page_server({"/slow": site.page}) as base:
+        url = f"{base}/slow"
         first = await Brainbot(tmp_path, env, name="first").start()
         try:
             await first.wait_ready()

@@ -10,6 +10,7 @@ from typing import Any
 
 import frontmatter
 
+from bot.app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.db.enrichments import DONE, WAITING, Enrichments
 from tests.bot.enrich.pages_server import page_server
@@ -32,6 +33,15 @@ class Told:
     @property
     def texts(self) -> list[str]:
         return [reply.text for _, reply in self.messages]
+
+
+async def told_after(brain: Runtime, text: str) -> list[str]:
+    """What the person hears after the reply to `text`, once reading is over."""
+    told = Told()
+    brain.engine.enricher.deliver = told
+    await brain.engine.handle(message(text))
+    await brain.engine.enricher.wait_idle()
+    return told.texts
 
 
 async def test_a_link_is_saved_at_once_then_the_page_lands_as_a_second_commit(
@@ -122,15 +132,11 @@ async def test_a_page_that_cannot_be_fetched_leaves_the_note_as_sent_and_says_wh
         page_server() as site,
         running_brain(tmp_path, database_url, **LOCAL) as brain,
     ):
-        told = Told()
-        brain.engine.enricher.deliver = told
-        await brain.engine.handle(message(f"read later {site}/missing"))
-        await brain.engine.enricher.wait_idle()
+        (said,) = await told_after(brain, f"read later {site}/missing")
         vault = brain.settings.vault_dir
         (path,) = notes(vault)
         assert frontmatter.load(vault / path).content == f"read later {site}/missing"
         assert git_log(vault)[0].startswith("create ")
-        (said,) = told.texts
         assert said.startswith("Couldn't fetch the page 127.0.0.1/missing: 404")
 
 
@@ -141,11 +147,7 @@ async def test_a_page_that_hangs_is_given_up_within_the_time_cap(
         page_server() as site,
         running_brain(tmp_path, database_url, BRAINBOT_FETCH_TIMEOUT="1", **LOCAL) as brain,
     ):
-        told = Told()
-        brain.engine.enricher.deliver = told
-        await brain.engine.handle(message(f"slow one {site}/hangs"))
-        await brain.engine.enricher.wait_idle()
-        (said,) = told.texts
+        (said,) = await told_after(brain, f"slow one {site}/hangs")
         assert "Couldn't fetch the page" in said and "1 s" in said
         assert git_log(brain.settings.vault_dir)[0].startswith("create ")
 
@@ -180,11 +182,8 @@ async def test_links_are_not_fetched_when_fetching_is_off(
         page_server() as site,
         running_brain(tmp_path, database_url, BRAINBOT_FETCH="false", **LOCAL) as brain,
     ):
-        told = Told()
-        brain.engine.enricher.deliver = told
-        await brain.engine.handle(message(f"later {site}/compost"))
-        await brain.engine.enricher.wait_idle()
-        assert told.texts == [] and git_log(brain.settings.vault_dir)[0].startswith("create ")
+        texts = await told_after(brain, f"later {site}/compost")
+        assert texts == [] and git_log(brain.settings.vault_dir)[0].startswith("create ")
 
 
 async def test_a_restart_reads_what_a_crash_left_and_never_applies_a_job_twice(
@@ -248,12 +247,8 @@ async def test_by_default_a_link_into_the_machine_s_own_network_is_not_fetched(
         page_server() as site,
         running_brain(tmp_path, database_url) as brain,
     ):
-        told = Told()
-        brain.engine.enricher.deliver = told
         # (A redirect into it is refused the same way: tests/bot/enrich/test_fetch.py.)
-        await brain.engine.handle(message(f"admin page {site}/compost"))
-        await brain.engine.enricher.wait_idle()
-        (said,) = told.texts
+        (said,) = await told_after(brain, f"admin page {site}/compost")
         assert said.endswith("the address points into a private network.")
         assert "## From the page" not in "".join(
             (brain.settings.vault_dir / p).read_text() for p in notes(brain.settings.vault_dir)
