@@ -44,6 +44,8 @@ START_AFTER = 0.5  # seconds: the capture's own reply goes out first
 AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
 RESUME_WITHIN = timedelta(days=1)
 MOST_ATTEMPTS = 3
+# Where nobody waits for a message: an MCP client reads its notes when it wants them.
+UNTOLD = frozenset({"mcp"})
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]")
 
 
@@ -249,7 +251,7 @@ class Enricher:
     async def _tell(self, job: Enrichment, message: str, commit: str | None) -> None:
         """Say how reading went; what was added can be undone from there, like any small
         change made at once."""
-        if self.deliver is None:
+        if self.deliver is None or job.platform in UNTOLD:
             return
         conversation = Conversation(job.platform, job.chat_id, job.thread_id)
         buttons: tuple[Button, ...] = ()

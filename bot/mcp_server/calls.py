@@ -14,7 +14,7 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +23,7 @@ from mcp import types
 from bot.buttons import Buttons
 from bot.config import Settings
 from bot.custom_tools import TOOLS_FILE
+from bot.enrich import Arrivals, find_urls
 from bot.events import Conversation, Reply
 from bot.mcp_server.tools import arguments_for
 from bot.people import People
@@ -62,6 +63,8 @@ class McpCalls:
     settings: Settings
     send_card: SendCard
     clock: Callable[[], datetime]
+    # Reads a captured note's links after the call, as chat does (None: not read).
+    arrivals: Arrivals | None = None
 
     @property
     def tools(self) -> Mapping[str, ToolSpec]:
@@ -87,7 +90,11 @@ class McpCalls:
                     "only, not over MCP. Nothing ran."
                 )
             return _error(f"unknown tool {name!r}; known: {', '.join(sorted(self.tools))}")
+        if name == "capture" and self.arrivals is not None:
+            ctx = replace(ctx, links=tuple(find_urls(str(arguments.get("body", "")))), filed=[])
         outcome = await self.runner.call(ctx, name, arguments_for(spec, arguments))
+        if self.arrivals is not None and ctx.filed:
+            await self.arrivals.read_later(ctx, [])
         if not outcome.ok:
             return _error(str(json.loads(outcome.content).get("error", "the call failed")))
         if outcome.approval is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import frontmatter
 
+from bot.app.mcp_wiring import mcp_calls
 from bot.app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.db.enrichments import DONE, WAITING, Enrichments
@@ -17,6 +18,7 @@ from tests.bot.enrich.pages_server import page_server
 from tests.bot.helpers import git_log, message, notes, press
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
+from tests.scheduler.outbox import Outbox, add_ada
 
 LOCAL = {"BRAINBOT_FETCH_ALLOW_PRIVATE": "true"}
 
@@ -253,3 +255,32 @@ async def test_by_default_a_link_into_the_machine_s_own_network_is_not_fetched(
         assert "## From the page" not in "".join(
             (brain.settings.vault_dir / p).read_text() for p in notes(brain.settings.vault_dir)
         )
+
+
+async def test_a_link_captured_over_mcp_is_read_as_in_chat(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with (
+        page_server() as site,
+        running_brain(tmp_path, database_url, **LOCAL) as brain,
+    ):
+        ada = await add_ada(brain)
+        calls = mcp_calls(brain, Outbox(brain.engine.clock))
+        told = Told()
+        brain.engine.enricher.deliver = told
+        arguments = {
+            "category": "ideas",
+            "title": "Balcony compost",
+            "body": f"bokashi for the balcony {site}/compost",
+            "confidence": 0.9,
+            "tags": [],
+            "fields": [],
+        }
+        result = await calls.call(ada.id, "capture", arguments)
+        assert not result.isError
+        await brain.engine.enricher.wait_idle()
+        vault = Path(brain.vaults.root(await brain.vaults.of_person(ada.id, ada.name)))
+        note = frontmatter.load(vault / "ideas/balcony-compost.md")
+        assert note["url"] == f"{site}/compost" and note["author"] == "Mara Lindqvist"
+        assert "## From the page: Composting in small gardens" in note.content
+        assert told.texts == []  # an MCP client is not sent chat messages
