@@ -61,11 +61,14 @@ class HttpServer:
         *,
         head_timeout: float = HEAD_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
+        max_body: int = 1024**2,
     ) -> None:
         self.host = host
         self.port = port
         self.head_timeout = head_timeout
-        self.app = web.Application(middlewares=[_body_deadline(body_timeout)])
+        self.app = web.Application(
+            middlewares=[_body_deadline(body_timeout)], client_max_size=max_body
+        )
         self.app.router.add_get("/healthz", self._healthz)
         self.app.router.add_get("/readyz", self._readyz)
         self.app.router.add_get("/metrics", self._metrics)
@@ -183,6 +186,11 @@ def _body_deadline(timeout: float) -> Any:
                 response = web.Response(status=408, text="request body too slow")
                 response.force_close()
                 return response
+            except web.HTTPRequestEntityTooLarge as exc:
+                limit = f"{exc.max_size:,}" if hasattr(exc, "max_size") else "the limit of"
+                return web.json_response(
+                    {"error": f"the request is larger than {limit} bytes"}, status=413
+                )
         return await handler(request)
 
     return body_deadline

@@ -31,6 +31,7 @@ from typing import Protocol, runtime_checkable
 from sqlalchemy import text
 
 from bot import metrics
+from bot.app.api import CaptureApi
 from bot.app.backups import Backups, remote_for, restore
 from bot.app.http import HttpServer, PortInUse
 from bot.app.mcp_http import McpHttp
@@ -131,8 +132,14 @@ class Service:
         self.deliver_via = deliver_via
         self.start_scheduler = start_scheduler
         self.grace = grace
-        self.http = HttpServer(settings.http_host, settings.http_port)
+        # A body may carry a file for the capture API (bot.app.api): the largest kept.
+        self.http = HttpServer(
+            settings.http_host,
+            settings.http_port,
+            max_body=settings.max_attachment_bytes + 1_000_000,
+        )
         self.mcp = McpHttp()  # /mcp: the tools for MCP clients, by bearer token
+        self.api = CaptureApi()  # /api/v1: captures from share sheets, by bearer token
         self.runtime: Runtime | None = None
         self.started: list[RunAdapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
@@ -164,6 +171,7 @@ class Service:
         for adapter in self.adapters:
             self.http.mount(adapter)
         self.mcp.mount(self.http.app)
+        self.api.mount(self.http.app)
         try:
             await self.http.start()
         except PortInUse as exc:
@@ -182,6 +190,7 @@ class Service:
         deliver = self.deliver_via(self.started)
         runtime.engine.enricher.deliver = deliver  # "couldn't fetch the page: 404"
         await self.mcp.start(runtime, deliver)
+        self.api.start(runtime, self._gate)
         if self.start_scheduler is not None:
             self._scheduler = await self.start_scheduler(runtime, deliver)
         if self.settings.git_remote:
@@ -327,6 +336,7 @@ class Service:
             await self._step("the backup", self._backups.stop(FINAL_PUSH_SECONDS), None)
         if self._watch is not None:
             await self._step("the vault watcher", self._watch, deadline)
+        self.api.stop()
         await self.mcp.stop()
         await self.http.stop()
         if self.runtime is not None:

@@ -112,6 +112,26 @@ class PeopleRecords:
         assert person is not None
         return person
 
+    async def add_identity(
+        self, user_id: int, platform: str, platform_user_id: str, name: str, now: datetime
+    ) -> None:
+        """One more identity of a person (kept if it exists): e.g. `api:<id>`, which the
+        person's API token stands for."""
+        stmt = (
+            insert(IDENTITIES)
+            .values(
+                platform=platform,
+                platform_user_id=platform_user_id,
+                user_id=user_id,
+                display_name=name,
+                home_chat_id=None,
+                created_at=now,
+            )
+            .on_conflict_do_nothing()
+        )
+        async with self.engine.begin() as conn:
+            await conn.execute(stmt)
+
     async def identities_of(self, user_id: int) -> list[Identity]:
         stmt = select(IDENTITIES).where(IDENTITIES.c.user_id == user_id)
         async with self.engine.connect() as conn:

@@ -48,7 +48,18 @@ def register(subparsers: Any) -> None:
     mcp.add_argument("--token", help=f"the bearer token (default: ${TOKEN_ENV})")
     mcp.set_defaults(func=main_stdio)
     actions = mcp.add_subparsers(dest="mcp_command")
-    token = actions.add_parser("token", help="make, list (--list) or revoke (--revoke) tokens")
+    _token_arguments(
+        actions.add_parser("token", help="make, list (--list) or revoke (--revoke) tokens")
+    ).set_defaults(func=main_token)
+    # One token for the capture API (/api/v1) and MCP alike, printed as the last line.
+    _token_arguments(
+        subparsers.add_parser(
+            "token", help="make a token for the capture API and MCP (last line), list or revoke"
+        )
+    ).set_defaults(func=lambda args: main_token(args, last=True))
+
+
+def _token_arguments(token: Any) -> Any:
     token.add_argument(
         "person", nargs="?", help="user id, platform:id (e.g. slack:U123), or `me` for the owner"
     )
@@ -58,15 +69,19 @@ def register(subparsers: Any) -> None:
     token.add_argument("--label", default="", help="what the token is for, e.g. 'laptop'")
     token.add_argument("--list", action="store_true", help="list tokens (of PERSON, or all)")
     token.add_argument("--revoke", metavar="ID", help="revoke the token with this id")
-    token.set_defaults(func=main_token)
+    return token
 
 
-def main_token(args: argparse.Namespace) -> int:
+def main_token(args: argparse.Namespace, *, last: bool = False) -> int:
     settings = load_settings()
-    return asyncio.run(manage_tokens(args, settings, sys.stdout))
+    return asyncio.run(manage_tokens(args, settings, sys.stdout, token_last=last))
 
 
-async def manage_tokens(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+async def manage_tokens(
+    args: argparse.Namespace, settings: Settings, out: TextIO, *, token_last: bool = False
+) -> int:
+    """Make, list or revoke tokens; `token_last`: a new token is the output's last line
+    (for scripts: `brainbot token me | tail -1`)."""
     runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
         tokens = McpTokens(runtime.database.engine)
@@ -96,10 +111,19 @@ async def manage_tokens(args: argparse.Namespace, settings: Settings, out: TextI
         if person is None:
             raise UsageError("nobody uses this brainbot yet")
         info, token = await tokens.create(person.id, args.label, now)
+        if token_last:
+            print(
+                f"Token {info.id} for {person.name} (user {person.id}), for the capture API "
+                f"(`Authorization: Bearer ...` at /api/v1) and MCP (/mcp, or {TOKEN_ENV} for "
+                "`brainbot mcp`). It is shown only now, on the next line:",
+                file=out,
+            )
+            print(token, file=out)
+            return 0
         print(
             f"Token {info.id} for {person.name} (user {person.id}). It is shown only now:\n"
             f"{token}\nUse it as {TOKEN_ENV} for `brainbot mcp`, or as "
-            "`Authorization: Bearer ...` at /mcp.",
+            "`Authorization: Bearer ...` at /mcp and /api/v1.",
             file=out,
         )
         return 0

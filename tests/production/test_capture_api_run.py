@@ -1,0 +1,68 @@
+"""The capture API as a person sets it up: `brainbot token me` prints the token as its
+last line, and a running `brainbot run` files what is posted to /api/v1/capture into
+the owner's vault (the one the console and MCP use)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from tests.bot.helpers import notes
+from tests.production.conftest import Fakes
+from tests.production.process import ROOT, Brainbot
+
+pytestmark = pytest.mark.slow  # starts brainbot processes
+
+
+async def brainbot(env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.app.cli",
+        *args,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode()
+
+
+async def test_a_token_from_the_command_line_files_a_capture_into_the_owner_s_vault(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    env = fakes.env(tmp_path, database_url, slack=None)
+    code, out = await brainbot(env, tmp_path, "token", "me", "--label", "iphone")
+    assert code == 0, out
+    token = out.strip().splitlines()[-1]
+    assert " " not in token and len(token) >= 20
+
+    bot = await Brainbot(tmp_path, env).start()
+    try:
+        await bot.wait_ready()
+        async with aiohttp.ClientSession() as session:
+            async with session.post(
+                f"{bot.url}/api/v1/capture",
+                json={"text": "Ask the bakery about rye flour", "category": "admin"},
+                headers={"Authorization": f"Bearer {token}", "Idempotency-Key": "k1"},
+            ) as response:
+                body = await response.json()
+                assert response.status == 201, body
+            async with session.post(
+                f"{bot.url}/api/v1/capture",
+                json={"text": "x"},
+                headers={"Authorization": "Bearer wrong"},
+            ) as refused:
+                assert refused.status == 401
+    finally:
+        assert await bot.stop() == 0, bot.log()
+    assert body["path"].startswith("admin/")
+    assert notes(tmp_path / "data" / "vault") == [body["path"]]
+    code, listed = await brainbot(env, tmp_path, "mcp", "token", "--list")
+    assert code == 0 and "iphone" in listed  # one store: MCP lists the API's token
