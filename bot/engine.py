@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -35,6 +36,7 @@ from storage.db.digest_messages import DigestMessages
 from storage.db.enrichments import Enrichments
 from storage.db.events import Arrival, NewEvent, StoredFile
 from storage.db.records import Records
+from storage.entry import Entry
 from storage.store import Store
 from storage.vaults import VaultInfo, Vaults
 
@@ -146,6 +148,7 @@ class Engine:
         )
         self.arrivals = Arrivals(self.enricher, self.runner, llm)
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
+        self._filed: OrderedDict[str, Entry] = OrderedDict()
         self._rate = RateLimit(settings.rate_limit_per_minute)
         self.last_turn: Turn | None = None  # the model's last turn (for the model check)
 
@@ -351,7 +354,15 @@ class Engine:
                     return again
             replies = await self._reply(ctx, text, notices)
         await self.arrivals.read_later(ctx, files)
+        if ctx.filed:  # for callers that answer with the note (the capture API)
+            self._filed[ctx.event_key] = ctx.filed[0]
+            while len(self._filed) > REFUSALS_REMEMBERED:
+                self._filed.popitem(last=False)
         return replies
+
+    def filed_by(self, event_key: str) -> Entry | None:
+        """The note a recent event filed, if this process handled it."""
+        return self._filed.get(event_key)
 
     async def _reply(self, ctx: ToolContext, text: str, notices: list[str]) -> list[Reply]:
         correction = await self.router.correction(ctx, text)

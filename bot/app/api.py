@@ -155,16 +155,21 @@ class CaptureApi:
         self, runtime: Runtime, person: Person, event_key: str, *, wait: bool
     ) -> tuple[str, str] | None:
         """(path, title) of the note the event filed; a replayed key waits for it."""
-        vault = await runtime.vaults.of_person(person.id, person.name, runtime.engine.clock())
-        store = await runtime.vaults.store(vault)
-        deadline = asyncio.get_running_loop().time() + (FILED_WITHIN if wait else 0)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (FILED_WITHIN if wait else 0)
+        looked = loop.time()
         while True:
-            for path, title, value in await store.index.field_values("source_event", event_key):
-                if value == event_key:
-                    return path, title
-            if asyncio.get_running_loop().time() >= deadline:
-                return None
-            await asyncio.sleep(0.05)
+            # This process filed it (cheap to ask often), or another one did (the index,
+            # asked once a second: the first request may be on another process).
+            filed = runtime.engine.filed_by(event_key)
+            if filed is not None:
+                return filed.path, filed.title
+            if loop.time() - looked >= 1.0 or loop.time() >= deadline:
+                looked = loop.time()
+                found = await _in_index(runtime, person, event_key)
+                if found is not None or loop.time() >= deadline:
+                    return found
+            await asyncio.sleep(0.02)
 
     async def _search(self, request: web.Request) -> web.Response:
         try:
@@ -207,6 +212,15 @@ class CaptureApi:
             runtime.engine.access.vouch(Sender(PLATFORM, str(person.id), person.name))
             self._known.add(person.id)
         return runtime, person
+
+
+async def _in_index(runtime: Runtime, person: Person, event_key: str) -> tuple[str, str] | None:
+    vault = await runtime.vaults.of_person(person.id, person.name, runtime.engine.clock())
+    store = await runtime.vaults.store(vault)
+    for path, title, value in await store.index.field_values("source_event", event_key):
+        if value == event_key:
+            return path, title
+    return None
 
 
 async def _read_capture(request: web.Request, runtime: Runtime) -> Capture:
