@@ -189,6 +189,10 @@ class Settings(BaseSettings):
     slack_app_token: str | None = Field(None, alias="SLACK_APP_TOKEN")
     slack_signing_secret: str | None = Field(None, alias="SLACK_SIGNING_SECRET")
     slack_api_url: str = Field("https://slack.com/api/", alias="SLACK_API_URL")
+    # The reaction that saves a message for whoever adds it (its name, without colons).
+    slack_save_emoji: str = Field(
+        "brain", pattern=r"^[a-z0-9_+'-]+$", alias="BRAINBOT_SLACK_SAVE_EMOJI"
+    )
 
     telegram_bot_token: str | None = Field(None, alias="TELEGRAM_BOT_TOKEN")
     telegram_api_url: str = Field("https://api.telegram.org", alias="TELEGRAM_API_URL")

@@ -1,4 +1,5 @@
-"""Slack: DMs, mentions and Block Kit buttons through slack-bolt (Socket Mode or HTTP)."""
+"""Slack: DMs, mentions, Block Kit buttons and "save this" (a message shortcut or a
+reaction) through slack-bolt (Socket Mode or HTTP)."""
 
 from .app import SlackAdapter
 

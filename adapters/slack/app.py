@@ -22,6 +22,7 @@ from adapters.base import EventHandler, MayUse, SentRef
 from bot.events import Attachment, Conversation, RecentEvents, Reply, Sender
 
 from .render import SlackMessage, plain_message, render
+from .save import ALREADY_SAVED, SHORTCUT, parse_reaction, parse_shortcut, read_saved
 from .translate import (
     PLATFORM,
     Incoming,
@@ -55,6 +56,7 @@ class SlackAdapter:
         api_url: str = "https://slack.com/api/",
         shutdown_timeout: float = 10.0,
         max_file_bytes: int = MAX_FILE_BYTES,
+        save_emoji: str = "brain",
     ):
         if not app_token and not signing_secret:
             raise ValueError(
@@ -65,6 +67,7 @@ class SlackAdapter:
         self._api = SlackWebAPI(bot_token, api_url)
         self._shutdown_timeout = shutdown_timeout
         self._max_file_bytes = max_file_bytes
+        self._save_emoji = save_emoji.strip(":")
         self._bolt: AsyncApp | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._on_event: EventHandler | None = None
@@ -208,6 +211,21 @@ class SlackAdapter:
             await ack()
             self._accept(parse_button(body), request)
 
+        @bolt.message_shortcut(SHORTCUT)
+        async def on_save_shortcut(
+            ack: AsyncAck, body: dict[str, Any], request: AsyncBoltRequest
+        ) -> None:
+            await ack()
+            self._accept(parse_shortcut(body), request)
+
+        @bolt.event("reaction_added")
+        async def on_reaction(
+            ack: AsyncAck, body: dict[str, Any], request: AsyncBoltRequest
+        ) -> None:
+            await ack()
+            emoji = self._save_emoji
+            self._accept(parse_reaction(body, emoji=emoji, bot_user_id=bot_user_id), request)
+
         @bolt.command(COMMAND)
         async def on_command(
             ack: AsyncAck, body: dict[str, Any], request: AsyncBoltRequest
@@ -224,7 +242,7 @@ class SlackAdapter:
     def _accept(self, incoming: Incoming | None, request: AsyncBoltRequest) -> None:
         if incoming is None:
             return
-        if not self._seen.first_time(incoming.event_id):
+        if not self._seen.first_time(incoming.delivery_id or incoming.event_id):
             retry = request.headers.get("x-slack-retry-num", ["0"])[0]
             log.debug("Slack event %s already handled (retry %s)", incoming.event_id, retry)
             return
@@ -240,12 +258,22 @@ class SlackAdapter:
         # A stranger's files are never fetched: the engine refuses them anyway.
         may_use = self._may_use
         allowed = may_use is None or await may_use(sender)
+        if allowed and incoming.kind == "save":
+            # Only for a person who may use the bot is someone's message read at all.
+            team_url = self._identity.team_url if self._identity else None
+            saved = await read_saved(self._api, incoming, team_url)
+            if isinstance(saved, str):
+                await self._deliver(incoming.origin, Reply(text=saved))
+                return
+            incoming = saved
         attachments = await self._download(incoming) if allowed else ()
         try:
             replies: Sequence[Reply] = await on_event(incoming.to_event(sender, attachments))
         except Exception:
             log.exception("handling Slack event %s failed", incoming.event_id)
             replies = [Reply(text=APOLOGY)]
+        if not replies and allowed and incoming.kind == "save":
+            replies = [Reply(text=ALREADY_SAVED)]  # the engine's answer to a duplicate
         for reply in replies:
             await self._deliver(incoming.origin, reply)
 
@@ -291,6 +319,10 @@ class SlackAdapter:
     ) -> None:
         if not messages:
             return
+        if origin.private_to:
+            for message in messages:
+                await self._tell_privately(origin, origin.private_to, message)
+            return
         rest = list(messages)
         if replace and origin.message_ts:
             first = rest.pop(0)
@@ -303,3 +335,12 @@ class SlackAdapter:
                 await self._api.respond(origin.response_url, message)
             else:
                 await self._api.post(origin.channel, message, origin.thread_ts)
+
+    async def _tell_privately(self, origin: Origin, user: str, message: SlackMessage) -> None:
+        """An ephemeral message in the channel; where Slack refuses one (the bot is not
+        in it), a direct message to the person instead."""
+        try:
+            await self._api.post_ephemeral(origin.channel, user, message, origin.thread_ts)
+        except SlackCallError as failure:
+            log.info("no ephemeral message in %s (%s): a DM instead", origin.channel, failure.error)
+            await self._api.post(user, message)

@@ -41,6 +41,7 @@ class Origin:
     response_url: str | None = None
     ephemeral: bool = False  # only response_url can reach an ephemeral message
     via_response_url: bool = False  # slash commands answer privately
+    private_to: str | None = None  # only this user sees the replies (a save's confirmation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +57,11 @@ class FileRef:
 
 @dataclass(frozen=True, slots=True)
 class Incoming:
-    """A payload the bot acts on, before the sender's profile is known."""
+    """A payload the bot acts on, before the sender's profile is known. A `save` is
+    someone's message kept for the person who asked (adapters.slack.save); its event id
+    names the message and the person, `delivery_id` the payload Slack may send again."""
 
-    kind: Literal["message", "button"]
+    kind: Literal["message", "button", "save"]
     event_id: str
     user_id: str
     origin: Origin
@@ -69,6 +72,7 @@ class Incoming:
     source: dict[str, str] = field(default_factory=dict)
     files: tuple[FileRef, ...] = ()
     raw: Any = field(default=None, compare=False, repr=False)
+    delivery_id: str = ""
 
     @property
     def user_team(self) -> str | None:

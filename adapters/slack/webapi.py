@@ -33,6 +33,7 @@ T = TypeVar("T")
 MAX_RETRY_AFTER = 60.0  # seconds; longer waits are reported as errors instead
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MEMBERS_PAGE = 1000  # conversations.members' largest page
+REPLIES_PAGE = 200  # conversations.replies' largest useful page
 MEMBERS_FRESH = 60.0  # seconds a channel's member list is reused
 
 
@@ -200,6 +201,29 @@ class SlackWebAPI:
         self._members[channel] = (time.monotonic(), found)
         return found
 
+    async def thread(self, channel: str, ts: str, *, limit: int) -> list[dict[str, Any]]:
+        """conversations.replies, page by page: the message `ts` and, when it is a
+        thread's root or one of its replies, the thread's other messages (the root
+        first), at most `limit` of them. A message outside any thread comes alone."""
+        messages: list[dict[str, Any]] = []
+        cursor = ""
+        while len(messages) < limit:
+            page = await self._call(
+                "conversations.replies",
+                partial(
+                    self.client.conversations_replies,
+                    channel=channel,
+                    ts=ts,
+                    limit=min(REPLIES_PAGE, limit - len(messages)),
+                    cursor=cursor or None,
+                ),
+            )
+            messages.extend(page.get("messages") or ())
+            cursor = str((page.get("response_metadata") or {}).get("next_cursor") or "")
+            if not cursor:
+                break
+        return messages[:limit]
+
     async def download(self, url: str, *, limit: int = MAX_FILE_BYTES) -> bytes:
         """A file's bytes from its url_private(_download), authorised by the bot token."""
         if self._session is None:
@@ -229,6 +253,16 @@ class SlackWebAPI:
             "chat.postMessage", lambda: self.client.chat_postMessage(**kwargs)
         )
         return str(response["ts"])
+
+    async def post_ephemeral(
+        self, channel: str, user: str, message: SlackMessage, thread_ts: str | None = None
+    ) -> None:
+        """chat.postEphemeral: a message in `channel` that only `user` sees (and that
+        Slack forgets when they reload)."""
+        kwargs: dict[str, Any] = {"channel": channel, "user": user, **message.payload()}
+        if thread_ts:
+            kwargs["thread_ts"] = thread_ts
+        await self._call("chat.postEphemeral", lambda: self.client.chat_postEphemeral(**kwargs))
 
     async def update(self, channel: str, ts: str, message: SlackMessage) -> None:
         """chat.update: replace a message's text and blocks (dropping its buttons)."""

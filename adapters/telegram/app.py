@@ -37,7 +37,8 @@ from adapters.base import EventHandler, MayUse, SentRef
 from adapters.telegram.albums import ALBUM_QUIET, Albums
 from adapters.telegram.render import keyboard, render_text
 from adapters.telegram.retry import RetryAfterLimiter
-from adapters.telegram.translate import FileRef, Incoming, Press, Skip, translate
+from adapters.telegram.save import translate_update
+from adapters.telegram.translate import FileRef, Incoming, Press, Skip
 from bot.events import Attachment, Conversation, Event, InboundMessage, RecentEvents, Reply
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ COMMANDS = (
     BotCommand("search", "Search your notes, e.g. /search budget"),
     BotCommand("digest", "Today's digest, now"),
     BotCommand("reminders", "What I will remind you of"),
+    BotCommand("save", "Reply /save to a message to keep it in your notes"),
     BotCommand("undo", "Undo a recent change"),
     BotCommand("link", "Link this chat to your other accounts"),
     BotCommand("settings", "Your timezone and digest time"),
@@ -289,7 +291,7 @@ class TelegramAdapter:
             except TelegramError as exc:
                 log.info("answerCallbackQuery failed: %s", exc)
         bot = self._application.bot
-        translation = translate(update, bot.username, bot.id)
+        translation = translate_update(update, bot.username, bot.id)
         try:
             if isinstance(translation, Skip):
                 log.debug("ignoring update %s: %s", update.update_id, translation.reason)
@@ -316,7 +318,9 @@ class TelegramAdapter:
         return all(fresh)
 
     async def _take(self, incoming: Incoming) -> None:
-        await self._run(incoming.event, incoming.files, reply_to=incoming.reply_to)
+        await self._run(
+            incoming.event, incoming.files, reply_to=incoming.reply_to, duplicate=incoming.duplicate
+        )
 
     async def _run(
         self,
@@ -325,16 +329,22 @@ class TelegramAdapter:
         *,
         reply_to: int | None = None,
         pressed: int | None = None,
+        duplicate: str | None = None,
     ) -> None:
         assert self._on_event is not None, "start() was not called"
         conversation = event.conversation
         done = asyncio.Event()
         typing = asyncio.create_task(self._keep_typing(conversation, done))
         try:
-            if files and isinstance(event, InboundMessage) and await self._may_fetch(event):
+            allowed = False
+            if isinstance(event, InboundMessage) and (files or duplicate):
+                allowed = await self._may_fetch(event)
+            if files and allowed and isinstance(event, InboundMessage):
                 attachments = tuple([await self._download(ref) for ref in files])
                 event = replace(event, attachments=attachments)
             replies: Sequence[Reply] = await self._on_event(event)
+            if not replies and allowed and duplicate:
+                replies = [Reply(duplicate)]  # the engine answers a duplicate with nothing
         except FileTooBig:
             replies = [Reply(TOO_BIG.format(limit=_megabytes(self._max_file_bytes)))]
         except Exception:

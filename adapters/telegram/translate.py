@@ -60,6 +60,7 @@ class Incoming:
     reply_to: int | None  # in groups, answers quote the message that addressed the bot
     media_group: str | None = None
     addressed: bool = True
+    duplicate: str | None = None  # told when the engine had this event already (a /save)
 
 
 @dataclass(frozen=True, slots=True)

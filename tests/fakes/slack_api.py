@@ -23,6 +23,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from tests.fakes.slack_history import ChannelHistory
+
 BOT_TOKEN = "xoxb-fake-bot-token"
 APP_TOKEN = "xapp-fake-app-token"
 BOT_USER_ID = "UBRAINBOT"
@@ -96,10 +98,11 @@ def block_errors(blocks: list[dict[str, Any]]) -> list[str]:
     return errors
 
 
-class FakeSlack:
+class FakeSlack(ChannelHistory):
     """Start with `await fake.start()`; point the bot at `fake.api_url`."""
 
     def __init__(self, *, bot_token: str = BOT_TOKEN, app_token: str = APP_TOKEN) -> None:
+        super().__init__()
         self.bot_token = bot_token
         self.app_token = app_token
         self.calls: list[Call] = []

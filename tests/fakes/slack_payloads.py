@@ -126,6 +126,49 @@ def block_actions(
     }
 
 
+def message_shortcut(
+    message: dict[str, Any],
+    *,
+    user: str = "U0ALICE",
+    channel: str = CHANNEL,
+    channel_name: str = "general",
+    response_url: str = "",
+) -> dict[str, Any]:
+    """A `message_action` payload: the "Save to brainbot" shortcut on `message`."""
+    n = next(_numbers)
+    return {
+        "type": "message_action",
+        "token": "unused",
+        "action_ts": _ts(),
+        "team": {"id": TEAM_ID, "domain": "acme"},
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM_ID},
+        "channel": {"id": channel, "name": channel_name},
+        "is_enterprise_install": False,
+        "enterprise": None,
+        "callback_id": "save_to_brainbot",
+        "trigger_id": f"trigger-save-{n}",
+        "response_url": response_url,
+        "message_ts": message["ts"],
+        "message": message,
+    }
+
+
+def reaction_event(
+    ts: str, *, reaction: str = "brain", user: str = "U0ALICE", channel: str = CHANNEL
+) -> dict[str, Any]:
+    """A `reaction_added` on message `ts`: only the channel and ts, as Slack sends it."""
+    n = next(_numbers)
+    event = {
+        "type": "reaction_added",
+        "user": user,
+        "reaction": reaction,
+        "item_user": "U0BOB",
+        "item": {"type": "message", "channel": channel, "ts": ts},
+        "event_ts": _ts(),
+    }
+    return envelope(event, event_id=f"Ev{n:08d}")
+
+
 def slash_command(text: str, *, response_url: str, user: str = "U0ALICE") -> dict[str, str]:
     """A `/brain` slash command as form fields."""
     n = next(_numbers)

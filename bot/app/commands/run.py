@@ -54,6 +54,7 @@ def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list
                 api_url=settings.slack_api_url,
                 shutdown_timeout=GRACE_SECONDS,
                 max_file_bytes=settings.max_attachment_bytes,
+                save_emoji=settings.slack_save_emoji,
             )
         )
     if settings.telegram_bot_token:

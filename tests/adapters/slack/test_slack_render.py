@@ -9,6 +9,7 @@ import yaml
 import adapters.slack
 from adapters.slack.app import COMMAND
 from adapters.slack.render import decode_action_id, escape, render, split_text
+from adapters.slack.save import SHORTCUT
 from adapters.slack.translate import parse_command, permalink, slack_to_plain
 from bot.events import Button, Reply
 from tests.fakes.slack_api import block_errors
@@ -87,6 +88,7 @@ def test_manifest_subscribes_to_what_the_adapter_handles() -> None:
     assert set(manifest["settings"]["event_subscriptions"]["bot_events"]) == {
         "app_mention",
         "message.im",
+        "reaction_added",  # the save emoji
     }
     assert set(manifest["oauth_config"]["scopes"]["bot"]) >= {
         "app_mentions:read",
@@ -96,9 +98,15 @@ def test_manifest_subscribes_to_what_the_adapter_handles() -> None:
         "im:history",
         "users:read",
         "commands",
+        "reactions:read",  # saving: reaction_added
+        "channels:history",  # saving: conversations.replies
+        "groups:history",
+        "mpim:history",
     }
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert [c["command"] for c in manifest["features"]["slash_commands"]] == [COMMAND]
+    [shortcut] = manifest["features"]["shortcuts"]
+    assert (shortcut["type"], shortcut["callback_id"]) == ("message", SHORTCUT)
 
 
 def test_brain_rename_is_the_rename_command_and_other_words_stay_a_note() -> None:

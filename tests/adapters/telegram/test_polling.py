@@ -25,6 +25,7 @@ async def test_start_registers_the_command_menu_and_polls(
         "search",
         "digest",
         "reminders",
+        "save",
         "undo",
         "link",
         "settings",
