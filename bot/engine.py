@@ -341,7 +341,7 @@ class Engine:
         reason = await self.approvals.after_reject(ctx, text)
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
-        ctx = replace(ctx, links=tuple(find_urls(text)), filed=[])
+        ctx = replace(ctx, links=tuple(find_urls(text)), filed=[], said=text)
         if text.startswith("/"):
             replies = await self.router.command(ctx, event.sender, text)
         else:
