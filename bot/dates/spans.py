@@ -131,6 +131,7 @@ _PLANS = re.compile(
 # German words around "hier" ("was habe ich hier notiert?"): there it means here.
 _GERMAN = re.compile(r"\b(?:ich|habe|hab|ist|was|wir|und|der|die|das|mir|mich|notiert)\b", re.I)
 _NAMED_DAY = re.compile(rf"(?:{'|'.join(w.NAMED_DAYS)})\s+$", re.IGNORECASE)
+_OF = re.compile(r"\s+(?:of|on|de)\s", re.IGNORECASE)
 _LEFTOVER = re.compile(r"\s+([,;:.!?])")
 
 
@@ -194,7 +195,12 @@ def _period(kind: str, today: date, back: int) -> tuple[date, date]:
 
 
 def _prefixed(m: re.Match[str]) -> bool:
-    return any(m.group(name) for name in ("since", "before", "until", "after", "plain"))
+    """A preposition that makes a month or a year a time: "in", "since", "before"...
+    ("on March", "am 2025" are none)."""
+    plain = (m.group("plain") or "").lower()
+    if plain in ("on", "am", "le"):
+        return False
+    return bool(plain) or any(m.group(name) for name in ("since", "before", "until", "after"))
 
 
 def _days(m: re.Match[str], text: str, today: date) -> tuple[date, date] | None:
@@ -238,7 +244,9 @@ def _days(m: re.Match[str], text: str, today: date) -> tuple[date, date] | None:
     if g("month"):
         month, year = w.MONTH_NUMBERS[g("mn").lower()], g("mny")
         if not (year or g("ml") or _prefixed(m)):
-            return None  # "I may", "March of the penguins"
+            return None  # "I may", "the march"
+        if g("mn").lower() in w.WORDLIKE_MONTHS and _OF.match(text, m.end()):
+            return None  # "in March of the penguins"
         if year:
             return _month_span(int(year), month)
         latest = (

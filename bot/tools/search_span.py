@@ -87,7 +87,12 @@ def plan_search(
         return SearchPlan(query, None, modified_after, modified_before)
     listing = asks_only(query)
     words = "" if listing else query
-    filed = Filters(created_after=span.after, created_before=span.before, or_changed=not listing)
+    filed = Filters(
+        created_after=span.after,
+        created_before=span.before,
+        or_changed=not listing,
+        filed_zone=zone,
+    )
     used: dict[str, Any] = {
         "after": span.after.isoformat() if span.after else None,
         "before": span.before.isoformat() if span.before else None,

@@ -6,7 +6,7 @@ a filter leaves nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from storage.index.documents import normal_tag
@@ -35,10 +35,12 @@ class Filters:
     any_of: tuple[tuple[str, ...], ...] = ()  # of each group, one must occur
     excluded: tuple[str, ...] = ()  # none may occur
     # When the note was filed (its `created`, else its last change for a note without
-    # one); with `or_changed`, a note changed in the span passes too.
+    # one), whole days in `filed_zone` (the person's); with `or_changed`, a note
+    # changed in those days passes too.
     created_after: date | None = None
     created_before: date | None = None
     or_changed: bool = False
+    filed_zone: tzinfo | None = None
 
     def sql(self) -> tuple[list[str], dict[str, Any]]:
         """WHERE conditions on `entries e`, and their parameters."""
@@ -81,12 +83,14 @@ class Filters:
     def _filed_sql(self, params: dict[str, Any]) -> str:
         """Filed in the span (inclusive days, UTC bounds); or changed in it too."""
         bounds = []
+        zone = self.filed_zone or UTC
         if self.created_after is not None:
             bounds.append("{col} >= :f_filed_after")
-            params["f_filed_after"] = _bound(self.created_after, next_day=False)
+            params["f_filed_after"] = datetime.combine(self.created_after, time(), zone)
         if self.created_before is not None:
             bounds.append("{col} < :f_filed_before")
-            params["f_filed_before"] = _bound(self.created_before, next_day=True)
+            following = self.created_before + timedelta(days=1)
+            params["f_filed_before"] = datetime.combine(following, time(), zone)
         columns = ["coalesce(e.created, e.updated)"] + (["e.updated"] if self.or_changed else [])
         either = [" AND ".join(b.format(col=c) for b in bounds) for c in columns]
         return "(" + " OR ".join(f"({part})" for part in either) + ")"
@@ -115,6 +119,7 @@ class Filters:
                 created_after=self.created_after,
                 created_before=self.created_before,
                 or_changed=self.or_changed,
+                filed_zone=self.filed_zone,
             )
             out.append((f"{filed.filed_words()}", filed))
         out += [(f'with "{t}" in the title', Filters(titles=(t,))) for t in self.titles]
@@ -152,6 +157,7 @@ class Filters:
             combined["created_after"] = other.created_after
             combined["created_before"] = other.created_before
             combined["or_changed"] = other.or_changed
+            combined["filed_zone"] = other.filed_zone
         return replace(self, **combined)
 
 
