@@ -131,3 +131,34 @@ async def test_with_a_model_the_persons_yesterday_wins_over_the_models_date(
     assert data["range"]["after"] == data["range"]["before"] == "2026-11-23"
     assert data["range"]["read_from"] == "the user's words"
     assert data["range"]["ignored_model_dates"] == ["2026-11-01", "2026-11-30"]
+
+
+async def test_a_thoughts_date_does_not_bound_the_models_lookup(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    """ "yesterday Sarah said..." is a thought: the model looking Sarah up finds her
+    older notes, not only yesterday's."""
+    openai_fake.script = [
+        call(
+            "search_entries",
+            query="Sarah",
+            category=None,
+            tags=None,
+            status=None,
+            modified_after=None,
+            modified_before=None,
+            limit=5,
+        ),
+        say("Noted."),
+    ]
+    async with running_brain(
+        tmp_path, database_url, openai_fake, clock=Clock(NOW), BRAINBOT_TIMEZONE=ZONE
+    ) as brain:
+        _write_notes(brain.settings.vault_dir)
+        await brain.store.sync()
+        await brain.engine.handle(message("yesterday Sarah said the caterer is booked"))
+
+    (result,) = [m for m in openai_fake.chat_requests()[1]["messages"] if m["role"] == "tool"]
+    data = json.loads(result["content"])
+    assert "range" not in data
+    assert [hit["path"] for hit in data["results"]] == ["projects/budget-review.md"]
