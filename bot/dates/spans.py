@@ -106,7 +106,7 @@ _CORE = (
     rf"(?:\s+(?P<dy>{_YEAR}))?"
     rf"|(?P<md>{_MONTH})\.?\s+(?P<mdd>\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])(?:,?\s+(?P<mdy>{_YEAR}))?)"
     rf"|(?P<month>(?P<ml>{_LAST}\s+)?(?P<mn>{_MONTH})(?:\s+(?P<mny>{_YEAR}))?)"
-    rf"|(?P<weekday>(?P<wl>{_LAST}\s+)?(?P<wd>{_WEEKDAY})(?:\s+{_FR_LAST})?)"
+    rf"|(?P<weekday>(?P<wl>{_LAST}\s+)?(?P<wd>{_WEEKDAY})(?P<wfr>\s+{_FR_LAST})?)"
     rf"|(?P<year>(?:l'an\s+|the\s+year\s+)?(?P<yy>{_YEAR}))"
 )
 _SINCE = r"since|seit|depuis|ab|à\s+partir\s+d[eu]"
@@ -131,6 +131,7 @@ _PLANS = re.compile(
 # German words around "hier" ("was habe ich hier notiert?"): there it means here.
 _GERMAN = re.compile(r"\b(?:ich|habe|hab|ist|was|wir|und|der|die|das|mir|mich|notiert)\b", re.I)
 _NAMED_DAY = re.compile(rf"(?:{'|'.join(w.NAMED_DAYS)})\s+$", re.IGNORECASE)
+_NOUN_NEXT = re.compile(r"\s*[^\W\d_]")  # a word follows: the weekday names a thing
 _OF = re.compile(r"\s+(?:of|on|de)\s", re.IGNORECASE)
 _LEFTOVER = re.compile(r"\s+([,;:.!?])")
 
@@ -258,6 +259,9 @@ def _days(m: re.Match[str], text: str, today: date) -> tuple[date, date] | None:
     if g("weekday"):
         if _NAMED_DAY.search(text, 0, m.start("wd")):
             return None  # "Black Friday"
+        said_when = g("wl") or g("wfr") or g("plain") or _prefixed(m)
+        if not said_when and _NOUN_NEXT.match(text, m.end()):
+            return None  # "the Monday standup", "Saturday market notes"
         back = (today.weekday() - w.WEEKDAYS[g("wd").lower()]) % 7 or 7
         day = today - timedelta(days=back)
         return day, day

@@ -48,6 +48,7 @@ DAYS = [
     ("what happened on 2026-11-03?", "2026-11-03", "2026-11-03"),
     ("what did Tom say on Tuesday?", "2026-11-24", "2026-11-24"),
     ("what did Tom say on Thursday?", "2026-11-19", "2026-11-19"),  # today is Thursday
+    ("what did Tom say Tuesday?", "2026-11-24", "2026-11-24"),
     ("what did I note last Friday?", "2026-11-20", "2026-11-20"),
     ("what did I note on 3 November?", "2026-11-03", "2026-11-03"),
     ("what did I note on Nov 3rd?", "2026-11-03", "2026-11-03"),
@@ -126,6 +127,8 @@ NOT_DATES = [
     "was ist heute fällig?",
     "was habe ich hier notiert?",  # German "hier" is "here"
     "Black Friday deals",
+    "what did we decide at the Monday standup?",  # a weekday naming a thing
+    "notes from the Saturday market",
     "what did I write about tomatoes?",
     "search after:2026-11-01 budget",  # search syntax is the search's own
     "what about 10:30?",
