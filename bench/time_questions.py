@@ -7,13 +7,14 @@ and the search tool it calls): without the time reading, the question's words
 (`search_words`) are searched; with it, the time words leave the query and become
 the days searched (`question_span`, then `plan_search`, as `search_entries` does).
 The vault (bench.time_corpus, fixed seed) is imported through the real Store on the
-embedded Postgres, keyword search only (no embedder: the dates are what is measured).
+embedded Postgres, keyword search only (no embedder: the dates are what is measured);
+`--hashing` runs it hybrid, with the hashing embedder.
 
 Targets: on the time questions, recall@5 with the reading above recall@5 without;
 on the others, the same hits in the same order with and without (the reading finds
 no time there, so nothing may change); the reading at most 1 ms median per question.
 
-Run: `python -m bench.time_questions [runs]`.
+Run: `python -m bench.time_questions [runs] [--hashing]`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from bot.commands import search_words
 from bot.dates import question_span
 from bot.tools.search_span import plan_search
 from storage.db.engine import Database
+from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.store import Store
 
 MAX_MS = 1.0
@@ -77,7 +79,7 @@ def _cost(labelled: Sequence[dict[str, str]], zone: ZoneInfo, now: datetime, run
     return statistics.median(per_question)
 
 
-async def run(runs: int) -> int:
+async def run(runs: int, embedder: Embedder | None) -> int:
     data: dict[str, Any] = json.loads(SET.read_text(encoding="utf-8"))
     zone = ZoneInfo(data["zone"])
     now = datetime.fromisoformat(data["now"])
@@ -89,7 +91,11 @@ async def run(runs: int) -> int:
         database = await Database.connect(None, root)
         try:
             store = await Store.open(
-                vault_dir=root / "vault", categories=CATEGORIES, database=database, embedder=None
+                vault_dir=root / "vault",
+                categories=CATEGORIES,
+                database=database,
+                embedder=embedder,
+                embed_in_background=False,
             )
             await store.import_folder(root / "source")
             without = [await _paths(store, q["question"], zone, now, False) for q in labelled]
@@ -98,7 +104,8 @@ async def run(runs: int) -> int:
             await database.close()
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{len(notes)} notes, {len(labelled)} questions (bench/sets/{SET.name}), keyword search")
+    mode = "hybrid, hashing embedder" if embedder else "keyword search"
+    print(f"{len(notes)} notes, {len(labelled)} questions (bench/sets/{SET.name}), {mode}")
     print("| questions | n | R@1 without | R@1 with | R@5 without | R@5 with |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     figures: dict[str, dict[str, float]] = {}
@@ -135,8 +142,10 @@ async def run(runs: int) -> int:
 
 
 def main(argv: Sequence[str] = ()) -> int:
-    """`[runs]` per question for the cost; exit 1 when a target is missed."""
-    return asyncio.run(run(int(argv[0]) if argv else 200))
+    """`[runs] [--hashing]`: runs per question for the cost; exit 1 when a target is missed."""
+    numbers = [a for a in argv if a.isdigit()]
+    embedder = HashingEmbedder(256) if "--hashing" in argv else None
+    return asyncio.run(run(int(numbers[0]) if numbers else 200, embedder))
 
 
 if __name__ == "__main__":
