@@ -14,6 +14,11 @@ and its locale data load then) and the cost of a text without a date. For
 comparison, how many of the phrases without a date dateparser's search_dates alone
 would give one.
 
+Last, the time to read the days a question about the past names (bot.dates.question_span,
+"what did I capture yesterday?"), on twelve questions with and without a time: at most
+1 ms median (its accuracy is in tests/bot/dates/test_question_span.py, its use in
+bench.time_questions).
+
 Run: `python -m bench.dates [runs]`.
 """
 
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from bot.dates.spans import question_span
 from bot.dates.when import When, find_when
 
 TARGET_ACCURACY = 0.95
@@ -267,6 +273,36 @@ def search_dates_alone(cases: list[Case]) -> int:
     return sum(bool(search_dates(c.text, languages=[c.language], settings=settings)) for c in cases)
 
 
+# Questions about the past (bot.dates.question_span): with a time, and without one.
+QUESTIONS = (
+    "what did I capture yesterday?",
+    "what did Sarah say about the budget last week?",
+    "was habe ich gestern notiert?",
+    "was hat Lukas vor drei Wochen zum Offsite gesagt?",
+    "qu'ai-je noté la semaine dernière ?",
+    "qu'a dit Priya sur le recrutement en juin ?",
+    "what did I decide in March about the garden?",
+    "what changed since Monday?",
+    "notes of 2026-11",
+    "what happened before the offsite?",
+    "what did I write about tomatoes?",
+    "where is the dentist's practice?",
+)
+
+
+def question_ms(runs: int) -> tuple[float, float]:
+    """Median and slowest per-question median ms of reading a question's days."""
+    medians = []
+    for question in QUESTIONS:
+        timings = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            question_span(question, ZONE, NOW)
+            timings.append((time.perf_counter() - started) * 1000)
+        medians.append(statistics.median(timings))
+    return statistics.median(medians), max(medians)
+
+
 def main(argv: Sequence[str] = ()) -> int:
     """Print the figures; exit 1 when accuracy misses its target or a false positive shows."""
     runs = int(argv[0]) if argv else 30
@@ -304,7 +340,13 @@ def main(argv: Sequence[str] = ()) -> int:
         f"the first date {cold['first_date_ms']:.0f} ms (dateparser loads), the first "
         f"German one {cold['next_language_ms']:.0f} ms"
     )
-    return 0 if accuracy >= TARGET_ACCURACY and false_positives == 0 else 1
+    median, slowest = question_ms(runs)
+    print(
+        f"question spans (bot.dates.question_span): median {median:.3f} ms per question, "
+        f"slowest {slowest:.3f} ms, over {len(QUESTIONS)} questions (target <= 1 ms median)"
+    )
+    fast = median <= 1.0
+    return 0 if accuracy >= TARGET_ACCURACY and false_positives == 0 and fast else 1
 
 
 if __name__ == "__main__":

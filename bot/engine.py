@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics, tools
 from bot.buttons import Approvals, Buttons, DigestButtons, Filing, ReminderButtons, UndoButton
-from bot.commands import NoteChoice, Router, is_question
+from bot.commands import NoteChoice, Router, is_question, kind_of
 from bot.config import Settings
 from bot.custom_tools import VaultTools
 from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
@@ -344,7 +344,10 @@ class Engine:
         reason = await self.approvals.after_reject(ctx, text)
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
-        ctx = replace(ctx, links=tuple(find_urls(text)), filed=[])
+        # A question's own dates bound its searches (bot.tools.search_span); a thought's
+        # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
+        asked = text if kind_of(text) == "question" else ""
+        ctx = replace(ctx, links=tuple(find_urls(text)), filed=[], said=asked)
         if text.startswith("/"):
             replies = await self.router.command(ctx, event.sender, text)
         else:

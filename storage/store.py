@@ -13,7 +13,7 @@ import asyncio
 import builtins
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime, tzinfo
+from datetime import datetime, tzinfo
 from functools import partial
 from pathlib import Path
 from typing import Any, ParamSpec
@@ -354,27 +354,10 @@ class Store:
         """The most recently updated notes of every category."""
         return await self.index.list_entries(limit=limit)
 
-    async def search(
-        self,
-        query: str,
-        *,
-        category: str | None = None,
-        tags: Sequence[str] = (),
-        status: str | None = None,
-        modified_after: datetime | date | None = None,
-        modified_before: datetime | date | None = None,
-        limit: int = 10,
-    ) -> SearchResults:
-        """Hybrid search with filters (see Index.search)."""
-        return await self.index.search(
-            query,
-            category=category,
-            tags=tags,
-            status=status,
-            modified_after=modified_after,
-            modified_before=modified_before,
-            limit=limit,
-        )
+    async def search(self, query: str, **filters: Any) -> SearchResults:
+        """Hybrid search; `filters` are Index.search's keywords (category, tags, status,
+        modified_after, modified_before, limit, and `filed`: the days a question named)."""
+        return await self.index.search(query, **filters)
 
     async def backlinks(self, path: str) -> builtins.list[SearchHit]:
         """Notes linking to the note at `path`, newest first."""

@@ -1,9 +1,11 @@
 """Dates, times and repeats in people's words (English, German, French), read in the
 person's time zone: what becomes `due`, `remind` and `repeat`; and times of day and
-zones as settings name them."""
+zones as settings name them; and the days a question about the past names
+("what did I capture yesterday?")."""
 
 from bot.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
 from bot.dates.repeat import LONGEST_STEP
+from bot.dates.spans import Span, question_span
 from bot.dates.when import (
     When,
     describe,
@@ -25,6 +27,7 @@ __all__ = [
     "WEEKDAY_NAMES",
     "NotATimeOfDay",
     "OutOfRange",
+    "Span",
     "UnknownZone",
     "When",
     "bounded",
@@ -36,6 +39,7 @@ __all__ = [
     "next_occurrence",
     "parse_repeat",
     "prepare",
+    "question_span",
     "read_due",
     "read_when",
     "time_of_day",

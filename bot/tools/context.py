@@ -46,6 +46,9 @@ class ToolContext:
     # The notes this event filed (capture appends to it): what is read after the reply
     # (bot.enrich) goes into the first.
     filed: list[Entry] | None = None
+    # The person's message when it asks something: a date in it wins over a date a
+    # model put in a search (bot.tools.search_span), as one does in a capture.
+    said: str = ""
 
     @property
     def is_team(self) -> bool:

@@ -78,6 +78,9 @@ class IndexedEntry(SQLModel, table=True):
     content_hash: str = Field(sa_column=Column(Text, nullable=False))
     frontmatter_error: str | None = Field(default=None, sa_column=Column(Text))
     updated: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    # When the note was filed (its `created` field); None for a note without one, and
+    # for notes indexed before the column existed until they are indexed again.
+    created: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     length: int = 0  # in terms, the BM25 document length
     embedded: bool = False  # False until its chunks have vectors (or when the embedder failed)
     tsv: Any = Field(default=None, sa_column=Column(TSVECTOR))

@@ -291,6 +291,10 @@ async def _enrichments(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.enrichments.ENRICHMENTS])
 
 
+async def _entry_created(conn: AsyncConnection) -> None:
+    await conn.execute(text("ALTER TABLE entries ADD COLUMN IF NOT EXISTS created TIMESTAMPTZ"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -305,6 +309,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "skipped_items: bad notes and jobs skipped, for doctor", _skipped_items),
     Migration(12, "vault_members.checked_at: when each member was confirmed", _member_checks),
     Migration(13, "enrichments: links, photos and documents still to be read", _enrichments),
+    Migration(14, "entries.created: when each note was filed", _entry_created),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -32,6 +32,7 @@ class Document:
 
     entry: Entry
     updated: datetime
+    created: datetime | None  # the note's `created` field, for "what did I file yesterday"
     fields_json: str
     tags: list[str]
     terms: Counter[str]
@@ -84,6 +85,7 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
     return Document(
         entry=entry,
         updated=updated_at(entry, modified),
+        created=note_time(entry.fields, "created"),
         fields_json=encode_fields(entry.fields),
         tags=sorted({normal_tag(t) for t in entry.tags if t.strip()}),
         terms=terms,

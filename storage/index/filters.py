@@ -6,7 +6,7 @@ a filter leaves nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from storage.index.documents import normal_tag
@@ -34,6 +34,13 @@ class Filters:
     required: tuple[str, ...] = ()  # each must occur in title or body, words in order
     any_of: tuple[tuple[str, ...], ...] = ()  # of each group, one must occur
     excluded: tuple[str, ...] = ()  # none may occur
+    # When the note was filed (its `created`, else its last change for a note without
+    # one), whole days in `filed_zone` (the person's); with `or_changed`, a note
+    # changed in those days passes too.
+    created_after: date | None = None
+    created_before: date | None = None
+    or_changed: bool = False
+    filed_zone: tzinfo | None = None
 
     def sql(self) -> tuple[list[str], dict[str, Any]]:
         """WHERE conditions on `entries e`, and their parameters."""
@@ -55,6 +62,8 @@ class Filters:
         if self.modified_before is not None:
             conditions.append("e.updated < :f_before")
             params["f_before"] = _bound(self.modified_before, next_day=True)
+        if self.created_after is not None or self.created_before is not None:
+            conditions.append(self._filed_sql(params))
         for i, title in enumerate(self.titles):
             conditions.append(f"e.title ILIKE :f_title{i}")
             params[f"f_title{i}"] = "%" + _escape_like(title.strip()) + "%"
@@ -70,6 +79,21 @@ class Filters:
             conditions.append(f"NOT (e.tsv @@ {_PHRASE.format(name=f'f_not{i}')})")
             params[f"f_not{i}"] = fold(phrase)
         return conditions, params
+
+    def _filed_sql(self, params: dict[str, Any]) -> str:
+        """Filed in the span (inclusive days, UTC bounds); or changed in it too."""
+        bounds = []
+        zone = self.filed_zone or UTC
+        if self.created_after is not None:
+            bounds.append("{col} >= :f_filed_after")
+            params["f_filed_after"] = datetime.combine(self.created_after, time(), zone)
+        if self.created_before is not None:
+            bounds.append("{col} < :f_filed_before")
+            following = self.created_before + timedelta(days=1)
+            params["f_filed_before"] = datetime.combine(following, time(), zone)
+        columns = ["coalesce(e.created, e.updated)"] + (["e.updated"] if self.or_changed else [])
+        either = [" AND ".join(b.format(col=c) for b in bounds) for c in columns]
+        return "(" + " OR ".join(f"({part})" for part in either) + ")"
 
     @property
     def active(self) -> bool:
@@ -90,6 +114,14 @@ class Filters:
         if self.modified_before is not None:
             before = Filters(modified_before=self.modified_before)
             out.append((f"changed on or before {_day(self.modified_before)}", before))
+        if self.created_after is not None or self.created_before is not None:
+            filed = Filters(
+                created_after=self.created_after,
+                created_before=self.created_before,
+                or_changed=self.or_changed,
+                filed_zone=self.filed_zone,
+            )
+            out.append((f"{filed.filed_words()}", filed))
         out += [(f'with "{t}" in the title', Filters(titles=(t,))) for t in self.titles]
         out += [(f'containing "{p}"', Filters(required=(p,))) for p in self.required]
         for group in self.any_of:
@@ -97,6 +129,19 @@ class Filters:
             out.append((f"containing {named}", Filters(any_of=(group,))))
         out += [(f'without "{p}"', Filters(excluded=(p,))) for p in self.excluded]
         return out
+
+    def filed_words(self) -> str:
+        """How a reply names the span: "filed or changed 2026-11-16 to 2026-11-22"."""
+        verb = "filed or changed" if self.or_changed else "filed"
+        after, before = self.created_after, self.created_before
+        if after is not None and after == before:
+            return f"{verb} on {after.isoformat()}"
+        if after is not None and before is not None:
+            return f"{verb} {after.isoformat()} to {before.isoformat()}"
+        if after is not None:
+            return f"{verb} on or after {after.isoformat()}"
+        assert before is not None
+        return f"{verb} on or before {before.isoformat()}"
 
     def merged(self, other: Filters) -> Filters:
         """Both sets of restrictions (a search tool's arguments and its query's syntax);
@@ -108,6 +153,11 @@ class Filters:
         combined["status"] = other.status or self.status
         combined["modified_after"] = _latest(self.modified_after, other.modified_after)
         combined["modified_before"] = _earliest(self.modified_before, other.modified_before)
+        if other.created_after is not None or other.created_before is not None:
+            combined["created_after"] = other.created_after
+            combined["created_before"] = other.created_before
+            combined["or_changed"] = other.or_changed
+            combined["filed_zone"] = other.filed_zone
         return replace(self, **combined)
 
 

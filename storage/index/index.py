@@ -270,6 +270,7 @@ class Index:
         modified_after: datetime | date | None = None,
         modified_before: datetime | date | None = None,
         limit: int = 10,
+        filed: Filters | None = None,
     ) -> SearchResults:
         """Hybrid search: BM25 and vector rankings fused by reciprocal rank; keyword only
         without an embedder (or when it fails, with a note saying so). `query` may use
@@ -279,6 +280,8 @@ class Index:
         parsed = parse_query(query)
         filters = Filters(category, tuple(tags), status, modified_after, modified_before)
         filters = filters.merged(parsed.filters)
+        if filed is not None:  # the days a question named (bot.dates.question_span)
+            filters = filters.merged(filed)
         if not parsed.words and filters.active:
             return await self._filtered(filters, limit)
         depth = max(limit * 3, CANDIDATES)

@@ -57,9 +57,9 @@ _RESERVE_IDS = text(
 _INSERT_ENTRY = text(
     """
     INSERT INTO entries (id, vault_id, path, category, title, status, tags, fields, body,
-                         content_hash, frontmatter_error, updated, length, embedded, tsv)
+                         content_hash, frontmatter_error, updated, created, length, embedded, tsv)
     VALUES (:id, :vault, :path, :category, :title, :status, :tags, CAST(:fields AS jsonb), :body,
-            :content_hash, :frontmatter_error, :updated, :length, :embedded,
+            :content_hash, :frontmatter_error, :updated, :created, :length, :embedded,
             to_tsvector('simple', :folded))
     """
 )
@@ -175,6 +175,7 @@ async def write(
                 "content_hash": d.entry.content_hash,
                 "frontmatter_error": d.entry.frontmatter_error,
                 "updated": d.updated,
+                "created": d.created,
                 "length": d.length,
                 "embedded": vectors is not None,
                 "folded": d.folded,
