@@ -174,6 +174,11 @@ class Settings(BaseSettings):
     read_files: bool = Field(True, alias="BRAINBOT_READ_FILES")
     vision_model: str | None = Field(None, alias="BRAINBOT_VISION_MODEL")
     enrich_timeout: float = Field(120.0, gt=0, alias="BRAINBOT_ENRICH_TIMEOUT")
+    # `auto`: a capture adds a line to today's daily note when the vault has Obsidian's
+    # daily-notes settings; `off`; or the folder of the daily notes (storage.vault.daily).
+    daily_note: str = Field(
+        "auto", min_length=1, pattern=r"^[^/.][^\\:*?\"<>|]*$", alias="BRAINBOT_DAILY_NOTE"
+    )
     history_token_budget: int = Field(3_000, ge=0, alias="BRAINBOT_HISTORY_TOKENS")
 
     digest_time: time = Field(time(8, 0), alias="BRAINBOT_DIGEST_TIME")

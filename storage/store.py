@@ -36,7 +36,7 @@ from storage.index import bulk
 from storage.index.embeddings import Embedder
 from storage.index.index import Index
 from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
-from storage.vault.vault import Vault
+from storage.vault.vault import Then, Vault
 
 log = logging.getLogger(__name__)
 
@@ -138,9 +138,11 @@ class Store:
         author: Author = BOT_AUTHOR,
         source: Source = None,
         zone: tzinfo | None = None,
+        then: Then | None = None,
     ) -> Entry:
-        """File a new note (see Vault.create; its times in the writer's `zone`) and index it."""
-        create = partial(self.vault.create, author=author, source=source, zone=zone)
+        """File a new note (see Vault.create; its times in the writer's `zone`; `then`:
+        another note changed in the same commit) and index them."""
+        create = partial(self.vault.create, author=author, source=source, zone=zone, then=then)
         written = await self._write(create, category, title, body, fields)
         return await self._entry_of(written)
 

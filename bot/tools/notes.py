@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field
 
 from bot.events import Button
+from bot.tools.daily import daily_line
 from bot.tools.dates import DATE_FIELDS, dated, promise
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
@@ -147,6 +148,7 @@ async def capture(
         author=ctx.author,
         source=dict(ctx.source),
         zone=ctx.vault_zone,
+        then=daily_line(ctx, title),  # today's daily note, in the same commit
     )
     if ctx.filed is not None:
         ctx.filed.append(entry)

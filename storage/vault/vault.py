@@ -32,7 +32,6 @@ from storage.entry import (
     ChangedPaths,
     Entry,
     ImportResult,
-    Preview,
     Written,
 )
 from storage.errors import (
@@ -46,9 +45,7 @@ from storage.errors import (
 from storage.vault import schema
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer, Source
-from storage.vault.diffs import bytes_diff
 from storage.vault.edits import (
-    content_hash,
     entry_from_bytes,
     entry_or_none,
     read_note,
@@ -66,16 +63,20 @@ from storage.vault.paths import (
     is_note_path,
     safe_file_name,
 )
+from storage.vault.previews import Previews
 from storage.vault.scan import changed_since, uncommitted_notes, walk_notes
 from storage.vault.undo import plan_undo
 
 log = logging.getLogger(__name__)
+# Another note changed with a new one: its path, and its new text from the old (None when
+# it is not there yet) and the new note's path.
+Then = tuple[str, Callable[[str | None, str], str]]
 
 Progress = Callable[[int, int], None]
 _OPERATION_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 
 
-class Vault:
+class Vault(Previews):
     """Markdown notes with YAML frontmatter in a git repository (see the module doc)."""
 
     def __init__(
@@ -168,9 +169,12 @@ class Vault:
         author: Author = BOT_AUTHOR,
         source: Source = None,
         zone: tzinfo | None = None,
+        then: Then | None = None,
     ) -> Written:
         """File a new note under `category/<slug>.md`, a person's under their name
-        ("Sarah Kim.md"), `-2`... when taken; times in `zone` (schema.new_entry_fields)."""
+        ("Sarah Kim.md"), `-2`... when taken; times in `zone` (schema.new_entry_fields).
+        `then`: another note's path and how it changes (its text, None when missing, and
+        the new note's path give its new text), in the same commit (a daily note's line)."""
         self._check_category(category)
         title = schema.entry_title(title, body)
         stamp = schema.now_utc()
@@ -180,7 +184,12 @@ class Vault:
             new_fields = schema.with_aliases(new_fields, rel.rsplit("/", 1)[-1][:-3])
             data = render_note(new_fields, body).encode("utf-8")
             self._check_size(rel, data, self.max_bytes)
-            change = self._commits.write({rel: data}, f"create {rel}", author, source)
+            files = {rel: data}
+            if then is not None:
+                other, full = self._paths.resolve(then[0], for_write=True)
+                old = self._read_bytes(other, full) if full.exists() else None
+                files[other] = then[1](None if old is None else old.decode(), rel).encode()
+            change = self._commits.write(files, f"create {rel}", author, source)
         return Written(entry_from_bytes(rel, data), change)
 
     def update(
@@ -312,51 +321,6 @@ class Vault:
             self._check_size(rel, data, self.max_attachment_bytes)
             change = self._commits.write({rel: data}, f"attach {rel}", author, source)
         return Written(None, change)
-
-    # -- previews for approvals ----------------------------------------------------------
-
-    def preview_update(
-        self,
-        path: str,
-        *,
-        fields: Mapping[str, Any] | None = None,
-        body: str | None = None,
-        remove_fields: Sequence[str] = (),
-    ) -> Preview:
-        """The diff `update` would make now (empty when it would change nothing)."""
-        with self._lock.hold():
-            rel, full = self._paths.resolve(path)
-            old = self._read_bytes(rel, full)
-            try:
-                new = updated_note(rel, old, fields, body, remove_fields)
-            except NothingToChange:
-                new = old
-        return Preview(bytes_diff(rel, old, rel, new) if new != old else "", content_hash(old))
-
-    def preview_move(self, path: str, category: str) -> Preview:
-        """The diff `move` would make now (the note, then each note whose links follow),
-        the new path and the notes relinked."""
-        with self._lock.hold():
-            return plan_move(self._paths, self.categories, path, category, self.max_bytes).preview()
-
-    def preview_rename(self, path: str, title: str, file_name: str | None = None) -> Preview:
-        """What `rename` would do now, as `preview_move` tells it."""
-        with self._lock.hold():
-            return plan_rename(self._paths, path, title, file_name, self.max_bytes).preview()
-
-    def preview_delete(self, path: str) -> Preview:
-        """The diff `delete` would make now: every line removed."""
-        with self._lock.hold():
-            rel, full = self._paths.resolve(path)
-            old = self._read_bytes(rel, full, check_size=False)
-        return Preview(bytes_diff(rel, old, None, b""), content_hash(old))
-
-    def preview_undo(self, commit: str) -> Preview:
-        """The diff `undo` would make now, over every file it touches, and the hash of
-        that plan (pass it to `undo` as `expected_hash`)."""
-        with self._lock.hold():
-            plan = plan_undo(self._git, commit)
-        return Preview(plan.diff(), plan.content_hash)
 
     # -- sync and import -----------------------------------------------------------------
 

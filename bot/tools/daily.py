@@ -1,0 +1,69 @@
+"""The line a capture adds to today's daily note (`- 09:41 [[note|Title]]` under
+`## Captured`), when the vault keeps daily notes (storage.vault.daily): today and the
+time are the person's own, and a missing daily note starts from their template."""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+
+from bot.tools.context import ToolContext
+from storage.errors import StorageError
+from storage.vault.daily import DailyNotes, daily_notes, named, with_line
+from storage.vault.files import read_regular
+from storage.vault.paths import VaultPaths
+from storage.vault.vault import Then
+
+log = logging.getLogger(__name__)
+
+HEADING = "## Captured"
+TEMPLATE_BYTES = 100_000
+_VARIABLE = re.compile(r"\{\{\s*(date|time|title)\s*(?::\s*([^}]*?))?\s*\}\}")
+
+
+def daily_line(ctx: ToolContext, title: str) -> Then | None:
+    """Today's daily note and how the capture of `title` changes it, or None when the
+    vault keeps no daily notes (or its settings cannot be used: the capture goes on)."""
+    try:
+        notes = daily_notes(ctx.store.vault.root, ctx.settings.daily_note)
+        if notes is None:
+            return None
+        local = ctx.now.astimezone(ctx.vault_zone)
+        path = notes.path(local.date())
+        start = _from_template(ctx, notes, local)
+    except (StorageError, OSError, ValueError) as exc:
+        log.warning("no daily-note line for this capture: %s", exc)
+        return None
+    shown = " ".join(title.replace("|", "-").replace("]", ")").replace("[", "(").split())
+
+    def edit(old: str | None, rel: str) -> str:
+        stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        link = f"[[{stem}]]" if stem == shown else f"[[{stem}|{shown}]]"
+        return with_line(old, f"- {local:%H:%M} {link}", HEADING, start)
+
+    return path, edit
+
+
+def _from_template(ctx: ToolContext, notes: DailyNotes, local: datetime) -> str:
+    """The person's template with Obsidian's {{date}}, {{time}} and {{title}} filled,
+    or nothing when they have none."""
+    if not notes.template:
+        return ""
+    root = ctx.store.vault.root
+    rel, full = VaultPaths(root).resolve(f"{notes.template}.md")
+    try:
+        text = read_regular(full, rel, TEMPLATE_BYTES, root).decode("utf-8", "replace")
+    except StorageError as exc:
+        log.warning("daily-note template %s not used: %s", rel, exc)
+        return ""
+
+    def fill(match: re.Match[str]) -> str:
+        what, fmt = match.group(1), match.group(2)
+        if what == "date":
+            return named(local.date(), fmt or notes.date_format)
+        if what == "time":
+            return local.strftime("%H:%M") if not fmt else named(local.date(), fmt)
+        return named(local.date(), notes.date_format)
+
+    return _VARIABLE.sub(fill, text)
