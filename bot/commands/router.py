@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from bot.commands.answers import search_answer
 from bot.commands.capture import capture_arguments
 from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
@@ -105,7 +106,8 @@ class Router:
         return await self.capture(ctx, text)
 
     async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:
-        """Answer a question with the notes that best match its words."""
+        """Answer a question with the notes that best match its words (bot.commands.answers
+        says how)."""
         query = search_words(question)
         outcome = await self.runner.call(
             ctx,
@@ -120,10 +122,7 @@ class Router:
                 "limit": 5,
             },
         )
-        keep = "(I did not save your question. To keep it as a note: /capture TEXT)"
-        if outcome.result is None or not outcome.result.data["results"]:
-            return [Reply(f'I found no notes about "{query}".\n{keep}')]
-        return [Reply(f'Notes about "{query}":\n{outcome.result.text}\n{keep}')]
+        return await search_answer(ctx, self.runner, query, outcome)
 
     async def list_page(self, ctx: ToolContext, rest: str) -> list[Reply]:
         """`/list [CATEGORY] [PAGE]`: ten notes a page, newest first, and how many more."""

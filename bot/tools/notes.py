@@ -12,6 +12,7 @@ from bot.events import Button
 from bot.tools.dates import DATE_FIELDS, dated, promise
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
+from bot.tools.sources import hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from storage.entry import Entry, SearchHit
 from storage.vault.schema import SOURCE_PREFIX
@@ -50,13 +51,6 @@ def entry_summary(entry: Entry) -> dict[str, Any]:
     }
 
 
-def _hit_line(hit: SearchHit) -> str:
-    snippet = " ".join(hit.snippet.split())
-    team = source_of(hit)
-    source = f"[{team}] " if team else ""
-    return f"- {source}{hit.title} ({hit.path})" + (f"\n    {snippet}" if snippet else "")
-
-
 def hit_summary(hit: SearchHit) -> dict[str, Any]:
     summary = {
         "path": hit.path,
@@ -65,6 +59,8 @@ def hit_summary(hit: SearchHit) -> dict[str, Any]:
         "snippet": hit.snippet,
         "score": round(hit.score, 4),
     }
+    if hit.matched:
+        summary["matched"] = hit.matched  # found by its words, its meaning, or both
     team = source_of(hit)
     if team:
         summary["vault"] = team  # a team's note: read it with this path; change it there
@@ -198,7 +194,8 @@ async def list_entries(
         category=category, status=status, tag=tag, limit=max(1, min(limit or 10, 50))
     )
     lines = [f"- {e.title} ({e.path})" for e in entries] or ["Nothing there yet."]
-    return ToolResult({"entries": [entry_summary(e) for e in entries]}, "\n".join(lines))
+    data = {"entries": [entry_summary(e) for e in entries]}
+    return ToolResult(data, "\n".join(lines), read=tuple(read_entry(e) for e in entries))
 
 
 @tool(read_only=True, idempotent=True)
@@ -222,7 +219,8 @@ async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
         data["frontmatter_error"] = entry.frontmatter_error
     head = f"{entry.title} ({entry.path})"
     shown = properties_line(entry, ctx.vault_zone)
-    return ToolResult(data, "\n".join(filter(None, [head, shown])) + f"\n\n{entry.body}".rstrip())
+    text = "\n".join(filter(None, [head, shown])) + f"\n\n{entry.body}".rstrip()
+    return ToolResult(data, text, read=(read_entry(entry, str(data["path"])),))
 
 
 # Fields a person does not need to read on a note: its name and path are shown above,
@@ -303,11 +301,12 @@ async def search_entries(
         limit=max(1, min(limit or 5, 20)),
     )
     hits = [hit_summary(h) for h in results.hits]
-    lines = [_hit_line(h) for h in results.hits] or [results.empty or "No matching notes."]
+    lines = [hit_line(h) for h in results.hits] or [results.empty or "No matching notes."]
     data = {"results": hits, "mode": results.mode, "notes": list(results.notes)}
     if results.empty:
         data["empty"] = results.empty
-    return ToolResult(data, "\n".join(lines))
+    read = tuple(read_hit(h) for h in results.hits)
+    return ToolResult(data, "\n".join(lines), read=read)
 
 
 @tool(read_only=True, idempotent=True)
@@ -320,4 +319,5 @@ async def list_backlinks(ctx: ToolContext, path: str) -> ToolResult:
     entry = await resolve_entry(ctx, path)
     hits = await ctx.store.backlinks(entry.path)
     lines = [f"- {h.title} ({h.path})" for h in hits] or [f"Nothing links to {entry.path}."]
-    return ToolResult({"backlinks": [hit_summary(h) for h in hits]}, "\n".join(lines))
+    data = {"backlinks": [hit_summary(h) for h in hits]}
+    return ToolResult(data, "\n".join(lines), read=tuple(read_hit(h) for h in hits))

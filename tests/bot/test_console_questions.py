@@ -35,8 +35,9 @@ def test_questions_are_searched_and_junk_is_not_filed(tmp_path: Path, database_u
     out = done.stdout
     assert 'Notes about "tomatoes":' in out
     assert "- tomatoes want a sunny wall and daily water (ideas/" in out
-    assert "    tomatoes want a sunny wall" in out  # the snippet under the title
-    assert 'I found no notes about "quantum gardening"' in out
+    # Why it matched, and the passage under the title with the words marked.
+    assert ".md) · words\n    **tomatoes** want a sunny wall" in out
+    assert 'Nothing in your notes about "quantum gardening".' in out
     assert "That choice is no longer open, so I did nothing with '99'" in out
     assert "That choice is no longer open, so I did nothing with '2'" in out
     assert "'recipes' is not a category" in out
