@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
-from bot.tools import ToolContext, ToolError, in_team
-from bot.tools.sources import OPEN_ACTION, OPEN_KIND, why
+from bot.tools import OPEN_ACTION, OPEN_KIND, ToolContext, ToolError, in_team, why
 from storage.errors import EntryNotFound, StorageError
 
 TEXT_CHARS = 1500

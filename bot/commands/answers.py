@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.events import Reply
-from bot.tools import Outcome, ToolContext, ToolRunner
-from bot.tools.sources import MAX_SOURCES, source_buttons, source_line
+from bot.tools import MAX_SOURCES, Outcome, ToolContext, ToolRunner, source_buttons, source_line
 
 KEEP = "(I did not save your question. To keep it as a note: /capture TEXT)"
 STEM_CHARS = 4  # a word of the question cut to this many letters finds its relatives

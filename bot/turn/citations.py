@@ -15,9 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.events import Reply
-from bot.tools import Outcome, ToolContext
-from bot.tools.context import ReadNote
-from bot.tools.sources import MAX_SOURCES, notes_read, with_sources
+from bot.tools import MAX_SOURCES, Outcome, ReadNote, ToolContext, notes_read, with_sources
 from storage.index.links import name_key, path_key
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n|#]+)(?:#[^\[\]\n|]*)?(?:\|[^\[\]\n]*)?\]\]")
