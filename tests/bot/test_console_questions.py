@@ -1,6 +1,7 @@
 """`brainbot chat` without a model, through a pipe: questions are answered by a
-search (its sources open by their number), and what is not a thought (a stray number, a leave word, an unknown `fix:`,
-unreadable bytes) is answered and never filed."""
+search (its sources open by their number), and what is not a thought (a stray
+number, a leave word, an unknown `fix:`, unreadable bytes) is answered and never
+filed."""
 
 from __future__ import annotations
 
