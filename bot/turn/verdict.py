@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from bot import metrics
 from bot.commands import kind_of
 from bot.events import Reply
-from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, title_from
+from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, notes_read, title_from
 from bot.turn.citations import with_citations
 from storage.db.conversations import HistoryItem
 
@@ -273,6 +273,11 @@ class Verdict:
                 return [Reply(NOT_CHANGED)]
             return [Reply(GREETING)]
         await self._remember(ctx, turn)
+        if kind == "question" and "search_entries" in turn.tools and not notes_read(turn.done):
+            # The model's searches found nothing: the closest notes to the person's own
+            # words, when there are any, follow its answer.
+            closest = [r for r in await self.answer(ctx, text) if r.buttons]
+            return [*answers, *closest]
         # An answer from notes names them, each with a button that opens it.
         return await with_citations(ctx, turn.done, answers)
 

@@ -159,3 +159,22 @@ async def test_search_says_which_side_found_each_hit(
     assert f"- Tomatoes ({TOMATOES}) · words\n" in plants.text
     assert "daily **water**." in plants.text
     assert f"- Budget Q3 ({BUDGET}) · meaning\n    The budget call with Sarah" in plants.text
+
+
+async def test_when_the_models_search_finds_nothing_the_closest_notes_follow(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.script = [
+        call("search_entries", query="gardening plans"),
+        say("I found nothing about gardening plans in your notes."),
+    ]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await _notes(brain)
+        answer, closest = await brain.engine.handle(message("what are my gardening plans?"))
+        assert answer.text == "I found nothing about gardening plans in your notes."
+        assert closest.text.startswith(
+            'Nothing in your notes about "gardening plans". The closest notes:\n'
+            f"- Tomatoes ({TOMATOES}) · words\n"
+        )
+        (opened,) = await brain.engine.handle(press(closest, "Tomatoes"))
+    assert opened.text.endswith("Tomatoes want a sunny garden wall and daily water.")
