@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.events import Conversation
 from storage.entry import Author
 from tests.bot.helpers import git_log, message, press
 from tests.fakes.brain import running_brain
@@ -178,3 +179,20 @@ async def test_when_the_models_search_finds_nothing_the_closest_notes_follow(
         )
         (opened,) = await brain.engine.handle(press(closest, "Tomatoes"))
     assert opened.text.endswith("Tomatoes want a sunny garden wall and daily water.")
+
+
+async def test_a_team_note_among_the_sources_opens_for_its_member_only(
+    tmp_path: Path, database_url: str
+) -> None:
+    team_chat = Conversation("test", "team-chat")
+    rota = "projects/on-call-rota.md"
+    teams = {"BRAINBOT_TEAM_VAULTS": "test:team-chat=Team Ops"}
+    async with running_brain(tmp_path, database_url, **teams) as brain:
+        await brain.engine.handle(message("project: On-call rota", user="U1", chat=team_chat))
+        await brain.engine.handle(message("/help", user="U2", chat=team_chat))
+        (reply,) = await brain.engine.handle(message("what about the rota?", user="U2"))
+        assert f"- [team-ops] On-call rota (team-ops:{rota}) · words" in reply.text
+        (opened,) = await brain.engine.handle(press(reply, "On-call rota", user="U2"))
+        assert opened.text.startswith(f"On-call rota (team-ops:{rota}) · found by words\n")
+        (refused,) = await brain.engine.handle(press(reply, "On-call rota", user="U3"))
+        assert refused.text == "Only the person who asked can open this source."
