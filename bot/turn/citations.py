@@ -21,11 +21,10 @@ from storage.index.links import name_key, path_key
 _WIKILINK = re.compile(r"\[\[([^\[\]\n|#]+)(?:#[^\[\]\n|]*)?(?:\|[^\[\]\n]*)?\]\]")
 # A vault path as tools show them: `ideas/tea.md`, a team note's `team:ideas/tea.md`.
 _PATH = re.compile(r"(?<![\w/.:-])(?:[a-z0-9][a-z0-9-]*:)?[\w.-]+(?:/[\w.-]+)*\.md\b")
-# What removing an invented citation leaves behind: "(see )", "( , )", " ." ...
-_EMPTY_BRACKETS = re.compile(r"\s*[(\[]\s*(?:(?:see|source|sources|from|in)\b:?\s*)?[,;\s]*[)\]]")
-_DANGLING_SEPARATOR = re.compile(r"[ \t]*[,;](?=[ \t]*(?:[,;.\n)]|$))")
-_SPACE_BEFORE_STOP = re.compile(r"[ \t]+(?=[.,;:!?])")
-_DOUBLE_SPACE = re.compile(r"(?<=\S)[ \t]{2,}")
+# An invented citation goes with what only served it: "(see [[Nope]])", ", [[Nope]]".
+_WRAPPED = r"[ \t]*\((?:(?:see|source|sources|from|in)\b:?[ \t]*)?{link}[ \t]*\)"
+_LISTED = r"[ \t]*(?:[,;]|\band\b)?[ \t]*{link}"
+_LEADING = r"(?m)^{link}[ \t]*(?:(?:[,;]|\band\b)[ \t]*)?"
 
 
 def _keys(note: ReadNote) -> set[str]:
@@ -50,11 +49,12 @@ async def _by_alias(ctx: ToolContext, name: str, read: Sequence[ReadNote]) -> Re
     return None
 
 
-def _tidy(text: str) -> str:
-    text = _EMPTY_BRACKETS.sub("", text)
-    text = _DANGLING_SEPARATOR.sub("", text)
-    text = _SPACE_BEFORE_STOP.sub("", text)
-    return _DOUBLE_SPACE.sub(" ", text).strip()
+def _without(text: str, link: str) -> str:
+    """`text` without the citation `link`, and the brackets or comma it came with."""
+    escaped = re.escape(link)
+    text = re.sub(_WRAPPED.format(link=escaped), "", text, flags=re.IGNORECASE)
+    text = re.sub(_LEADING.format(link=escaped), "", text)
+    return re.sub(_LISTED.format(link=escaped), "", text)
 
 
 async def cite(
@@ -77,8 +77,9 @@ async def cite(
             cited.append(note)
     if not invented:
         return answer, cited
-    kept = _WIKILINK.sub(lambda m: "" if m.group(0) in invented else m.group(0), answer)
-    return _tidy(kept), cited
+    for link in invented:
+        answer = _without(answer, link)
+    return answer.strip(), cited
 
 
 async def with_citations(

@@ -14,6 +14,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bot.turn.citations import _without
 from storage.entry import Author
 from tests.bot.helpers import message
 from tests.fakes.brain import running_brain
@@ -104,3 +107,17 @@ async def test_every_cited_note_is_one_the_turn_read(
     assert counted["sources"] >= TURNS
     assert counted["invented_dropped"] == 2 * TURNS
     assert counted["read_cited_listed"] >= TURNS // 2
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("Cut by a third [[Budget Q3]] (see [[Nope]]).", "Cut by a third [[Budget Q3]]."),
+        ("See also [[Nope]].", "See also."),
+        ("Sources: [[Budget Q3]], [[Nope]]", "Sources: [[Budget Q3]]"),
+        ("[[Nope]] and [[Budget Q3]] agree", "[[Budget Q3]] agree"),
+        ("Tasks:\n- [ ] call Tom (see [[Nope]])\n- [x] book", "Tasks:\n- [ ] call Tom\n- [x] book"),
+    ],
+)
+def test_an_invented_citation_goes_with_what_only_served_it(answer: str, kept: str) -> None:
+    assert _without(answer, "[[Nope]]").strip() == kept
