@@ -22,7 +22,15 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics, tools
-from bot.buttons import Approvals, Buttons, DigestButtons, Filing, ReminderButtons, UndoButton
+from bot.buttons import (
+    Approvals,
+    Buttons,
+    DigestButtons,
+    Filing,
+    ReminderButtons,
+    SourceButtons,
+    UndoButton,
+)
 from bot.commands import NoteChoice, Router, is_question, kind_of
 from bot.config import Settings
 from bot.custom_tools import VaultTools
@@ -110,6 +118,7 @@ class Engine:
                 DigestButtons(DigestMessages(records.engine)),
                 ReminderButtons(),
                 NoteChoice(self.router.notes),
+                SourceButtons(),
             ]
         )
         self.verdict = Verdict(self.runner, self.router.answer)

@@ -103,7 +103,9 @@ class Button:
 class Reply:
     """What the bot says, in platform-neutral form.
 
-    `text` is plain text (adapters escape it for their markup). `preview` is shown
+    `text` is plain text (adapters escape it for their markup), where `**words**` are
+    marked (a search hit's matched words): Slack shows them in mrkdwn bold, Telegram
+    in <b>, the terminal as typed. `preview` is shown
     as a code block (an approval's diff). `notice` is a short status line (e.g. the
     LLM is down). With `replace`, the adapter edits the message whose button was
     pressed instead of sending a new one (and drops its old buttons).

@@ -67,12 +67,20 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
+    """One note a search found. `snippet` is plain text (for a model, a listing);
+    `passage` is the same stretch with the query's words marked `**like this**`, and
+    `matched` says which side of a hybrid search found it: "words" (BM25), "meaning"
+    (vectors) or "both"; both are empty where nothing was matched (a filter listing,
+    backlinks), so a person can see why a note came up."""
+
     path: str
     title: str
     category: str
     snippet: str
     score: float
     updated: datetime | None = None
+    matched: str = ""
+    passage: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ and, past 50 blocks, into several messages. Buttons always land in the last one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,16 @@ class SlackMessage:
 def escape(text: str) -> str:
     """Escape the three characters Slack's mrkdwn treats as control characters."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# A reply marks words `**like this**` (Markdown's bold: a search hit's matched words);
+# mrkdwn's bold is `*like this*`.
+_MARKED = re.compile(r"\*\*(?=\S)([^*\n]+?)(?<=\S)\*\*")
+
+
+def bold_marks(text: str) -> str:
+    """`text` with its `**marked**` words in mrkdwn's bold."""
+    return _MARKED.sub(r"*\1*", text)
 
 
 def split_text(text: str, limit: int) -> list[str]:
@@ -130,7 +141,7 @@ def render(reply: Reply) -> list[SlackMessage]:
     Returns no message for an empty reply. Every message respects Slack's limits.
     """
     blocks: list[Block] = [
-        _section(piece) for piece in split_text(escape(reply.text), MAX_SECTION_CHARS)
+        _section(piece) for piece in split_text(bold_marks(escape(reply.text)), MAX_SECTION_CHARS)
     ]
     if reply.preview:
         room = MAX_SECTION_CHARS - 2 * len(_FENCE) - 2

@@ -7,6 +7,7 @@ a tag or an entity: each message opens and closes its own tags.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,13 +32,22 @@ def _units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+# A reply marks words `**like this**` (Markdown's bold: a search hit's matched words);
+# plain text shows them in <b>. A pair cut apart by a message break stays as typed.
+_MARKED = re.compile(r"\*\*(?=\S)([^*\n]+?)(?<=\S)\*\*")
+
+
 def _escaped_units(char: str) -> int:
-    return _units(html.escape(char, quote=False))
+    # A `**` pair (4 units) becomes <b></b> (7): an asterisk is counted as 2, so a
+    # piece measured before the marks become tags still fits once they have.
+    return 2 if char == "*" else _units(html.escape(char, quote=False))
 
 
 def _wrap(text: str, tag: str | None) -> str:
     body = html.escape(text, quote=False)
-    return f"<{tag}>{body}</{tag}>" if tag else body
+    if tag is None:
+        return _MARKED.sub(r"<b>\1</b>", body)
+    return f"<{tag}>{body}</{tag}>"
 
 
 def _cut(text: str, budget: int) -> int:

@@ -1,11 +1,12 @@
 """What a button press does: approve or reject a held change, file an inbox note,
-undo a change, act on a digest item or a reminder."""
+undo a change, act on a digest item or a reminder, open an answer's source."""
 
 from bot.buttons.approvals import Approvals
 from bot.buttons.digest import DigestButtons
 from bot.buttons.dispatch import ButtonHandler, Buttons
 from bot.buttons.filing import Filing
 from bot.buttons.reminders import ReminderButtons
+from bot.buttons.sources import SourceButtons
 from bot.buttons.undo import UndoButton
 
 __all__ = [
@@ -15,5 +16,6 @@ __all__ = [
     "DigestButtons",
     "Filing",
     "ReminderButtons",
+    "SourceButtons",
     "UndoButton",
 ]

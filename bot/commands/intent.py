@@ -23,9 +23,10 @@ _QUESTION_WORD = re.compile(r"[\w'\u2019-]+")
 _FILLER = frozenset(
     re.findall(
         r"\S+",
-        """a about all an and any anything are did do does find for from have how i i've in
-        is it me my note notes of on or said say search show something that the there to
-        was we were what when where which who with write written wrote you your""",
+        """a about all an and any anything are did do does find for from give have how i
+        i've in is it me my note notes of on or remind said say search show something tell
+        that the there to was we were what when where which who with write written wrote
+        you your""",
     )
 )
 LEAVE_WORDS = frozenset({"exit", "quit", "bye", "goodbye", "/quit", "/exit", ":q", "logout"})
@@ -36,16 +37,40 @@ def is_leave_word(text: str) -> bool:
     return text.strip().strip(".!").lower() in LEAVE_WORDS
 
 
+# Other openings that ask about the notes, in English, German and French, typed
+# without a "?": "tell me about the budget", "anything on Sarah", "wann ist das
+# Treffen", "quand est la réunion". A question filed as a thought is a note nobody
+# wanted and an answer nobody got.
+_ASKS = re.compile(
+    r"^(?:please\s+|bitte\s+|s'il te pla[iî]t,?\s+)?(?:"
+    r"tell\s+me\s+(?:about|what|where|when|who|how|which)\b|"
+    r"remind\s+me\s+(?:what|who|where|when|how|which)\b|"
+    r"(?:is|are)\s+there\s+(?:any|anything|a|notes?)\b|"
+    r"(?:anything|something)\s+(?:on|about|regarding)\b|"
+    r"(?:all\s+)?my\s+notes?\s+(?:on|about|regarding)\b|"
+    r"give\s+me\s+(?:my|the|all)\b|have\s+i\b|look\s+up\b|"
+    r"was\s+(?:hab|habe|habt|ist|sind|war|waren|weiß|steht|stand)\b|"
+    r"(?:wo|wer|wie|wann|welche\w*|gibt\s+es|habe?\s+ich)\b|"
+    r"qu['\u2019]est-ce\b|est-ce\s+que\b|(?:quand|où|qui|quoi|quel\w*)\b|"
+    r"comment\s+(?:est|s['\u2019]|va|faire|ai)|ai-je\b|y\s+a-t-il\b)",
+    re.IGNORECASE,
+)
+
+
 def is_question(text: str) -> bool:
     """A line ending in `?`, or opening with what/where/when/who/which/how/did/find/show
-    (or "do I/we..."); "what if ..." and "how about ..." are ideas, not questions."""
+    (or "do I/we...", or another way to ask, see _ASKS); "what if ..." and "how
+    about ..." are ideas, not questions."""
     text = text.strip()
     if _THOUGHT_OPENINGS.match(text) and not text.endswith("?"):
         return False
     if text.endswith("?"):
         return True
     first = _QUESTION_WORD.match(text)
-    return bool(first and first.group().lower() in QUESTION_WORDS) or bool(_DO_QUESTION.match(text))
+    if first and first.group().lower() in QUESTION_WORDS:
+        return True
+    # "Wer: Sarah, wann: Montag" is a note with fields, not a question.
+    return bool(_DO_QUESTION.match(text) or (_ASKS.match(text) and ":" not in text))
 
 
 def search_words(question: str) -> str:

@@ -8,13 +8,21 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from bot.commands.answers import KEEP, search_answer
 from bot.commands.capture import capture_arguments
 from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
 from bot.dates import question_span
 from bot.events import Reply, Sender
 from bot.people import Access, change_from_words
-from bot.tools import ToolContext, ToolRunner, category_named, last_filed
+from bot.tools import (
+    MAX_SOURCES,
+    ToolContext,
+    ToolRunner,
+    category_named,
+    last_filed,
+    source_buttons,
+)
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.
@@ -107,10 +115,11 @@ class Router:
         return await self.capture(ctx, text)
 
     async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:
-        """Answer a question with the notes that best match its words. Time words
-        ("yesterday", "letzte Woche", "en mars") are no words to look for: the search
-        tool reads them from the question as days (bot.tools.search_span), and a
-        question with nothing else in it lists what was filed then."""
+        """Answer a question with the notes that best match its words (bot.commands.answers
+        says how). Time words ("yesterday", "letzte Woche", "en mars") are no words to
+        look for: the search tool reads them from the question as days
+        (bot.tools.search_span), and a question with nothing else in it lists what was
+        filed then."""
         ctx = replace(ctx, said=question)
         span = question_span(question, ctx.zone, ctx.now)
         query = search_words(span.rest) if span else search_words(question)
@@ -127,18 +136,16 @@ class Router:
                 "limit": 5,
             },
         )
-        keep = "(I did not save your question. To keep it as a note: /capture TEXT)"
         result = outcome.result
         used = result.data.get("range") if result else None
-        if result is not None and used is not None:
-            about = "" if used["listing"] else f'about "{query}" '
-            named = f'notes {about}{used["notes"]} ("{used["words"]}")'
-            if not result.data["results"]:
-                return [Reply(f"I found no {named}.\n{keep}")]
-            return [Reply(f"The {named}:\n{result.text}\n{keep}")]
-        if outcome.result is None or not outcome.result.data["results"]:
-            return [Reply(f'I found no notes about "{query}".\n{keep}')]
-        return [Reply(f'Notes about "{query}":\n{outcome.result.text}\n{keep}')]
+        if result is None or used is None:
+            return await search_answer(ctx, self.runner, query, outcome)
+        about = "" if used["listing"] else f'about "{query}" '
+        named = f'notes {about}{used["notes"]} ("{used["words"]}")'
+        if not result.data["results"]:
+            return [Reply(f"I found no {named}.\n{KEEP}")]
+        buttons = await source_buttons(ctx, list(result.read)[:MAX_SOURCES])
+        return [Reply(f"The {named}:\n{result.text}\n{KEEP}", buttons=buttons)]
 
     async def list_page(self, ctx: ToolContext, rest: str) -> list[Reply]:
         """`/list [CATEGORY] [PAGE]`: ten notes a page, newest first, and how many more."""

@@ -1,9 +1,10 @@
 """The tools the model (and the command router) can call, one typed function each;
 importing this registers them. Also what runs them (the runner: validation, approval,
-Undo) and what they share: the context of an event, how notes are named."""
+Undo) and what they share: the context of an event, how notes are named, the notes
+a turn read and how an answer names them as its sources."""
 
 from bot.tools import changes, digest, notes, reminders, settings
-from bot.tools.context import Proposal, ToolContext, ToolError, ToolResult
+from bot.tools.context import Proposal, ReadNote, ToolContext, ToolError, ToolResult
 from bot.tools.names import (
     category_named,
     clean_reference,
@@ -17,15 +18,29 @@ from bot.tools.notes import UNSURE
 from bot.tools.reading import Reading
 from bot.tools.registry import REGISTRY, ToolSpec, tool
 from bot.tools.runner import UNDO_ACTION, UNDO_KIND, Outcome, ToolRunner, approval_tools, last_filed
+from bot.tools.sources import (
+    MAX_SOURCES,
+    OPEN_ACTION,
+    OPEN_KIND,
+    notes_read,
+    source_buttons,
+    source_line,
+    why,
+    with_sources,
+)
 from bot.tools.team_notes import in_team
 
 __all__ = [
+    "MAX_SOURCES",
+    "OPEN_ACTION",
+    "OPEN_KIND",
     "REGISTRY",
     "UNDO_ACTION",
     "UNDO_KIND",
     "UNSURE",
     "Outcome",
     "Proposal",
+    "ReadNote",
     "Reading",
     "ToolContext",
     "ToolError",
@@ -42,10 +57,15 @@ __all__ = [
     "linked_names",
     "notes",
     "notes_named",
+    "notes_read",
     "reminders",
     "settings",
+    "source_buttons",
+    "source_line",
     "split_leading_reference",
     "title_from",
     "tool",
     "unlinked",
+    "why",
+    "with_sources",
 ]

@@ -81,6 +81,18 @@ class ToolContext:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadNote:
+    """A note a reading tool showed (a search hit, a note opened, a listing's line):
+    what an answer may cite as its source, and nothing else may be."""
+
+    path: str  # as the result named it: a team note's is `team:path`
+    title: str
+    passage: str = ""  # the stretch that matched, its words marked `**` (search hits)
+    matched: str = ""  # "words" | "meaning" | "both"; "" when listed or opened, not searched
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """`data` goes back to the model as JSON; `text` and `buttons` can form the reply directly."""
 
@@ -89,6 +101,7 @@ class ToolResult:
     buttons: tuple[Button, ...] = ()
     entry_path: str | None = None  # the entry this call wrote
     commit: str | None = None  # the vault commit of a change an Undo button can revert
+    read: tuple[ReadNote, ...] = ()  # the notes a reading tool showed, best first
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from bot.tools.dates import DATE_FIELDS, dated, promise
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from bot.tools.search_span import plan_search
+from bot.tools.sources import hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from storage.entry import Entry, SearchHit
 from storage.vault.schema import SOURCE_PREFIX
@@ -52,13 +53,6 @@ def entry_summary(entry: Entry) -> dict[str, Any]:
     }
 
 
-def _hit_line(hit: SearchHit) -> str:
-    snippet = " ".join(hit.snippet.split())
-    team = source_of(hit)
-    source = f"[{team}] " if team else ""
-    return f"- {source}{hit.title} ({hit.path})" + (f"\n    {snippet}" if snippet else "")
-
-
 def hit_summary(hit: SearchHit) -> dict[str, Any]:
     summary = {
         "path": hit.path,
@@ -67,6 +61,8 @@ def hit_summary(hit: SearchHit) -> dict[str, Any]:
         "snippet": hit.snippet,
         "score": round(hit.score, 4),
     }
+    if hit.matched:
+        summary["matched"] = hit.matched  # found by its words, its meaning, or both
     team = source_of(hit)
     if team:
         summary["vault"] = team  # a team's note: read it with this path; change it there
@@ -201,7 +197,8 @@ async def list_entries(
         category=category, status=status, tag=tag, limit=max(1, min(limit or 10, 50))
     )
     lines = [f"- {e.title} ({e.path})" for e in entries] or ["Nothing there yet."]
-    return ToolResult({"entries": [entry_summary(e) for e in entries]}, "\n".join(lines))
+    data = {"entries": [entry_summary(e) for e in entries]}
+    return ToolResult(data, "\n".join(lines), read=tuple(read_entry(e) for e in entries))
 
 
 @tool(read_only=True, idempotent=True)
@@ -225,7 +222,8 @@ async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
         data["frontmatter_error"] = entry.frontmatter_error
     head = f"{entry.title} ({entry.path})"
     shown = properties_line(entry, ctx.vault_zone)
-    return ToolResult(data, "\n".join(filter(None, [head, shown])) + f"\n\n{entry.body}".rstrip())
+    text = "\n".join(filter(None, [head, shown])) + f"\n\n{entry.body}".rstrip()
+    return ToolResult(data, text, read=(read_entry(entry, str(data["path"])),))
 
 
 # Fields a person does not need to read on a note: its name and path are shown above,
@@ -310,13 +308,14 @@ async def search_entries(
         filed=plan.filed,
     )
     hits = [hit_summary(h) for h in results.hits]
-    lines = [_hit_line(h) for h in results.hits] or [results.empty or "No matching notes."]
+    lines = [hit_line(h) for h in results.hits] or [results.empty or "No matching notes."]
     data: dict[str, Any] = {"results": hits, "mode": results.mode, "notes": list(results.notes)}
     if results.empty:
         data["empty"] = results.empty
     if plan.used is not None:
         data["range"] = plan.used
-    return ToolResult(data, "\n".join(lines))
+    read = tuple(read_hit(h) for h in results.hits)
+    return ToolResult(data, "\n".join(lines), read=read)
 
 
 @tool(read_only=True, idempotent=True)
@@ -329,4 +328,5 @@ async def list_backlinks(ctx: ToolContext, path: str) -> ToolResult:
     entry = await resolve_entry(ctx, path)
     hits = await ctx.store.backlinks(entry.path)
     lines = [f"- {h.title} ({h.path})" for h in hits] or [f"Nothing links to {entry.path}."]
-    return ToolResult({"backlinks": [hit_summary(h) for h in hits]}, "\n".join(lines))
+    data = {"backlinks": [hit_summary(h) for h in hits]}
+    return ToolResult(data, "\n".join(lines), read=tuple(read_hit(h) for h in hits))

@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 from bot import metrics
 from bot.commands import kind_of
 from bot.events import Reply
-from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, title_from
+from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, notes_read, title_from
+from bot.turn.citations import with_citations
 from storage.db.conversations import HistoryItem
 
 log = logging.getLogger(__name__)
@@ -272,7 +273,13 @@ class Verdict:
                 return [Reply(NOT_CHANGED)]
             return [Reply(GREETING)]
         await self._remember(ctx, turn)
-        return answers
+        if kind == "question" and "search_entries" in turn.tools and not notes_read(turn.done):
+            # The model's searches found nothing: the closest notes to the person's own
+            # words, when there are any, follow its answer.
+            closest = [r for r in await self.answer(ctx, text) if r.buttons]
+            return [*answers, *closest]
+        # An answer from notes names them, each with a button that opens it.
+        return await with_citations(ctx, turn.done, answers)
 
     async def unreachable(self, ctx: ToolContext, text: str) -> list[Reply]:
         """The model could not be reached before anything ran: a question gets the

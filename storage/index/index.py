@@ -31,6 +31,7 @@ from storage.index.embeddings import (
 from storage.index.filters import Filters
 from storage.index.query import parse_query
 from storage.index.search import fuse, keyword_ranking, vector_ranking
+from storage.index.snippets import matched_by
 from storage.index.vector_setup import prepare_vectors, probe
 
 log = logging.getLogger(__name__)
@@ -311,7 +312,8 @@ class Index:
                     fused = fuse([k for k, _ in keyword], [v[0] for v in vector])
                     ranked, mode = fused[:limit], "hybrid"
                 starts = {v[0]: v[2] for v in vector}
-                found = await lookups.hits(conn, self.vault_id, ranked, parsed, starts)
+                matched = matched_by([k for k, _ in keyword], [v[0] for v in vector])
+                found = await lookups.hits(conn, self.vault_id, ranked, parsed, starts, matched)
                 empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)
         finally:
             if embedding is not None and not embedding.done():

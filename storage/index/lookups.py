@@ -13,7 +13,7 @@ from storage.index.documents import decode_fields
 from storage.index.filters import Filters
 from storage.index.links import name_key, path_key
 from storage.index.query import SearchQuery
-from storage.index.snippets import make_snippet
+from storage.index.snippets import make_snippet, mark_words
 
 _ENTRY_COLUMNS = (
     "e.path, e.category, e.title, e.fields, e.body, e.content_hash, e.frontmatter_error"
@@ -73,9 +73,11 @@ async def hits(
     ranked: Sequence[tuple[int, float]],
     query: SearchQuery,
     starts: dict[int, int],
+    matched: dict[int, str],
 ) -> list[SearchHit]:
     """SearchHits for ranked entry ids, in that order, each with a snippet around the
-    first query word in the body (else from the best-matching chunk, else the start)."""
+    first query word in the body (else from the best-matching chunk, else the start),
+    that snippet with the query's words marked, and which side found it (`matched`)."""
     if not ranked:
         return []
     rows = await conn.execute(
@@ -95,7 +97,19 @@ async def hits(
         snippet = make_snippet(
             row.body, query.words, prefixes=prefixes, start=starts.get(entry_id, 0)
         )
-        out.append(SearchHit(row.path, row.title, row.category, snippet, score, row.updated))
+        passage = mark_words(snippet, query.words, prefixes=prefixes)
+        out.append(
+            SearchHit(
+                row.path,
+                row.title,
+                row.category,
+                snippet,
+                score,
+                row.updated,
+                matched.get(entry_id, ""),
+                passage,
+            )
+        )
     return out
 
 

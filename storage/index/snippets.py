@@ -1,21 +1,35 @@
-"""The line of context a search hit shows: around the first matched word, else the start."""
+"""Why a search hit matched: the line of context it shows (around the first matched
+word, else the best chunk, else the start), that line with the query's words marked,
+and which side of a hybrid search found it."""
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from storage.index.tokens import fold
 
 SNIPPET_CHARS = 160
+# How a matched word is marked in a passage: Markdown's bold, which reads as emphasis
+# in plain text too; each chat platform's renderer turns it into its own bold.
+MARK = "**"
 _WORD = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
+
+WORDS = "words"
+MEANING = "meaning"
+BOTH = "both"
+
+
+def _matches(word: str, terms: frozenset[str], prefixes: tuple[str, ...]) -> bool:
+    folded = fold(word)
+    return folded in terms or bool(prefixes and folded.startswith(prefixes))
 
 
 def _first_match(body: str, terms: frozenset[str], prefixes: tuple[str, ...]) -> int:
     for match in _WORD.finditer(body):
-        word = fold(match.group(0))
-        if word in terms or (prefixes and word.startswith(prefixes)):
+        if _matches(match.group(0), terms, prefixes):
             return match.start()
     return -1
 
@@ -45,3 +59,42 @@ def make_snippet(
         end = space if space > 0 else end
     text = _SPACE.sub(" ", body[begin:end]).strip()
     return ("…" if begin > 0 else "") + text + ("…" if end < len(body) else "")
+
+
+def mark_words(text: str, terms: Iterable[str] = (), *, prefixes: Iterable[str] = ()) -> str:
+    """`text` with each word that is one of `terms` (or starts with one of `prefixes`),
+    as the index folds words, marked `**word**`: the words a keyword match stands on."""
+    wanted, starts = frozenset(terms), tuple(prefixes)
+    if not wanted and not starts:
+        return text
+    if text.isascii():
+        # Folding ASCII is lower-casing: one regex (made once per query) marks every
+        # word at C speed, where a Python call per word cost 60 µs a snippet.
+        return _ascii_marks(wanted, starts).sub(rf"{MARK}\g<0>{MARK}", text)
+
+    def marked(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return f"{MARK}{word}{MARK}" if _matches(word, wanted, starts) else word
+
+    return _WORD.sub(marked, text)
+
+
+@functools.lru_cache(maxsize=256)
+def _ascii_marks(terms: frozenset[str], prefixes: tuple[str, ...]) -> re.Pattern[str]:
+    exact = sorted(t for t in terms if t.isascii() and not t.startswith(prefixes))
+    words = "|".join(re.escape(t) for t in exact) or "(?!)"
+    starts = "|".join(re.escape(p) for p in sorted(prefixes) if p.isascii()) or "(?!)"
+    return re.compile(rf"\b(?:(?:{starts})\w*|(?:{words})\b)", re.IGNORECASE)
+
+
+def matched_by(keyword: Sequence[int], vector: Sequence[int]) -> dict[int, str]:
+    """Which side of a search found each note: "words" (the keyword ranking), "meaning"
+    (the vector ranking) or "both". Read off the two rankings as they were, so the
+    fusion (storage.index.search.fuse) is untouched by it."""
+    words, meaning = set(keyword), set(vector)
+    return {
+        entry_id: BOTH
+        if entry_id in words and entry_id in meaning
+        else (WORDS if entry_id in words else MEANING)
+        for entry_id in words | meaning
+    }

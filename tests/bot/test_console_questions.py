@@ -1,6 +1,7 @@
 """`brainbot chat` without a model, through a pipe: questions are answered by a
-search, and what is not a thought (a stray number, a leave word, an unknown `fix:`,
-unreadable bytes) is answered and never filed."""
+search (its sources open by their number), and what is not a thought (a stray
+number, a leave word, an unknown `fix:`, unreadable bytes) is answered and never
+filed."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def test_questions_are_searched_and_junk_is_not_filed(tmp_path: Path, database_u
         [
             "idea: tomatoes want a sunny wall and daily water",
             "what did I write about tomatoes?",
+            "1",  # the answer's source, opened by its number
             "where are my notes on quantum gardening",
             "99",
             "2",
@@ -35,8 +37,12 @@ def test_questions_are_searched_and_junk_is_not_filed(tmp_path: Path, database_u
     out = done.stdout
     assert 'Notes about "tomatoes":' in out
     assert "- tomatoes want a sunny wall and daily water (ideas/" in out
-    assert "    tomatoes want a sunny wall" in out  # the snippet under the title
-    assert 'I found no notes about "quantum gardening"' in out
+    # Why it matched, and the passage under the title with the words marked.
+    assert ".md) · words\n    **tomatoes** want a sunny wall" in out
+    # One button per source: in the terminal a numbered choice (its label cut short).
+    assert "[1] tomatoes want a sunny wall and daily wa…   (type a number)" in out
+    assert ".md) · found by words\nMatched: **tomatoes** want a sunny wall" in out
+    assert 'Nothing in your notes about "quantum gardening".' in out
     assert "That choice is no longer open, so I did nothing with '99'" in out
     assert "That choice is no longer open, so I did nothing with '2'" in out
     assert "'recipes' is not a category" in out

@@ -17,6 +17,7 @@ from bot.app.runtime import make_vaults
 from bot.app.settings_check import load_settings
 from bot.app.skips import SkipLedger
 from bot.config import Settings
+from bot.tools import why
 from storage.db.engine import Database
 from storage.db.migrations import migrate
 from storage.db.records import Records
@@ -227,6 +228,8 @@ def results_json(query: str, results: SearchResults) -> dict[str, Any]:
                 "snippet": hit.snippet,
                 "score": round(hit.score, 6),
                 "updated": hit.updated.isoformat() if hit.updated else None,
+                "matched": hit.matched or None,
+                "passage": hit.passage or None,
             }
             for hit in results.hits
         ],
@@ -239,8 +242,9 @@ def _print_text(results: SearchResults) -> None:
     if not results.hits:
         print(results.empty or "No matching notes.")
     for number, hit in enumerate(results.hits, start=1):
-        print(f"{number}. {hit.title}  [{hit.path}]  {hit.score:.4f}")
-        print(f"   {hit.snippet}")
+        found = f"  {why(hit.matched)}" if hit.matched else ""
+        print(f"{number}. {hit.title}  [{hit.path}]  {hit.score:.4f}{found}")
+        print(f"   {hit.passage or hit.snippet}")
 
 
 async def _search(args: argparse.Namespace) -> int:

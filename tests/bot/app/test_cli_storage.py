@@ -49,6 +49,10 @@ def test_import_then_search_as_text_and_json(
     assert main(["search", "zeppelin budget"]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("1. Airship plan  [projects/sub folder/Airship plan.md]")
+    # Why it matched (its words: no embeddings here) and the passage, words marked.
+    first = out.splitlines()[0]
+    assert first.endswith("  words")
+    assert "**zeppelin**" in out.splitlines()[1]
     assert "keyword search only" in err
 
     assert main(["search", "zeppelin", "--json", "--category", "people", "--limit", "5"]) == 0
@@ -56,6 +60,8 @@ def test_import_then_search_as_text_and_json(
     assert data["mode"] == "keyword"
     assert [h["path"] for h in data["hits"]] == ["people/bad.md"]
     assert data["hits"][0]["snippet"] == "The zeppelin hangar."
+    assert data["hits"][0]["passage"] == "The **zeppelin** hangar."
+    assert data["hits"][0]["matched"] == "words"
 
 
 def test_queries_from_stdin_give_one_json_line_each(

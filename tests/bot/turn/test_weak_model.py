@@ -104,7 +104,9 @@ async def test_wrong_types_missing_arguments_and_invented_fields_are_mended(
         assert post["next_action"] == "write the copy"
         assert "mood" not in post.metadata and str(post["created"]) != "1999"
         (answer,) = await brain.engine.handle(message("what is my website project?"))
-    assert answer.text == "You have a project: Website."
+    # It cited nothing: the search's hit is its source.
+    assert answer.text.startswith("You have a project: Website.\n\nSources:\n- Website")
+    assert [b.label for b in answer.buttons] == ["Website"]
     result = [m for m in openai_fake.chat_requests()[-1]["messages"] if m["role"] == "tool"]
     assert "projects/website.md" in result[-1]["content"]
 

@@ -101,7 +101,7 @@ async def test_rankings_and_hits_hold_only_the_vaults_own_notes(database_url: st
                 assert {vault_of[i] for i, _ in ranked} == {index.vault_id}
                 assert {vault_of[i] for i, _, _ in near} == {index.vault_id}
             alices = [(i, 1.0) for i, vault in vault_of.items() if vault == 1]
-            assert await lookups.hits(conn, 2, alices, query, {}) == []
+            assert await lookups.hits(conn, 2, alices, query, {}, {}) == []
 
 
 async def test_listings_names_and_links_are_per_vault(database_url: str) -> None:
