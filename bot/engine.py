@@ -70,6 +70,7 @@ FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
 LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
+LOG_PREFIX = re.compile(r"^log:\s*", re.I)
 CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
 
@@ -353,6 +354,8 @@ class Engine:
         reason = await self.approvals.after_reject(ctx, text)
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
+        if LOG_PREFIX.match(text):  # "log: ..." writes into today's daily note
+            text = LOG_PREFIX.sub("/log ", text, count=1)
         # A question's own dates bound its searches (bot.tools.search_span); a thought's
         # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
         asked = text if kind_of(text) == "question" else ""

@@ -289,7 +289,7 @@ class Store:
     async def write_note(
         self,
         path: str,
-        text: str,
+        text: str | Callable[[str | None], str],
         *,
         operation: str,
         author: Author = BOT_AUTHOR,

@@ -21,12 +21,14 @@ from bot.tools import (
     ToolRunner,
     category_named,
     last_filed,
+    log_line,
     source_buttons,
 )
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.
 /capture TEXT  file a note (plain text works too; start with "project:" or "[person]" to choose)
+/log TEXT  write a line into today's daily note ("log: TEXT" too)
 /list [CATEGORY] [PAGE]  newest notes
 /search QUERY  find notes ("a phrase", tea OR coffee, -draft, tag:x, after:2026-11-01...)
 /get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
@@ -198,6 +200,8 @@ class Router:
             return [Reply(help_text(ctx.settings.direct_changes, self.runner.approval_tools))]
         if name == "/capture":
             return await self.capture(ctx, rest) if rest else [Reply("Usage: /capture TEXT")]
+        if name == "/log":
+            return [Reply(await log_line(ctx, rest) if rest else "Usage: /log TEXT")]
         if name == "/list":
             return await self.list_page(ctx, rest)
         if name == "/search":

@@ -5,6 +5,7 @@ a turn read and how an answer names them as its sources."""
 
 from bot.tools import changes, digest, notes, reminders, settings
 from bot.tools.context import Proposal, ReadNote, ToolContext, ToolError, ToolResult
+from bot.tools.daily import log_line
 from bot.tools.names import (
     category_named,
     clean_reference,
@@ -55,6 +56,7 @@ __all__ = [
     "in_team",
     "last_filed",
     "linked_names",
+    "log_line",
     "notes",
     "notes_named",
     "notes_read",

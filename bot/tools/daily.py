@@ -67,3 +67,30 @@ def _from_template(ctx: ToolContext, notes: DailyNotes, local: datetime) -> str:
         return named(local.date(), notes.date_format)
 
     return _VARIABLE.sub(fill, text)
+
+
+LOG_HEADING = "## Log"
+DAILY_OFF = (
+    "Daily notes are off in this vault: set BRAINBOT_DAILY_NOTE to a folder (e.g. "
+    "`journal`), or turn on Obsidian's Daily notes, to write into today's note."
+)
+
+
+async def log_line(ctx: ToolContext, text: str) -> str:
+    """Write `text` as `- 09:41 text` under `## Log` in today's daily note (made from
+    the template when missing); what to tell the person."""
+    notes = daily_notes(ctx.store.vault.root, ctx.settings.daily_note)
+    if notes is None:
+        return DAILY_OFF
+    local = ctx.now.astimezone(ctx.vault_zone)
+    path = notes.path(local.date())
+    start = _from_template(ctx, notes, local)
+    line = f"- {local:%H:%M} {' '.join(text.split())}"
+    written = await ctx.store.write_note(
+        path,
+        lambda old: with_line(old, line, LOG_HEADING, start),
+        operation="log",
+        author=ctx.author,
+        source=dict(ctx.source),
+    )
+    return f"Logged in {written.change.paths[0]} (/undo takes it back)."

@@ -287,7 +287,7 @@ class Vault(Previews):
     def write_note(
         self,
         path: str,
-        text: str,
+        text: str | Callable[[str | None], str],
         *,
         operation: str,
         author: Author,
@@ -295,14 +295,17 @@ class Vault(Previews):
         source: Source = None,
     ) -> Written:
         """Write a whole `.md` file as given (e.g. `digests/2026-11-20.md`), replacing
-        any previous one, as a commit `<operation> <path>` with `message` below it."""
+        any previous one, as a commit `<operation> <path>` with `message` below it.
+        `text` may be made from the file's text (None: none yet) under the write lock."""
         if not _OPERATION_NAME.match(operation):
             raise StorageError(f"operation {operation!r} must be one lowercase word")
-        data = text.encode("utf-8")
         with self._lock.hold():
             rel, full = self._paths.resolve(path, for_write=True)
-            self._check_size(rel, data, self.max_bytes)
             old = full.read_bytes() if full.is_file() else None
+            if callable(text):
+                text = text(None if old is None else old.decode("utf-8", "replace"))
+            data = text.encode("utf-8")
+            self._check_size(rel, data, self.max_bytes)
             if old == data:
                 raise NothingToChange(rel)
             if old is not None:

@@ -62,3 +62,29 @@ async def test_daily_notes_are_off_unless_the_vault_or_the_setting_says_so(
         await brain.engine.handle(message("idea: tea garden"))
         journal = (brain.settings.vault_dir / "journal/2026-11-20.md").read_text()
         assert journal == "## Captured\n- 07:41 [[tea-garden|tea garden]]\n"
+
+
+async def test_log_writes_straight_into_today_s_daily_note(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, clock=Clock(LATE)) as brain:
+        (off,) = await brain.engine.handle(message("/log fed the cat"))
+        assert off.text.startswith("Daily notes are off") and notes(brain.settings.vault_dir) == []
+    obsidian_daily_notes(tmp_path / "data" / "vault")
+    async with running_brain(
+        tmp_path, database_url, clock=Clock(LATE), BRAINBOT_TIMEZONE="America/Los_Angeles"
+    ) as brain:
+        (logged,) = await brain.engine.handle(message("/log fed the cat"))
+        assert logged.text.startswith("Logged in Daily/2026-11-19.md")
+        await brain.engine.handle(message("LOG: walked to the lake"))
+        await brain.engine.handle(message("idea: heron logo"))
+        daily = (brain.settings.vault_dir / "Daily/2026-11-19.md").read_text()
+        assert daily == (
+            "# Thursday 19 November\n\n## Plan\n\n## Log\n- 23:41 fed the cat\n"
+            "- 23:41 walked to the lake\n\n## Captured\n- 23:41 [[heron-logo|heron logo]]\n"
+        )
+        assert notes(brain.settings.vault_dir) == [
+            "Daily/2026-11-19.md",
+            "Templates/Day.md",
+            "ideas/heron-logo.md",
+        ]
