@@ -32,6 +32,8 @@ PREFIX_WEIGHT = 0.5  # weight of expansions of a word that also matches exactly
 # least one set. Vectors of a good model deserve the larger say.
 RRF_K = 5
 KEYWORD_WEIGHT = 0.75
+AGREEMENT_FLOOR = 1.0
+AGREEMENT_DEPTH = 10
 # A word in more than this share of the notes ("the", "and") says next to nothing
 # (BM25 gives it almost no weight) but costs a posting per note: it is left out
 # of the ranking, unless the query has nothing rarer.
@@ -235,8 +237,16 @@ def fuse(
     k: int = RRF_K,
     keyword_weight: float = KEYWORD_WEIGHT,
     vector_weight: float = 1.0,
+    agreement_floor: float = AGREEMENT_FLOOR,
 ) -> list[tuple[int, float]]:
-    """Reciprocal-rank fusion of two ranked id lists: sum of weight / (k + rank)."""
+    """Reciprocal-rank fusion of two ranked id lists: sum of weight / (k + rank).
+
+    The vector side's weight scales with how far the two sides agree: the share of
+    the keyword side's top AGREEMENT_DEPTH that the vector side's top also holds,
+    from `agreement_floor` (no overlap) to the full weight (the same notes)."""
+    top = keyword[:AGREEMENT_DEPTH]
+    shared = len(set(top) & set(vector[:AGREEMENT_DEPTH])) / len(top) if top and vector else 1.0
+    vector_weight *= agreement_floor + (1.0 - agreement_floor) * shared
     scores: dict[int, float] = {}
     for weight, ranking in ((keyword_weight, keyword), (vector_weight, vector)):
         for rank, entry_id in enumerate(ranking, start=1):
