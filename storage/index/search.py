@@ -33,12 +33,13 @@ PREFIX_WEIGHT = 0.5  # weight of expansions of a word that also matches exactly
 # the constants that win on the other five (no recall@5 lost to the better single
 # side, then the best recall@5 + MRR). Chosen without it, no set fell below
 # keyword-only (recall@5 0.97/0.80/0.64/0.99/0.91/0.89 against
-# 0.94/0.74/0.56/0.94/0.84/0.72), and these constants won on every fold but one. The old k=5/0.75 (plain RRF) was within three questions
-# on each set. Both lean on the vectors, the stronger side on all these sets but one;
-# the agreement scaling gives the keywords a third more relative say when the sides
-# disagree (0.5 : 0.75, not 0.5 : 1): the case of the held-out set of several
-# thousand pages where keywords were stronger and the old constants lost recall@5 to
-# keyword-only (0.597 against 0.633). That set has not been measured again.
+# 0.94/0.74/0.56/0.94/0.84/0.72), and these constants won on every fold but one.
+# The old k=5/0.75 (plain RRF) was within three questions on each set. Both lean on
+# the vectors, the stronger side on all these sets but one; the agreement scaling
+# gives the keywords a third more relative say when the sides disagree (0.5 : 0.75,
+# not 0.5 : 1): the case of the held-out set of several thousand pages where keywords
+# were stronger and the old constants lost recall@5 to keyword-only (0.597 against
+# 0.633). That set has not been measured again.
 RRF_K = 5
 KEYWORD_WEIGHT = 0.5
 AGREEMENT_FLOOR = 0.75
