@@ -4,7 +4,9 @@ were not chosen on: leave-one-set-out over every third-party set of bench/sets/.
 A fusion tuned on the sets at hand did not carry over to pages nobody tuned it on
 (hybrid below keyword-only on a held-out set of reference pages). So each set is
 scored here with the constants that win on the *other* sets only, next to
-keyword-only, vector-only and the fusion shipped before (k=5, keyword weight 0.75).
+keyword-only, vector-only and the fusion shipped before (k=5, keyword weight 0.75;
+scored here with today's tie rule, keyword order first, where it broke ties by
+note id).
 What "wins" means is fixed in advance (`choose`): first no training set may lose
 recall@5 against the better of keyword-only and vector-only, then the best mean of
 recall@5 and MRR.
