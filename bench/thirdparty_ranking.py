@@ -4,7 +4,9 @@ with questions written by hand (bench/sets/*.tsv, one relevant page each).
 
 The pages are not in this repository. Set BRAINBOT_BENCH_CORPORA to a folder holding
 one sub-folder per corpus (e.g. `obsidian-help/en/...`, the `en` folder of the public
-obsidian-help repository); a set whose corpus is missing is skipped, said so.
+obsidian-help repository); a set whose corpus is missing is skipped, said so. Each
+set's file names the repository, commit and folder; a `<set>.pages` file beside it
+lists the pages taken from a corpus too large to embed whole here.
 
 Prints recall@1/5/10 and MRR per set and mode. Needs: hybrid >= keyword - noise,
 and keyword >= the rank-bm25 package (the peer) - noise.
@@ -44,6 +46,10 @@ class LabelledSet:
     name: str
     corpus: Path  # the folder imported
     questions: list[tuple[str, str]]  # (query, relevant path relative to the corpus)
+    # When bench/sets/<name>.pages lists pages, only those are imported: a large corpus
+    # is cut to the pages the questions point to plus others drawn at random, so that
+    # local vectors are computed in minutes, not an hour.
+    pages: tuple[str, ...] = ()
 
 
 def load_sets(root: Path) -> tuple[list[LabelledSet], list[str]]:
@@ -61,7 +67,14 @@ def load_sets(root: Path) -> tuple[list[LabelledSet], list[str]]:
             if line.strip() and not line.startswith("#"):
                 query, relevant = line.split("\t")
                 questions.append((query.strip(), relevant.strip()))
-        found.append(LabelledSet(tsv.stem, corpus, questions))
+        listed = tsv.with_suffix(".pages")
+        pages = tuple(listed.read_text(encoding="utf-8").split("\n")) if listed.is_file() else ()
+        pages = tuple(p for p in pages if p.strip())
+        absent = [p for p in pages if not (corpus / p).is_file()]
+        if absent:
+            missing.append(f"{tsv.stem}: {len(absent)} listed pages missing, e.g. {absent[0]}")
+            continue
+        found.append(LabelledSet(tsv.stem, corpus, questions, pages))
     return found, missing
 
 
@@ -115,10 +128,12 @@ async def rank(
     return out, candidates
 
 
-def dump(labelled: LabelledSet, candidates: list[tuple[Scored, Scored]]) -> None:
-    """With BENCH_DUMP=folder, keep the scored candidates there: other fusions can then
-    be tried without indexing again."""
-    folder = os.environ.get("BENCH_DUMP")
+def dump(
+    labelled: LabelledSet, candidates: list[tuple[Scored, Scored]], folder: Path | None
+) -> None:
+    """With BENCH_DUMP=folder (or `folder`), keep the scored candidates there: other
+    fusions can then be tried without indexing again (bench/fusion.py)."""
+    folder = folder or (Path(os.environ["BENCH_DUMP"]) if os.environ.get("BENCH_DUMP") else None)
     if not folder:
         return
     Path(folder).mkdir(parents=True, exist_ok=True)
@@ -129,7 +144,19 @@ def dump(labelled: LabelledSet, candidates: list[tuple[Scored, Scored]]) -> None
     (Path(folder) / f"{labelled.name}.json").write_text(json.dumps(rows))
 
 
-async def measure(labelled: LabelledSet, embedder: Embedder) -> dict[str, dict[str, float]]:
+def listed_pages(labelled: LabelledSet, into: Path) -> Path:
+    """The folder to import: the corpus itself, or a copy of the pages it lists."""
+    if not labelled.pages:
+        return labelled.corpus
+    for page in labelled.pages:
+        (into / page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(labelled.corpus / page, into / page)
+    return into
+
+
+async def measure(
+    labelled: LabelledSet, embedder: Embedder, *, dump_to: Path | None = None
+) -> dict[str, dict[str, float]]:
     root = Path(tempfile.mkdtemp(prefix="brainbot-bench-"))
     try:
         database = await Database.connect(None, root)
@@ -140,14 +167,14 @@ async def measure(labelled: LabelledSet, embedder: Embedder) -> dict[str, dict[s
                 database=database,
                 embedder=embedder,
             )
-            await store.import_folder(labelled.corpus)
+            await store.import_folder(listed_pages(labelled, root / "pages"))
             rankings, candidates = await rank(store, [q for q, _ in labelled.questions])
         finally:
             await database.close()
     finally:
         shutil.rmtree(root, ignore_errors=True)
     relevant = [r for _, r in labelled.questions]
-    dump(labelled, candidates)
+    dump(labelled, candidates, dump_to)
     return {mode: scores(ranked, relevant) for mode, ranked in rankings.items()}
 
 
