@@ -92,7 +92,7 @@ def _app(sent: dict[str, int]) -> web.Application:
         return response
 
     async def bomb(_: web.Request) -> web.Response:
-        body = gzip.compress(b"\0" * 200_000_000, compresslevel=9)
+        body = gzip.compress(b"\0" * 20_000_000, compresslevel=9)  # 20 MB, ~20 KB sent
         sent["bomb"] = len(body)
         return web.Response(
             body=body, headers={"Content-Type": "text/html", "Content-Encoding": "gzip"}
