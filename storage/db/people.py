@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, delete, exists, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import Insert, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.db.admission import new_code, normal_code
@@ -57,6 +57,29 @@ def _identity_is(platform: str, platform_user_id: str) -> Any:
     )
 
 
+def _new_identity(
+    user_id: int,
+    platform: str,
+    platform_user_id: str,
+    name: str,
+    home_chat_id: str | None,
+    now: datetime,
+) -> Insert:
+    """The insert of one identity of a person; nothing when it exists already."""
+    return (
+        insert(IDENTITIES)
+        .values(
+            platform=platform,
+            platform_user_id=platform_user_id,
+            user_id=user_id,
+            display_name=name,
+            home_chat_id=home_chat_id,
+            created_at=now,
+        )
+        .on_conflict_do_nothing()
+    )
+
+
 class PeopleRecords:
     """People, identities and link codes."""
 
@@ -91,21 +114,8 @@ class PeopleRecords:
                     .returning(USERS.c.id)
                 )
             ).scalar_one()
-            inserted = (
-                await conn.execute(
-                    insert(IDENTITIES)
-                    .values(
-                        platform=platform,
-                        platform_user_id=platform_user_id,
-                        user_id=user_id,
-                        display_name=name,
-                        home_chat_id=home_chat_id,
-                        created_at=now,
-                    )
-                    .on_conflict_do_nothing()
-                    .returning(IDENTITIES.c.user_id)
-                )
-            ).first()
+            identity = _new_identity(user_id, platform, platform_user_id, name, home_chat_id, now)
+            inserted = (await conn.execute(identity.returning(IDENTITIES.c.user_id))).first()
             if inserted is None:
                 await conn.execute(delete(USERS).where(USERS.c.id == user_id))
         person = await self.person_for(platform, platform_user_id)
@@ -117,20 +127,9 @@ class PeopleRecords:
     ) -> None:
         """One more identity of a person (kept if it exists): e.g. `api:<id>`, which the
         person's API token stands for."""
-        stmt = (
-            insert(IDENTITIES)
-            .values(
-                platform=platform,
-                platform_user_id=platform_user_id,
-                user_id=user_id,
-                display_name=name,
-                home_chat_id=None,
-                created_at=now,
-            )
-            .on_conflict_do_nothing()
-        )
+        identity = _new_identity(user_id, platform, platform_user_id, name, None, now)
         async with self.engine.begin() as conn:
-            await conn.execute(stmt)
+            await conn.execute(identity)
 
     async def identities_of(self, user_id: int) -> list[Identity]:
         stmt = select(IDENTITIES).where(IDENTITIES.c.user_id == user_id)

@@ -25,6 +25,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+async def command(
+    env: Mapping[str, str], cwd: Path, *args: str, with_log: bool = True
+) -> tuple[int, str]:
+    """One `brainbot ARGS` command run to its end: its exit code and what it printed
+    (standard output, and with `with_log` its standard error too)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.app.cli",
+        *args,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT if with_log else asyncio.subprocess.DEVNULL,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode()
+
+
 def clean_env(**settings: str) -> dict[str, str]:
     """This process's environment without any brainbot setting, plus `settings`."""
     env = {

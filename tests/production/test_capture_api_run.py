@@ -4,8 +4,6 @@ the owner's vault (the one the console and MCP use)."""
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from pathlib import Path
 
 import aiohttp
@@ -13,32 +11,16 @@ import pytest
 
 from tests.bot.helpers import notes
 from tests.production.conftest import Fakes
-from tests.production.process import ROOT, Brainbot
+from tests.production.process import Brainbot, command
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
-
-
-async def brainbot(env: dict[str, str], cwd: Path, *args: str) -> tuple[int, str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.app.cli",
-        *args,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        cwd=cwd,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 120)
-    assert process.returncode is not None
-    return process.returncode, out.decode()
 
 
 async def test_a_token_from_the_command_line_files_a_capture_into_the_owner_s_vault(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
     env = fakes.env(tmp_path, database_url, slack=None)
-    code, out = await brainbot(env, tmp_path, "token", "me", "--label", "iphone")
+    code, out = await command(env, tmp_path, "token", "me", "--label", "iphone", with_log=False)
     assert code == 0, out
     token = out.strip().splitlines()[-1]
     assert " " not in token and len(token) >= 20
@@ -64,5 +46,5 @@ async def test_a_token_from_the_command_line_files_a_capture_into_the_owner_s_va
         assert await bot.stop() == 0, bot.log()
     assert body["path"].startswith("admin/")
     assert notes(tmp_path / "data" / "vault") == [body["path"]]
-    code, listed = await brainbot(env, tmp_path, "mcp", "token", "--list")
+    code, listed = await command(env, tmp_path, "mcp", "token", "--list")
     assert code == 0 and "iphone" in listed  # one store: MCP lists the API's token

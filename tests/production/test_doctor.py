@@ -3,9 +3,7 @@ set-up passes; each broken part is named with its fix, and no token is printed."
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,26 +21,14 @@ from tests.conftest import on_database
 from tests.fakes.slack_api import BOT_TOKEN
 from tests.production.conftest import Fakes
 from tests.production.gitremote import bare_remote, commit_file, other_machine
-from tests.production.process import ROOT
+from tests.production.process import command
 from tests.storage.vault.vault_support import ANN, make_vault
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
 
 
 async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot.app.cli",
-        "doctor",
-        env={**env, "PYTHONPATH": str(ROOT)},
-        cwd=cwd,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 120)
-    assert process.returncode is not None
-    return process.returncode, out.decode()
+    return await command(env, cwd, "doctor")
 
 
 def _versions(url: str) -> tuple[str, str]:
