@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import io
 import random
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import noto_cjk_sans_jp_regular
+import pytest
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 PHOTOS = Path(__file__).parent.parent / "data" / "photos"
@@ -149,3 +151,10 @@ def words_found(expected: str, read: str) -> float:
     want = [word.strip(strip) for word in expected.split() if word.strip(strip)]
     got = {word.strip(strip) for word in read.split()}
     return sum(word in got for word in want) / max(1, len(want))
+
+
+# A test whose photo must be read needs Tesseract (`make test` installs it where it can).
+needs_ocr = pytest.mark.skipif(
+    shutil.which("tesseract") is None,
+    reason="OCR is not installed here; `make test` installs Tesseract as root on Debian",
+)

@@ -20,6 +20,7 @@ from tests.bot.helpers import notes
 from tests.fakes.brain import running_brain
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates, photo, text_link
+from tests.fakes.text_pictures import needs_ocr
 
 
 @pytest.fixture
@@ -63,6 +64,7 @@ async def test_a_hidden_link_s_page_lands_in_the_note_and_the_chat_hears_of_it(
     assert "Composting in small gardens" in added["text"]
 
 
+@needs_ocr
 async def test_an_album_s_three_photos_are_read_into_its_one_note(
     brain: Runtime, telegram: TelegramAdapter, fake: FakeTelegram
 ) -> None:

@@ -21,6 +21,7 @@ from tests.bot.enrich.pages_server import page_server
 from tests.bot.enrich.test_shared_files import photo_of
 from tests.bot.helpers import notes
 from tests.fakes.brain import running_brain
+from tests.fakes.text_pictures import needs_ocr
 from tests.scheduler.outbox import add_ada
 
 
@@ -83,6 +84,7 @@ async def test_a_shared_page_is_kept_and_read_like_a_chat_message(api: Api) -> N
     assert "## From the page: Composting in small gardens" in note.content
 
 
+@needs_ocr
 async def test_plain_text_and_a_file_from_a_form(api: Api) -> None:
     headers = {"Content-Type": "text/plain"}
     status, body, _ = await api.post(data="Call the plumber about the boiler", headers=headers)

@@ -16,6 +16,7 @@ from bot.events import Attachment, Conversation, InboundMessage, Reply, Sender
 from tests.bot.helpers import git_log, notes, press
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
+from tests.fakes.text_pictures import needs_ocr
 
 CHAT = Conversation("test", "chat-1")
 JPEG, PDF = "image/jpeg", "application/pdf"
@@ -57,6 +58,7 @@ class Told:
         self.texts.append(reply.text)
 
 
+@needs_ocr
 async def test_the_text_on_a_whiteboard_photo_becomes_searchable(
     tmp_path: Path, database_url: str
 ) -> None:
@@ -129,6 +131,7 @@ async def test_a_broken_document_leaves_the_note_as_sent_and_says_why(
         assert said.startswith("Couldn't read contract.pdf:")
 
 
+@needs_ocr
 async def test_a_vision_model_adds_a_one_line_description_asked_without_tools(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
