@@ -39,9 +39,12 @@ from storage.errors import EntryNotFound, NotAFile, StorageError
 from storage.store import Store
 from storage.vault.edits import content_hash
 from storage.vault.files import read_regular
+from storage.vault.gitlocks import git_at_work
 from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
+GIT_WAIT_SECONDS = 0.2  # how often a sync looks whether a git command in the vault is done
+GIT_WAIT_STEPS = 300  # at most a minute; then it syncs anyway
 
 QUIET_MS = 50  # a burst of events ends after this long without a new one
 MAX_WAIT_MS = 400  # ...and a long burst is synced at least this often
@@ -184,7 +187,13 @@ async def _look_or_unsure(store: Store, paths: Sequence[str]) -> Look:
 async def sync_store(store: Store, why: str, skips: SkipLedger) -> None:
     """One incremental sync of `store`, logged, and what it skipped recorded in
     `skips`; a failure is logged and recorded too, and left for the next sync to
-    retry (the vault and index are unchanged by a failed sync)."""
+    retry (the vault and index are unchanged by a failed sync). While a git command
+    works in the vault (a `git pull` writing files before it moves HEAD), the sync
+    waits for it: files seen half-pulled would be committed as hand edits."""
+    for _ in range(GIT_WAIT_STEPS):
+        if not await asyncio.to_thread(git_at_work, store.vault.root):
+            break
+        await asyncio.sleep(GIT_WAIT_SECONDS)
     try:
         report = await store.sync()
     except Exception as exc:

@@ -99,3 +99,22 @@ def recover_interrupted_write(repo: pygit2.Repository, worktree: Path) -> None:
         index.read_tree(repo.head.peel(pygit2.Commit).tree)
         index.write()
         log.warning("the git index was reset to the last commit after an interrupted write")
+
+
+def git_at_work(worktree: Path) -> bool:
+    """Whether a `git` command (a pull, a checkout) is running in `worktree` now: its
+    files may be half written, and HEAD not moved yet. Without /proc, whether git holds
+    one of its lock files."""
+    if not PROC.is_dir():
+        return bool(lock_files(worktree / ".git"))
+    root = str(worktree.resolve())
+    for proc in _processes():
+        try:
+            if (proc / "comm").read_text().strip() != "git":
+                continue
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue  # the process ended, or is not ours to look at
+        if cwd == root or cwd.startswith(root + os.sep):
+            return True
+    return False
