@@ -55,6 +55,7 @@ REFUSAL = (
     "you; if you are setting it up, send /start with the claim code from its log."
 )
 REFUSALS_REMEMBERED = 10_000
+FILED_REMEMBERED = 1_000  # recent events' notes, for the capture API's answer
 SLOW_DOWN = (
     "You are sending messages faster than I file them (at most {limit} a minute). "
     "That one was not saved: wait a moment, then send it again."
@@ -371,7 +372,7 @@ class Engine:
         await self.arrivals.read_later(ctx, files)
         if ctx.filed:  # for callers that answer with the note (the capture API)
             self._filed[ctx.event_key] = ctx.filed[0]
-            while len(self._filed) > REFUSALS_REMEMBERED:
+            while len(self._filed) > FILED_REMEMBERED:
                 self._filed.popitem(last=False)
         return replies
 

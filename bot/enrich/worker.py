@@ -24,8 +24,8 @@ from typing import Any
 
 from bot import metrics
 from bot.enrich.compose import Read, told, with_sections
-from bot.enrich.links import find_urls
 from bot.enrich.reading import Readers, read_document, read_link, read_photo
+from bot.enrich.saved import own_words
 from bot.events import Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
 from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
@@ -297,9 +297,6 @@ def _fields(
             if name not in have and name not in fields:
                 fields[name] = value
     page_title = fields.pop("page_title", None)
-    own_words = _EMBED.sub("", body)
-    for url in find_urls(own_words):
-        own_words = own_words.replace(url, "")
-    if page_title and not own_words.strip() and title != page_title:
+    if page_title and not own_words(_EMBED.sub("", body)) and title != page_title:
         fields["title"] = page_title
     return fields
