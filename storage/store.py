@@ -36,7 +36,7 @@ from storage.index import bulk
 from storage.index.embeddings import Embedder
 from storage.index.index import Index
 from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
-from storage.vault.vault import Then, Vault
+from storage.vault.vault import BodyEdit, Then, Vault
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +204,10 @@ class Store:
             operation=operation,
         )
         return await self._entry_of(written), written.change
+
+    async def update_bodies(self, edits: Mapping[str, BodyEdit], **how: Any) -> Change:
+        """Several notes' bodies changed in one commit (see Vault.update_bodies), indexed."""
+        return (await self._write(self.vault.update_bodies, edits, **how)).change
 
     async def move(
         self,

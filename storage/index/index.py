@@ -354,6 +354,11 @@ class Index:
         async with self.database.engine.connect() as conn:
             return await lookups.entries_named(conn, self.vault_id, name, limit, exact=exact)
 
+    async def names_in(self, categories: Sequence[str]) -> list[tuple[str, str, str, list[str]]]:
+        """(path, title, category, aliases) of the notes in `categories` (see lookups)."""
+        async with self.database.engine.connect() as conn:
+            return await lookups.names_in(conn, self.vault_id, categories)
+
     async def get(self, path: str) -> Entry | None:
         async with self.database.engine.connect() as conn:
             return await lookups.entry_at(conn, self.vault_id, path)

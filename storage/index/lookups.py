@@ -243,3 +243,22 @@ async def field_values(
         {"vault": vault_id, "name": name, "pattern": pattern, "limit": limit},
     )
     return [(row.path, row.title, row.value) for row in rows]
+
+
+async def names_in(
+    conn: AsyncConnection, vault_id: int, categories: Sequence[str]
+) -> list[tuple[str, str, str, list[str]]]:
+    """(path, title, category, aliases) of every note in `categories`: the names a
+    capture may mention (people, projects). Bodies are not read."""
+    rows = await conn.execute(
+        text(
+            "SELECT e.path, e.title, e.category, e.fields -> 'aliases' AS aliases FROM entries e"
+            " WHERE e.vault_id = :vault AND e.category = ANY(CAST(:categories AS text[]))"
+        ),
+        {"vault": vault_id, "categories": list(categories)},
+    )
+    out = []
+    for row in rows:
+        aliases = row.aliases if isinstance(row.aliases, list) else [row.aliases]
+        out.append((row.path, row.title, row.category, [str(a) for a in aliases if a]))
+    return out

@@ -71,6 +71,7 @@ log = logging.getLogger(__name__)
 # Another note changed with a new one: its path, and its new text from the old (None when
 # it is not there yet) and the new note's path.
 Then = tuple[str, Callable[[str | None, str], str]]
+BodyEdit = Callable[[Entry], str | None]  # a note as it is now -> its new body (None: as is)
 
 Progress = Callable[[int, int], None]
 _OPERATION_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
@@ -214,6 +215,34 @@ class Vault(Previews):
             self._commits.record_outside_edit(rel, old)
             change = self._commits.write({rel: new}, f"{operation} {rel}", author, source)
         return Written(entry_from_bytes(rel, new), change)
+
+    def update_bodies(
+        self,
+        edits: Mapping[str, BodyEdit],
+        *,
+        operation: str,
+        author: Author,
+        source: Source = None,
+    ) -> Written:
+        """Several notes' bodies changed in ONE commit `<operation> <paths>` (a capture's
+        timeline lines on everyone it names); NothingToChange when none changes."""
+        with self._lock.hold():
+            files: dict[str, bytes | None] = {}
+            for path, edit in edits.items():
+                rel, full = self._paths.resolve(path, for_write=True)
+                old = self._read_bytes(rel, full)
+                entry = entry_from_bytes(rel, old)
+                body = edit(entry)
+                if body is None or body == entry.body:
+                    continue
+                new = updated_note(rel, old, None, body, ())
+                self._check_size(rel, new, self.max_bytes)
+                self._commits.record_outside_edit(rel, old)
+                files[rel] = new
+            if not files:
+                raise NothingToChange(", ".join(edits))
+            change = self._commits.write(files, f"{operation} {', '.join(files)}", author, source)
+        return Written(None, change)
 
     def move(
         self,

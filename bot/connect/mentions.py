@@ -1,0 +1,215 @@
+"""Which people and projects a person's words name: the notes of the `people` and
+`projects` folders, by title, alias, file name or `[[link]]`.
+
+How a name is recognised (bench/timeline.py measures it on labelled captures):
+- Whole words, case- and accent-insensitive: "zoe mendez" is Zoë Méndez. The longest
+  name wins ("Sarah Kim" over "Sarah"), and a name joined to another word by a hyphen
+  ("Sarah-Jane") is not that name; a possessive ("Sarah's") is.
+- Not inside code (backticks, fenced or indented blocks), a URL, an e-mail address or
+  a domain (`github.com/will`): those are not someone being talked about.
+- A `[[link]]` to the note (`[[Sarah Kim]]`, `[[people/sarah-kim|Sarah]]`) names it
+  whatever its label says.
+- A person's first name alone ("Sarah") names them when exactly one person has it;
+  when several do, the mention is ambiguous and the caller asks. A first name that is
+  also an everyday word ("Will", "Mark", "May") counts only written with a capital
+  and not as a sentence's first word ("Will you call?" is a question, not Will).
+  One word that is a note's whole title or an alias follows the same rule when it is
+  such a word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from storage.index.links import name_key, path_key
+from storage.index.tokens import fold
+from storage.vault.markdown import without_code
+
+PEOPLE, PROJECTS = "people", "projects"
+LONGEST_NAME = 6  # words: longer titles are not looked for in running text
+# Given names that are also everyday words: written in lower case, or first in a
+# sentence, they are the word ("I will call", "Mark the date").
+EVERYDAY = frozenset(
+    """will mark may june april august bill pat rose grace hope joy faith summer art
+    jack frank rob sue drew gene max ray dawn rich miles chase hunter penny ruby amber
+    jade holly ivy iris daisy lily violet olive sky river stone brook dean earl guy don
+    carol lane wade glen dale cliff heath reed sandy rusty skip bud duke king prince
+    major page mason cook baker chance sage star autumn winter june faith heather
+    victor harmony melody liberty justice bob ward hall gray grey green brown black
+    white young long""".split()  # noqa: SIM905 (a word list reads best as words)
+)
+_WORD = re.compile(r"[^\W_]+")
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+# Addresses: a scheme's URL, www., e-mail, or a bare domain with or without a path.
+_ADDRESS = re.compile(
+    r"(?i)\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|ai|co|de|fr|uk|edu|gov|me)\b\S*"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A person's or project's note and the names it goes by."""
+
+    path: str
+    title: str
+    category: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def first_name(self) -> str | None:
+        """A person's first name, when the title has more words than one."""
+        words = _WORD.findall(self.title)
+        return words[0] if self.category == PEOPLE and len(words) > 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """Where the words name a note: as written, and the notes they may mean (one: a
+    mention; several: ask which)."""
+
+    said: str
+    notes: tuple[Named, ...]
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.notes) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    key: str  # folded
+    start: int
+    end: int
+    capital: bool
+    joined_before: bool  # a hyphen ties it to the word before
+    joined_after: bool
+    sentence_start: bool
+
+
+class Names:
+    """Every name of a vault's people and projects, ready to be found in a text."""
+
+    def __init__(self, notes: Iterable[Named], *, first_names: bool = True) -> None:
+        self._full: dict[tuple[str, ...], dict[str, Named]] = {}
+        self._first: dict[tuple[str, ...], dict[str, Named]] = {}
+        self._by_key: dict[str, dict[str, Named]] = {}  # link key or path key -> notes
+        for note in notes:
+            stem = note.path.rsplit("/", 1)[-1].removesuffix(".md")
+            for name in (note.title, stem, *note.aliases):
+                words = tuple(fold(w) for w in _WORD.findall(name))
+                if 0 < len(words) <= LONGEST_NAME:
+                    self._full.setdefault(words, {})[note.path] = note
+                self._by_key.setdefault(name_key(name), {})[note.path] = note
+            self._by_key.setdefault(path_key(note.path), {})[note.path] = note
+            first = note.first_name
+            if first_names and first is not None:
+                self._first.setdefault((fold(first),), {})[note.path] = note
+
+    def find(self, text: str, *, leave_out: Collection[str] = ()) -> list[Mention]:
+        """The notes `text` names, each once, in the order first named; a note in
+        `leave_out` (the capture itself) is never one."""
+        masked = _ADDRESS.sub(_blank, without_code(text))
+        found: list[Mention] = []
+        for link in _WIKILINK.finditer(masked):
+            target = link.group(1).partition("|")[0].partition("#")[0].strip()
+            notes = self._by_key.get(path_key(target)) or self._by_key.get(name_key(target))
+            if notes:
+                found.append(Mention(link.group(0), tuple(notes.values())))
+                masked = masked[: link.start()] + " " * len(link.group(0)) + masked[link.end() :]
+            else:  # a link to no such note: the words of its target may name someone
+                raw = link.group(1).partition("|")[0].partition("#")[0]
+                shown = f"  {raw}".ljust(len(link.group(0)))
+                masked = masked[: link.start()] + shown + masked[link.end() :]
+        found += self._in_words(text, _words(text, masked))
+        return _once(found, leave_out)
+
+    def _in_words(self, text: str, words: Sequence[_Word]) -> list[Mention]:
+        found: list[Mention] = []
+        i = 0
+        while i < len(words):
+            hit = self._longest(words, i)
+            if hit is None:
+                i += 1
+                continue
+            n, notes = hit
+            said = text[words[i].start : words[i + n - 1].end]
+            found.append(Mention(said, tuple(notes)))
+            i += n
+        return found
+
+    def _longest(self, words: Sequence[_Word], i: int) -> tuple[int, list[Named]] | None:
+        if words[i].joined_before:
+            return None
+        for n in range(min(LONGEST_NAME, len(words) - i), 0, -1):
+            if words[i + n - 1].joined_after:
+                continue
+            key = tuple(w.key for w in words[i : i + n])
+            full = self._full.get(key)
+            first = self._first.get(key) if n == 1 else None
+            notes = full or first
+            if not notes:
+                continue
+            if n == 1 and not _a_name_here(words[i]):
+                continue
+            return n, list(notes.values())
+        return None
+
+
+def _a_name_here(word: _Word) -> bool:
+    """A one-word name that is also an everyday word is a name only capitalised and
+    not first in its sentence."""
+    return word.key not in EVERYDAY or (word.capital and not word.sentence_start)
+
+
+def _words(text: str, masked: str) -> list[_Word]:
+    words: list[_Word] = []
+    for match in _WORD.finditer(masked):
+        start, end = match.span()
+        before = masked[max(0, start - 2) : start]
+        after = masked[end : end + 2]
+        words.append(
+            _Word(
+                key=fold(match.group(0)),
+                start=start,
+                end=end,
+                capital=text[start:end][:1].isupper(),
+                joined_before=len(before) == 2 and before[1] == "-" and before[0].isalnum(),
+                joined_after=len(after) == 2 and after[0] == "-" and after[1].isalnum(),
+                sentence_start=_starts_sentence(masked, start),
+            )
+        )
+    return words
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether the word at `at` begins the text, a line, a list item or a sentence."""
+    i = at - 1
+    while i >= 0 and text[i] in " \t\"'\u201c\u2018([*-\u2022":
+        i -= 1
+    return i < 0 or text[i] in ".!?:;\n"
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
+
+
+def _once(found: Iterable[Mention], leave_out: Collection[str]) -> list[Mention]:
+    """Each note once (a clear mention wins over an ambiguous one naming it too)."""
+    out: list[Mention] = []
+    clear = {m.notes[0].path for m in found if not m.ambiguous}
+    seen: set[tuple[str, ...]] = set()
+    for mention in found:
+        notes = tuple(n for n in mention.notes if n.path not in leave_out)
+        if not notes:
+            continue
+        if len(notes) > 1 and any(n.path in clear for n in notes):
+            continue  # "Sarah Kim … Sarah": the second is the same Sarah
+        key = tuple(sorted(n.path for n in notes))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Mention(mention.said, notes))
+    return out
