@@ -14,7 +14,10 @@ How a name is recognised (bench/timeline.py measures it on labelled captures):
   also an everyday word ("Will", "Mark", "May") counts only written with a capital
   and not as a sentence's first word ("Will you call?" is a question, not Will).
   One word that is a note's whole title or an alias follows the same rule when it is
-  such a word.
+  such a word. A first name followed by another capitalised word is someone else
+  ("Mark Twain", "Sarah Connor").
+- A project's name after a word that makes it someone else's ("her book club", "the
+  neighbours' kitchen renovation") is not the person's project.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ EVERYDAY = frozenset(
     white young long""".split()  # noqa: SIM905 (a word list reads best as words)
 )
 _WORD = re.compile(r"[^\W_]+")
+# Before a project's name, a word that makes it someone else's: "her book club", "the
+# neighbours' kitchen renovation" (a person's own are "my" and "our").
+_SOMEONE_ELSES = re.compile(r"(?i)(?:\w['\u2019]s?|\b(?:his|her|their|your|its))\s+$")
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 # Addresses: a scheme's URL, www., e-mail, or a bare domain with or without a path.
 _ADDRESS = re.compile(
@@ -87,6 +93,7 @@ class _Word:
     joined_before: bool  # a hyphen ties it to the word before
     joined_after: bool
     sentence_start: bool
+    someone_elses: bool  # after "her", "their", "the neighbours'", "Sarah's"
 
 
 class Names:
@@ -152,16 +159,28 @@ class Names:
             notes = full or first
             if not notes:
                 continue
-            if n == 1 and not _a_name_here(words[i]):
+            if words[i].someone_elses and all(n.category != PEOPLE for n in notes.values()):
+                return None  # "her book club" is not the person's Book club project
+            if n == 1 and not _a_name_here(words, i, first_only=not full):
                 continue
             return n, list(notes.values())
         return None
 
 
-def _a_name_here(word: _Word) -> bool:
-    """A one-word name that is also an everyday word is a name only capitalised and
-    not first in its sentence."""
-    return word.key not in EVERYDAY or (word.capital and not word.sentence_start)
+def _a_name_here(words: Sequence[_Word], i: int, *, first_only: bool) -> bool:
+    """Whether one word is a name here. One that is also an everyday word is a name
+    only capitalised and not first in its sentence (unless possessive: "Mark's").
+    A first name followed by another capitalised word is someone else's ("Mark
+    Twain", "Sarah Connor")."""
+    word = words[i]
+    after = words[i + 1] if i + 1 < len(words) else None
+    close = after is not None and after.start - word.end == 1
+    if first_only and close and after is not None and after.capital and after.key != "s":
+        return False
+    if word.key not in EVERYDAY:
+        return True
+    possessive = close and after is not None and after.key == "s"
+    return word.capital and (not word.sentence_start or possessive)
 
 
 def _words(text: str, masked: str) -> list[_Word]:
@@ -179,6 +198,7 @@ def _words(text: str, masked: str) -> list[_Word]:
                 joined_before=len(before) == 2 and before[1] == "-" and before[0].isalnum(),
                 joined_after=len(after) == 2 and after[0] == "-" and after[1].isalnum(),
                 sentence_start=_starts_sentence(masked, start),
+                someone_elses=bool(_SOMEONE_ELSES.search(masked[max(0, start - 8) : start])),
             )
         )
     return words

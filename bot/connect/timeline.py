@@ -27,7 +27,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import date
 
 from bot.buttons import ButtonHandler, pressed
@@ -36,6 +37,7 @@ from bot.events import Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext
 from storage.entry import Change, Entry
 from storage.errors import NothingToChange, StorageError
+from storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -44,19 +46,47 @@ HEADING = "## Timeline"
 PICK_ACTION = "timeline_pick"  # Button.action of "which Sarah?"
 PICK_KIND = "timeline"
 START_AFTER = 0.2  # seconds: the capture's own reply goes out first
+# Where nobody waits for a message: the lines are written, nothing is said.
+UNTOLD = frozenset({"mcp", "api"})
 MOST_QUESTIONS = 3  # ambiguous names asked about per capture
 MOST_CHOICES = 6  # notes offered for one name
 _DATED = re.compile(r"^\s*[-*+]\s+(\d{4}-\d{2}-\d{2})\b")
 _COMMAND = re.compile(r"^/\S+\s*")
 
 
-async def mentions_in(ctx: ToolContext, text: str, *, first_names: bool = True) -> list[Mention]:
-    """The people and projects of `ctx`'s vault that `text` names, but the notes this
-    event filed (see bot.connect.mentions)."""
-    categories = [c for c in (PEOPLE, PROJECTS) if c in ctx.settings.categories]
-    rows = await ctx.store.index.names_in(categories)
-    names = Names((Named(p, t, c, tuple(a)) for p, t, c, a in rows), first_names=first_names)
-    return names.find(_COMMAND.sub("", text, count=1), leave_out={e.path for e in ctx.filed or ()})
+class KnownNames:
+    """The names of each vault's people and projects, built once and kept while they
+    stay the same (building them for 3,500 notes takes a few hundred ms; checking
+    whether they changed, one small query)."""
+
+    def __init__(self, *, first_names: bool = True, vaults: int = 64) -> None:
+        self.first_names = first_names
+        self._vaults = vaults
+        self._built: OrderedDict[int, tuple[str, Names]] = OrderedDict()
+
+    async def of(self, store: Store, categories: Sequence[str]) -> Names:
+        wanted = [c for c in (PEOPLE, PROJECTS) if c in categories]
+        mark = await store.index.names_mark(wanted)
+        built = self._built.get(store.vault_id)
+        if built is not None and built[0] == mark:
+            self._built.move_to_end(store.vault_id)
+            return built[1]
+        rows = await store.index.names_in(wanted)
+        names = Names(
+            (Named(p, t, c, tuple(a)) for p, t, c, a in rows), first_names=self.first_names
+        )
+        self._built[store.vault_id] = (mark, names)
+        while len(self._built) > self._vaults:
+            self._built.popitem(last=False)
+        return names
+
+    async def mentions_in(
+        self, store: Store, text: str, categories: Sequence[str], leave_out: Collection[str] = ()
+    ) -> list[Mention]:
+        """The people and projects of `store`'s vault that `text` names (see
+        bot.connect.mentions); a leading `/command` is not a name."""
+        names = await self.of(store, categories)
+        return names.find(_COMMAND.sub("", text, count=1), leave_out=leave_out)
 
 
 def timeline_line(day: date, note: Entry) -> str:
@@ -133,7 +163,7 @@ class Timeline:
     """The timeline rule after a capture (see the module doc); `follow` is its door."""
 
     def __init__(self, *, first_names: bool = True) -> None:
-        self.first_names = first_names
+        self.names = KnownNames(first_names=first_names)
         self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
         self.start_after = START_AFTER
         self._tasks: set[asyncio.Task[None]] = set()
@@ -167,7 +197,7 @@ class Timeline:
             log.exception("timeline lines of %s failed", ctx.event_key)
             replies = [Reply(f"Couldn't add this to the timelines it names: {exc}.")]
         for reply in replies:
-            if self.deliver is None:
+            if self.deliver is None or ctx.conversation.platform in UNTOLD:
                 return
             try:
                 await self.deliver(ctx.conversation, reply)
@@ -179,7 +209,9 @@ class Timeline:
         filed; what to tell the person (a line with Undo, a question per ambiguous name)."""
         if not ctx.filed:
             return []
-        mentions = await mentions_in(ctx, text, first_names=self.first_names)
+        mentions = await self.names.mentions_in(
+            ctx.store, text, ctx.settings.categories, {e.path for e in ctx.filed}
+        )
         if not mentions:
             return []
         line = timeline_line(ctx.now.astimezone(ctx.vault_zone).date(), ctx.filed[0])

@@ -359,6 +359,11 @@ class Index:
         async with self.database.engine.connect() as conn:
             return await lookups.names_in(conn, self.vault_id, categories)
 
+    async def names_mark(self, categories: Sequence[str]) -> str:
+        """Changes when `names_in` would give other names (see lookups)."""
+        async with self.database.engine.connect() as conn:
+            return await lookups.names_mark(conn, self.vault_id, categories)
+
     async def get(self, path: str) -> Entry | None:
         async with self.database.engine.connect() as conn:
             return await lookups.entry_at(conn, self.vault_id, path)

@@ -204,3 +204,19 @@ async def test_a_team_chat_capture_touches_only_the_team_vaults_people(
         own = brain.settings.vault_dir
         assert timeline(own, "people/Sarah Kim.md") == []
         assert timeline(own, "people/Omar Haddad.md") == []
+
+
+async def test_a_person_added_or_renamed_later_is_known_to_the_next_capture(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        await people(brain.store, "Sarah Kim")
+        vault = brain.settings.vault_dir
+        _, told = await after(brain, "Priya Raman shared her notes on composting")
+        assert told == []  # no note for Priya yet
+        await people(brain.store, "Priya Raman")
+        entry = await brain.store.read("people/Sarah Kim.md")
+        await brain.store.update(entry.path, fields={"aliases": ["Sunny"]})
+        _, told = await after(brain, "/capture Priya Raman and Sunny swapped seeds")
+        assert [r.text for r in told] == ["Added to the timeline of Priya Raman and Sarah Kim."]
+        assert len(timeline(vault, "people/Priya Raman.md")) == 1
