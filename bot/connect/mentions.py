@@ -223,8 +223,8 @@ def _once(found: Iterable[Mention], leave_out: Collection[str]) -> list[Mention]
     seen: set[tuple[str, ...]] = set()
     for mention in found:
         notes = tuple(n for n in mention.notes if n.path not in leave_out)
-        if not notes:
-            continue
+        if not notes or (mention.ambiguous and len(notes) < len(mention.notes)):
+            continue  # the capture itself, or a name it shares: not someone else named
         if len(notes) > 1 and any(n.path in clear for n in notes):
             continue  # "Sarah Kim … Sarah": the second is the same Sarah
         key = tuple(sorted(n.path for n in notes))

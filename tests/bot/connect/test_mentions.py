@@ -74,6 +74,9 @@ def test_a_lone_first_name_counts_only_when_chosen() -> None:
 def test_the_capture_itself_is_not_a_mention() -> None:
     found = Names(NOTES).find("Sarah Kim - works on budget", leave_out={"people/Sarah Kim.md"})
     assert found == []
+    # "Sarah" there is the new Sarah herself, not the other one
+    sarah = Names(NOTES).find("Sarah's gym buddy", leave_out={"people/Sarah Lopez.md"})
+    assert sarah == []
 
 
 def test_a_line_goes_newest_first_under_the_heading_made_when_missing() -> None:
