@@ -18,8 +18,8 @@ Choices a person would notice:
 - Lines are kept newest first (a line goes above the older ones), so the note reads
   the same way in Obsidian as in `/get`.
 - A line already there (the same day and note) is not added twice.
-- The job lives in this process only: a crash between the reply and the line loses the
-  line (the capture itself is kept).
+- The job lives in this process only: a stop waits for it (a few seconds at most), a
+  crash between the reply and the line loses the line (the capture itself is kept).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ HEADING = "## Timeline"
 PICK_ACTION = "timeline_pick"  # Button.action of "which Sarah?"
 PICK_KIND = "timeline"
 START_AFTER = 0.2  # seconds: the capture's own reply goes out first
+CLOSE_GRACE = 5.0  # seconds a stop waits for the lines under way
 # Where nobody waits for a message: the lines are written, nothing is said.
 UNTOLD = frozenset({"mcp", "api"})
 MOST_QUESTIONS = 3  # ambiguous names asked about per capture
@@ -182,10 +183,16 @@ class Timeline:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
-    async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Let the jobs under way finish (they live in this process only), for at most
+        `grace` seconds; then stop the rest."""
+        try:
+            async with asyncio.timeout(grace):
+                await self.wait_idle()
+        except TimeoutError:
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def _run(self, ctx: ToolContext, text: str) -> None:
         await asyncio.sleep(self.start_after)

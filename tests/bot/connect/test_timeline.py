@@ -220,3 +220,13 @@ async def test_a_person_added_or_renamed_later_is_known_to_the_next_capture(
         _, told = await after(brain, "/capture Priya Raman and Sunny swapped seeds")
         assert [r.text for r in told] == ["Added to the timeline of Priya Raman and Sarah Kim."]
         assert len(timeline(vault, "people/Priya Raman.md")) == 1
+
+
+async def test_a_stop_right_after_the_reply_still_writes_the_line(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        await people(brain.store, "Sarah Kim")
+        await brain.engine.handle(message("Sarah Kim lent me a ladder"))
+        await brain.engine.timeline.close()
+        assert len(timeline(brain.settings.vault_dir, "people/Sarah Kim.md")) == 1
