@@ -114,7 +114,7 @@ class Digest:
             out += ["", f"## {section.heading}", ""]
             for item in section.items:
                 link = f" ([[{item.path.removesuffix('.md')}]])" if item.path else ""
-                box = "- [ ] " if item.action else "- "
+                box = "- [ ] " if item.action and item.buttons == "task" else "- "
                 out.append(f"{box}{item.text}{link}")
             if section.more:
                 out.append(f"- …and {section.more} more")
