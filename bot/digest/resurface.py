@@ -129,6 +129,7 @@ async def _related(
         until=now,
         older_than=start_of_day - OLDER_THAN,
         threshold=min_similarity(store.index.embedder.name),
+        seed_categories=store.vault.categories,
         limit=RELATED_NOTES,
     )
     lines = tuple(_line(n, zone, f", close to “{n.seed}”") for n in notes)

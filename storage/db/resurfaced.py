@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime
 
-from sqlalchemy import Column, Date, DateTime, Float, Integer, Text, case
+from sqlalchemy import Column, Date, DateTime, Float, Integer, Text, case, func
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
@@ -59,7 +59,7 @@ class Resurfaced:
         stmt = stmt.on_conflict_do_update(
             index_elements=[c.vault_id, c.path],
             set_={
-                "last_shown": day,
+                "last_shown": func.greatest(c.last_shown, day),
                 "times_shown": c.times_shown
                 + case((c.last_shown.is_distinct_from(day), 1), else_=0),
             },

@@ -41,7 +41,7 @@ WITH seeds AS (
     SELECT e.id, e.title FROM entries e
     WHERE e.vault_id = :vault AND e.updated >= :since AND e.embedded
       AND {_FILED} >= :since AND {_FILED} < :until
-      AND e.category = ANY(CAST(:categories AS text[]))
+      AND e.category = ANY(CAST(:seed_categories AS text[]))
     ORDER BY {_FILED} DESC, e.id
     LIMIT :seeds
 ),
@@ -120,17 +120,20 @@ async def related_older_notes(
     until: datetime,
     older_than: datetime,
     threshold: float,
+    seed_categories: Sequence[str],
     seeds: int = 8,
     limit: int = 2,
 ) -> list[PastNote]:
     """Up to `limit` older notes closest to the (at most `seeds` latest) notes filed in
-    [since, until), best first, each scoring at least `threshold`; notes brought back
-    by different seeds first. Empty without vectors (no embedder, or none made yet)."""
+    [since, until) in `seed_categories` (the inbox too: a capture is a capture), best
+    first, each scoring at least `threshold`; notes brought back by different seeds
+    first. Empty without vectors (no embedder, or none made yet)."""
     params = _params(vault_id, query) | {
         "since": since,
         "until": until,
         "older_than": older_than,
         "seeds": seeds,
+        "seed_categories": list(seed_categories),
         "per_seed": 4 * limit,  # a note may have several chunks near a seed
     }
     async with engine.connect() as conn:

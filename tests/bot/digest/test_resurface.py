@@ -100,6 +100,19 @@ async def test_an_older_note_close_to_a_new_capture_comes_back_with_its_buttons(
     assert opened.text.startswith("Greenhouse ") and "rain water" in opened.text
 
 
+async def test_a_capture_still_in_the_inbox_brings_back_older_notes_too(
+    tmp_path: Path, database_url: str, model: FakeOpenAI
+) -> None:
+    clock = Clock(MORNING)
+    notes = _vault()
+    notes["inbox/seeds.md"] = notes.pop("ideas/seeds.md")
+    async with running_brain(tmp_path, database_url, model, clock=clock, **VECTORS) as brain:
+        await add_notes(brain.store, tmp_path / "import", notes)
+        card = await _digest(brain, clock)
+    assert all("close to “Tomato seeds”" in line for line in _section(card, "From your notes"))
+    assert len(_section(card, "From your notes")) == 2
+
+
 async def test_not_the_same_note_two_days_running(
     tmp_path: Path, database_url: str, model: FakeOpenAI
 ) -> None:

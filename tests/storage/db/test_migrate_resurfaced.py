@@ -31,6 +31,8 @@ async def test_an_older_database_gets_the_record_of_resurfaced_notes(
         await resurfaced.record_shown(3, ["ideas/a.md", "ideas/b.md"], day)
         await resurfaced.record_shown(3, ["ideas/a.md"], day)  # composed again that day
         await resurfaced.record_shown(3, ["ideas/a.md"], date(2026, 12, 20))
+        # A digest composed for an earlier date (`brainbot digest --date`) moves nothing back.
+        await resurfaced.record_shown(3, ["ideas/a.md"], date(2026, 12, 1))
         assert await resurfaced.lower(3, "ideas/a.md", NOW) == 0.5
         assert await resurfaced.lower(3, "ideas/c.md", NOW) == 0.5
         async with engine.connect() as conn:
@@ -40,7 +42,7 @@ async def test_an_older_database_gets_the_record_of_resurfaced_notes(
                 )
             ).all()
         assert [tuple(r) for r in rows] == [
-            ("ideas/a.md", 2, date(2026, 12, 20)),
+            ("ideas/a.md", 3, date(2026, 12, 20)),
             ("ideas/b.md", 1, day),
             ("ideas/c.md", 0, None),
         ]
