@@ -29,6 +29,7 @@ NEXT_ACTION_LINES = 5
 COMING_UP_LINES = 3  # in the daily digest; the weekly review looks further ahead
 MAX_ACTIONS = 10  # items with buttons: three each, one Telegram row each
 LINE_CHARS = 160
+PAST_ITEM = "past"  # DigestItem.buttons of an older note brought back
 TEXT_LIMIT = 3500  # characters; leaves room for a notice under Telegram's 4,096
 
 
@@ -40,7 +41,7 @@ class DigestItem:
     path: str | None = None
     action: bool = False
     state: str | None = None  # "done" | "snoozed to 2026-11-21" | "not found"
-    buttons: str = "task"  # Done/Snooze/Open; "past" (an older note): Open/Done/Less
+    buttons: str = "task"  # Done/Snooze/Open; PAST_ITEM (an older note): Open/Done/Less
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,5 +361,5 @@ async def compose_digest(
 def _past(section: PastSection) -> DigestSection:
     """Older notes brought back: action items with their own buttons (see
     bot.digest.resurface; they come on top of MAX_ACTIONS, at most two)."""
-    items = tuple(DigestItem(_short(t), p, True, buttons="past") for t, p in section.lines)
+    items = tuple(DigestItem(_short(t), p, True, buttons=PAST_ITEM) for t, p in section.lines)
     return DigestSection(section.heading, items, section.more)

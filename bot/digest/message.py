@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.digest.compose import Digest
+from bot.digest.compose import PAST_ITEM, Digest
 from bot.events import Button, Reply
 from storage.db.digest_messages import DigestMessages, new_message_id
 from storage.db.records import Records
@@ -61,7 +61,7 @@ def draw(content: Mapping[str, Any], *, replace: bool = False) -> Reply:
             continue
         number += 1
         button_id = item.get("button")
-        if button_id and item.get("state") is None and item.get("buttons") == "past":
+        if button_id and item.get("state") is None and item.get("buttons") == PAST_ITEM:
             buttons += [
                 Button(f"Open {number}", "open", button_id),
                 Button(f"Done {number}", PAST_DONE_ACTION, button_id),

@@ -121,7 +121,7 @@ async def related_older_notes(
     older_than: datetime,
     threshold: float,
     seed_categories: Sequence[str],
-    seeds: int = 8,
+    seeds: int = 5,
     limit: int = 2,
 ) -> list[PastNote]:
     """Up to `limit` older notes closest to the (at most `seeds` latest) notes filed in
