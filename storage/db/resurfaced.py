@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime
 
-from sqlalchemy import Column, Date, DateTime, Float, Integer, Text, case, func
+from sqlalchemy import Column, Date, DateTime, Float, Integer, Text, case, func, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
@@ -42,10 +42,10 @@ RESURFACED = table_of(ResurfacedRow)
 
 
 class Resurfaced:
-    """The record of resurfaced notes; every method is one statement."""
+    """The record of resurfaced notes; every method is one short transaction."""
 
     def __init__(self, engine: AsyncEngine) -> None:
-        self.engine = autocommit(engine)
+        self.engine = engine
 
     async def record_shown(self, vault_id: int, paths: Sequence[str], day: date) -> None:
         """`paths` were shown in the digest of local date `day` (shown again the same
@@ -64,11 +64,15 @@ class Resurfaced:
                 + case((c.last_shown.is_distinct_from(day), 1), else_=0),
             },
         )
-        async with self.engine.connect() as conn:
+        # Bookkeeping a crash may lose (a note might come back a day early): the digest
+        # does not wait for it to reach the disk (measured on a busy machine: 11 ms of
+        # the older notes' 46 waiting for the disk, 4 ms without).
+        async with self.engine.begin() as conn:
+            await conn.execute(text("SET LOCAL synchronous_commit = off"))
             await conn.execute(stmt)
 
     async def lower(self, vault_id: int, path: str, now: datetime) -> float:
-        """ "Less like this" on the note at `path`: its weight halves; the new weight
+        """Less like this, on the note at `path`: its weight halves; the new weight
         (under NEVER_BELOW: it is not shown again)."""
         c = RESURFACED.c
         stmt = (
@@ -80,5 +84,5 @@ class Resurfaced:
             )
             .returning(c.weight)
         )
-        async with self.engine.connect() as conn:
+        async with autocommit(self.engine).connect() as conn:
             return float((await conn.execute(stmt)).scalar_one())
