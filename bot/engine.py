@@ -27,6 +27,7 @@ from bot.buttons import (
     Buttons,
     DigestButtons,
     Filing,
+    PastButtons,
     ReminderButtons,
     SourceButtons,
     UndoButton,
@@ -119,6 +120,7 @@ class Engine:
                 UndoButton(self.runner),
                 # Digest buttons work in every process, whichever one sent the digest.
                 DigestButtons(DigestMessages(records.engine)),
+                PastButtons(DigestMessages(records.engine)),
                 ReminderButtons(),
                 NoteChoice(self.router.notes),
                 SourceButtons(),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
+from bot.digest.resurface import PastSection, past_sections
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
 from storage.vault.schema import CLOSED_STATUSES
@@ -28,6 +29,7 @@ NEXT_ACTION_LINES = 5
 COMING_UP_LINES = 3  # in the daily digest; the weekly review looks further ahead
 MAX_ACTIONS = 10  # items with buttons: three each, one Telegram row each
 LINE_CHARS = 160
+PAST_ITEM = "past"  # DigestItem.buttons of an older note brought back
 TEXT_LIMIT = 3500  # characters; leaves room for a notice under Telegram's 4,096
 
 
@@ -39,6 +41,7 @@ class DigestItem:
     path: str | None = None
     action: bool = False
     state: str | None = None  # "done" | "snoozed to 2026-11-21" | "not found"
+    buttons: str = "task"  # Done/Snooze/Open; PAST_ITEM (an older note): Open/Done/Less
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +115,7 @@ class Digest:
             out += ["", f"## {section.heading}", ""]
             for item in section.items:
                 link = f" ([[{item.path.removesuffix('.md')}]])" if item.path else ""
-                box = "- [ ] " if item.action else "- "
+                box = "- [ ] " if item.action and item.buttons == "task" else "- "
                 out.append(f"{box}{item.text}{link}")
             if section.more:
                 out.append(f"- …and {section.more} more")
@@ -130,7 +133,13 @@ class Digest:
                 {"heading": s.heading, "more": s.more, "items": len(s.items)} for s in self.sections
             ],
             "items": [
-                {"text": i.text, "path": i.path, "action": i.action, "state": i.state}
+                {
+                    "text": i.text,
+                    "path": i.path,
+                    "action": i.action,
+                    "state": i.state,
+                    "buttons": i.buttons,
+                }
                 for s in self.sections
                 for i in s.items
             ],
@@ -139,7 +148,13 @@ class Digest:
     @classmethod
     def from_content(cls, content: Mapping[str, Any]) -> Digest:
         items = iter(
-            DigestItem(i["text"], i.get("path"), bool(i.get("action")), i.get("state"))
+            DigestItem(
+                i["text"],
+                i.get("path"),
+                bool(i.get("action")),
+                i.get("state"),
+                i.get("buttons", "task"),
+            )
             for i in content["items"]
         )
         sections = tuple(
@@ -158,7 +173,7 @@ class Digest:
 def _with_state(item: DigestItem) -> str:
     if item.state is None:
         return item.text
-    marks = {"done": "✓", "snoozed": "→"}
+    marks = {"done": "✓", "snoozed": "→", "less": "↓"}
     mark = marks.get(item.state.split(" ", 1)[0], "✗")
     return f"{mark} {item.text} — {item.state}"
 
@@ -329,4 +344,22 @@ async def compose_digest(
         with_finished=kind == "weekly",
     )
     facts = await digest_facts(store.database.engine, query, vault_id=store.index.vault_id)
-    return digest_from_facts(facts, day=day, kind=kind)
+    digest = digest_from_facts(facts, day=day, kind=kind)
+    listed = tuple(path for section in digest.sections for path in section.paths)
+    past = await past_sections(
+        store,
+        day=day,
+        kind=kind,
+        zone=zone,
+        start_of_day=_midnight(day, zone),
+        now=query.end,
+        listed=listed,
+    )
+    return fit(replace(digest, sections=digest.sections + tuple(_past(p) for p in past)))
+
+
+def _past(section: PastSection) -> DigestSection:
+    """Older notes brought back: action items with their own buttons (see
+    bot.digest.resurface; they come on top of MAX_ACTIONS, at most two)."""
+    items = tuple(DigestItem(_short(t), p, True, buttons=PAST_ITEM) for t, p in section.lines)
+    return DigestSection(section.heading, items, section.more)

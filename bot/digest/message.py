@@ -1,6 +1,7 @@
 """A digest as a chat message: its text, and Done, Snooze and Open buttons for each
-action item (an open project, an admin item due or without a due date), kept so a
-press can redraw it (bot.buttons.digest)."""
+action item (an open project, an admin item due or without a due date), Open, Done
+and Less like this for an older note brought back, kept so a press can redraw it
+(bot.buttons.digest, bot.buttons.resurface)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from bot.digest.compose import Digest
+from bot.digest.compose import PAST_ITEM, Digest
 from bot.events import Button, Reply
 from storage.db.digest_messages import DigestMessages, new_message_id
 from storage.db.records import Records
 
 DIGEST_ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
+PAST_DONE_ACTION = "past_done"  # Button.action of Done on an older note (with an Undo)
+LESS_ACTION = "less"  # Button.action of Less like this
 
 
 async def present(
@@ -58,7 +61,13 @@ def draw(content: Mapping[str, Any], *, replace: bool = False) -> Reply:
             continue
         number += 1
         button_id = item.get("button")
-        if button_id and item.get("state") is None:
+        if button_id and item.get("state") is None and item.get("buttons") == PAST_ITEM:
+            buttons += [
+                Button(f"Open {number}", "open", button_id),
+                Button(f"Done {number}", PAST_DONE_ACTION, button_id),
+                Button(f"Less like this {number}", LESS_ACTION, button_id),
+            ]
+        elif button_id and item.get("state") is None:
             buttons += [
                 Button(f"Done {number}", "done", button_id, "primary"),
                 Button(f"Snooze {number}", "snooze", button_id),

@@ -185,6 +185,15 @@ _HNSW_SETTINGS = text(
 )
 
 
+async def prefer_iterative_scan(
+    conn: AsyncConnection, *, candidates: int, wide: int = HNSW_EF_MAX
+) -> None:
+    """For the rest of this transaction, an HNSW scan goes on until `candidates` rows
+    pass its filter (pgvector >= 0.8), or reads `wide` candidates before filtering."""
+    narrow = max(HNSW_EF_MIN, candidates)
+    await conn.execute(_HNSW_SETTINGS, {"wide": str(max(wide, narrow)), "narrow": str(narrow)})
+
+
 def vector_literal(vector: Sequence[float]) -> str:
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"
 
@@ -230,8 +239,7 @@ async def vector_ranking(
         share = (size.notes or 0) / max(size.all_notes or 0, 1)
         wanted = candidates * (5 if conditions else 1) / max(share, 1 / HNSW_EF_MAX)
         wide = min(HNSW_EF_MAX, max(HNSW_EF_MIN, math.ceil(wanted)))
-        narrow = max(HNSW_EF_MIN, candidates)
-        await conn.execute(_HNSW_SETTINGS, {"wide": str(wide), "narrow": str(narrow)})
+        await prefer_iterative_scan(conn, candidates=candidates, wide=wide)
         hnsw = _VECTOR.format(join=join, where=where, order=indexed)
         rows = list(await conn.execute(text(hnsw), params))
         if len(rows) < limit:
