@@ -31,12 +31,13 @@ from sqlmodel import SQLModel
 import storage.db.admission
 import storage.db.chat_tables
 import storage.db.digest_messages
+import storage.db.email_codes
 import storage.db.enrichments
 import storage.db.index_tables
 import storage.db.mcp_tokens
 import storage.db.send_ledger
 import storage.db.skipped
-import storage.db.vault_tables  # (the nine modules register every table)
+import storage.db.vault_tables  # (the ten modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -295,6 +296,10 @@ async def _entry_created(conn: AsyncConnection) -> None:
     await conn.execute(text("ALTER TABLE entries ADD COLUMN IF NOT EXISTS created TIMESTAMPTZ"))
 
 
+async def _email_codes(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.email_codes.EMAIL_CODES])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -310,6 +315,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "vault_members.checked_at: when each member was confirmed", _member_checks),
     Migration(13, "enrichments: links, photos and documents still to be read", _enrichments),
     Migration(14, "entries.created: when each note was filed", _entry_created),
+    Migration(15, "email_codes: addresses being verified for mail in", _email_codes),
 )
 LATEST = MIGRATIONS[-1].version
 
