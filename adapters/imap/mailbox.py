@@ -2,10 +2,11 @@
 \\Seen only once it was taken (a mail left unread stays for a human to see).
 
 IDLE where the server has it (a new mail arrives within a second), else a search
-every BRAINBOT_IMAP_POLL_SECONDS. A lost connection, a refused login or a server that
-is down is logged and tried again after a pause that doubles up to five minutes; it
-never ends the bot. The IMAP client is imapclient (complete, synchronous): each call
-runs in a thread, one at a time, so the event loop never waits on the network.
+every BRAINBOT_IMAP_POLL_SECONDS (with IDLE too, as a safety net). A lost connection,
+a refused login or a server that is down is logged and tried again after a pause
+that doubles up to five minutes; it never ends the bot. The IMAP client is
+imapclient (complete, synchronous): each call runs in a thread, one at a time, so
+the event loop never waits on the network.
 """
 
 from __future__ import annotations
@@ -181,16 +182,28 @@ class Mailbox:
         if not self.idles or later:
             await _sleep(stop, self.poll_seconds)
             return
+        # A mail that arrived during the round is announced in the next answer: NOOP's.
+        _, said = await asyncio.to_thread(client.noop)
+        if _arrived(said):
+            return
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + IDLE_RENEW
+        # One announced between NOOP and IDLE may be lost: the next poll finds it.
+        deadline = loop.time() + min(IDLE_RENEW, self.poll_seconds)
         await asyncio.to_thread(client.idle)
         try:
             while not stop.is_set() and loop.time() < deadline:
-                said = await asyncio.to_thread(client.idle_check, IDLE_TICK)
-                if any(len(line) > 1 and line[1] in (b"EXISTS", b"RECENT") for line in said):
+                if _arrived(await asyncio.to_thread(client.idle_check, IDLE_TICK)):
                     return
         finally:
             await asyncio.to_thread(client.idle_done)
+
+
+def _arrived(said: list[Any]) -> bool:
+    """Whether untagged answers announce a new mail (`* 3 EXISTS`)."""
+    return any(
+        isinstance(line, tuple) and len(line) > 1 and line[1] in (b"EXISTS", b"RECENT")
+        for line in said
+    )
 
 
 async def _take(on_mail: OnMail, raw: bytes, uid: int) -> Taken:

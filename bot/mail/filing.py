@@ -153,6 +153,10 @@ class MailFiler:
             files = (*files, Attachment("document", whole, WHOLE_MAIL, "text/markdown"))
             cut = body[: max(room, 0)].rsplit("\n\n", 1)[0]
             body = f"{cut}\n\n(The whole mail is in the file {WHOLE_MAIL}.)"
+        if body and head[-1:] not in ".!?…":
+            # The title is the first sentence: the subject stays one when the capture
+            # reads the text's dates and joins its lines ("… before March").
+            head += "."
         text = f"{head}\n\n{body}".strip()
         return f"/capture {text}", files
 
