@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 from imapclient import IMAPClient
 
@@ -199,9 +200,12 @@ def _serve() -> None:
     if os.environ.get("PYMAP_NO_IDLE"):  # a server without IDLE, to be polled
         import pymap.config
 
-        init = pymap.config.IMAPConfig.__init__
-        no_idle = functools.partialmethod(init, disable_idle=True)
-        pymap.config.IMAPConfig.__init__ = no_idle  # type: ignore[method-assign,assignment]
+        init = pymap.config.BackendCapability.__init__
+
+        def no_idle(self: pymap.config.BackendCapability, **given: Any) -> None:
+            init(self, **{**given, "idle": False})
+
+        pymap.config.BackendCapability.__init__ = no_idle  # type: ignore[method-assign]
     if "--no-tls" in args:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(cert, key)
