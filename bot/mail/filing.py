@@ -32,7 +32,9 @@ log = logging.getLogger(__name__)
 Taken = Literal["seen", "leave", "later"]
 Handle = Callable[[Event], Awaitable[Sequence[Reply]]]
 Tell = Callable[[int, str], Awaitable[bool]]  # (person id, text) -> told in a chat
-_CODE = re.compile(r"\b[A-Z0-9]{4}[- ]?[A-Z0-9]{4}\b", re.I)
+# Every 8 letters or digits in two fours, overlapping ("code ABCD-EFGH" holds
+# "code ABCD" and "ABCD-EFGH").
+_CODE = re.compile(r"(?=\b([A-Z0-9]{4}[- ]?[A-Z0-9]{4})\b)", re.I)
 WHOLE_MAIL = "mail.md"
 VERIFIED = (
     "Verified: mail from {address} is now filed as your notes. Send or forward a mail to "
