@@ -12,6 +12,7 @@ never a command or an instruction.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -79,7 +80,12 @@ class MailFiler:
     async def take(self, raw: bytes) -> Taken:
         """ "seen" once the mail was filed (or proved an address), "leave" when it is
         nobody's, "later" when the bot could not take it now."""
-        mail = read_mail(raw)
+        try:
+            # HTML is read in a thread: a large newsletter must not hold up the chats.
+            mail = await asyncio.to_thread(read_mail, raw)
+        except Exception:
+            log.exception("a mail of %d bytes could not be read: left unread", len(raw))
+            return "leave"
         if mail.sender is None:
             log.info("mail %s names no single sender: left unread", mail.message_id)
             return "leave"
@@ -144,23 +150,23 @@ class MailFiler:
         return "seen"
 
     def _note(self, mail: Mail) -> tuple[str, tuple[Attachment, ...]]:
-        """`/capture SUBJECT\\n\\nTEXT` and the files; a text too long for a message is
-        cut, and kept whole as a file beside the note."""
-        files = mail.files
-        head = mail.subject or next((f.file_name for f in files), "") or f"Mail from {mail.sender}"
-        body = mail.text
+        """`/capture SUBJECT\n\nTEXT` and the files; a text too long for a message is
+        cut, and kept whole as a file beside the note. Without a subject the text's
+        first sentence is the title, as in a chat; without either, a file's name."""
+        files, body, head = mail.files, mail.text, mail.subject
+        if not head and not body:
+            head = next((f.file_name for f in files), "") or f"Mail from {mail.sender}"
         room = self.rules.max_chars - len(head) - 200
         if len(body) > room:
-            whole = f"# {head}\n\n{body}\n".encode()
+            whole = f"# {head or 'Mail'}\n\n{body}\n".encode()
             files = (*files, Attachment("document", whole, WHOLE_MAIL, "text/markdown"))
             cut = body[: max(room, 0)].rsplit("\n\n", 1)[0]
             body = f"{cut}\n\n(The whole mail is in the file {WHOLE_MAIL}.)"
-        if body and head[-1:] not in ".!?…":
+        if head and body and head[-1:] not in ".!?…":
             # The title is the first sentence: the subject stays one when the capture
             # reads the text's dates and joins its lines ("… before March").
             head += "."
-        text = f"{head}\n\n{body}".strip()
-        return f"/capture {text}", files
+        return "/capture " + "\n\n".join(part for part in (head, body) if part), files
 
     async def _tell(self, user_id: int, text: str) -> None:
         told = False

@@ -57,7 +57,11 @@ def _the_receivers(results: Sequence[str], authserv_id: str | None) -> str | Non
 def _results(header: str) -> list[tuple[str, str, dict[str, str]]]:
     """(method, result, properties) of each result in one header."""
     found = []
-    for clause in _COMMENT.sub(" ", header).split(";")[1:]:
+    clauses = _COMMENT.sub(" ", header).split(";")
+    first = clauses[0].split()
+    # The authserv-id comes first; Microsoft 365 leaves it out and starts with a result.
+    start = 0 if first and "=" in first[0] else 1
+    for clause in clauses[start:]:
         words = clause.split()
         if not words or "=" not in words[0]:
             continue

@@ -73,7 +73,7 @@ async def test_commands_and_instructions_in_a_mail_are_only_words(inbox: MailIn)
     notes = inbox.notes()
     assert kept in notes and len(notes) == 3
     bodies = [(inbox.vault / p).read_text() for p in notes if p != kept]
-    assert any(f"/delete {kept}" in body for body in bodies)
+    assert any(f"/delete {kept}" in body for body in bodies)  # no subject: titled by it
     assert any("Ignore all previous instructions" in body for body in bodies)
 
 
@@ -94,3 +94,13 @@ async def test_a_mail_longer_than_a_message_is_kept_whole_beside_its_note(
         assert "mail.md" in text
         whole = (box.vault / "attachments" / "mail.md").read_text()
         assert "Paragraph 39:" in whole
+
+
+async def test_what_is_not_a_mail_is_left_alone(inbox: MailIn) -> None:
+    await inbox.verify()
+    assert await inbox.filer().take(b"\x00\xff not a mail at all") == "leave"
+    assert (
+        await inbox.filer().take(mail("two senders", sender=f"{ADA}, bob@example.org").as_bytes())
+        == "leave"
+    )
+    assert inbox.notes() == []

@@ -46,3 +46,12 @@ def test_an_authserv_id_picks_the_servers_header() -> None:
         ["relay.example; dkim=pass header.d=example.org"], ADA, authserv_id="mx"
     )
     assert not verdict.trusted and "from mx" in verdict.why
+
+
+def test_a_header_without_an_authserv_id_is_read_too() -> None:
+    """Microsoft 365 starts its header with the first result."""
+    office = (
+        "spf=pass (sender IP is 192.0.2.1) smtp.mailfrom=example.org; dkim=none (message "
+        "not signed) header.d=none;dmarc=bestguesspass action=none header.from=example.org;"
+    )
+    assert authenticated([office], ADA).trusted
