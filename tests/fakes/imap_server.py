@@ -24,6 +24,7 @@ from typing import Any
 
 from imapclient import IMAPClient
 
+ROOT = Path(__file__).resolve().parents[2]  # `-m tests.fakes.imap_server` from anywhere
 USER = "brain@example.net"
 PASSWORD = "mail-pass-1"
 
@@ -71,7 +72,9 @@ class ImapServer:
         self.log.append(out)
         with out.open("wb") as sink:
             env = {**os.environ, **({} if self.idle else {"PYMAP_NO_IDLE": "1"})}
-            self.process = subprocess.Popen(args, stdout=sink, stderr=subprocess.STDOUT, env=env)
+            self.process = subprocess.Popen(
+                args, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=ROOT
+            )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
