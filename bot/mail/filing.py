@@ -118,7 +118,10 @@ class MailFiler:
         for code in said & codes.keys():
             user_id = codes[code]
             name = mail.sender_name or mail.sender
-            if await self.codes.confirm(user_id, mail.sender, code, name, self.clock()):
+            event_id = _event_id(user_id, mail)
+            if await self.codes.confirm(
+                user_id, mail.sender, code, name, self.clock(), event_id=event_id
+            ):
                 log.info("%s verified as an address of person %d", mail.sender, user_id)
                 if self.on_verified is not None:
                     self.on_verified()
@@ -134,7 +137,7 @@ class MailFiler:
         self.vouch(sender)  # the verified address and the server's word stand for the person
         text, files = self._note(mail)
         event = InboundMessage(
-            f"{person.id}/{mail.message_id}",
+            _event_id(person.id, mail),
             Conversation(EMAIL, mail.sender),
             sender,
             text,
@@ -177,3 +180,9 @@ class MailFiler:
                 log.exception("could not tell person %d that an address is verified", user_id)
         if not told:
             log.info("person %d has no chat to be told in: %s", user_id, text)
+
+
+def _event_id(user_id: int, mail: Mail) -> str:
+    """A mail's event: one per person and Message-ID (another person's mail with the
+    same Message-ID cannot shadow it)."""
+    return f"{user_id}/{mail.message_id}"

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
 from storage.db.admission import new_code, normal_code
-from storage.db.chat_tables import IDENTITIES, _utc_column, table_of
+from storage.db.chat_tables import EVENTS, IDENTITIES, _utc_column, table_of
 
 EMAIL = "email"  # the platform of a verified address among a person's identities
 EMAIL_CODE_LENGTH = 8  # ~40 bits, alive for an hour, and only from a passing sender
@@ -91,12 +91,13 @@ class EmailCodes:
         return None if r is None else PendingAddress(r.user_id, r.address, r.code, r.expires_at)
 
     async def confirm(
-        self, user_id: int, address: str, code: str, name: str, now: datetime
+        self, user_id: int, address: str, code: str, name: str, now: datetime, *, event_id: str
     ) -> bool:
         """Make `address` the person's when `code` is their live code for it: the code
-        is used up and the identity added in one transaction (two processes reading the
-        same mail confirm once). False: the code is wrong, used or expired, or the
-        address is someone else's already."""
+        is used up, the identity added and the mail recorded as a finished `email`
+        event `event_id`, in one transaction (two processes reading the same mail
+        confirm once; read again after a crash, the mail is no note). False: the code
+        is wrong, used or expired, or the address is someone else's already."""
         c = EMAIL_CODES.c
         address = normal_address(address)
         async with self.engine.begin() as conn:
@@ -130,7 +131,24 @@ class EmailCodes:
                     .returning(IDENTITIES.c.user_id)
                 )
             ).first()
-        return added is not None
+            if added is None:
+                return False
+            await conn.execute(
+                insert(EVENTS)
+                .values(
+                    platform=EMAIL,
+                    event_id=event_id,
+                    kind="message",
+                    user_key=f"{EMAIL}:{address}",
+                    chat_id=address,
+                    text=f"verified {address}",
+                    status="done",
+                    received_at=now,
+                    processed_at=now,
+                )
+                .on_conflict_do_nothing()
+            )
+        return True
 
     async def forget(self, user_id: int, address: str) -> bool:
         """The person's address is theirs no more (and a code for it is dropped)."""

@@ -36,6 +36,8 @@ class ImapServer:
     root: Path
     tls: bool  # True: TLS from the first byte; False: STARTTLS
     idle: bool = True  # False: a server without IDLE
+    # While this file exists, the server refuses to change flags (STORE answers NO).
+    refuse_flags_while: Path | None = None
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     ca_file: str = ""
@@ -72,6 +74,8 @@ class ImapServer:
         self.log.append(out)
         with out.open("wb") as sink:
             env = {**os.environ, **({} if self.idle else {"PYMAP_NO_IDLE": "1"})}
+            if self.refuse_flags_while is not None:
+                env["PYMAP_REFUSE_FLAGS_WHILE"] = str(self.refuse_flags_while)
             self.process = subprocess.Popen(
                 args, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=ROOT
             )
@@ -209,6 +213,19 @@ def _serve() -> None:
             init(self, **{**given, "idle": False})
 
         pymap.config.BackendCapability.__init__ = no_idle  # type: ignore[method-assign]
+    refuse_flags = os.environ.get("PYMAP_REFUSE_FLAGS_WHILE")
+    if refuse_flags:  # a mail can be filed but not marked read while this file exists
+        from pymap.imap.state import ConnectionState
+        from pymap.parsing.response import ResponseNo
+
+        store = ConnectionState.do_store
+
+        async def refused(self: ConnectionState, cmd: Any) -> Any:
+            if os.path.exists(refuse_flags):  # noqa: ASYNC240 (a test server)
+                return ResponseNo(cmd.tag, b"Flags cannot be changed now."), None
+            return await store(self, cmd)
+
+        ConnectionState.do_store = refused  # type: ignore[method-assign]
     if "--no-tls" in args:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(cert, key)

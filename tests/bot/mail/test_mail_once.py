@@ -3,9 +3,11 @@ pollers at once, or a restart after it was filed but before it was marked read).
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import text
 
-from tests.bot.mail.conftest import MailIn, mail, until
+from tests.bot.mail.conftest import ADA, MailIn, mail, until
 
 
 async def test_two_pollers_at_once_file_each_mail_once(inbox: MailIn) -> None:
@@ -63,3 +65,14 @@ async def test_the_same_message_id_from_two_people_is_two_notes(inbox: MailIn) -
     assert await filer.take(mail("from Ada", message_id="<same@x>").as_bytes()) == "seen"
     assert len(inbox.notes()) == 1  # Ada's vault; Bob's note is in his
     assert "from Ada" in (inbox.vault / inbox.notes()[0]).read_text()
+
+
+async def test_a_verification_mail_read_again_is_no_note(inbox: MailIn) -> None:
+    """Read again after a crash before it was marked read, the proof is still no note."""
+    answer = await inbox.say(f"/settings email {ADA}")
+    code = re.search(r"[A-Z0-9]{4}-[A-Z0-9]{4}", answer)
+    assert code is not None
+    proof = mail(f"code {code[0]}", subject="verify").as_bytes()
+    assert await inbox.filer().take(proof) == "seen"
+    assert await inbox.filer().take(proof) == "seen"
+    assert inbox.notes() == [] and len(inbox.told) == 1
