@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import time
 from email.message import EmailMessage
 from pathlib import Path
@@ -45,6 +46,18 @@ async def _seen(imap: ImapServer, ids: list[str], within: float = 30.0) -> None:
         await asyncio.sleep(0.3)
 
 
+async def _verify(bot: Brainbot, fakes: Fakes, imap: ImapServer) -> None:
+    """Ada, in Telegram: `/settings email`, then the mail with the code; told in Telegram."""
+    await bot.wait_for_log("reading mail from imaps://brain@example.net@127.0.0.1")
+    fakes.telegram.queue_update(Updates().message(f"/settings email {ADA}"))
+    (asked,) = await fakes.telegram.wait_for("sendMessage", within=20)
+    code = re.search(r"[A-Z0-9]{4}-[A-Z0-9]{4}", asked["text"])
+    assert code is not None and "brain@example.net" in asked["text"]
+    imap.append(_mail(f"code {code[0]}", "verify", "verify@x"))
+    told = (await fakes.telegram.wait_for("sendMessage", 2, within=30))[-1]
+    assert told["text"].startswith(f"Verified: mail from {ADA}")
+
+
 async def test_a_person_verifies_an_address_and_mails_notes_in(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
@@ -62,14 +75,7 @@ async def test_a_person_verifies_an_address_and_mails_notes_in(
         bot = await Brainbot(tmp_path, env).start()
         try:
             await bot.wait_ready()
-            await bot.wait_for_log("reading mail from imaps://brain@example.net@127.0.0.1")
-            fakes.telegram.queue_update(Updates().message(f"/settings email {ADA}"))
-            (asked,) = await fakes.telegram.wait_for("sendMessage", within=20)
-            code = re.search(r"[A-Z0-9]{4}-[A-Z0-9]{4}", asked["text"])
-            assert code is not None and "brain@example.net" in asked["text"]
-            imap.append(_mail(f"code {code[0]}", "verify", "verify@x"))
-            told = (await fakes.telegram.wait_for("sendMessage", 2, within=30))[-1]
-            assert told["text"].startswith(f"Verified: mail from {ADA}")
+            await _verify(bot, fakes, imap)
             imap.append(_mail("Call the roofer about the leak.", "Roof", "roof@x"))
             await _seen(imap, ["verify@x", "roof@x"])
         finally:
@@ -96,5 +102,49 @@ async def test_a_person_verifies_an_address_and_mails_notes_in(
                 assert await each.stop() == 0, each.log()
         filed = notes_by_vault(tmp_path / "data")[vault]
         assert len(filed) == 7, filed
+    finally:
+        imap.stop()
+
+
+async def test_a_mail_filed_before_a_kill_is_not_filed_again(
+    tmp_path: Path, database_url: str, fakes: Fakes
+) -> None:
+    root = tmp_path / "imap"
+    root.mkdir()
+    refuse = root / "refuse-flags"
+    imap = ImapServer(root, tls=True, refuse_flags_while=refuse)
+    imap.start()
+    env = fakes.env(
+        tmp_path,
+        database_url,
+        slack=None,
+        BRAINBOT_IMAP_URL=imap.url,
+        BRAINBOT_IMAP_CA_FILE=imap.ca_file,
+    )
+    try:
+        first = await Brainbot(tmp_path, env, name="first").start()
+        try:
+            await first.wait_ready()
+            await _verify(first, fakes, imap)
+            await _seen(imap, ["verify@x"])
+            refuse.touch()  # from now on a mail can be filed but not marked read
+            imap.append(_mail("Call the roofer about the leak.", "Roof", "roof@x"))
+            await first.wait_for_log("Flags cannot be changed now", within=30)
+            filed = [n for n in notes_by_vault(tmp_path / "data").values() if n]
+            assert len(filed) == 1 and len(filed[0]) == 1, filed  # filed, not marked read
+        finally:
+            first.signal(signal.SIGKILL)
+            await first.wait()
+        assert (await asyncio.to_thread(imap.flags))["roof@x"] is False
+        refuse.unlink()
+        second = await Brainbot(tmp_path, env, name="second").start()
+        try:
+            await second.wait_ready()
+            await _seen(imap, ["roof@x"])
+            await second.wait_for_log("mail roof@x from ada@example.org: filed before")
+        finally:
+            assert await second.stop() == 0, second.log()
+        filed = [n for n in notes_by_vault(tmp_path / "data").values() if n]
+        assert len(filed) == 1 and len(filed[0]) == 1, filed
     finally:
         imap.stop()
