@@ -93,10 +93,11 @@ class Mailbox:
             client: IMAPClient | None = None
             try:
                 client = await asyncio.to_thread(self._open)
-                self.connected, pause = True, self.first_pause
+                self.connected = True
                 log.info("reading mail from %s (%s)", self.url, "IDLE" if self.idles else "polls")
                 while not stop.is_set():
                     later = await self._round(client, on_mail, stop)
+                    pause = self.first_pause  # a round went through: the trouble is over
                     await self._wait(client, stop, later)
             except asyncio.CancelledError:
                 raise
@@ -232,9 +233,8 @@ def _close(client: IMAPClient) -> None:
 
 
 def _said(exc: BaseException) -> str:
-    if isinstance(exc, bytes):
-        return exc.decode(errors="replace")
-    text = str(exc.args[0] if len(exc.args) == 1 else exc) or type(exc).__name__
-    if isinstance(exc.args[0] if exc.args else None, bytes):
-        text = exc.args[0].decode(errors="replace")
-    return text
+    """An error in words: imaplib's carry the server's answer as bytes."""
+    said = exc.args[0] if len(exc.args) == 1 else None
+    if isinstance(said, bytes):
+        return said.decode(errors="replace")
+    return str(exc) or type(exc).__name__
