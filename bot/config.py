@@ -218,6 +218,12 @@ class Settings(BaseSettings):
     sync_interval_seconds: float = Field(30.0, ge=0, alias="BRAINBOT_SYNC_INTERVAL")
     watch_vaults: bool = Field(True, alias="BRAINBOT_WATCH")
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
+    # Email in (bot.mail): the IMAP folder whose mail from verified addresses is filed.
+    imap_url: str | None = Field(None, alias="BRAINBOT_IMAP_URL")
+    imap_ca_file: str | None = Field(None, alias="BRAINBOT_IMAP_CA_FILE")
+    imap_poll_seconds: float = Field(60.0, gt=0, alias="BRAINBOT_IMAP_POLL_SECONDS")
+    imap_trust_unauthenticated: bool = Field(False, alias="BRAINBOT_IMAP_TRUST_UNAUTHENTICATED")
+    imap_authserv_id: str | None = Field(None, alias="BRAINBOT_IMAP_AUTHSERV_ID")
     log_level: str = Field("INFO", alias="BRAINBOT_LOG_LEVEL")
 
     @classmethod

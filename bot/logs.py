@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from bot.config import Settings
 from bot.custom_tools import secret_values
@@ -64,10 +64,10 @@ def secrets_of(settings: Settings) -> list[str]:
         settings.telegram_bot_token,
         settings.telegram_webhook_secret,
     ]
-    for url in (settings.database_url, settings.git_remote):
+    for url in (settings.database_url, settings.git_remote, settings.imap_url):
         if url and "://" in url:
             parts = urlsplit(url)
-            values.append(parts.password)
+            values += [parts.password, unquote(parts.password or "")]
             if parts.password is None and parts.username:
                 values.append(parts.username)  # https://TOKEN@host/...: the user is the secret
     values += secret_values().values()

@@ -34,6 +34,7 @@ from bot import metrics
 from bot.app.api import CaptureApi
 from bot.app.backups import Backups, remote_for, restore
 from bot.app.http import HttpServer, PortInUse
+from bot.app.mail import MailIn
 from bot.app.mcp_http import McpHttp
 from bot.app.recovery import resume_unfinished
 from bot.app.runtime import Runtime
@@ -140,6 +141,7 @@ class Service:
         )
         self.mcp = McpHttp()  # /mcp: the tools for MCP clients, by bearer token
         self.api = CaptureApi()  # /api/v1: captures from share sheets, by bearer token
+        self.mail = MailIn.of(settings)  # BRAINBOT_IMAP_URL: mails become notes
         self.runtime: Runtime | None = None
         self.started: list[RunAdapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
@@ -192,6 +194,8 @@ class Service:
         runtime.engine.timeline.deliver = deliver  # "Added to the timeline of Sarah Kim."
         await self.mcp.start(runtime, deliver)
         self.api.start(runtime, self._gate)
+        if self.mail is not None:
+            self.mail.start(runtime, self._gate, deliver)
         if self.start_scheduler is not None:
             self._scheduler = await self.start_scheduler(runtime, deliver)
         if self.settings.git_remote:
@@ -329,6 +333,8 @@ class Service:
             await self._step("re-processing", self._resume, deadline)
         elif self._gate is not None:
             self._gate.open()  # the start failed before re-processing: drain what came in
+        if self.mail is not None:
+            await self._step("email in", self.mail.stop(), deadline)
         stops = [a.stop() for a in reversed(self.started)]
         await self._step("the adapters", asyncio.gather(*stops, return_exceptions=True), deadline)
         if self._gate is not None:

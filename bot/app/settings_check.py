@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from adapters.imap import BadMailboxUrl, mailbox_url
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SETTING, Settings
 from bot.logs import redact
 from bot.tools import approval_tools
@@ -67,6 +68,15 @@ def load_settings() -> Settings:
     except ValueError as exc:
         raw = os.environ.get("BRAINBOT_APPROVAL_TOOLS", ",".join(settings.approval_tools or ()))
         raise SettingsInvalid([_line("BRAINBOT_APPROVAL_TOOLS", raw, str(exc))]) from None
+    if settings.imap_url:
+        try:
+            mailbox_url(settings.imap_url)
+        except BadMailboxUrl as exc:
+            line = _line("BRAINBOT_IMAP_URL", settings.imap_url, str(exc))
+            raise SettingsInvalid([line]) from None
+    if settings.imap_ca_file and not os.path.isfile(settings.imap_ca_file):
+        line = _line("BRAINBOT_IMAP_CA_FILE", settings.imap_ca_file, "is not a file")
+        raise SettingsInvalid([line + " (the CA certificate the IMAP server's is signed by)"])
     return settings
 
 

@@ -14,7 +14,7 @@ from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
 from bot.dates import question_span
 from bot.events import Reply, Sender
-from bot.people import Access, change_from_words
+from bot.people import Access, change_from_words, email_setting
 from bot.tools import (
     MAX_SOURCES,
     ToolContext,
@@ -43,7 +43,7 @@ ask a question (ending in "?", or starting with what/where/who/how...) and I'll 
 /digest [weekly]  what matters today
 /reminders  what I will remind you of ("remind me to call mom tomorrow at 9" sets one)
 /link [CODE]  connect your Slack and Telegram accounts
-/settings  digest time, time zone, weekly review day
+/settings  digest time, time zone, weekly review day, email ADDRESS
 fix: CATEGORY  refile the note I just saved
 /quit  leave the chat (in the terminal)
 {changes}"""
@@ -256,6 +256,9 @@ class Router:
             return "Settings cannot be changed here."
         if not words:
             return ctx.people.describe(ctx.person)
+        if words[0].lower() == "email":  # addresses whose mail is filed (bot.mail)
+            url = ctx.settings.imap_url
+            return await email_setting(ctx.records, ctx.person, words[1:], ctx.now, url)
         try:
             change = change_from_words(words)
         except ValueError as exc:

@@ -44,8 +44,9 @@ START_AFTER = 0.5  # seconds: the capture's own reply goes out first
 AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
 RESUME_WITHIN = timedelta(days=1)
 MOST_ATTEMPTS = 3
-# Where nobody waits for a message: an MCP client reads its notes when it wants them.
-UNTOLD = frozenset({"mcp"})
+# Where nobody waits for a message: an MCP client reads its notes when it wants them;
+# a mail's sender is answered by no mail (bot.mail).
+UNTOLD = frozenset({"mcp", "email"})
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]")
 
 

@@ -31,13 +31,14 @@ from sqlmodel import SQLModel
 import storage.db.admission
 import storage.db.chat_tables
 import storage.db.digest_messages
+import storage.db.email_codes
 import storage.db.enrichments
 import storage.db.index_tables
 import storage.db.mcp_tokens
 import storage.db.resurfaced
 import storage.db.send_ledger
 import storage.db.skipped
-import storage.db.vault_tables  # (the ten modules register every table)
+import storage.db.vault_tables  # (these modules register every table)
 from storage.errors import DatabaseUnavailable
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -296,6 +297,10 @@ async def _entry_created(conn: AsyncConnection) -> None:
     await conn.execute(text("ALTER TABLE entries ADD COLUMN IF NOT EXISTS created TIMESTAMPTZ"))
 
 
+async def _email_codes(conn: AsyncConnection) -> None:
+    await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.email_codes.EMAIL_CODES])
+
+
 async def _resurfaced(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.resurfaced.RESURFACED])
 
@@ -315,6 +320,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "vault_members.checked_at: when each member was confirmed", _member_checks),
     Migration(13, "enrichments: links, photos and documents still to be read", _enrichments),
     Migration(14, "entries.created: when each note was filed", _entry_created),
+    Migration(15, "email_codes: addresses being verified for mail in", _email_codes),
     Migration(17, "resurfaced: older notes the digest brought back", _resurfaced),
 )
 LATEST = MIGRATIONS[-1].version

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from sqlalchemy import text
 
+from bot.app.mail import mail_check
 from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
 from bot.app.settings_check import SettingsInvalid, load_settings
 from bot.app.tool_checks import custom_tools
@@ -60,8 +61,8 @@ async def run_doctor(out: TextIO) -> int:
 async def diagnose(settings: Settings) -> list[Finding]:
     """Every check, in order; a check that crashes is itself reported."""
     findings: list[Finding] = []
-    checks = (configuration, database, vault, reading, custom_tools, slack, telegram, model)
-    for check in checks:
+    checks = (configuration, database, vault, reading, custom_tools, slack, telegram)
+    for check in (*checks, mail_check, model):
         try:
             findings.extend(await check(settings))
         except Exception as exc:
