@@ -152,6 +152,25 @@ class NoteLink(SQLModel, table=True):
     target_path: str | None = Field(default=None, sa_column=Column(Text))
     target_alt: str | None = Field(default=None, sa_column=Column(Text))
     context: str = Field(default="", sa_column=Column(Text, nullable=False))
+    # The link's type as written (`- works_at [[Acme]]`, `employer:: [[Acme]]`); None
+    # for a plain link.
+    relation: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class NoteName(SQLModel, table=True):
+    """A name a note may be mentioned by (its title, an alias), keyed by its first
+    word: the weekly review looks up only the names whose first word a recent note
+    uses (storage.index.mentions)."""
+
+    __tablename__ = "note_names"
+    __table_args__ = (Index("note_names_vault_first", "vault_id", "first_term"),)
+
+    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
+    vault_id: int = _vault()
+    entry_id: int = _entry_fk()
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    first_term: str = Field(sa_column=Column(Text, nullable=False))
+    words: int = 1
 
 
 class IndexMeta(SQLModel, table=True):

@@ -38,6 +38,7 @@ import storage.db.send_ledger
 import storage.db.skipped
 import storage.db.vault_tables  # (the nine modules register every table)
 from storage.errors import DatabaseUnavailable
+from storage.index.rederive import rederive_links_and_names
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
 
@@ -295,6 +296,14 @@ async def _entry_created(conn: AsyncConnection) -> None:
     await conn.execute(text("ALTER TABLE entries ADD COLUMN IF NOT EXISTS created TIMESTAMPTZ"))
 
 
+async def _link_types(conn: AsyncConnection) -> None:
+    await conn.execute(text("ALTER TABLE links ADD COLUMN IF NOT EXISTS relation TEXT"))
+    await conn.run_sync(
+        SQLModel.metadata.create_all, tables=[SQLModel.metadata.tables["note_names"]]
+    )
+    await rederive_links_and_names(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -310,6 +319,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "vault_members.checked_at: when each member was confirmed", _member_checks),
     Migration(13, "enrichments: links, photos and documents still to be read", _enrichments),
     Migration(14, "entries.created: when each note was filed", _entry_created),
+    Migration(16, "links.relation, note_names: link types and mentionable names", _link_types),
 )
 LATEST = MIGRATIONS[-1].version
 

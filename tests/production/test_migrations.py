@@ -54,7 +54,7 @@ async def test_processes_starting_together_migrate_once(empty_database_url: str)
     try:
         applied = await asyncio.gather(*(migrate(engine) for engine in engines))
         assert sorted(len(now) for now in applied) == [0, 0, len(MIGRATIONS)]
-        assert await applied_versions(engines[0]) == list(range(1, LATEST + 1))
+        assert await applied_versions(engines[0]) == [m.version for m in MIGRATIONS]
     finally:
         for engine in engines:
             await engine.dispose()
