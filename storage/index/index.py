@@ -283,6 +283,9 @@ class Index:
         filters = filters.merged(parsed.filters)
         if filed is not None:  # the days a question named (bot.dates.question_span)
             filters = filters.merged(filed)
+        if filters.linked:
+            async with self.database.engine.connect() as conn:
+                filters = await lookups.resolve_linked(conn, self.vault_id, filters)
         if not parsed.words and filters.active:
             return await self._filtered(filters, limit)
         depth = max(limit * 3, CANDIDATES)

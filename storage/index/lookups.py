@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import text
@@ -175,6 +176,19 @@ async def backlinks(
         )
         for r in rows
     ]
+
+
+async def resolve_linked(conn: AsyncConnection, vault_id: int, filters: Filters) -> Filters:
+    """`filters` with each `linked:` name resolved to the notes called exactly that
+    (title, file name, alias or path), whose links then count as backlinks do."""
+    if not filters.linked:
+        return filters
+    resolved = []
+    for linked in filters.linked:
+        named = await entries_named(conn, vault_id, linked.name, _NAMED_CANDIDATES, exact=True)
+        targets = tuple((*target_keys(e.path, e.title), e.path) for e in named)
+        resolved.append(replace(linked, targets=targets))
+    return replace(filters, linked=tuple(resolved))
 
 
 async def count_entries(conn: AsyncConnection, vault_id: int, filters: Filters) -> int:
