@@ -27,6 +27,7 @@ from bot.buttons import (
     Buttons,
     DigestButtons,
     Filing,
+    MentionLinks,
     ReminderButtons,
     SourceButtons,
     UndoButton,
@@ -118,6 +119,7 @@ class Engine:
                 UndoButton(self.runner),
                 # Digest buttons work in every process, whichever one sent the digest.
                 DigestButtons(DigestMessages(records.engine)),
+                MentionLinks(DigestMessages(records.engine), self.runner),
                 ReminderButtons(),
                 NoteChoice(self.router.notes),
                 SourceButtons(),

@@ -1,10 +1,12 @@
 """What a button press does: approve or reject a held change, file an inbox note,
-undo a change, act on a digest item or a reminder, open an answer's source."""
+undo a change, act on a digest item (or link a mention it found) or a reminder,
+open an answer's source."""
 
 from bot.buttons.approvals import Approvals
 from bot.buttons.digest import DigestButtons
 from bot.buttons.dispatch import ButtonHandler, Buttons
 from bot.buttons.filing import Filing
+from bot.buttons.mentions import MentionLinks
 from bot.buttons.reminders import ReminderButtons
 from bot.buttons.sources import SourceButtons
 from bot.buttons.undo import UndoButton
@@ -15,6 +17,7 @@ __all__ = [
     "Buttons",
     "DigestButtons",
     "Filing",
+    "MentionLinks",
     "ReminderButtons",
     "SourceButtons",
     "UndoButton",

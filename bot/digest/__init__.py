@@ -2,7 +2,15 @@
 model's short opening when there is a model, and shown in chat with buttons."""
 
 from bot.digest.compose import Digest, compose_digest
-from bot.digest.message import DIGEST_ACTION_KIND, draw, present
+from bot.digest.message import DIGEST_ACTION_KIND, LINK_ACTION, draw, present
 from bot.digest.summary import with_summary
 
-__all__ = ["DIGEST_ACTION_KIND", "Digest", "compose_digest", "draw", "present", "with_summary"]
+__all__ = [
+    "DIGEST_ACTION_KIND",
+    "LINK_ACTION",
+    "Digest",
+    "compose_digest",
+    "draw",
+    "present",
+    "with_summary",
+]

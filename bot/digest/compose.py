@@ -14,10 +14,11 @@ nothing is open and nothing was captured. The text stays well inside Telegram's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
+from bot.digest.mentions import MENTIONS, LinkOffer, unlinked_mentions
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
 from storage.vault.schema import CLOSED_STATUSES
@@ -33,12 +34,14 @@ TEXT_LIMIT = 3500  # characters; leaves room for a notice under Telegram's 4,096
 
 @dataclass(frozen=True, slots=True)
 class DigestItem:
-    """One line. An action item (`action`) gets buttons; `state` says what a press did."""
+    """One line. An action item (`action`) gets buttons, as does an offer to `link`
+    (bot.digest.mentions); `state` says what a press did."""
 
     text: str
     path: str | None = None
     action: bool = False
     state: str | None = None  # "done" | "snoozed to 2026-11-21" | "not found"
+    link: LinkOffer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +86,7 @@ class Digest:
         for section in self.sections:
             lines = [section.heading]
             for item in section.items:
-                if item.action:
+                if item.action or item.link:
                     number += 1
                     lines.append(f"{number}. {_with_state(item)}")
                 else:
@@ -131,6 +134,7 @@ class Digest:
             ],
             "items": [
                 {"text": i.text, "path": i.path, "action": i.action, "state": i.state}
+                | ({"link": asdict(i.link)} if i.link else {})
                 for s in self.sections
                 for i in s.items
             ],
@@ -139,7 +143,13 @@ class Digest:
     @classmethod
     def from_content(cls, content: Mapping[str, Any]) -> Digest:
         items = iter(
-            DigestItem(i["text"], i.get("path"), bool(i.get("action")), i.get("state"))
+            DigestItem(
+                i["text"],
+                i.get("path"),
+                bool(i.get("action")),
+                i.get("state"),
+                LinkOffer(**i["link"]) if i.get("link") else None,
+            )
             for i in content["items"]
         )
         sections = tuple(
@@ -329,4 +339,11 @@ async def compose_digest(
         with_finished=kind == "weekly",
     )
     facts = await digest_facts(store.database.engine, query, vault_id=store.index.vault_id)
-    return digest_from_facts(facts, day=day, kind=kind)
+    digest = digest_from_facts(facts, day=day, kind=kind)
+    if kind == "weekly":  # notes of the week naming others without a link
+        found = await unlinked_mentions(store, since=query.start, until=query.end)
+        items = tuple(DigestItem(m.text, m.path, link=m.link) for m in found)
+        if items:
+            sections = (*digest.sections, DigestSection(MENTIONS, items))
+            digest = fit(replace(digest, sections=sections))
+    return digest

@@ -1,6 +1,7 @@
 """A digest as a chat message: its text, and Done, Snooze and Open buttons for each
-action item (an open project, an admin item due or without a due date), kept so a
-press can redraw it (bot.buttons.digest)."""
+action item (an open project, an admin item due or without a due date), a Link
+button for each unlinked mention, kept so a press can redraw it (bot.buttons.digest,
+bot.buttons.mentions)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from storage.db.digest_messages import DigestMessages, new_message_id
 from storage.db.records import Records
 
 DIGEST_ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
+LINK_ACTION = "link_mention"  # Button.action of an unlinked mention's Link button
 
 
 async def present(
@@ -38,6 +40,14 @@ async def present(
                 now,
                 vault_id=vault_id,
             )
+        elif item.get("link") and item["path"]:
+            item["button"] = await records.add_button_action(
+                user_id,
+                DIGEST_ACTION_KIND,
+                {"message": message_id, "item": index, "path": item["path"], **item["link"]},
+                now,
+                vault_id=vault_id,
+            )
     await digests.add_message(
         message_id=message_id,
         user_id=user_id,
@@ -54,11 +64,13 @@ def draw(content: Mapping[str, Any], *, replace: bool = False) -> Reply:
     buttons: list[Button] = []
     number = 0
     for item in content["items"]:
-        if not item["action"]:
+        if not (item["action"] or item.get("link")):
             continue
         number += 1
         button_id = item.get("button")
-        if button_id and item.get("state") is None:
+        if button_id and item.get("state") is None and not item["action"]:
+            buttons.append(Button(f"Link {number}", LINK_ACTION, button_id))
+        elif button_id and item.get("state") is None:
             buttons += [
                 Button(f"Done {number}", "done", button_id, "primary"),
                 Button(f"Snooze {number}", "snooze", button_id),

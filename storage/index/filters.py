@@ -42,7 +42,7 @@ class LinkedTo:
         for j, (stem, title, where, own) in enumerate(targets):
             keys = {"stem": f"{prefix}_{j}s", "title": f"{prefix}_{j}t", "path": f"{prefix}_{j}p"}
             params.update({keys["stem"]: stem, keys["title"]: title, keys["path"]: where})
-            condition = LINKS_TO.format(**keys)
+            condition = LINKS_TO.format(**{k: f":{v}" for k, v in keys.items()})
             if own:  # a note's link to itself is no backlink
                 condition += f" AND e.path <> :{prefix}_{j}o"
                 params[f"{prefix}_{j}o"] = own

@@ -55,13 +55,14 @@ class Link:
     relation: str | None = None
 
 
-# Whether the link row `l` points at the note whose keys are bound as :{stem} (its file
-# name), :{title} and :{path} (see `target_keys`): by file name, or by title when the
-# link names no folder; a link naming folders must match the end of the note's path.
+# Whether the link row `l` points at the note whose keys (see `target_keys`) are the
+# SQL expressions {stem} (its file name's), {title} and {path}: by file name, or by
+# title when the link names no folder; a link naming folders must match the end of
+# the note's path.
 LINKS_TO = (
-    "((l.target_key = :{stem} OR (l.target_path IS NULL AND l.target_key = :{title}))"
-    " AND (l.target_path IS NULL OR l.target_path = :{path} OR l.target_alt = :{path}"
-    " OR :{path} LIKE '%/' || l.target_path))"
+    "((l.target_key = {stem} OR (l.target_path IS NULL AND l.target_key = {title}))"
+    " AND (l.target_path IS NULL OR l.target_path = {path} OR l.target_alt = {path}"
+    " OR {path} LIKE '%/' || l.target_path))"
 )
 
 

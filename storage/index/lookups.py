@@ -153,7 +153,7 @@ _BACKLINKS = text(
            (array_agg(l.context ORDER BY l.id))[1] AS context,
            array_remove(array_agg(DISTINCT l.relation), NULL) AS relations
     FROM links l JOIN entries e ON e.id = l.source_id
-    WHERE l.vault_id = :vault AND {LINKS_TO.format(stem="stem", title="title", path="path")}
+    WHERE l.vault_id = :vault AND {LINKS_TO.format(stem=":stem", title=":title", path=":path")}
       AND e.path <> :self
     GROUP BY e.id
     """
