@@ -168,7 +168,7 @@ class Digest:
 def _with_state(item: DigestItem) -> str:
     if item.state is None:
         return item.text
-    marks = {"done": "✓", "snoozed": "→"}
+    marks = {"done": "✓", "snoozed": "→", "linked": "✓"}
     mark = marks.get(item.state.split(" ", 1)[0], "✗")
     return f"{mark} {item.text} — {item.state}"
 
