@@ -80,8 +80,11 @@ _INSERT_LINK = text(
     """
 )
 _INSERT_NAME = text(
-    "INSERT INTO note_names (vault_id, entry_id, name, first_term, words)"
-    " VALUES (:vault, :entry_id, :name, :first_term, :words)"
+    "INSERT INTO note_names (vault_id, entry_id, name, key_term, terms)"
+    " VALUES (:vault, :entry_id, :name, :key_term, :terms)"
+)
+_DF = text(
+    "SELECT term, df FROM terms WHERE vault_id = :vault AND term = ANY(CAST(:terms AS text[]))"
 )
 _ADD_STATS = text(
     "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length"
@@ -146,19 +149,24 @@ async def insert_links_and_names(
     ]
     if links:
         await conn.execute(_INSERT_LINK, links)
-    names = [
+    named = [(entry_id, n) for entry_id, _, names in notes for n in names]
+    if not named:
+        return
+    wanted = sorted({t for _, n in named for t in n.terms})
+    found = await conn.execute(_DF, {"vault": vault_id, "terms": wanted})
+    df: dict[str, int] = {row.term: row.df for row in found}
+    rows = [
         {
             "vault": vault_id,
             "entry_id": entry_id,
             "name": n.name,
-            "first_term": n.first_term,
-            "words": n.words,
+            # The rarest word (the longest of the rarest): the fewest names per key.
+            "key_term": min(n.terms, key=lambda t: (df.get(t, 0), -len(t))),
+            "terms": list(n.terms),
         }
-        for entry_id, _, named in notes
-        for n in named
+        for entry_id, n in named
     ]
-    if names:
-        await conn.execute(_INSERT_NAME, names)
+    await conn.execute(_INSERT_NAME, rows)
 
 
 def vector_bytes(vector: Sequence[float]) -> bytes:

@@ -7,14 +7,16 @@ SCAN of them, each read up to BODY_CHARS. Which names: titles and aliases of any
 note of the vault (storage.index.names says which are long enough); a one-word name
 is too common to suggest when its word occurs in more than COMMON_SHARE of the
 vault's notes and more than COMMON_NOTES of them (`Meeting`, `Budget` in a work
-vault), a property of the vault, not of a word list. A note already linking to the
+vault), a property of the vault, not of a word list; a name several notes go by is
+skipped too, since a link would have to guess which. A note already linking to the
 named note (anywhere, in any way backlinks count) is not suggested for it.
 
 What comes back: for each note, its first mention (earliest in the text; at one
-place the longer name), newest-changed note first, up to `limit` notes.
+place the longer name), newest-changed note first, up to `limit` notes. The notes
+are read a page at a time: a week with mentions early stops early.
 
-Cost: one indexed scan of the period's notes, one lookup of the names whose first
-word those notes use (`note_names` by first term), one query for existing links;
+Cost: one indexed scan of the period's notes, one lookup of the names whose key
+word those notes use (`note_names` by key term), one query for existing links;
 the matching itself is a dictionary walk and one regular expression per candidate.
 """
 
@@ -33,6 +35,7 @@ from storage.index.links import LINKS_TO, target_keys
 from storage.index.names import MentionText
 
 SCAN = 200
+PAGE = 50
 BODY_CHARS = 20_000
 COMMON_SHARE = 0.02
 COMMON_NOTES = 20
@@ -59,19 +62,23 @@ _RECENT = text(
     WHERE e.vault_id = :vault AND e.updated >= :since AND e.updated < :until
       AND e.category = ANY(CAST(:categories AS text[]))
     ORDER BY e.updated DESC, e.id DESC
-    LIMIT :scan
+    LIMIT :page OFFSET :offset
     """
 )
 _NAMES = text(
+    "SELECT entry_id, name, terms FROM note_names"
+    " WHERE vault_id = :vault AND key_term = ANY(CAST(:terms AS text[]))"
+)
+# Of one-word names, those whose word is too common in the vault to mean one note.
+_COMMON = text(
     """
-    SELECT n.entry_id, n.name, n.first_term, n.words, e.path, e.title
-    FROM note_names n JOIN entries e ON e.id = n.entry_id
-    LEFT JOIN terms t ON n.words = 1 AND t.vault_id = n.vault_id AND t.term = n.first_term
-    WHERE n.vault_id = :vault AND n.first_term = ANY(CAST(:terms AS text[]))
-      AND (n.words > 1 OR coalesce(t.df, 0) <= greatest(:common_notes,
-           :common_share * (SELECT doc_count FROM index_meta WHERE vault_id = :vault)))
+    SELECT t.term FROM terms t
+    WHERE t.vault_id = :vault AND t.term = ANY(CAST(:terms AS text[]))
+      AND t.df > greatest(
+        :common_notes, :common_share * (SELECT doc_count FROM index_meta WHERE vault_id = :vault))
     """
 )
+_TARGETS = text("SELECT id, path, title FROM entries WHERE id = ANY(CAST(:ids AS int[]))")
 _LINKED = text(
     f"""
     SELECT c.n FROM unnest(CAST(:sources AS int[]), CAST(:stems AS text[]),
@@ -84,10 +91,19 @@ _LINKED = text(
 
 
 @dataclass(frozen=True, slots=True)
+class _Name:
+    """A name one note goes by (and no other), with its terms."""
+
+    entry_id: int
+    name: str
+    terms: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class _Candidate:
     at: int
     source: Any  # the row of the mentioning note
-    target: Any  # the row of the name
+    target: _Name
     written: str
 
 
@@ -101,64 +117,84 @@ async def unlinked_mentions(
     limit: int = 5,
 ) -> list[Mention]:
     """Up to `limit` notes changed in [since, until) that mention another note by name
-    without linking to it, newest first, each with its first such mention."""
-    recent = (
-        await conn.execute(
-            _RECENT,
-            {
-                "vault": vault_id,
-                "since": since,
-                "until": until,
-                "categories": list(categories),
-                "chars": BODY_CHARS,
-                "scan": SCAN,
-            },
-        )
-    ).all()
-    texts = {row.id: MentionText(row.body) for row in recent}
-    terms = sorted(set().union(*(t.terms for t in texts.values()))) if texts else []
-    if not terms:
-        return []
+    without linking to it, newest first, each with its first such mention. The notes
+    are read PAGE at a time, newest first, until `limit` are found (or SCAN read)."""
     params = {
         "vault": vault_id,
-        "terms": terms,
-        "common_notes": COMMON_NOTES,
-        "common_share": COMMON_SHARE,
+        "since": since,
+        "until": until,
+        "categories": list(categories),
+        "chars": BODY_CHARS,
+        "page": PAGE,
     }
-    by_first: dict[str, list[Any]] = defaultdict(list)
-    for name in (await conn.execute(_NAMES, params)).all():
-        by_first[name.first_term].append(name)
-    candidates = [c for row in recent for c in _candidates(row, texts[row.id], by_first)]
-    linked = await _already_linked(conn, candidates)
     found: list[Mention] = []
-    seen: set[int] = set()
-    for n, candidate in enumerate(candidates):
-        row, name = candidate.source, candidate.target
-        if n in linked or row.id in seen:
-            continue
-        seen.add(row.id)
-        found.append(
-            Mention(
-                row.path,
-                row.title,
-                row.content_hash,
-                name.path,
-                name.title,
-                name.name,
-                candidate.written,
-            )
-        )
-        if len(found) >= limit:
+    for offset in range(0, SCAN, PAGE):
+        recent = (await conn.execute(_RECENT, {**params, "offset": offset})).all()
+        found += await _mentions_in(conn, vault_id, recent, limit - len(found))
+        if len(found) >= limit or len(recent) < PAGE:
             break
     return found
 
 
-def _candidates(row: Any, body: MentionText, by_first: dict[str, list[Any]]) -> list[_Candidate]:
+async def _mentions_in(
+    conn: AsyncConnection, vault_id: int, recent: Sequence[Any], limit: int
+) -> list[Mention]:
+    """Up to `limit` of the `recent` notes' unlinked mentions, in their order."""
+    texts = {row.id: MentionText(row.body) for row in recent}
+    terms = sorted(set().union(*(t.terms for t in texts.values()))) if texts else []
+    if not terms:
+        return []
+    names = await _names(conn, vault_id, terms)
+    candidates = [c for row in recent for c in _candidates(row, texts[row.id], names)]
+    candidates = await _uncommon(conn, vault_id, candidates)
+    if not candidates:
+        return []
+    ids = sorted({c.target.entry_id for c in candidates})
+    by_id = {r.id: r for r in await conn.execute(_TARGETS, {"ids": ids})}
+    candidates = [c for c in candidates if c.target.entry_id in by_id]
+    linked = await _already_linked(conn, candidates, by_id)
+    chosen: list[_Candidate] = []
+    for n, candidate in enumerate(candidates):
+        if n in linked or any(c.source.id == candidate.source.id for c in chosen):
+            continue
+        chosen.append(candidate)
+        if len(chosen) >= limit:
+            break
+    return [
+        Mention(
+            c.source.path,
+            c.source.title,
+            c.source.content_hash,
+            by_id[c.target.entry_id].path,
+            by_id[c.target.entry_id].title,
+            c.target.name,
+            c.written,
+        )
+        for c in chosen
+    ]
+
+
+async def _names(conn: AsyncConnection, vault_id: int, terms: list[str]) -> dict[str, list[_Name]]:
+    """The names keyed by one of `terms`, by key; a name several notes go by is left
+    out (a link would have to guess which)."""
+    result = await conn.execute(_NAMES, {"vault": vault_id, "terms": terms})
+    owners: dict[tuple[str, ...], list[tuple[int, str]]] = defaultdict(list)
+    for row in result:
+        owners[tuple(row.terms)].append((row.entry_id, row.name))
+    by_term: dict[str, list[_Name]] = defaultdict(list)
+    for words, named in owners.items():
+        if len({entry_id for entry_id, _ in named}) == 1:
+            entry_id, name = named[0]
+            by_term[words[0]].append(_Name(entry_id, name, frozenset(words)))
+    return by_term
+
+
+def _candidates(row: Any, body: MentionText, names: dict[str, list[_Name]]) -> list[_Candidate]:
     """The note's first mention of each other note it names, earliest first."""
     first: dict[int, _Candidate] = {}
-    for term in body.terms & by_first.keys():
-        for name in by_first[term]:
-            if name.entry_id == row.id:
+    for term in body.terms & names.keys():
+        for name in names[term]:
+            if name.entry_id == row.id or not name.terms <= body.terms:
                 continue
             span = body.find(name.name)
             if span is None:
@@ -166,15 +202,36 @@ def _candidates(row: Any, body: MentionText, by_first: dict[str, list[Any]]) -> 
             known = first.get(name.entry_id)
             if known is None or span[0] < known.at:
                 first[name.entry_id] = _Candidate(span[0], row, name, row.body[span[0] : span[1]])
-    ordered = sorted(first.values(), key=lambda c: (c.at, -len(c.written), c.target.path))
+    ordered = sorted(first.values(), key=lambda c: (c.at, -len(c.written), c.target.name))
     return ordered[:PER_NOTE]
 
 
-async def _already_linked(conn: AsyncConnection, candidates: list[_Candidate]) -> set[int]:
-    """Positions in `candidates` whose note links to the note it mentions already."""
-    if not candidates:
-        return set()
-    keys = [target_keys(c.target.path, c.target.title) for c in candidates]
+async def _uncommon(
+    conn: AsyncConnection, vault_id: int, candidates: list[_Candidate]
+) -> list[_Candidate]:
+    """`candidates` without one-word names too common in the vault to mean one note."""
+    single = sorted({next(iter(c.target.terms)) for c in candidates if len(c.target.terms) == 1})
+    if not single:
+        return candidates
+    params = {
+        "vault": vault_id,
+        "terms": single,
+        "common_notes": COMMON_NOTES,
+        "common_share": COMMON_SHARE,
+    }
+    common = set((await conn.execute(_COMMON, params)).scalars())
+    return [c for c in candidates if len(c.target.terms) > 1 or not c.target.terms & common]
+
+
+async def _already_linked(
+    conn: AsyncConnection, candidates: list[_Candidate], targets: dict[int, Any]
+) -> set[int]:
+    """Positions in `candidates` whose note links to the note it mentions already;
+    `targets` holds the mentioned notes' rows by id."""
+    keys = [
+        target_keys(targets[c.target.entry_id].path, targets[c.target.entry_id].title)
+        for c in candidates
+    ]
     rows = await conn.execute(
         _LINKED,
         {

@@ -31,12 +31,10 @@ _SPACING = " \t\u00a0-_"
 
 @dataclass(frozen=True, slots=True)
 class NoteName:
-    """One name of a note: as written, its first term (the lookup key) and its length
-    in terms."""
+    """One name of a note: as written, and its terms."""
 
     name: str
-    first_term: str
-    words: int
+    terms: tuple[str, ...]
 
 
 def note_names(title: str, fields: Mapping[str, Any]) -> list[NoteName]:
@@ -52,7 +50,7 @@ def note_names(title: str, fields: Mapping[str, Any]) -> list[NoteName]:
         letters = [c for c in fold(name) if c.isalnum()]
         if not terms or len(letters) < MIN_CHARS or not any(c.isalpha() for c in letters):
             continue
-        out.setdefault(terms, NoteName(name, terms[0], len(terms)))
+        out.setdefault(terms, NoteName(name, terms))
     return list(out.values())
 
 
@@ -75,35 +73,44 @@ def _pattern(name: str) -> re.Pattern[str] | None:
 
 
 class MentionText:
-    """A note's body made ready for finding names in it: code and links blanked out,
-    folded, with the way back to the body's own offsets."""
+    """A note's body made ready for finding names in it: its terms (every word, code
+    and links included: a quick test of which names may be in it), and, on the first
+    look for a name, the body with code and links blanked out, folded, with the way
+    back to the body's own offsets."""
 
     def __init__(self, body: str) -> None:
         self.body = body
-        masked = without_code(body)
-        spans = list(link_spans(body)) if "[" in body else []
+        self.terms = frozenset(tokenize(body))
+        self._folded: str | None = None
+        self._offsets: list[int] | None = None
+
+    def _fold(self) -> str:
+        masked = without_code(self.body)
+        spans = list(link_spans(masked)) if "[" in masked else []
         if spans:
             chars = list(masked)
             for start, end in spans:
                 chars[start:end] = " " * (end - start)
             masked = "".join(chars)
-        self.terms = frozenset(tokenize(masked))
-        self._offsets: list[int] | None = None
         if masked.isascii():
-            self._folded = masked.lower()
-        else:
-            pieces: list[str] = []
-            offsets: list[int] = []
-            for i, char in enumerate(masked):
-                folded = _fold_char(char)
-                pieces.append(folded)
-                offsets.extend([i] * len(folded))
-            self._folded, self._offsets = "".join(pieces), offsets
+            return masked.lower()
+        pieces: list[str] = []
+        offsets: list[int] = []
+        for i, char in enumerate(masked):
+            folded = _fold_char(char)
+            pieces.append(folded)
+            offsets.extend([i] * len(folded))
+        self._offsets = offsets
+        return "".join(pieces)
 
     def find(self, name: str) -> tuple[int, int] | None:
         """Where `name` is first mentioned in the body (offsets into the body), or None."""
         pattern = _pattern(name)
-        match = pattern.search(self._folded) if pattern else None
+        if pattern is None:
+            return None
+        if self._folded is None:
+            self._folded = self._fold()
+        match = pattern.search(self._folded)
         if match is None:
             return None
         if self._offsets is None:
