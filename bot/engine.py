@@ -27,6 +27,7 @@ from bot.buttons import (
     Buttons,
     DigestButtons,
     Filing,
+    MentionLinks,
     PastButtons,
     ReminderButtons,
     SourceButtons,
@@ -120,6 +121,7 @@ class Engine:
                 UndoButton(self.runner),
                 # Digest buttons work in every process, whichever one sent the digest.
                 DigestButtons(DigestMessages(records.engine)),
+                MentionLinks(DigestMessages(records.engine), self.runner),
                 PastButtons(DigestMessages(records.engine)),
                 ReminderButtons(),
                 NoteChoice(self.router.notes),

@@ -84,6 +84,14 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class Backlink(SearchHit):
+    """A note linking to another, with the types of its links to it (`works_at` for
+    `- works_at [[Acme]]`); empty when every link to it is a plain one."""
+
+    relations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResults:
     hits: tuple[SearchHit, ...]
     mode: str  # "hybrid" | "keyword" (no embeddings configured) | "filter" (no words)

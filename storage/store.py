@@ -25,10 +25,10 @@ from storage.db.vault_lock import vault_write_lock
 from storage.entry import (
     BOT_AUTHOR,
     Author,
+    Backlink,
     Change,
     Entry,
     ImportResult,
-    SearchHit,
     SearchResults,
     Written,
 )
@@ -365,7 +365,7 @@ class Store:
         modified_after, modified_before, limit, and `filed`: the days a question named)."""
         return await self.index.search(query, **filters)
 
-    async def backlinks(self, path: str) -> builtins.list[SearchHit]:
+    async def backlinks(self, path: str) -> builtins.list[Backlink]:
         """Notes linking to the note at `path`, newest first."""
         return await self.index.backlinks(path)
 

@@ -1,11 +1,13 @@
 """What a button press does: approve or reject a held change, file an inbox note,
-undo a change, act on a digest item, an older note it brought back or a reminder,
+undo a change, act on a digest item (an older note it brought back, or a mention
+it found) or a reminder,
 open an answer's source."""
 
 from bot.buttons.approvals import Approvals
 from bot.buttons.digest import DigestButtons
 from bot.buttons.dispatch import ButtonHandler, Buttons, Refused, pressed
 from bot.buttons.filing import Filing
+from bot.buttons.mentions import MentionLinks
 from bot.buttons.reminders import ReminderButtons
 from bot.buttons.resurface import PastButtons
 from bot.buttons.sources import SourceButtons
@@ -17,6 +19,7 @@ __all__ = [
     "Buttons",
     "DigestButtons",
     "Filing",
+    "MentionLinks",
     "PastButtons",
     "Refused",
     "ReminderButtons",

@@ -14,10 +14,11 @@ nothing is open and nothing was captured. The text stays well inside Telegram's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
+from bot.digest.mentions import MENTIONS, LinkOffer, unlinked_mentions
 from bot.digest.resurface import PastSection, past_sections
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
@@ -35,13 +36,15 @@ TEXT_LIMIT = 3500  # characters; leaves room for a notice under Telegram's 4,096
 
 @dataclass(frozen=True, slots=True)
 class DigestItem:
-    """One line. An action item (`action`) gets buttons; `state` says what a press did."""
+    """One line. An action item (`action`) gets buttons, as does an offer to `link`
+    (bot.digest.mentions); `state` says what a press did."""
 
     text: str
     path: str | None = None
     action: bool = False
     state: str | None = None  # "done" | "snoozed to 2026-11-21" | "not found"
     buttons: str = "task"  # Done/Snooze/Open; PAST_ITEM (an older note): Open/Done/Less
+    link: LinkOffer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,7 @@ class Digest:
         for section in self.sections:
             lines = [section.heading]
             for item in section.items:
-                if item.action:
+                if item.action or item.link:
                     number += 1
                     lines.append(f"{number}. {_with_state(item)}")
                 else:
@@ -140,6 +143,7 @@ class Digest:
                     "state": i.state,
                     "buttons": i.buttons,
                 }
+                | ({"link": asdict(i.link)} if i.link else {})
                 for s in self.sections
                 for i in s.items
             ],
@@ -154,6 +158,7 @@ class Digest:
                 bool(i.get("action")),
                 i.get("state"),
                 i.get("buttons", "task"),
+                LinkOffer(**i["link"]) if i.get("link") else None,
             )
             for i in content["items"]
         )
@@ -173,7 +178,7 @@ class Digest:
 def _with_state(item: DigestItem) -> str:
     if item.state is None:
         return item.text
-    marks = {"done": "✓", "snoozed": "→", "less": "↓"}
+    marks = {"done": "✓", "snoozed": "→", "less": "↓", "linked": "✓"}
     mark = marks.get(item.state.split(" ", 1)[0], "✗")
     return f"{mark} {item.text} — {item.state}"
 
@@ -355,7 +360,13 @@ async def compose_digest(
         now=query.end,
         listed=listed,
     )
-    return fit(replace(digest, sections=digest.sections + tuple(_past(p) for p in past)))
+    sections = digest.sections + tuple(_past(p) for p in past)
+    if kind == "weekly":  # notes of the week naming others without a link
+        found = await unlinked_mentions(store, since=query.start, until=query.end)
+        items = tuple(DigestItem(m.text, m.path, link=m.link) for m in found)
+        if items:
+            sections = (*sections, DigestSection(MENTIONS, items))
+    return fit(replace(digest, sections=sections))
 
 
 def _past(section: PastSection) -> DigestSection:

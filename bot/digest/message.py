@@ -1,7 +1,8 @@
 """A digest as a chat message: its text, and Done, Snooze and Open buttons for each
 action item (an open project, an admin item due or without a due date), Open, Done
-and Less like this for an older note brought back, kept so a press can redraw it
-(bot.buttons.digest, bot.buttons.resurface)."""
+and Less like this for an older note brought back, a Link button for each unlinked
+mention, kept so a press can redraw it (bot.buttons.digest, bot.buttons.resurface,
+bot.buttons.mentions)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from storage.db.records import Records
 DIGEST_ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
 PAST_DONE_ACTION = "past_done"  # Button.action of Done on an older note (with an Undo)
 LESS_ACTION = "less"  # Button.action of Less like this
+LINK_ACTION = "link_mention"  # Button.action of an unlinked mention's Link button
 
 
 async def present(
@@ -41,6 +43,14 @@ async def present(
                 now,
                 vault_id=vault_id,
             )
+        elif item.get("link") and item["path"]:
+            item["button"] = await records.add_button_action(
+                user_id,
+                DIGEST_ACTION_KIND,
+                {"message": message_id, "item": index, "path": item["path"], **item["link"]},
+                now,
+                vault_id=vault_id,
+            )
     await digests.add_message(
         message_id=message_id,
         user_id=user_id,
@@ -57,7 +67,7 @@ def draw(content: Mapping[str, Any], *, replace: bool = False) -> Reply:
     buttons: list[Button] = []
     number = 0
     for item in content["items"]:
-        if not item["action"]:
+        if not (item["action"] or item.get("link")):
             continue
         number += 1
         button_id = item.get("button")
@@ -67,6 +77,8 @@ def draw(content: Mapping[str, Any], *, replace: bool = False) -> Reply:
                 Button(f"Done {number}", PAST_DONE_ACTION, button_id),
                 Button(f"Less like this {number}", LESS_ACTION, button_id),
             ]
+        elif button_id and item.get("state") is None and not item["action"]:
+            buttons.append(Button(f"Link {number}", LINK_ACTION, button_id))
         elif button_id and item.get("state") is None:
             buttons += [
                 Button(f"Done {number}", "done", button_id, "primary"),

@@ -14,7 +14,7 @@ from bot.tools.dates import DATE_FIELDS, dated, promise
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from bot.tools.search_span import plan_search
-from bot.tools.sources import hit_line, read_entry, read_hit
+from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from storage.entry import Entry, SearchHit
 from storage.vault.schema import SOURCE_PREFIX
@@ -281,8 +281,9 @@ async def search_entries(
     Args:
         query: what to look for, in natural language or keywords. Also: "exact
             phrase", a AND b, a OR b, -word (or NOT word), tag:x, category:x,
-            status:x, title:x, after:YYYY-MM-DD, before:YYYY-MM-DD. Filters alone
-            list the newest matching notes.
+            status:x, title:x, after:YYYY-MM-DD, before:YYYY-MM-DD, linked:[[Note]]
+            (notes linking to it; linked:works_at:[[Note]] by link type). Filters
+            alone list the newest matching notes.
         category: only this category, or null.
         tags: only notes with all of these tags, or null.
         status: only notes with this status, or null.
@@ -327,6 +328,6 @@ async def list_backlinks(ctx: ToolContext, path: str) -> ToolResult:
     """
     entry = await resolve_entry(ctx, path)
     hits = await ctx.store.backlinks(entry.path)
-    lines = [f"- {h.title} ({h.path})" for h in hits] or [f"Nothing links to {entry.path}."]
-    data = {"backlinks": [hit_summary(h) for h in hits]}
+    lines = backlink_lines(hits) or [f"Nothing links to {entry.path}."]
+    data = {"backlinks": [{**hit_summary(h), "relations": list(h.relations)} for h in hits]}
     return ToolResult(data, "\n".join(lines), read=tuple(read_hit(h) for h in hits))

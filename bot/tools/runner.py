@@ -174,7 +174,7 @@ class ToolRunner:
             return _error(name, str(exc))
         await self._log(ctx, name, args.model_dump(), "ok", "", started, result.entry_path)
         if result.commit is not None:
-            result = await self._with_undo(ctx, result)
+            result = await self.with_undo(ctx, result)
         content = json.dumps(result.data, default=str)
         return Outcome(name, content, ok=True, result=result, writes=not spec.read_only)
 
@@ -248,7 +248,7 @@ class ToolRunner:
                 return None  # a command's change is the person's own
         return ""
 
-    async def _with_undo(self, ctx: ToolContext, result: ToolResult) -> ToolResult:
+    async def with_undo(self, ctx: ToolContext, result: ToolResult) -> ToolResult:
         """`result` with an Undo button pinned to its commit, for the person and the
         vault of this change only."""
         action_id = await ctx.records.add_button_action(

@@ -17,7 +17,7 @@ from bot.tools.context import ReadNote
 from bot.tools.registry import ToolContext
 from bot.tools.runner import Outcome
 from bot.tools.team_notes import source_of
-from storage.entry import Entry, SearchHit
+from storage.entry import Backlink, Entry, SearchHit
 
 # The Button.action of a source button ("open" is a digest item's, which shipped first).
 OPEN_ACTION = "source"
@@ -41,6 +41,18 @@ def hit_line(hit: SearchHit) -> str:
     reason = why(hit.matched)
     passage = " ".join((hit.passage or hit.snippet).split())
     return head + (f" · {reason}" if reason else "") + (f"\n    {passage}" if passage else "")
+
+
+def backlink_lines(links: Sequence[Backlink]) -> list[str]:
+    """Backlinks as a person reads them: typed ones first, grouped by type
+    (`- works_at ← [[Sarah Kim]] (people/Sarah Kim.md)`), then the plain ones, newest
+    first within each; a note linking with two types is listed under both."""
+    typed = sorted(
+        ((relation, n, link) for n, link in enumerate(links) for relation in link.relations),
+        key=lambda t: (t[0].casefold(), t[1]),
+    )
+    lines = [f"- {relation} ← [[{link.title}]] ({link.path})" for relation, _, link in typed]
+    return lines + [f"- {link.title} ({link.path})" for link in links if not link.relations]
 
 
 def read_hit(hit: SearchHit) -> ReadNote:

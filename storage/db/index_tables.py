@@ -152,6 +152,28 @@ class NoteLink(SQLModel, table=True):
     target_path: str | None = Field(default=None, sa_column=Column(Text))
     target_alt: str | None = Field(default=None, sa_column=Column(Text))
     context: str = Field(default="", sa_column=Column(Text, nullable=False))
+    # The link's type as written (`- works_at [[Acme]]`, `employer:: [[Acme]]`); None
+    # for a plain link.
+    relation: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class NoteName(SQLModel, table=True):
+    """A name a note may be mentioned by (its title, an alias), keyed by its rarest
+    word when it was indexed: the weekly review looks up only the names whose key a
+    recent note uses (storage.index.mentions), and a name is only mentioned where all
+    its words are, so any of them would do; the rarest keeps the lookup small."""
+
+    __tablename__ = "note_names"
+    __table_args__ = (Index("note_names_vault_key", "vault_id", "key_term"),)
+
+    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True))
+    vault_id: int = _vault()
+    entry_id: int = _entry_fk()
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    key_term: str = Field(sa_column=Column(Text, nullable=False))
+    terms: list[str] = Field(
+        default_factory=list, sa_column=Column(ARRAY(Text), nullable=False)
+    )  # the name's words as the index reads them (storage.index.tokens)
 
 
 class IndexMeta(SQLModel, table=True):

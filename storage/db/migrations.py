@@ -40,6 +40,7 @@ import storage.db.send_ledger
 import storage.db.skipped
 import storage.db.vault_tables  # (these modules register every table)
 from storage.errors import DatabaseUnavailable
+from storage.index.rederive import rederive_links_and_names
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
 
@@ -301,6 +302,14 @@ async def _email_codes(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.email_codes.EMAIL_CODES])
 
 
+async def _link_types(conn: AsyncConnection) -> None:
+    await conn.execute(text("ALTER TABLE links ADD COLUMN IF NOT EXISTS relation TEXT"))
+    await conn.run_sync(
+        SQLModel.metadata.create_all, tables=[SQLModel.metadata.tables["note_names"]]
+    )
+    await rederive_links_and_names(conn)
+
+
 async def _resurfaced(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.resurfaced.RESURFACED])
 
@@ -321,6 +330,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(13, "enrichments: links, photos and documents still to be read", _enrichments),
     Migration(14, "entries.created: when each note was filed", _entry_created),
     Migration(15, "email_codes: addresses being verified for mail in", _email_codes),
+    Migration(16, "links.relation, note_names: link types and mentionable names", _link_types),
     Migration(17, "resurfaced: older notes the digest brought back", _resurfaced),
 )
 LATEST = MIGRATIONS[-1].version

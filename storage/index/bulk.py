@@ -69,7 +69,7 @@ async def load(
     # Fresh statistics, or the planner keeps planning for the tables as they were.
     async with index.database.engine.connect() as conn:
         await conn.execution_options(isolation_level="AUTOCOMMIT")
-        await conn.execute(text("ANALYZE entries, postings, terms, chunks, links"))
+        await conn.execute(text("ANALYZE entries, postings, terms, chunks, links, note_names"))
     return total
 
 

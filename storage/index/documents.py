@@ -15,6 +15,7 @@ from typing import Any
 from storage.entry import Entry
 from storage.index.chunking import Chunk, chunk_note
 from storage.index.links import Link, extract_links
+from storage.index.names import NoteName, note_names
 from storage.index.tokens import fold, term_frequencies
 from storage.vault.notefile import note_time
 from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
@@ -40,6 +41,7 @@ class Document:
     folded: str  # lower-cased, accent-folded text for the `simple` tsvector
     chunks: list[Chunk]
     links: list[Link]
+    names: list[NoteName]  # what a mention of it may say (storage.index.names)
 
 
 def _field_text(value: Any) -> str:
@@ -93,6 +95,7 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
         folded=fold(f"{entry.title}\n{entry.body}")[:TSV_CHARS],
         chunks=chunk_note(entry.title, entry.body),
         links=extract_links(entry.body, entry.path),
+        names=note_names(entry.title, entry.fields),
     )
 
 

@@ -1,7 +1,7 @@
 """Which notes a search or listing may return: fields (category, tags, status, title,
-dates) and the strict text conditions of the search syntax (required phrases, one-of
-groups, excluded words), as SQL on `entries e`, and as words a reply can show when
-a filter leaves nothing."""
+dates), the strict text conditions of the search syntax (required phrases, one-of
+groups, excluded words) and links (`linked:[[Acme]]`), as SQL on `entries e`, and as
+words a reply can show when a filter leaves nothing."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from storage.index.documents import normal_tag
+from storage.index.links import LINKS_TO, target_keys
 from storage.index.tokens import fold
 
 # A text condition is a phrase (or one word) matched against the note's `simple`
@@ -17,6 +18,47 @@ from storage.index.tokens import fold
 # make a query that matches nothing, so such a condition is skipped, not failed.
 _REQUIRED = "(numnode({q}) = 0 OR e.tsv @@ {q})"
 _PHRASE = "phraseto_tsquery('simple', :{name})"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedTo:
+    """`linked:[[name]]` (or `linked:works_at:[[name]]`): notes linking to the note
+    called `name`, with a link of type `relation` when one is given. `targets` are the
+    notes called so, as (file-name key, title key, path key, path), found before the
+    query runs (storage.index.lookups.resolve_linked); without any, the links that
+    name `name` count, as they would for a note not written yet."""
+
+    name: str
+    relation: str | None = None
+    targets: tuple[tuple[str, str, str, str], ...] = ()
+
+    def sql(self, prefix: str) -> tuple[str, dict[str, Any]]:
+        params: dict[str, Any] = {}
+        targets = self.targets
+        if not targets:
+            path = self.name if self.name.lower().endswith(".md") else self.name + ".md"
+            targets = ((*target_keys(path, None if "/" in self.name else self.name), ""),)
+        either = []
+        for j, (stem, title, where, own) in enumerate(targets):
+            keys = {"stem": f"{prefix}_{j}s", "title": f"{prefix}_{j}t", "path": f"{prefix}_{j}p"}
+            params.update({keys["stem"]: stem, keys["title"]: title, keys["path"]: where})
+            condition = LINKS_TO.format(**{k: f":{v}" for k, v in keys.items()})
+            if own:  # a note's link to itself is no backlink
+                condition += f" AND e.path <> :{prefix}_{j}o"
+                params[f"{prefix}_{j}o"] = own
+            either.append(f"({condition})")
+        typed = ""
+        if self.relation:
+            typed = f" AND lower(l.relation) = lower(:{prefix}_r)"
+            params[f"{prefix}_r"] = self.relation
+        where_links = " OR ".join(either)
+        sql = f"EXISTS (SELECT 1 FROM links l WHERE l.source_id = e.id{typed} AND ({where_links}))"
+        return sql, params
+
+    @property
+    def words(self) -> str:
+        """How a reply names it: `linking to [[Acme]] as works_at`."""
+        return f"linking to [[{self.name}]]" + (f" as {self.relation}" if self.relation else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +83,7 @@ class Filters:
     created_before: date | None = None
     or_changed: bool = False
     filed_zone: tzinfo | None = None
+    linked: tuple[LinkedTo, ...] = ()  # each must be linked to
 
     def sql(self) -> tuple[list[str], dict[str, Any]]:
         """WHERE conditions on `entries e`, and their parameters."""
@@ -78,6 +121,10 @@ class Filters:
         for i, phrase in enumerate(self.excluded):
             conditions.append(f"NOT (e.tsv @@ {_PHRASE.format(name=f'f_not{i}')})")
             params[f"f_not{i}"] = fold(phrase)
+        for i, linked in enumerate(self.linked):
+            condition, linked_params = linked.sql(f"f_link{i}")
+            conditions.append(condition)
+            params.update(linked_params)
         return conditions, params
 
     def _filed_sql(self, params: dict[str, Any]) -> str:
@@ -128,6 +175,7 @@ class Filters:
             named = " or ".join(f'"{p}"' for p in group)
             out.append((f"containing {named}", Filters(any_of=(group,))))
         out += [(f'without "{p}"', Filters(excluded=(p,))) for p in self.excluded]
+        out += [(linked.words, Filters(linked=(linked,))) for linked in self.linked]
         return out
 
     def filed_words(self) -> str:
@@ -147,7 +195,7 @@ class Filters:
         """Both sets of restrictions (a search tool's arguments and its query's syntax);
         where each names one category or status, `other`'s wins; date bounds narrow."""
         combined = {f.name: getattr(self, f.name) for f in fields(self)}
-        for name in ("tags", "titles", "required", "any_of", "excluded"):
+        for name in ("tags", "titles", "required", "any_of", "excluded", "linked"):
             combined[name] = getattr(self, name) + getattr(other, name)
         combined["category"] = other.category or self.category
         combined["status"] = other.status or self.status

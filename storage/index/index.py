@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.db.engine import Database, autocommit
-from storage.entry import Entry, SearchHit, SearchResults
+from storage.entry import Backlink, Entry, SearchResults
 from storage.index import indexer, lookups
 from storage.index.documents import Document, prepare
 from storage.index.embeddings import (
@@ -283,6 +283,9 @@ class Index:
         filters = filters.merged(parsed.filters)
         if filed is not None:  # the days a question named (bot.dates.question_span)
             filters = filters.merged(filed)
+        if filters.linked:
+            async with self.database.engine.connect() as conn:
+                filters = await lookups.resolve_linked(conn, self.vault_id, filters)
         if not parsed.words and filters.active:
             return await self._filtered(filters, limit)
         depth = max(limit * 3, CANDIDATES)
@@ -375,7 +378,7 @@ class Index:
         async with self.database.engine.connect() as conn:
             return await lookups.field_values(conn, self.vault_id, name, containing, limit)
 
-    async def backlinks(self, path: str, title: str | None = None) -> list[SearchHit]:
+    async def backlinks(self, path: str, title: str | None = None) -> list[Backlink]:
         """Notes linking to the note at `path` (also by its `title`), newest first."""
         async with self.database.engine.connect() as conn:
             if title is None:

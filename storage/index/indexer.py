@@ -17,6 +17,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.index.documents import Document
+from storage.index.links import Link
+from storage.index.names import NoteName
 
 # A vault's writers take the advisory lock (VAULT_LOCK, vault id), so its term counts
 # never deadlock or race, while writers of other vaults go on. All of them also hold
@@ -72,9 +74,17 @@ _ADD_TERMS = text(
 )
 _INSERT_LINK = text(
     """
-    INSERT INTO links (vault_id, source_id, target_key, target_path, target_alt, context)
-    VALUES (:vault, :source_id, :target_key, :target_path, :target_alt, :context)
+    INSERT INTO links (vault_id, source_id, target_key, target_path, target_alt, context,
+                       relation)
+    VALUES (:vault, :source_id, :target_key, :target_path, :target_alt, :context, :relation)
     """
+)
+_INSERT_NAME = text(
+    "INSERT INTO note_names (vault_id, entry_id, name, key_term, terms)"
+    " VALUES (:vault, :entry_id, :name, :key_term, :terms)"
+)
+_DF = text(
+    "SELECT term, df FROM terms WHERE vault_id = :vault AND term = ANY(CAST(:terms AS text[]))"
 )
 _ADD_STATS = text(
     "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length"
@@ -110,12 +120,53 @@ async def remove_vault(conn: AsyncConnection, vault_id: int) -> None:
     params = {"vault": vault_id}
     # Rows hanging off the notes go first, by the vault's own indexes, so the
     # cascade from `entries` finds nothing left to delete row by row.
-    for table in ("chunks", "postings", "links", "terms", "entries"):
+    for table in ("chunks", "postings", "links", "note_names", "terms", "entries"):
         await conn.execute(text(f"DELETE FROM {table} WHERE vault_id = :vault"), params)
     await conn.execute(
         text("UPDATE index_meta SET doc_count = 0, total_length = 0 WHERE vault_id = :vault"),
         params,
     )
+
+
+async def insert_links_and_names(
+    conn: AsyncConnection,
+    vault_id: int,
+    notes: Sequence[tuple[int, Sequence[Link], Sequence[NoteName]]],
+) -> None:
+    """The link rows and name rows of notes, as (entry id, links, names)."""
+    links = [
+        {
+            "vault": vault_id,
+            "source_id": entry_id,
+            "target_key": link.key,
+            "target_path": link.path,
+            "target_alt": link.alt,
+            "context": link.context,
+            "relation": link.relation,
+        }
+        for entry_id, found, _ in notes
+        for link in found
+    ]
+    if links:
+        await conn.execute(_INSERT_LINK, links)
+    named = [(entry_id, n) for entry_id, _, names in notes for n in names]
+    if not named:
+        return
+    wanted = sorted({t for _, n in named for t in n.terms})
+    found = await conn.execute(_DF, {"vault": vault_id, "terms": wanted})
+    df: dict[str, int] = {row.term: row.df for row in found}
+    rows = [
+        {
+            "vault": vault_id,
+            "entry_id": entry_id,
+            "name": n.name,
+            # The rarest word (the longest of the rarest): the fewest names per key.
+            "key_term": min(n.terms, key=lambda t: (df.get(t, 0), -len(t))),
+            "terms": list(n.terms),
+        }
+        for entry_id, n in named
+    ]
+    await conn.execute(_INSERT_NAME, rows)
 
 
 def vector_bytes(vector: Sequence[float]) -> bytes:
@@ -210,20 +261,11 @@ async def write(
                 for number, (chunk, vector) in enumerate(zip(d.chunks, doc_vectors, strict=True))
             ),
         )
-    links = [
-        {
-            "vault": vault_id,
-            "source_id": entry_id,
-            "target_key": link.key,
-            "target_path": link.path,
-            "target_alt": link.alt,
-            "context": link.context,
-        }
-        for entry_id, d in zip(ids, docs, strict=True)
-        for link in d.links
-    ]
-    if links:
-        await conn.execute(_INSERT_LINK, links)
+    await insert_links_and_names(
+        conn,
+        vault_id,
+        [(entry_id, d.links, d.names) for entry_id, d in zip(ids, docs, strict=True)],
+    )
     await conn.execute(
         _ADD_STATS, {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
     )

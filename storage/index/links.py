@@ -5,6 +5,10 @@ when someone asks for backlinks; so a link written before its target existed
 starts to count the moment the target appears. Keys are slug-like: case, accents,
 spaces, hyphens and underscores do not matter, which matches how Obsidian finds
 `[[Tea Ceremony]]` and how the vault names `tea-ceremony.md`.
+
+A link may have a type (`- works_at [[Acme]]`, `employer:: [[Acme]]`: see
+storage.index.relations); which note a link points at is decided in one place,
+`LINKS_TO`, for backlinks, the `linked:` search and the weekly review alike.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from storage.index.relations import relation_at, typed_spans
 from storage.index.tokens import fold
-from storage.vault.markdown import SCHEME, links
+from storage.vault.markdown import SCHEME, links, without_code
 
 _NOT_KEY = re.compile(r"[\W_]+")
 CONTEXT_CHARS = 200
@@ -39,13 +44,33 @@ class Link:
 
     `key` is the target's name key; `path` (when the link names folders) is the
     target's path key, matched as a suffix of the target's path; `alt` is a second
-    exact reading of a Markdown link (relative to the vault root instead of the note).
+    exact reading of a Markdown link (relative to the vault root instead of the note);
+    `relation` is its type as written, None for a plain link.
     """
 
     key: str
     path: str | None
     alt: str | None
     context: str
+    relation: str | None = None
+
+
+# Whether the link row `l` points at the note whose keys (see `target_keys`) are the
+# SQL expressions {stem} (its file name's), {title} and {path}: by file name, or by
+# title when the link names no folder; a link naming folders must match the end of
+# the note's path.
+LINKS_TO = (
+    "((l.target_key = {stem} OR (l.target_path IS NULL AND l.target_key = {title}))"
+    " AND (l.target_path IS NULL OR l.target_path = {path} OR l.target_alt = {path}"
+    " OR {path} LIKE '%/' || l.target_path))"
+)
+
+
+def target_keys(path: str, title: str | None) -> tuple[str, str, str]:
+    """The keys `LINKS_TO` compares for the note at `path` called `title`: its file
+    name's, its title's ("" without one) and its path's."""
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    return name_key(stem), name_key(title) if title else "", path_key(path)
 
 
 def _context(body: str, start: int, end: int) -> str:
@@ -87,13 +112,19 @@ def _markdown_link(target: str, source: str) -> tuple[str, str | None, str | Non
 
 def extract_links(body: str, source: str) -> list[Link]:
     """Every distinct link in `body` of the note at vault path `source`, outside code
-    (the grammar of storage.vault.markdown, which relinking reads too)."""
-    found: dict[tuple[str, str | None, str | None], Link] = {}
+    (the grammar of storage.vault.markdown, which relinking reads too), each with its
+    type; the same target linked with two types (or typed and plain) is two links."""
+    found: dict[tuple[str, str | None, str | None, str | None], Link] = {}
+    spans = typed_spans(without_code(body)) if "[" in body else []
     for link in links(body):
         if link.kind == "wiki":
             parsed = _wikilink(link.wiki_name)
         else:
             parsed = _markdown_link(link.target, source)
-        if parsed and parsed not in found:
-            found[parsed] = Link(*parsed, _context(body, link.start, link.end))
+        if not parsed:
+            continue
+        relation = relation_at(spans, link.start, link.end)
+        if (*parsed, relation) not in found:
+            context = _context(body, link.start, link.end)
+            found[(*parsed, relation)] = Link(*parsed, context, relation)
     return list(found.values())

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.entry import Entry, SearchHit
+from storage.entry import Backlink, Entry, SearchHit
 from storage.index.documents import decode_fields
 from storage.index.filters import Filters
-from storage.index.links import name_key, path_key
+from storage.index.links import LINKS_TO, name_key, path_key, target_keys
 from storage.index.query import SearchQuery
 from storage.index.snippets import make_snippet, mark_words
 
@@ -147,35 +148,47 @@ async def why_empty(conn: AsyncConnection, vault_id: int, filters: Filters) -> s
 
 
 _BACKLINKS = text(
-    """
-    SELECT DISTINCT ON (e.path) e.path, e.title, e.category, l.context, e.updated
+    f"""
+    SELECT e.path, e.title, e.category, e.updated,
+           (array_agg(l.context ORDER BY l.id))[1] AS context,
+           array_remove(array_agg(DISTINCT l.relation), NULL) AS relations
     FROM links l JOIN entries e ON e.id = l.source_id
-    WHERE l.vault_id = :vault
-      AND (l.target_key = :stem OR (l.target_path IS NULL AND l.target_key = :title))
-      AND (l.target_path IS NULL OR l.target_path = :path OR l.target_alt = :path
-           OR :path LIKE '%/' || l.target_path)
+    WHERE l.vault_id = :vault AND {LINKS_TO.format(stem=":stem", title=":title", path=":path")}
       AND e.path <> :self
-    ORDER BY e.path, l.id
+    GROUP BY e.id
     """
 )
 
 
 async def backlinks(
     conn: AsyncConnection, vault_id: int, path: str, title: str | None
-) -> list[SearchHit]:
+) -> list[Backlink]:
     """The vault's notes linking to the note at `path` (by file name, by title, or by
-    path), newest first; the snippet is the line holding the link."""
-    stem = path.rsplit("/", 1)[-1]
-    params = {
-        "vault": vault_id,
-        "stem": name_key(stem.removesuffix(".md")),
-        "title": name_key(title) if title else "",
-        "path": path_key(path),
-        "self": path,
-    }
+    path), newest first, each with the types of its links there; the snippet is the
+    line holding the (first) link."""
+    stem, title_key, where = target_keys(path, title)
+    params = {"vault": vault_id, "stem": stem, "title": title_key, "path": where, "self": path}
     rows = list(await conn.execute(_BACKLINKS, params))
     rows.sort(key=lambda r: r.updated, reverse=True)
-    return [SearchHit(r.path, r.title, r.category, r.context, 1.0, r.updated) for r in rows]
+    return [
+        Backlink(
+            r.path, r.title, r.category, r.context, 1.0, r.updated, relations=tuple(r.relations)
+        )
+        for r in rows
+    ]
+
+
+async def resolve_linked(conn: AsyncConnection, vault_id: int, filters: Filters) -> Filters:
+    """`filters` with each `linked:` name resolved to the notes called exactly that
+    (title, file name, alias or path), whose links then count as backlinks do."""
+    if not filters.linked:
+        return filters
+    resolved = []
+    for linked in filters.linked:
+        named = await entries_named(conn, vault_id, linked.name, _NAMED_CANDIDATES, exact=True)
+        targets = tuple((*target_keys(e.path, e.title), e.path) for e in named)
+        resolved.append(replace(linked, targets=targets))
+    return replace(filters, linked=tuple(resolved))
 
 
 async def count_entries(conn: AsyncConnection, vault_id: int, filters: Filters) -> int:

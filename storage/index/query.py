@@ -9,6 +9,9 @@
     tag:x category:x status:x title:x (title:"two words")
     after:2026-11-01 before:2026-11-30 (or YYYY-MM): when the note last changed
                          (its `updated`, else `created`, field), both days included
+    linked:[[Acme]]      notes linking to Acme (as backlinks count them; also
+                         linked:Acme, linked:"Acme Corp"); linked:works_at:[[Acme]]
+                         only with a link of that type (`- works_at [[Acme]]`)
 
 Only uppercase AND/OR/NOT are operators: "salt and pepper" stays three words.
 Anything malformed is read as the plain words it contains, never as a filter that
@@ -23,16 +26,19 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from storage.index.filters import Filters
+from storage.index.filters import Filters, LinkedTo
 from storage.index.tokens import tokenize
 
 OPERATORS = ("AND", "OR", "NOT")
-FIELDS = ("tag", "category", "status", "title", "after", "before")
+FIELDS = ("tag", "category", "status", "title", "after", "before", "linked")
 _QUOTES = '"\u201c\u201d\u201e'  # straight, and the curly ones phones type
 _SEPARATORS = "()"
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.DOTALL)
 _DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _MONTH = re.compile(r"(\d{4})-(\d{2})")
+# `linked:[[Two Words]]` is one lexeme, spaces and all.
+_LINKED = re.compile(r"linked:(?:[\w-]+:)?\[\[[^\[\]\n]+\]\]", re.IGNORECASE)
+_LINKED_VALUE = re.compile(r"(?:([\w-]+):)?(?:\[\[([^\[\]\n]+)\]\]|(.+))", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,10 @@ def _lex(text: str) -> list[tuple[str, str | None]]:
             i += 1
             continue
         start = i
+        if linked := _LINKED.match(text, i):
+            out.append((linked.group(0), None))
+            i = linked.end()
+            continue
         while i < n and not (text[i].isspace() or text[i] in _SEPARATORS or text[i] in _QUOTES):
             i += 1
         bare = text[start:i]
@@ -150,8 +160,20 @@ class _Fields:
             self.filters = f.merged(Filters(category=value.lower()))
         elif key == "status":
             self.filters = f.merged(Filters(status=value))
+        elif key == "linked":
+            return self._linked(value)
         else:
             self.filters = f.merged(Filters(titles=(value,)))
+        return True
+
+    def _linked(self, value: str) -> bool:
+        found = _LINKED_VALUE.fullmatch(value)
+        if found is None:
+            return False
+        name = (found[2] or found[3]).partition("|")[0].partition("#")[0].strip()
+        if not tokenize(name):
+            return False
+        self.filters = self.filters.merged(Filters(linked=(LinkedTo(name, found[1]),)))
         return True
 
 
@@ -175,7 +197,9 @@ def _classify(lexemes: list[tuple[str, str | None]], found: _Fields) -> list[_It
                 items.append(_Term(bare))
             continue
         key = _FIELD.fullmatch(bare)
-        if key and not key[2] and found.take(key[1], quoted):
+        # `linked:works_at:"Acme Corp"`: the type stays in front of the name.
+        typed = key is not None and key[1].lower() == "linked" and key[2].endswith(":")
+        if key and (not key[2] or typed) and found.take(key[1], key[2] + quoted):
             continue
         if bare == "-":
             items.append(_Term(quoted, phrase=True, negated=True))

@@ -91,3 +91,12 @@ def links(text: str) -> Iterator[LinkAt]:
         yield LinkAt("wiki", match.start(1), match.end(1), text[match.start(1) : match.end(1)])
     for match in _MDLINK.finditer(masked):
         yield LinkAt("markdown", match.start(1), match.end(1), text[match.start(1) : match.end(1)])
+
+
+def link_spans(masked: str) -> Iterator[tuple[int, int]]:
+    """Where every link is, whole (`[[…]]`, `[text](target)`), in a text whose code is
+    blanked out (`without_code`): the stretches a mention of a name must not be
+    looked for in."""
+    for pattern in (_WIKILINK, _MDLINK):
+        for match in pattern.finditer(masked):
+            yield match.start(), match.end()

@@ -1,0 +1,50 @@
+"""Rows derived from the text the index already holds, made again after an upgrade
+taught the index to read more of it (link types, the names notes are mentioned by).
+
+The bodies and fields are in `entries`, so nothing is read from the vaults and no
+note is embedded again: re-indexing the vaults instead would re-embed every note
+(minutes with a local model), for rows that only need the text.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage.index.documents import decode_fields
+from storage.index.indexer import insert_links_and_names
+from storage.index.links import extract_links
+from storage.index.names import note_names
+
+BATCH = 500  # notes read per round, so a vault of clipped articles is not read at once
+
+_BATCH = text(
+    "SELECT id, vault_id, path, title, fields, body FROM entries"
+    " WHERE id > :after ORDER BY id LIMIT :n"
+)
+
+
+async def rederive_links_and_names(conn: AsyncConnection) -> int:
+    """Replace every note's link rows and name rows with what its indexed text gives
+    now, in every vault; how many notes were read. Runs in the caller's transaction."""
+    after, count = 0, 0
+    while True:
+        rows = (await conn.execute(_BATCH, {"after": after, "n": BATCH})).all()
+        if not rows:
+            return count
+        ids = [r.id for r in rows]
+        for table, column in (("links", "source_id"), ("note_names", "entry_id")):
+            await conn.execute(
+                text(f"DELETE FROM {table} WHERE {column} = ANY(CAST(:ids AS int[]))"),
+                {"ids": ids},
+            )
+        for vault_id in sorted({r.vault_id for r in rows}):
+            notes = []
+            for r in rows:
+                if r.vault_id != vault_id:
+                    continue
+                fields = decode_fields(r.fields)
+                fields = fields if isinstance(fields, dict) else {}
+                notes.append((r.id, extract_links(r.body, r.path), note_names(r.title, fields)))
+            await insert_links_and_names(conn, vault_id, notes)
+        after, count = ids[-1], count + len(rows)
