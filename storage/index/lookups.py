@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import text
@@ -243,3 +243,38 @@ async def field_values(
         {"vault": vault_id, "name": name, "pattern": pattern, "limit": limit},
     )
     return [(row.path, row.title, row.value) for row in rows]
+
+
+async def random_entry(
+    conn: AsyncConnection,
+    vault_id: int,
+    filters: Filters,
+    *,
+    folders: Sequence[str],
+    closed: Sequence[str],
+    draw: Callable[[int], int],
+) -> Entry | None:
+    """One note matching `filters`, in one of `folders`, picked by `draw(n)` (an index
+    below n, the number of such notes): what resurfacing shows. A note whose status is
+    one of `closed` (done, archived) or whose `archived` field is true is left out."""
+    where, params = _where(vault_id, filters)
+    where += (
+        " AND e.category = ANY(:folders)"
+        " AND (e.status IS NULL OR lower(e.status) <> ALL(:closed))"
+        " AND lower(coalesce(e.fields ->> 'archived', '')) NOT IN ('true', 'yes')"
+    )
+    params.update(folders=list(folders), closed=[c.lower() for c in closed])
+    total = int(await conn.scalar(text(f"SELECT count(*) FROM entries e {where}"), params) or 0)
+    if not total:
+        return None
+    params["offset"] = draw(total)
+    row = (
+        await conn.execute(
+            text(
+                f"SELECT {_ENTRY_COLUMNS} FROM entries e {where}"
+                " ORDER BY e.path OFFSET :offset LIMIT 1"
+            ),
+            params,
+        )
+    ).first()
+    return _entry(row) if row else None

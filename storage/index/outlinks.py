@@ -1,0 +1,50 @@
+"""A note's outgoing links, each resolved to the notes it leads to the way backlinks
+are found (storage.index.links.reaches), so that A links to B exactly when B lists A
+among its backlinks. A link to no note is kept, marked missing: a note still to write."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from storage.index.links import reaches, written_links
+
+
+@dataclass(frozen=True, slots=True)
+class OutLink:
+    """One link of a note: its target as written, the line holding it, and the notes
+    (path, title) it leads to, best first; none when its target is missing."""
+
+    target: str
+    context: str
+    notes: tuple[tuple[str, str], ...]
+
+    @property
+    def missing(self) -> bool:
+        return not self.notes
+
+
+async def outgoing_links(
+    engine: AsyncEngine, vault_id: int, source: str, body: str
+) -> list[OutLink]:
+    """The links of `body` (the note at vault path `source`) in the order written,
+    wikilinks first. A name several notes share leads to each of them; the one in the
+    linking note's folder, then the shortest path, comes first (as Obsidian picks)."""
+    found = written_links(body, source)
+    if not found:
+        return []
+    async with engine.connect() as conn:
+        rows = list(
+            await conn.execute(
+                text("SELECT path, title FROM entries WHERE vault_id = :vault"), {"vault": vault_id}
+            )
+        )
+    folder = source.rpartition("/")[0]
+    out = []
+    for written, link in found:
+        notes = [(r.path, r.title) for r in rows if reaches(link, r.path, r.title)]
+        notes.sort(key=lambda n: (n[0].rpartition("/")[0] != folder, n[0].count("/"), n[0]))
+        out.append(OutLink(written, link.context, tuple(notes)))
+    return out
