@@ -30,8 +30,9 @@ async def outgoing_links(
     engine: AsyncEngine, vault_id: int, source: str, body: str
 ) -> list[OutLink]:
     """The links of `body` (the note at vault path `source`) in the order written,
-    wikilinks first. A name several notes share leads to each of them; the one in the
-    linking note's folder, then the shortest path, comes first (as Obsidian picks)."""
+    wikilinks first, each note once. A name several notes share leads to each of them;
+    the one in the linking note's folder, then the shortest path, comes first (as
+    Obsidian picks)."""
     found = written_links(body, source)
     if not found:
         return []
@@ -42,9 +43,11 @@ async def outgoing_links(
             )
         )
     folder = source.rpartition("/")[0]
-    out = []
+    out: dict[object, OutLink] = {}
     for written, link in found:
         notes = [(r.path, r.title) for r in rows if reaches(link, r.path, r.title)]
         notes.sort(key=lambda n: (n[0].rpartition("/")[0] != folder, n[0].count("/"), n[0]))
-        out.append(OutLink(written, link.context, tuple(notes)))
-    return out
+        # `[[Kyoto]]` and `[[projects/kyoto]]` in one note: one note linked, listed once.
+        same = tuple(notes) if notes else link.key
+        out.setdefault(same, OutLink(written, link.context, tuple(notes)))
+    return list(out.values())
