@@ -75,11 +75,10 @@ class NoteCommands:
     async def random(self, ctx: ToolContext, rest: str) -> list[Reply]:
         """`/random`, `/random #tag` or `/random CATEGORY`: an open note drawn at random."""
         word = rest.strip()
-        category = category_named(word, ctx.settings.categories) if word else None
-        if word and category is None and (not word.startswith("#") or len(word.split()) > 1):
-            names = ", ".join(ctx.settings.categories)
-            return [Reply(f"Usage: /random [#TAG | CATEGORY] (a category: one of {names})")]
-        tag = word.lstrip("#") if word and category is None else None
+        if len(word.split()) > 1 or word == "#":
+            return [Reply("Usage: /random [#TAG | CATEGORY]")]
+        tag = word[1:] if word.startswith("#") else None
+        category = word if word and tag is None else None
         return await self.call(ctx, "get_random_note", tag=tag, category=category)
 
     async def delete(self, ctx: ToolContext, rest: str) -> list[Reply]:

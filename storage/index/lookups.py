@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.entry import Entry, SearchHit
 from storage.index.documents import decode_fields
-from storage.index.filters import Filters
+from storage.index.filters import Filters, _escape_like
 from storage.index.links import name_key, path_key
 from storage.index.query import SearchQuery
 from storage.index.snippets import make_snippet, mark_words
@@ -250,20 +250,26 @@ async def random_entry(
     vault_id: int,
     filters: Filters,
     *,
-    folders: Sequence[str],
+    skip_folders: Sequence[str],
     closed: Sequence[str],
     draw: Callable[[int], int],
 ) -> Entry | None:
-    """One note matching `filters`, in one of `folders`, picked by `draw(n)` (an index
-    below n, the number of such notes): what resurfacing shows. A note whose status is
-    one of `closed` (done, archived) or whose `archived` field is true is left out."""
+    """One note matching `filters`, picked by `draw(n)` (an index below n, the number
+    of such notes): what resurfacing shows. Left out: a note in one of `skip_folders`
+    (a folder name or path, at any depth, any case: `archive`, `digests`), a note whose
+    status is one of `closed` (done, archived), one whose `archived` field is true."""
     where, params = _where(vault_id, filters)
     where += (
-        " AND e.category = ANY(:folders)"
-        " AND (e.status IS NULL OR lower(e.status) <> ALL(:closed))"
+        " AND NOT (lower('/' || e.path) LIKE ANY(CAST(:skipped AS text[])))"
+        " AND (e.status IS NULL OR lower(e.status) <> ALL(CAST(:closed AS text[])))"
         " AND lower(coalesce(e.fields ->> 'archived', '')) NOT IN ('true', 'yes')"
     )
-    params.update(folders=list(folders), closed=[c.lower() for c in closed])
+    params["skipped"] = [
+        "%/" + _escape_like(folder.strip("/").lower()) + "/%"
+        for folder in skip_folders
+        if folder.strip("/")
+    ]
+    params["closed"] = [c.lower() for c in closed]
     total = int(await conn.scalar(text(f"SELECT count(*) FROM entries e {where}"), params) or 0)
     if not total:
         return None
