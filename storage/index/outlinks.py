@@ -4,12 +4,13 @@ among its backlinks. A link to no note is kept, marked missing: a note still to 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from storage.index.links import reaches, written_links
+from storage.index.links import name_key, reaches, written_links
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +43,18 @@ async def outgoing_links(
                 text("SELECT path, title FROM entries WHERE vault_id = :vault"), {"vault": vault_id}
             )
         )
+    # Each note under the names a link may call it by (its file name, its title): the
+    # few a link's name fits are then checked whole, not every note of the vault.
+    named: dict[str, dict[str, str]] = defaultdict(dict)
+    for row in rows:
+        named[name_key(row.path.rsplit("/", 1)[-1].removesuffix(".md"))][row.path] = row.title
+        if row.title:
+            named[name_key(row.title)][row.path] = row.title
     folder = source.rpartition("/")[0]
     out: dict[object, OutLink] = {}
     for written, link in found:
-        notes = [(r.path, r.title) for r in rows if reaches(link, r.path, r.title)]
+        fits = named.get(link.key, {})
+        notes = [(path, title) for path, title in fits.items() if reaches(link, path, title)]
         notes.sort(key=lambda n: (n[0].rpartition("/")[0] != folder, n[0].count("/"), n[0]))
         # `[[Kyoto]]` and `[[projects/kyoto]]` in one note: one note linked, listed once.
         same = tuple(notes) if notes else link.key
