@@ -12,6 +12,22 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.index.links import name_key, reaches, written_links
 
+# The notes a link may name: only those whose file name or title, as a name key, is
+# one of the links' keys. For ASCII names the key is computed here as name_key does
+# (lower case, each run of other characters one `-`); a name with other characters
+# (accents fold, scripts keep their letters) always comes back, for name_key to judge.
+_KEY_SQL = "trim(both '-' from regexp_replace(lower({name}), '[^a-z0-9]+', '-', 'g'))"
+_STEM = "regexp_replace(e.path, '^.*/|[.]md$', '', 'g')"
+_CANDIDATES = text(
+    f"""
+    SELECT e.path, e.title FROM entries e
+    WHERE e.vault_id = :vault
+      AND (e.path || coalesce(e.title, '') ~ '[^\\x01-\\x7f]'
+           OR {_KEY_SQL.format(name=_STEM)} = ANY(CAST(:keys AS text[]))
+           OR {_KEY_SQL.format(name="coalesce(e.title, '')")} = ANY(CAST(:keys AS text[])))
+    """
+)
+
 
 @dataclass(frozen=True, slots=True)
 class OutLink:
@@ -37,14 +53,11 @@ async def outgoing_links(
     found = written_links(body, source)
     if not found:
         return []
+    keys = sorted({link.key for _, link in found})
     async with engine.connect() as conn:
-        rows = list(
-            await conn.execute(
-                text("SELECT path, title FROM entries WHERE vault_id = :vault"), {"vault": vault_id}
-            )
-        )
-    # Each note under the names a link may call it by (its file name, its title): the
-    # few a link's name fits are then checked whole, not every note of the vault.
+        rows = list(await conn.execute(_CANDIDATES, {"vault": vault_id, "keys": keys}))
+    # Each candidate under the names a link may call it by (its file name, its title),
+    # then checked whole by the rule backlinks follow.
     named: dict[str, dict[str, str]] = defaultdict(dict)
     for row in rows:
         named[name_key(row.path.rsplit("/", 1)[-1].removesuffix(".md"))][row.path] = row.title

@@ -30,12 +30,25 @@ NOTES: dict[str, tuple[str, str]] = {
         "title: Kyoto Trip\nstatus: active",
         "Visit a [ceremony](/ideas/tea-ceremony.md) with [[Sam]].\n",
     ),
-    "people/sam.md": ("title: Sam", "Met at [[Tea]] club; wants a [[Kyoto trip]].\n"),
+    "people/sam.md": (
+        "title: Sam",
+        "Met at [[Tea]] club; wants a [[Kyoto trip]]; loves [[Café Crème]].\n",
+    ),
+    # Names that are not ASCII: accents fold ("cafe creme", "Zoe"), as Obsidian finds them.
+    "ideas/cafe.md": ("title: Café Crème", "With [[Zoe]] and [[cafe creme]].\n"),
+    "people/zoë.md": ("title: Zoë", "Drinks [[CAFÉ]].\n"),
     "admin/tea.md": ("title: Tea\nstatus: done", "Buy [[tea]] and pay the [[Gas bill]].\n"),
     "ideas/old.md": ("title: Old idea\narchived: true", "Long gone.\n"),
     "digests/2026-11-01.md": ("title: Digest", "Today: [[Tea]].\n"),
 }
-OPEN = {"ideas/tea.md", "ideas/tea-ceremony.md", "projects/kyoto-trip.md", "people/sam.md"}
+OPEN = {
+    "ideas/tea.md",
+    "ideas/tea-ceremony.md",
+    "projects/kyoto-trip.md",
+    "people/sam.md",
+    "ideas/cafe.md",
+    "people/zoë.md",
+}
 
 
 async def _with_notes(brain: Runtime) -> None:
@@ -70,6 +83,12 @@ async def test_links_mark_missing_notes_and_agree_with_backlinks(
         assert ceremony[0]["context"].startswith("See [[Kyoto Trip#Day 2]]")
         sam = forward["people/sam.md"][0]
         assert (sam["path"], sam["also"]) == ("admin/tea.md", ["ideas/tea.md"])
+        assert forward["people/sam.md"][2]["path"] == "ideas/cafe.md"
+        assert [link["path"] for link in forward["ideas/cafe.md"]] == [
+            "people/zoë.md",
+            "ideas/cafe.md",
+        ]
+        assert forward["people/zoë.md"][0]["path"] == "ideas/cafe.md"
         for source, links in forward.items():
             reached = {p for link in links for p in [link.get("path"), *link.get("also", [])]}
             reached -= {None, source}
