@@ -75,6 +75,7 @@ async def update_entry(
         operation=update_kinds(entry, fields, remove_fields, text.replaced, text.added).operation,
     )
     what = _described(entry, fields, remove_fields, text.replaced, text.added)
+    what += f" under {section.strip(' #')}" if section and what else ""
     return ToolResult(
         {"updated": entry_summary(updated)},
         f"Updated {updated.path}{': ' + what if what else ''}.",

@@ -61,7 +61,7 @@ async def test_appending_to_a_section_runs_at_once_in_that_section_and_undo_reve
         before = (vault / PLAN).read_text()
         replies = await brain.engine.handle(message("add water the beds to my garden tasks"))
         reply = _only(replies, "Undo")
-        assert reply.text == f'Updated {PLAN}: added "- [ ] water the beds".'
+        assert reply.text == f'Updated {PLAN}: added "- [ ] water the beds" under Tasks.'
         assert _body(vault) == BODY.replace(
             "- [ ] dig beds\n", "- [ ] dig beds\n- [ ] water the beds\n"
         ).rstrip("\n")
