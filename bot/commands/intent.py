@@ -85,7 +85,8 @@ def search_words(question: str) -> str:
 # unsure, a message counts as a thought: keeping one too many beats losing one.
 _CHANGE = re.compile(
     r"^(?:please\s+|bitte\s+)?(?:move|delete|remove|undo|revert|rename|update|change|edit|"
-    r"append|tag|untag|refile|archive|verschieb\w*|lösch\w*|ändere?|entfern\w*)\b",
+    r"append|prepend|replace|tag|untag|refile|archive|verschieb\w*|lösch\w*|ändere?|"
+    r"entfern\w*|ersetz\w*)\b",
     re.IGNORECASE,
 )
 _POINTS_AT_A_NOTE = re.compile(

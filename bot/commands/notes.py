@@ -1,5 +1,6 @@
 """Commands on one note, named the way a person names it: `/get`, `/move`, `/rename`,
-`/delete`, `/append`, `/tag`, `/tick`, `/untick`, `/backlinks`. When a name fits several notes,
+`/delete`, `/append`, `/tag`, `/tick`, `/untick`, `/backlinks`, `/links` (and `/random`,
+which draws one). When a name fits several notes,
 the reply offers a numbered choice; picking one runs the command on that note."""
 
 from __future__ import annotations
@@ -53,15 +54,32 @@ class NoteCommands:
         return outcome_replies([await self.runner.call(ctx, name, arguments)])
 
     async def get(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        """`/get NOTE`, or `/get NOTE#Heading` (`[[Note#Heading]]`) for one section."""
         if not rest:
-            return [Reply("Usage: /get NOTE (a path, a title or [[a link]])")]
+            return [Reply("Usage: /get NOTE (a path, a title or [[a link]]; NOTE#Heading)")]
+        rest, section = heading_part(rest)
+        arguments = {"section": section} if section else {}
         try:
             team = await in_team(ctx, rest)
         except ToolError as exc:  # a team the person is not (or no longer) in
             return [Reply(str(exc))]
         if team is not None:  # `team:path`, as a search showed it
-            return await self.call(ctx, "get_entry", path=rest.strip())
-        return await self._on_note(ctx, rest, "get_entry", {})
+            return await self.call(ctx, "get_entry", path=rest.strip(), **arguments)
+        return await self._on_note(ctx, rest, "get_entry", arguments)
+
+    async def links(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        if not rest:
+            return [Reply("Usage: /links NOTE")]
+        return await self._on_note(ctx, rest, "list_forward_links", {})
+
+    async def random(self, ctx: ToolContext, rest: str) -> list[Reply]:
+        """`/random`, `/random #tag` or `/random CATEGORY`: an open note drawn at random."""
+        word = rest.strip()
+        if len(word.split()) > 1 or word == "#":
+            return [Reply("Usage: /random [#TAG | CATEGORY]")]
+        tag = word[1:] if word.startswith("#") else None
+        category = word if word and tag is None else None
+        return await self.call(ctx, "get_random_note", tag=tag, category=category)
 
     async def delete(self, ctx: ToolContext, rest: str) -> list[Reply]:
         if not rest:
@@ -221,6 +239,23 @@ class NoteCommands:
                 if named:
                     return reference, " ".join(words[count:])
         return None
+
+
+# `Note#Heading`: a `#` between two non-spaces ("C# tips" is a name, not a heading).
+_HEADING_MARK = re.compile(r"(?<=\S)#(?=\S)")
+
+
+def heading_part(text: str) -> tuple[str, str | None]:
+    """`Note#Heading`, `"My note"#Heading` or `[[Note#Heading|shown]]` → (the note, the
+    heading); (text, None) when it names no heading."""
+    text = text.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        name, _, heading = text[2:-2].partition("|")[0].partition("#")
+        return (f"[[{name.strip()}]]", heading.strip() or None) if heading.strip() else (text, None)
+    match = _HEADING_MARK.search(text)
+    if match is None:
+        return text, None
+    return text[: match.start()], text[match.end() :].strip() or None
 
 
 class NoteChoice(ButtonHandler):

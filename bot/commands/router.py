@@ -32,6 +32,7 @@ ask a question (ending in "?", or starting with what/where/who/how...) and I'll 
 /list [CATEGORY] [PAGE]  newest notes
 /search QUERY  find notes ("a phrase", tea OR coffee, -draft, tag:x, after:2026-11-01...)
 /get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
+/get NOTE#HEADING  show one section of a note
 /move NOTE CATEGORY  move a note ({move}links to it follow)
 /rename NOTE NEW TITLE  rename a note and its file ({rename}links to it follow)
 /delete NOTE  delete a note ({delete}git keeps it)
@@ -39,6 +40,8 @@ ask a question (ending in "?", or starting with what/where/who/how...) and I'll 
 /tag NOTE TAG...  tag a note
 /tick NOTE ITEM[, ITEM...]  tick tasks (`- [ ]` lines) off; /untick opens them again
 /backlinks NOTE  notes that link to a note
+/links NOTE  notes a note links to (missing ones marked)
+/random [#TAG|CATEGORY]  an open note picked at random
 /undo  undo the last change{undo}
 /digest [weekly]  what matters today
 /reminders  what I will remind you of ("remind me to call mom tomorrow at 9" sets one)
@@ -228,6 +231,8 @@ class Router:
             "/tick": self.notes.tick,
             "/untick": self.notes.untick,
             "/backlinks": self.notes.backlinks,
+            "/links": self.notes.links,
+            "/random": self.notes.random,
         }.get(name)
         if on_note is not None:
             return await on_note(ctx, rest)

@@ -3,7 +3,7 @@ importing this registers them. Also what runs them (the runner: validation, appr
 Undo) and what they share: the context of an event, how notes are named, the notes
 a turn read and how an answer names them as its sources."""
 
-from bot.tools import changes, digest, notes, reminders, settings
+from bot.tools import changes, digest, links, notes, reminders, replace, resurfacing, settings
 from bot.tools.context import Proposal, ReadNote, ToolContext, ToolError, ToolResult
 from bot.tools.daily import log_line
 from bot.tools.names import (
@@ -56,11 +56,14 @@ __all__ = [
     "in_team",
     "last_filed",
     "linked_names",
+    "links",
     "log_line",
     "notes",
     "notes_named",
     "notes_read",
     "reminders",
+    "replace",
+    "resurfacing",
     "settings",
     "source_buttons",
     "source_line",

@@ -3,7 +3,8 @@
 Small changes that overwrite nothing may run at once with an Undo button
 (BRAINBOT_DIRECT_CHANGES); anything else waits for Approve:
 
-- `append`: text added at the end; the body is otherwise kept.
+- `append`: text added at the end, or to one section (at its end, under its heading,
+  or as a new section: bot.tools.sections); the body is otherwise kept.
 - `tag`: tags added; every tag the note has is kept.
 - `tick`: `- [ ]` boxes ticked or unticked; no other line of the body changes.
 - `fill`: a field that is missing or empty gets a value.

@@ -15,6 +15,7 @@ from bot.tools.change_kinds import TASKS_JOINED, ChangeKinds, update_kinds
 from bot.tools.dates import normalised
 from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
+from bot.tools.sections import body_change
 from bot.tools.tasklist import TaskMatchError, Ticked, only_ticks, tasks, tick
 from storage.entry import Change, Entry, Preview
 
@@ -33,14 +34,6 @@ def set_values(values: list[FieldValue] | None) -> dict[str, Any]:
     return out
 
 
-def _update_parts(body: str | None, append: str | None, current_body: str) -> str | None:
-    if append:
-        return (
-            (body if body is not None else current_body).rstrip() + "\n\n" + append.strip() + "\n"
-        )
-    return body
-
-
 @tool(needs_approval=True, destructive=True)
 async def update_entry(
     ctx: ToolContext,
@@ -49,34 +42,40 @@ async def update_entry(
     remove_fields: list[str] | None,
     body: str | None,
     append: str | None,
+    prepend: str | None = None,
+    section: str | None = None,
 ) -> ToolResult:
-    """Change a note: set or remove frontmatter fields, replace its text, or append to it.
-    Fields you do not name are kept.
+    """Change a note: set or remove frontmatter fields, replace its text, or add to it;
+    with `section`, only that heading's part. Fields you do not name are kept.
 
     Args:
         path: the note's path.
         set_fields: fields to set, or null.
         remove_fields: names of fields to remove, or null.
-        body: the note's complete new text, or null to keep it.
-        append: text to add at the end of the note, or null.
+        body: the note's complete new text (with section: that section's), or null.
+        append: text to add at the end of the note (or of the section), or null.
+        prepend: text to add at the top of the note (or right under the heading), or null.
+        section: a heading, e.g. "Tasks" ("Week 1#Tasks" under another), to change only
+            what is under it; missing, it is made at the end. Null for the whole note.
     """
     entry = await resolve_entry(ctx, path)
     fields = normalised(ctx, set_values(set_fields))
-    new_body = _update_parts(body, append, entry.body)
-    if not fields and not remove_fields and new_body is None:
+    text = body_change(entry.body, body, append, prepend, section)
+    if not fields and not remove_fields and text.body is None:
         raise ToolError("nothing to change: give set_fields, remove_fields, body or append")
     updated, change = await ctx.store.update_committed(
         entry.path,
         fields=fields or None,
-        body=new_body,
+        body=text.body,
         remove_fields=tuple(remove_fields or ()),
-        # Appended text joins the body as it was read: only onto that body.
-        expected_hash=ctx.expected_hash or (entry.content_hash if append else None),
+        # Added text joins the body as it was read: only onto that body.
+        expected_hash=ctx.expected_hash or (entry.content_hash if text.added or section else None),
         author=ctx.author,
         source=dict(ctx.source),
-        operation=update_kinds(entry, fields, remove_fields, body, append).operation,
+        operation=update_kinds(entry, fields, remove_fields, text.replaced, text.added).operation,
     )
-    what = _described(entry, fields, remove_fields, body, append)
+    what = _described(entry, fields, remove_fields, text.replaced, text.added)
+    what += f" under {section.strip(' #')}" if section and what else ""
     return ToolResult(
         {"updated": entry_summary(updated)},
         f"Updated {updated.path}{': ' + what if what else ''}.",
@@ -134,7 +133,7 @@ async def _preview_update(ctx: ToolContext, args: BaseModel) -> Proposal:
         ctx.store.vault.preview_update,
         entry.path,
         fields=fields or None,
-        body=_update_parts(a["body"], a["append"], entry.body),
+        body=body_change(entry.body, a["body"], a["append"], a["prepend"], a["section"]).body,
         remove_fields=tuple(a["remove_fields"] or ()),
     )
     # "remind me friday": the day the preview showed, however late Approve comes.
@@ -161,7 +160,8 @@ async def _update_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     a = args.model_dump()
     entry = await resolve_entry(ctx, a["path"])
     fields = normalised(ctx, set_values([FieldValue(**v) for v in a["set_fields"] or []]))
-    return update_kinds(entry, fields, a["remove_fields"], a["body"], a["append"])
+    text = body_change(entry.body, a["body"], a["append"], a["prepend"], a["section"])
+    return update_kinds(entry, fields, a["remove_fields"], text.replaced, text.added)
 
 
 @tool(needs_approval=True, idempotent=True)

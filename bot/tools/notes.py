@@ -14,6 +14,7 @@ from bot.tools.dates import DATE_FIELDS, dated, promise
 from bot.tools.names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from bot.tools.search_span import plan_search
+from bot.tools.sections import section_of
 from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from storage.entry import Entry, SearchHit
@@ -202,18 +203,22 @@ async def list_entries(
 
 
 @tool(read_only=True, idempotent=True)
-async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
-    """Read one note in full: its fields and its text.
+async def get_entry(ctx: ToolContext, path: str, section: str | None = None) -> ToolResult:
+    """Read one note in full: its fields and its text (or only one section of it).
 
     Args:
         path: the note's path, e.g. "projects/website.md" (from a list or a search).
+        section: a heading, e.g. "Tasks", to read only what is under it; null for all.
     """
     team = await in_team(ctx, path)
     if team is not None:  # a note of a team the person belongs to, found by search
         ctx, path = team
     entry = await resolve_entry(ctx, path)
     fields = {k: str(v) if isinstance(v, date) else v for k, v in entry.fields.items()}
-    data = {**entry_summary(entry), "fields": fields, "body": entry.body}
+    heading, body = section_of(entry, section) if section else (None, entry.body)
+    data = {**entry_summary(entry), "fields": fields, "body": body}
+    if heading:
+        data["section"] = heading
     if team is not None and ctx.vault is not None:
         data["path"] = qualified(ctx.vault.name, entry.path)
         data["vault"] = ctx.vault.name
@@ -222,7 +227,7 @@ async def get_entry(ctx: ToolContext, path: str) -> ToolResult:
         data["frontmatter_error"] = entry.frontmatter_error
     head = f"{entry.title} ({entry.path})"
     shown = properties_line(entry, ctx.vault_zone)
-    text = "\n".join(filter(None, [head, shown])) + f"\n\n{entry.body}".rstrip()
+    text = "\n".join(filter(None, [head, shown])) + f"\n\n{body}".rstrip()
     return ToolResult(data, text, read=(read_entry(entry, str(data["path"])),))
 
 

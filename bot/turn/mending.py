@@ -70,6 +70,12 @@ NAME_ALIASES = {
     "revert": "undo",
     "digest": "generate_digest",
     "backlinks": "list_backlinks",
+    "links": "list_forward_links",
+    "forward_links": "list_forward_links",
+    "replace": "search_replace",
+    "find_replace": "search_replace",
+    "random": "get_random_note",
+    "random_note": "get_random_note",
 }
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```(?:json|tool_call|tool_code)?\s*(.*?)```", re.DOTALL)

@@ -128,3 +128,33 @@ def extract_links(body: str, source: str) -> list[Link]:
             context = _context(body, link.start, link.end)
             found[(*parsed, relation)] = Link(*parsed, context, relation)
     return list(found.values())
+
+
+def written_links(body: str, source: str) -> list[tuple[str, Link]]:
+    """Every distinct link of `body` (the note at `source`), each with its target as
+    written (`Tea Ceremony`, `../people/ada.md`): a note's outgoing links, as
+    `extract_links` reads them, with the type of the first writing of each."""
+    found: dict[tuple[str, str | None, str | None], tuple[str, Link]] = {}
+    spans = typed_spans(without_code(body)) if "[" in body else []
+    for link in links(body):
+        written = link.wiki_name.strip() if link.kind == "wiki" else link.target.strip("<>")
+        parsed = _wikilink(link.wiki_name) if link.kind == "wiki" else None
+        if link.kind == "markdown":
+            parsed = _markdown_link(link.target, source)
+        if parsed and parsed not in found:
+            context = _context(body, link.start, link.end)
+            relation = relation_at(spans, link.start, link.end)
+            found[parsed] = (unquote(written), Link(*parsed, context, relation))
+    return list(found.values())
+
+
+def reaches(link: Link, path: str, title: str | None) -> bool:
+    """Whether `link` leads to the note at `path` titled `title`: what the backlinks
+    query (storage.index.lookups) asks of the links table, for one link in hand."""
+    stem = name_key(path.rsplit("/", 1)[-1].removesuffix(".md"))
+    named = link.key == stem or (
+        link.path is None and bool(title) and link.key == name_key(title or "")
+    )
+    where = path_key(path)
+    placed = link.path is None or where in (link.path, link.alt) or where.endswith("/" + link.path)
+    return named and placed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.entry import Backlink, Entry, SearchHit
 from storage.index.documents import decode_fields
-from storage.index.filters import Filters
+from storage.index.filters import Filters, _escape_like
 from storage.index.links import LINKS_TO, name_key, path_key, target_keys
 from storage.index.query import SearchQuery
 from storage.index.snippets import make_snippet, mark_words
@@ -289,3 +289,44 @@ async def names_mark(conn: AsyncConnection, vault_id: int, categories: Sequence[
         {"vault": vault_id, "categories": list(categories)},
     )
     return str(mark)
+
+
+async def random_entry(
+    conn: AsyncConnection,
+    vault_id: int,
+    filters: Filters,
+    *,
+    skip_folders: Sequence[str],
+    closed: Sequence[str],
+    draw: Callable[[int], int],
+) -> Entry | None:
+    """One note matching `filters`, picked by `draw(n)` (an index below n, the number
+    of such notes): what resurfacing shows. Left out: a note in one of `skip_folders`
+    (a folder name or path, at any depth, any case: `archive`, `digests`), a note whose
+    status is one of `closed` (done, archived), one whose `archived` field is true."""
+    where, params = _where(vault_id, filters)
+    where += (
+        " AND NOT (lower('/' || e.path) LIKE ANY(CAST(:skipped AS text[])))"
+        " AND (e.status IS NULL OR lower(e.status) <> ALL(CAST(:closed AS text[])))"
+        " AND lower(coalesce(e.fields ->> 'archived', '')) NOT IN ('true', 'yes')"
+    )
+    params["skipped"] = [
+        "%/" + _escape_like(folder.strip("/").lower()) + "/%"
+        for folder in skip_folders
+        if folder.strip("/")
+    ]
+    params["closed"] = [c.lower() for c in closed]
+    total = int(await conn.scalar(text(f"SELECT count(*) FROM entries e {where}"), params) or 0)
+    if not total:
+        return None
+    params["offset"] = draw(total)
+    row = (
+        await conn.execute(
+            text(
+                f"SELECT {_ENTRY_COLUMNS} FROM entries e {where}"
+                " ORDER BY e.path OFFSET :offset LIMIT 1"
+            ),
+            params,
+        )
+    ).first()
+    return _entry(row) if row else None

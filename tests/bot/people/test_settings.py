@@ -26,6 +26,7 @@ def test_unset_every_tool_that_asks_for_approval_and_shows_a_preview_waits() -> 
         "rename_entry",
         "delete_entry",
         "undo",
+        "search_replace",
     }
 
 
