@@ -33,6 +33,7 @@ from bot.buttons import (
 )
 from bot.commands import NoteChoice, Router, is_question, kind_of
 from bot.config import Settings
+from bot.connect import LinkButton, Related
 from bot.custom_tools import VaultTools
 from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
 from bot.events import ButtonPress, Event, InboundMessage, RecentEvents, Reply
@@ -121,6 +122,7 @@ class Engine:
                 ReminderButtons(),
                 NoteChoice(self.router.notes),
                 SourceButtons(),
+                LinkButton(self.runner),
             ]
         )
         self.verdict = Verdict(self.runner, self.router.answer)
@@ -158,6 +160,7 @@ class Engine:
             clock=clock,
         )
         self.arrivals = Arrivals(self.enricher, self.runner, llm)
+        self.related = Related(self.runner, records, auto_link=settings.auto_link, clock=clock)
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
         self._filed: OrderedDict[str, Entry] = OrderedDict()
         self._rate = RateLimit(settings.rate_limit_per_minute)
@@ -370,6 +373,7 @@ class Engine:
                     return again
             replies = await self._reply(ctx, text, notices)
         await self.arrivals.read_later(ctx, files)
+        self.related.after(ctx)  # related notes, in a message after the reply (bot.connect)
         if ctx.filed:  # for callers that answer with the note (the capture API)
             self._filed[ctx.event_key] = ctx.filed[0]
             while len(self._filed) > FILED_REMEMBERED:

@@ -138,6 +138,7 @@ class Runtime:
     async def close(self) -> None:
         # Reading jobs still running stay waiting in the database for the next start.
         await self.engine.enricher.close()
+        await self.engine.related.close()
         if self.llm is not None:
             await self.llm.close()
         await self.vaults.close()

@@ -189,6 +189,7 @@ class Service:
         runtime.teams.reach(self.started)  # team members are checked against their chats
         deliver = self.deliver_via(self.started)
         runtime.engine.enricher.deliver = deliver  # "couldn't fetch the page: 404"
+        runtime.engine.related.deliver = deliver  # "Related: A · B" [Link]
         await self.mcp.start(runtime, deliver)
         self.api.start(runtime, self._gate)
         if self.start_scheduler is not None:

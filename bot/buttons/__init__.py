@@ -3,7 +3,7 @@ undo a change, act on a digest item or a reminder, open an answer's source."""
 
 from bot.buttons.approvals import Approvals
 from bot.buttons.digest import DigestButtons
-from bot.buttons.dispatch import ButtonHandler, Buttons
+from bot.buttons.dispatch import ButtonHandler, Buttons, pressed
 from bot.buttons.filing import Filing
 from bot.buttons.reminders import ReminderButtons
 from bot.buttons.sources import SourceButtons
@@ -18,4 +18,5 @@ __all__ = [
     "ReminderButtons",
     "SourceButtons",
     "UndoButton",
+    "pressed",
 ]

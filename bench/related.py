@@ -1,0 +1,250 @@
+"""Related notes at capture (bot.connect): how the thresholds were chosen, and what the
+lookup and the capture's reply cost.
+
+1. Calibration, on bench/sets/related-til-help.json: a vault of third-party notes
+   (Josh Branchaud's TIL notes, the Obsidian help pages; see BRAINBOT_BENCH_CORPORA in
+   bench/thirdparty_ranking.py), and 90 captures: 50 of its pages, held out of the
+   vault, each related to the notes of its own topic folder, and 40 everyday thoughts
+   related to none of them. Each capture is filed into the vault, its neighbours are
+   scored (storage.index.related) and the capture removed again. Then the rule of
+   bot.connect.related is swept over a grid and scored:
+   - precision: of all notes suggested (at most 3 per capture), the share in the
+     capture's topic (a lower bound: a vim note about git commits is counted wrong
+     next to a git note);
+   - alarms: the share of the 40 unrelated captures that got any suggestion;
+   - recall: the share of the 50 page captures that got at least one right note.
+   Chosen: the best recall with no alarm and precision >= 0.9 (unrelated notes must
+   not be suggested). The neighbours are kept in BRAINBOT_BENCH_CACHE (default
+   `.candidates` beside the corpora) so the sweep can be run again in seconds.
+   Vectors: the local multilingual-e5-small (the `local` extra) when installed, else
+   the hashing embedder (which measures shared words, not meaning: said so).
+2. Lookup time: the median of `Index.related` over 50 notes of a generated vault of
+   10,000 notes (bench/storage_corpus.py, hashing vectors of 384 dimensions, as E5's),
+   target <= 30 ms.
+3. The capture's reply: engine time per captured message with the suggestions on and
+   off (bench/engine.py's runtime, 1,000 notes): the suggestion runs after the reply,
+   so the two must match (within 20 % + 2 ms).
+
+Run: `python -m bench.related [--sweep-only]`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.storage_ranking import pick_embedder
+from bot.connect import related as rule
+from storage.db.engine import Database
+from storage.index.embeddings import Embedder
+from storage.index.related import Neighbour
+from storage.store import Store
+
+SET = Path(__file__).parent / "sets" / "related-til-help.json"
+LOOKUP_TARGET_MS = 30.0
+GRID_SIMILARITY = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 99.0)  # 99: vectors unused
+GRID_KEYWORD = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8, 1.01)  # 1.01: words alone never
+GRID_SHARED = (1, 2, 3)
+_LINK = re.compile(r"!?\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One capture's neighbours and the folders its related notes are in."""
+
+    capture: str
+    related: tuple[str, ...]
+    neighbours: tuple[Neighbour, ...]
+
+
+def corpora() -> Path:
+    return Path(os.environ.get("BRAINBOT_BENCH_CORPORA", "corpora"))
+
+
+def cache_file(embedder_name: str) -> Path:
+    folder = Path(os.environ.get("BRAINBOT_BENCH_CACHE", corpora() / ".candidates"))
+    slug = re.sub(r"[^a-z0-9]+", "-", embedder_name.lower()).strip("-")
+    return folder / f"related-{slug}.json"
+
+
+def as_capture(text: str, fallback: str) -> tuple[str, str]:
+    """(title, body) of a page filed as a thought: its heading is the title, its links
+    plain words (a thought does not link the notes it is to be compared with)."""
+    text = _LINK.sub(lambda m: m[2] or m[1], text)
+    lines = text.strip().split("\n")
+    if lines and lines[0].startswith("# "):
+        return lines[0][2:].strip(), "\n".join(lines[1:]).strip()
+    return fallback, text.strip()
+
+
+def build_vault(labelled: dict[str, Any], into: Path) -> None:
+    captured = {c["page"] for c in labelled["captures"] if "page" in c}
+    for prefix, folder in labelled["corpora"].items():
+        for page in sorted((corpora() / folder).glob("*/*.md")):
+            name = f"{prefix}/{page.parent.name}/{page.name}"
+            if name not in captured:
+                (into / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(page, into / name)
+
+
+def page_text(labelled: dict[str, Any], name: str) -> str:
+    prefix, rest = name.split("/", 1)
+    return (corpora() / str(labelled["corpora"][prefix]) / rest).read_text(encoding="utf-8")
+
+
+async def score_set(embedder: Embedder) -> list[Scored]:
+    labelled = json.loads(SET.read_text(encoding="utf-8"))
+    root = Path(tempfile.mkdtemp(prefix="brainbot-related-"))
+    try:
+        build_vault(labelled, root / "pages")
+        database = await Database.connect(None, root)
+        try:
+            store = await Store.open(
+                vault_dir=root / "vault",
+                categories=("inbox",),
+                database=database,
+                embedder=embedder,
+            )
+            started = time.perf_counter()
+            await store.import_folder(root / "pages")
+            print(
+                f"vault: {await store.index.count()} notes in {time.perf_counter() - started:.0f} s"
+            )
+            out = []
+            for number, capture in enumerate(labelled["captures"]):
+                if "page" in capture:
+                    title, body = as_capture(page_text(labelled, capture["page"]), capture["page"])
+                else:
+                    title, body = capture["text"], capture["text"]
+                entry = await store.create("inbox", title[:80], body)
+                near = await store.index.related(entry.path)
+                await store.delete(entry.path)
+                name = capture.get("page") or f"text {number}"
+                out.append(Scored(name, tuple(capture["related"]), tuple(near)))
+            return out
+        finally:
+            await database.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Rule:
+    similarity: float
+    keyword: float
+    shared: int
+
+    def __str__(self) -> str:
+        vectors = "off" if self.similarity >= 99 else f"z>={self.similarity:g}"
+        words = "off" if self.keyword > 1 else f"kw>={self.keyword:g} (shared>={self.shared})"
+        return f"{vectors}, {words}"
+
+    def passes(self, n: Neighbour) -> bool:
+        if n.similarity is not None and n.similarity >= self.similarity and n.shared >= 1:
+            return True
+        return n.keyword >= self.keyword and n.shared >= self.shared
+
+
+def evaluate(scored: Sequence[Scored], chosen: Rule) -> dict[str, float]:
+    suggested = right = alarms = found = 0
+    positives = [s for s in scored if s.related]
+    for s in scored:
+        passed = sorted(
+            (n for n in s.neighbours if chosen.passes(n)),
+            key=lambda n: (-rule.strength(n), n.path),
+        )[: rule.SHOWN]
+        good = sum(1 for n in passed if any(n.path.startswith(r) for r in s.related))
+        suggested += len(passed)
+        right += good
+        if not s.related and passed:
+            alarms += 1
+        if s.related and good:
+            found += 1
+    negatives = len(scored) - len(positives)
+    return {
+        "precision": right / suggested if suggested else 1.0,
+        "alarms": alarms / negatives if negatives else 0.0,
+        "recall": found / len(positives) if positives else 0.0,
+        "suggested": suggested,
+    }
+
+
+def sweep(scored: Sequence[Scored]) -> tuple[Rule, list[tuple[Rule, dict[str, float]]]]:
+    rows = [
+        (r, evaluate(scored, r))
+        for r in (
+            Rule(z, k, s)
+            for z, k, s in itertools.product(GRID_SIMILARITY, GRID_KEYWORD, GRID_SHARED)
+        )
+    ]
+    fit = [(r, m) for r, m in rows if m["alarms"] == 0 and m["precision"] >= 0.9]
+    best = max(fit or rows, key=lambda rm: (rm[1]["recall"], rm[1]["precision"], rm[0].similarity))
+    return best[0], rows
+
+
+def report(scored: Sequence[Scored], embedder_name: str) -> None:
+    best, rows = sweep(scored)
+    shipped = Rule(rule.SIMILARITY_AT_LEAST, rule.KEYWORD_AT_LEAST, rule.KEYWORD_SHARED_AT_LEAST)
+    words_only = [(r, m) for r, m in rows if r.similarity >= 99 and m["alarms"] == 0]
+    best_words = max(words_only, key=lambda rm: (rm[1]["recall"], rm[1]["precision"]))[0]
+    print(f"\nvectors: {embedder_name}; {len(scored)} captures\n")
+    print(
+        "| rule | precision | alarms (unrelated captures with a suggestion) | recall | suggested |"
+    )
+    print("| --- | --- | --- | --- | --- |")
+    near = {
+        shipped,
+        best,
+        best_words,
+        Rule(shipped.similarity - 0.5, shipped.keyword, shipped.shared),
+        Rule(shipped.similarity + 0.5, shipped.keyword, shipped.shared),
+        Rule(shipped.similarity, shipped.keyword - 0.05, shipped.shared),
+        Rule(shipped.similarity, shipped.keyword + 0.05, shipped.shared),
+        Rule(shipped.similarity, 1.01, shipped.shared),
+        Rule(99.0, shipped.keyword, shipped.shared),
+    }
+    for r in sorted(near, key=lambda r: (r.similarity, r.keyword, r.shared)):
+        m = evaluate(scored, r)
+        mark = " (shipped)" if r == shipped else " (best)" if r == best else ""
+        print(
+            f"| {r}{mark} | {m['precision']:.2f} | {m['alarms']:.2f} | {m['recall']:.2f} "
+            f"| {m['suggested']:.0f} |"
+        )
+
+
+async def calibration(sweep_only: bool) -> None:
+    embedder, name = pick_embedder(os.environ.get("BENCH_EMBEDDER") == "hashing")
+    cached = cache_file(name)
+    if sweep_only or cached.is_file():
+        rows = json.loads(cached.read_text(encoding="utf-8"))
+        scored = [
+            Scored(
+                r["capture"], tuple(r["related"]), tuple(Neighbour(**n) for n in r["neighbours"])
+            )
+            for r in rows
+        ]
+    else:
+        scored = await score_set(embedder)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps([asdict(s) for s in scored]), encoding="utf-8")
+    report(scored, name)
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    asyncio.run(calibration("--sweep-only" in argv))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
