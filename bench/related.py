@@ -36,6 +36,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -44,12 +45,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.engine import message as engine_message
+from bench.engine import open_runtime
+from bench.storage import CATEGORIES, DIMENSIONS
+from bench.storage_corpus import generate, write_notes
 from bench.storage_ranking import pick_embedder
 from bot.connect import related as rule
 from storage.db.engine import Database
-from storage.index.embeddings import Embedder
+from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.related import Neighbour
 from storage.store import Store
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.scripts import capture_everything
 
 SET = Path(__file__).parent / "sets" / "related-til-help.json"
 LOOKUP_TARGET_MS = 30.0
@@ -241,9 +248,98 @@ async def calibration(sweep_only: bool) -> None:
     report(scored, name)
 
 
+async def lookup_ms(count: int = 10_000, runs: int = 50) -> tuple[float, float, int]:
+    """(median, p90) milliseconds of `Index.related` on a generated vault of `count`
+    notes, and how many of the looked-up notes had a neighbour passing the rule."""
+    notes, _ = generate(count, seed=3)
+    root = Path(tempfile.mkdtemp(prefix="brainbot-related-"))
+    try:
+        write_notes(notes, root / "import")
+        database = await Database.connect(None, root / "data")
+        try:
+            store = await Store.open(
+                vault_dir=root / "vault",
+                categories=CATEGORIES,
+                database=database,
+                embedder=HashingEmbedder(DIMENSIONS),
+            )
+            await store.import_folder(root / "import")
+            paths = sorted(await store.index.paths())[:: max(1, count // runs)][:runs]
+            await store.index.related(paths[-1])  # the vault's baseline, sampled once an hour
+            timings, related = [], 0
+            for path in paths:
+                started = time.perf_counter()
+                near = await store.index.related(path)
+                timings.append((time.perf_counter() - started) * 1000)
+                related += bool(rule.most_related(near))
+            await store.close()
+            return statistics.median(timings), statistics.quantiles(timings, n=10)[-1], related
+        finally:
+            await database.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def note_texts(folder: Path) -> list[str]:
+    """The bodies of the notes under `folder` (what the bench sends as captures)."""
+    pages = sorted(folder.rglob("*.md"))
+    return [p.read_text(encoding="utf-8").split("---")[-1].strip()[:400] for p in pages]
+
+
+async def reply_ms(notes: int = 1_000, runs: int = 60) -> dict[str, float]:
+    """Median engine time of a capture's reply, with the suggestions off and on; and how
+    many captures got a suggestion (after the reply, not timed)."""
+    openai = FakeOpenAI()
+    openai.responder = capture_everything
+    await openai.start()
+    out: dict[str, float] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="brainbot-related-engine-") as tmp:
+            runtime = await open_runtime(Path(tmp), notes, openai)
+            try:
+                texts = note_texts(Path(tmp, "source"))
+                told: list[object] = []
+
+                async def sink(conversation: object, reply: object) -> None:
+                    told.append(reply)
+
+                for mode in ("off", "on", "off ", "on "):
+                    runtime.engine.related.deliver = sink if mode.strip() == "on" else None
+                    timings = []
+                    for number in range(runs):
+                        text = texts[(number * 7) % len(texts)]
+                        event = engine_message("solo", f"{mode}{number}", text)
+                        started = time.perf_counter()
+                        await runtime.engine.handle(event)
+                        timings.append((time.perf_counter() - started) * 1000)
+                        await runtime.engine.related.wait_idle()
+                    out[mode.strip()] = min(out.get(mode.strip(), 1e9), statistics.median(timings))
+                out["suggested"] = float(len(told))
+            finally:
+                await runtime.close()
+    finally:
+        await openai.stop()
+    return out
+
+
 def main(argv: Sequence[str] = ()) -> int:
+    """Print the calibration table and the timings; exit 1 when a timing misses."""
     asyncio.run(calibration("--sweep-only" in argv))
-    return 0
+    if "--sweep-only" in argv:
+        return 0
+    median, p90, related = asyncio.run(lookup_ms())
+    replies = asyncio.run(reply_ms())
+    print(
+        f"\nlookup at 10,000 notes: median {median:.1f} ms, p90 {p90:.1f} ms "
+        f"(target <= {LOOKUP_TARGET_MS:g}); {related} of 50 notes had a related note"
+    )
+    print(
+        f"capture reply (1,000 notes, median of the better of two rounds): "
+        f"{replies['off']:.1f} ms without suggestions, {replies['on']:.1f} ms with "
+        f"({replies['suggested']:.0f} suggestions sent after the replies)"
+    )
+    delayed = replies["on"] > replies["off"] * 1.2 + 2
+    return 1 if median > LOOKUP_TARGET_MS or delayed else 0
 
 
 if __name__ == "__main__":

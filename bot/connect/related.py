@@ -42,7 +42,7 @@ KEYWORD_SHARED_AT_LEAST = 2  # distinctive words held in common, for the words a
 START_AFTER = 0.3  # seconds: the capture's own reply goes out first
 LINK_ACTION = "link_related"  # Button.action of the Link button
 LINK_KIND = "related"  # ButtonAction.kind behind it: the note and the notes to link
-UNTOLD = frozenset({"mcp"})  # nobody there reads a second message
+UNTOLD = frozenset({"mcp", "api"})  # nobody there reads a second message
 RELATED = "Related:"
 _LINE = re.compile(r"^Related:\s*(?P<links>.*)$")
 _TARGET = re.compile(r"\[\[([^\]|#]+)")
@@ -123,7 +123,7 @@ async def write_links(
     stale: StaleEdit | None = None
     for _ in range(3):
         body = with_related(note.body, targets)
-        if not targets or body == note.body:
+        if not targets or body.strip() == note.body.strip():
             return None
         args = {
             "path": note.path,
