@@ -37,8 +37,8 @@ SHOWN = 3  # at most this many related notes are named
 # and it shares a distinctive word, or when its words alone agree strongly (the only
 # rule without vectors).
 SIMILARITY_AT_LEAST = 3.0
-KEYWORD_AT_LEAST = 0.35
-KEYWORD_SHARED_AT_LEAST = 2  # distinctive words held in common, for the words alone
+KEYWORD_AT_LEAST = 0.25
+KEYWORD_SHARED_AT_LEAST = 4  # distinctive words held in common, for the words alone
 START_AFTER = 0.3  # seconds: the capture's own reply goes out first
 LINK_ACTION = "link_related"  # Button.action of the Link button
 LINK_KIND = "related"  # ButtonAction.kind behind it: the note and the notes to link
