@@ -246,6 +246,22 @@ def report(scored: Sequence[Scored], embedder_name: str) -> None:
         )
 
 
+def two_fold(scored: Sequence[Scored]) -> None:
+    """The sweep's choice on half the captures, scored on the other half: whether the
+    choice holds on captures it was not made on."""
+    shipped = Rule(rule.SIMILARITY_AT_LEAST, rule.KEYWORD_AT_LEAST, rule.KEYWORD_SHARED_AT_LEAST)
+    for fold in (0, 1):
+        train = [s for i, s in enumerate(scored) if i % 2 == fold]
+        test = [s for i, s in enumerate(scored) if i % 2 != fold]
+        chosen, _ = sweep(train)
+        for name, r in (("chosen on the other half", chosen), ("shipped", shipped)):
+            m = evaluate(test, r)
+            print(
+                f"half {fold + 1}, {name} ({r}): precision {m['precision']:.2f} / "
+                f"{m['near']:.2f}, alarms {m['alarms']:.2f}, recall {m['recall']:.2f}"
+            )
+
+
 async def calibration(sweep_only: bool) -> None:
     embedder, name = pick_embedder(os.environ.get("BENCH_EMBEDDER") == "hashing")
     cached = cache_file(name)
@@ -267,6 +283,8 @@ async def calibration(sweep_only: bool) -> None:
         cached.parent.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps([asdict(s) for s in scored]), encoding="utf-8")
     report(scored, name)
+    print()
+    two_fold(scored)
 
 
 async def lookup_ms(count: int = 10_000, runs: int = 50) -> tuple[float, float, int]:

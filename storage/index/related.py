@@ -52,6 +52,9 @@ FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())  # folded, as the index's te
 CANDIDATES = 20  # each side ranks this many notes
 BASELINE_PAIRS = 160  # chunks sampled for the random-pair baseline (160 x 159 / 2 pairs)
 BASELINE_SECONDS = 3600.0
+# Pairs of notes below which there is no baseline (a vault of under ten notes): the
+# words alone decide there.
+BASELINE_LEAST = 45
 LEFT_OUT = ("digests",)
 
 
@@ -87,7 +90,7 @@ class Baselines:
             return kept[1]
         row = (await conn.execute(_BASELINE, {"vault": vault_id, "n": BASELINE_PAIRS})).one()
         baseline = None
-        if row.pairs and row.pairs >= 10 and row.spread and row.spread > 1e-6:
+        if row.pairs and row.pairs >= BASELINE_LEAST and row.spread and row.spread > 1e-6:
             baseline = Baseline(float(row.mean), float(row.spread))
         self._kept[vault_id] = (now, baseline)
         return baseline
