@@ -4,6 +4,7 @@ with vectors, on meaning against the vault's own baseline."""
 
 from __future__ import annotations
 
+from storage.entry import Entry
 from storage.index.embeddings import HashingEmbedder
 from storage.index.index import Index
 from tests.storage.index.index_support import connected, note
@@ -29,7 +30,7 @@ SOURDOUGH = [
 NEW = ("ideas/new.md", "My sourdough starter smells of acetone: more rye flour and water")
 
 
-def notes(entries: list[tuple[str, str]]) -> list:  # type: ignore[type-arg]
+def notes(entries: list[tuple[str, str]]) -> list[Entry]:
     return [note(path, body, title=body[:40]) for path, body in entries]
 
 
@@ -39,13 +40,9 @@ async def test_only_the_vaults_own_untied_notes_are_neighbours(database_url: str
         mine = await Index.open(database, embedder, vault_id=1)
         theirs = await Index.open(database, embedder, vault_id=2)
         others = [(f"admin/other-{i}.md", text) for i, text in enumerate(OTHER_TOPICS)]
-        await mine.upsert(
-            notes([*others, *SOURDOUGH, NEW])
-            + [
-                note("daily/2026-11-20.md", "- 09:00 [[new]] sourdough starter rye flour water"),
-                note("digests/2026-11-20.md", "Sourdough starter rye flour water acetone"),
-            ]
-        )
+        daily = note("daily/2026-11-20.md", "- 09:00 [[new]] sourdough starter rye flour water")
+        digest = note("digests/2026-11-20.md", "Sourdough starter rye flour water acetone")
+        await mine.upsert([*notes([*others, *SOURDOUGH, NEW]), daily, digest])
         await theirs.upsert(notes([("ideas/team-starter.md", SOURDOUGH[0][1]), NEW]))
 
         near = await mine.related(NEW[0])
