@@ -31,7 +31,10 @@ from storage.index.filters import Filters
 from storage.index.lookups import backlinks
 from storage.index.search import K1, B, vector_literal, vector_ranking
 
-TERMS = 24  # the note's most distinctive terms make the keyword query
+TERMS = 24  # the note's most distinctive terms make the keyword query...
+# ...as long as their postings stay within this many (the query's cost in a large
+# vault; in the calibration's vault of 800 notes it never binds)
+POSTINGS = 3000
 COMMON_SHARE = 0.2  # terms in more notes than this share say little about a topic...
 COMMON_FLOOR = 10  # ...once the vault is large enough for shares to mean something
 # Function words: in a young vault of a few notes no word is common enough for BM25
@@ -56,6 +59,11 @@ BASELINE_SECONDS = 3600.0
 # words alone decide there.
 BASELINE_LEAST = 45
 LEFT_OUT = ("digests",)
+# Past this many vector values (chunks x dimensions) the note's nearest chunks come from
+# the HNSW index, not an exact scan: a search's answer must be exact, a suggestion of
+# three notes need not, and must not cost the person's next message its time (an exact
+# scan of 10,000 notes took 20 ms of the lookup's 30).
+EXACT_VALUES = 5_000 * 384
 
 
 @dataclass(frozen=True)
@@ -132,16 +140,22 @@ _TERMS = text(
     """
 )
 
+# Summed over the postings alone; the few best notes are joined to their rows after.
 _SCORES = text(
     """
-    SELECT p.entry_id, e.path, e.title, count(*) AS shared,
-           sum(q.idf * p.tf * (:k1 + 1) / (p.tf + :k1 * (1 - :b + :b * p.dl / :avgdl))) AS score
-    FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[])) AS q(term, idf)
-    JOIN postings p ON p.vault_id = :vault AND p.term = q.term
-    JOIN entries e ON e.id = p.entry_id
-    WHERE p.entry_id <> :entry AND NOT (e.category = ANY(CAST(:left_out AS text[])))
-    GROUP BY p.entry_id, e.path, e.title
-    ORDER BY score DESC, p.entry_id LIMIT :limit
+    WITH scored AS (
+        SELECT p.entry_id, count(*) AS shared,
+               sum(q.idf * p.tf * (:k1 + 1) / (p.tf + :k1 * (1 - :b + :b * p.dl / :avgdl)))
+                   AS score
+        FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[])) AS q(term, idf)
+        JOIN postings p ON p.vault_id = :vault AND p.term = q.term
+        WHERE p.entry_id <> :entry
+        GROUP BY p.entry_id
+        ORDER BY score DESC, p.entry_id LIMIT :limit
+    )
+    SELECT s.entry_id, s.shared, s.score, e.path, e.title FROM scored s
+    JOIN entries e ON e.id = s.entry_id
+    WHERE NOT (e.category = ANY(CAST(:left_out AS text[])))
     """
 )
 
@@ -186,9 +200,14 @@ async def neighbours(
         if r.term in FUNCTION_WORDS or (r.term.isascii() and len(r.term) < 3):
             continue
         idf = math.log(1.0 + (n - r.df + 0.5) / (r.df + 0.5))
-        weighted.append((_bm25(idf, r.tf, r.dl, avgdl), r.term, idf))
+        weighted.append((_bm25(idf, r.tf, r.dl, avgdl), r.term, idf, int(r.df)))
     weighted.sort(reverse=True)
-    chosen = weighted[:TERMS]
+    chosen: list[tuple[float, str, float]] = []
+    budget = POSTINGS
+    for weight, term, idf, df in weighted:
+        if len(chosen) < TERMS and df <= budget:
+            chosen.append((weight, term, idf))
+            budget -= df
     itself = sum(w for w, _, _ in chosen)
     keyword: dict[int, float] = {}
     shared: dict[int, int] = {}
@@ -214,7 +233,9 @@ async def neighbours(
         baseline = await baselines.of(conn, vault_id)
         if baseline is not None:
             vector = [float(x) for x in note.vector.strip("[]").split(",")]
-            nearest = await vector_ranking(conn, vault_id, vector, Filters(), limit + 1)
+            nearest = await vector_ranking(
+                conn, vault_id, vector, Filters(), limit + 1, exact_values=EXACT_VALUES
+            )
             cosines = {entry_id: cosine for entry_id, cosine, _ in nearest}
             missing = sorted(set(keyword) - set(cosines))
             if missing:  # found by words only: how close are they by meaning?
