@@ -118,25 +118,26 @@ _BASELINE = text(
     """
 )
 
+# The note, the vault's statistics, the note's mean vector, the notes it links to,
+# and its terms that occur in some other note but not in most (with what BM25 needs
+# to weigh them in the note itself): one trip.
 _NOTE = text(
     """
-    SELECT e.id, e.length,
-           (SELECT greatest(doc_count, 1) FROM index_meta WHERE vault_id = :vault) AS n,
-           (SELECT greatest(total_length::float8 / greatest(doc_count, 1), 1.0)
-            FROM index_meta WHERE vault_id = :vault) AS avgdl,
+    WITH meta AS (
+        SELECT greatest(doc_count, 1) AS n,
+               greatest(total_length::float8 / greatest(doc_count, 1), 1.0) AS avgdl
+        FROM index_meta WHERE vault_id = :vault
+    )
+    SELECT e.id, meta.n, meta.avgdl,
            (SELECT avg(c.embedding)::text FROM chunks c
-            WHERE c.entry_id = e.id AND c.embedding IS NOT NULL) AS vector
-    FROM entries e WHERE e.vault_id = :vault AND e.path = :path
-    """
-)
-
-# The note's terms that occur in some other note but not in most, weighted as BM25
-# weighs them in the note itself; the best TERMS of them.
-_TERMS = text(
-    """
-    SELECT p.term, t.df, p.tf, p.dl FROM postings p
-    JOIN terms t ON t.vault_id = p.vault_id AND t.term = p.term
-    WHERE p.vault_id = :vault AND p.entry_id = :entry AND t.df > 1 AND t.df <= :most
+            WHERE c.entry_id = e.id AND c.embedding IS NOT NULL) AS vector,
+           (SELECT json_agg(l.target_path) FROM links l
+            WHERE l.source_id = e.id AND l.target_path IS NOT NULL) AS linked,
+           (SELECT json_agg(json_build_array(p.term, t.df, p.tf, p.dl)) FROM postings p
+            JOIN terms t ON t.vault_id = p.vault_id AND t.term = p.term
+            WHERE p.vault_id = :vault AND p.entry_id = e.id AND t.df > 1
+              AND t.df <= greatest(:floor, meta.n * :share)) AS terms
+    FROM entries e CROSS JOIN meta WHERE e.vault_id = :vault AND e.path = :path
     """
 )
 
@@ -169,8 +170,6 @@ _COSINES = text(
     " WHERE entry_id = ANY(CAST(:ids AS int[])) AND embedding IS NOT NULL GROUP BY entry_id"
 )
 
-_LINKED = text("SELECT target_path FROM links WHERE source_id = :entry AND target_path IS NOT NULL")
-
 
 def _bm25(idf: float, tf: int, dl: int, avgdl: float) -> float:
     return idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
@@ -187,20 +186,17 @@ async def neighbours(
     """The notes of vault `vault_id` closest to the note at `path` by either side, each
     scored on both (see the module doc), best keyword score first; [] when the note
     is not indexed."""
-    note = (await conn.execute(_NOTE, {"vault": vault_id, "path": path})).one_or_none()
+    params = {"vault": vault_id, "path": path, "floor": COMMON_FLOOR, "share": COMMON_SHARE}
+    note = (await conn.execute(_NOTE, params)).one_or_none()
     if note is None:
         return []
     n, avgdl = float(note.n), float(note.avgdl)
-    rows = await conn.execute(
-        _TERMS,
-        {"vault": vault_id, "entry": note.id, "most": max(COMMON_FLOOR, int(n * COMMON_SHARE))},
-    )
     weighted = []
-    for r in rows:
-        if r.term in FUNCTION_WORDS or (r.term.isascii() and len(r.term) < 3):
+    for term, df, tf, dl in note.terms or ():
+        if term in FUNCTION_WORDS or (term.isascii() and len(term) < 3):
             continue
-        idf = math.log(1.0 + (n - r.df + 0.5) / (r.df + 0.5))
-        weighted.append((_bm25(idf, r.tf, r.dl, avgdl), r.term, idf, int(r.df)))
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        weighted.append((_bm25(idf, tf, dl, avgdl), term, idf, int(df)))
     weighted.sort(reverse=True)
     chosen: list[tuple[float, str, float]] = []
     budget = POSTINGS
@@ -253,7 +249,7 @@ async def neighbours(
     for r in await conn.execute(_TITLES, {"vault": vault_id, "ids": sorted(ids)}):
         titles[int(r.id)] = (r.path, r.title)
         categories[int(r.id)] = r.category
-    tied = {row.target_path for row in await conn.execute(_LINKED, {"entry": note.id})}
+    tied = set(note.linked or ())
     tied |= {hit.path for hit in await backlinks(conn, vault_id, path, None)}
     found = [
         Neighbour(
