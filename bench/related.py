@@ -26,6 +26,36 @@ lookup and the capture's reply cost.
    generated notes; no embeddings, as its settings have): the suggestion runs after
    the reply, so the two must match (within 20 % + 2 ms).
 
+Measured 2026-11-26, on a 2-core machine shared with other work (load 5 to 8):
+vectors from multilingual-e5-small (the `local` extra), a vault of 796 notes.
+
+Shipped: z >= 3 sharing a word, or words >= 0.25 sharing 4. Precision by the topic
+folder, then with any help page counted right for a help capture.
+
+| rule | precision | precision (help: any page) | alarms | recall |
+| --- | --- | --- | --- | --- |
+| shipped | 0.74 | 0.92 | 0 of 40 | 0.64 |
+| z >= 2.5 (else shipped) | 0.69 | 0.84 | 0 | 0.68 |
+| z >= 3.5 (else shipped) | 0.73 | 0.95 | 0 | 0.58 |
+| words >= 0.2 (else shipped) | 0.69 | 0.85 | 1 | 0.70 |
+| 3 shared words (else shipped) | 0.73 | 0.90 | 2 | 0.64 |
+| meaning only, z >= 3 | 0.72 | 0.92 | 0 | 0.60 |
+| words only (no embeddings), shipped | 0.83 | 0.98 | 0 | 0.48 |
+
+The unrelated captures' best z-score was 2.07; the related ones' reached 5.5. Of the
+8 suggestions for TIL captures counted wrong by folder, 5 are related by any reading
+(a git stash note filed under unix, a Rails index beside a Postgres index, React and
+JavaScript destructuring, a CSV note beside the help page on importing CSV, date
+formatting beside the Templates page's date formats); 3 are not. Chosen on one half
+of the captures and scored on the other, the sweep once picked 3 shared words, which
+raised 2 alarms of 20 there; the shipped 4 raised none on either half. The 40
+unrelated captures were written for this set (everyday thoughts); the rest is
+third-party text. An OpenAI-compatible embedder has not been measured: the z-score
+against the vault's own random pairs is what should carry over.
+
+Lookup at 10,000 notes: 19 ms median (a hybrid search of a note's title at the same
+moment: 22 ms). Capture reply: see the figures `main` prints.
+
 Run: `python -m bench.related [--sweep-only]`.
 """
 
@@ -348,17 +378,19 @@ async def reply_ms(notes: int = 1_000, runs: int = 60) -> dict[str, float]:
                 async def sink(conversation: object, reply: object) -> None:
                     told.append(reply)
 
-                for mode in ("off", "on", "off ", "on "):
-                    runtime.engine.related.deliver = sink if mode.strip() == "on" else None
-                    timings = []
-                    for number in range(runs):
-                        text = texts[(number * 7) % len(texts)]
-                        event = engine_message("solo", f"{mode}{number}", text)
-                        started = time.perf_counter()
-                        await runtime.engine.handle(event)
-                        timings.append((time.perf_counter() - started) * 1000)
-                        await runtime.engine.related.wait_idle()
-                    out[mode.strip()] = min(out.get(mode.strip(), 1e9), statistics.median(timings))
+                # Off and on alternate, message by message: a machine whose load
+                # changes during the run weighs on both alike.
+                timings: dict[str, list[float]] = {"off": [], "on": []}
+                for number in range(2 * runs):
+                    mode = "on" if number % 2 else "off"
+                    runtime.engine.related.deliver = sink if mode == "on" else None
+                    text = texts[(number * 7) % len(texts)]
+                    event = engine_message("solo", f"r{number}", text)
+                    started = time.perf_counter()
+                    await runtime.engine.handle(event)
+                    timings[mode].append((time.perf_counter() - started) * 1000)
+                    await runtime.engine.related.wait_idle()  # the suggestion, not timed
+                out = {mode: statistics.median(values) for mode, values in timings.items()}
                 out["suggested"] = float(len(told))
             finally:
                 await runtime.close()
@@ -379,7 +411,7 @@ def main(argv: Sequence[str] = ()) -> int:
         f"(target <= {LOOKUP_TARGET_MS:g}); {related} of 50 notes had a related note"
     )
     print(
-        f"capture reply (1,000 notes, median of the better of two rounds): "
+        f"capture reply (1,000 notes, median, off and on alternating): "
         f"{replies['off']:.1f} ms without suggestions, {replies['on']:.1f} ms with "
         f"({replies['suggested']:.0f} suggestions sent after the replies)"
     )
