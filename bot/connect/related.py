@@ -31,11 +31,11 @@ from storage.store import Store
 log = logging.getLogger(__name__)
 
 SHOWN = 3  # at most this many related notes are named
-# Calibrated by bench/related.py (its module doc says how; its table, on 90 labelled
-# captures, is in the commit that set these): a neighbour is related when its meaning
-# is unusually close (the cosine's z-score against random pairs of the vault's notes)
-# and it shares a distinctive word, or when its words alone agree strongly (the only
-# rule without vectors).
+# Calibrated by bench/related.py on 90 labelled captures (its module doc has how, and
+# the table; none of the 40 unrelated ones got a suggestion): a neighbour is related
+# when its meaning is unusually close (the cosine's z-score against random pairs of
+# the vault's notes) and it shares a distinctive word, or when its words alone agree
+# strongly (the only rule without vectors).
 SIMILARITY_AT_LEAST = 3.0
 KEYWORD_AT_LEAST = 0.25
 KEYWORD_SHARED_AT_LEAST = 4  # distinctive words held in common, for the words alone
