@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 
 from bot.enrich import Deliver
 from bot.events import Button, Reply
-from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolRunner
+from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolRunner, wikilink
 from storage.db.records import Records
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import EntryNotFound, StaleEdit
@@ -66,14 +66,6 @@ def most_related(neighbours: Sequence[Neighbour], limit: int = SHOWN) -> list[Ne
     passed = [n for n in neighbours if related_enough(n)]
     passed.sort(key=lambda n: (-strength(n), n.path))
     return passed[:limit]
-
-
-def wikilink(path: str, title: str) -> str:
-    """`[[stem]]`, or `[[stem|Title]]` when the title is not the file's name: Obsidian
-    finds notes by file name, and shows the title."""
-    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-    shown = " ".join(title.replace("|", "-").replace("]", ")").replace("[", "(").split())
-    return f"[[{stem}]]" if not shown or shown == stem else f"[[{stem}|{shown}]]"
 
 
 def with_related(body: str, links: Sequence[tuple[str, str]]) -> str:

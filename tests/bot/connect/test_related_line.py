@@ -3,7 +3,8 @@ name with the title shown, links already there kept and never doubled."""
 
 from __future__ import annotations
 
-from bot.connect.related import wikilink, with_related
+from bot.connect.related import with_related
+from bot.tools import wikilink
 
 
 def test_the_line_goes_last_with_links_by_file_name() -> None:
