@@ -185,3 +185,22 @@ async def test_suggestions_come_only_from_the_vault_the_note_was_filed_in(
         ).content
         assert "Related: [[sourdough-starter-rota-for-the-bakery-rye-flour-feeds" in body
         assert linked.buttons[0].action != LINK_ACTION
+
+
+async def test_an_inbox_note_linked_still_files_from_its_category_buttons(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        await fill(brain, SOURDOUGH)
+        reply, (told,) = await capture(
+            brain, "the sourdough starter with rye flour smells of acetone, feed it"
+        )
+        assert "Pick a category" in reply.text
+        (linked,) = await brain.engine.handle(press(told, "Link"))
+        assert linked.text.startswith("Linked to")
+
+        (filed,) = await brain.engine.handle(press(reply, "ideas"))
+
+        assert filed.text.startswith("Filed in ideas: ideas/")
+        path = filed.text.removeprefix("Filed in ideas: ").rstrip(".")
+        assert "Related: [[sourdough-starter" in body_of(brain, path)
