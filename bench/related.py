@@ -295,9 +295,14 @@ def two_fold(scored: Sequence[Scored]) -> None:
 
 
 async def calibration(sweep_only: bool) -> None:
+    """Score the set's captures (or read them back from the cache) and print the sweep.
+    Without the corpora nothing is scored, and it says so."""
     embedder, name = pick_embedder(os.environ.get("BENCH_EMBEDDER") == "hashing")
     cached = cache_file(name)
-    if sweep_only or cached.is_file():
+    if sweep_only and not cached.is_file():
+        print(f"no neighbours kept at {cached}: run without --sweep-only first")
+        return
+    if cached.is_file():
         rows = json.loads(cached.read_text(encoding="utf-8"))
         # The labels are read from the set as it is now (kept in set order).
         captures = json.loads(SET.read_text(encoding="utf-8"))["captures"]
@@ -310,6 +315,9 @@ async def calibration(sweep_only: bool) -> None:
             )
             for r, c in zip(rows, captures, strict=True)
         ]
+    elif not all((corpora() / c).is_dir() for c in ("til/notes", "obsidian-help/en")):
+        print(f"calibration skipped: no corpora under {corpora()} (BRAINBOT_BENCH_CORPORA)")
+        return
     else:
         scored = await score_set(embedder)
         cached.parent.mkdir(parents=True, exist_ok=True)
