@@ -174,6 +174,9 @@ class Settings(BaseSettings):
     read_files: bool = Field(True, alias="BRAINBOT_READ_FILES")
     vision_model: str | None = Field(None, alias="BRAINBOT_VISION_MODEL")
     enrich_timeout: float = Field(120.0, gt=0, alias="BRAINBOT_ENRICH_TIMEOUT")
+    # After a capture, its related notes are suggested with a Link button (bot.connect);
+    # with auto_link the links are written at once, with Undo.
+    auto_link: bool = Field(False, alias="BRAINBOT_AUTO_LINK")
     # `auto`: a capture adds a line to today's daily note when the vault has Obsidian's
     # daily-notes settings; `off`; or the folder of the daily notes (storage.vault.daily).
     daily_note: str = Field(

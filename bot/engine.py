@@ -35,7 +35,7 @@ from bot.buttons import (
 )
 from bot.commands import NoteChoice, Router, is_question, kind_of
 from bot.config import Settings
-from bot.connect import Timeline, TimelineChoice
+from bot.connect import LinkButton, Related, Timeline, TimelineChoice
 from bot.custom_tools import VaultTools
 from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
 from bot.events import ButtonPress, Event, InboundMessage, RecentEvents, Reply
@@ -127,6 +127,7 @@ class Engine:
                 NoteChoice(self.router.notes),
                 SourceButtons(),
                 TimelineChoice(),
+                LinkButton(self.runner),
             ]
         )
         self.verdict = Verdict(self.runner, self.router.answer)
@@ -165,6 +166,7 @@ class Engine:
         )
         self.arrivals = Arrivals(self.enricher, self.runner, llm)
         self.timeline = Timeline()  # people and projects a capture names (bot.connect)
+        self.related = Related(self.runner, records, auto_link=settings.auto_link, clock=clock)
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
         self._filed: OrderedDict[str, Entry] = OrderedDict()
         self._rate = RateLimit(settings.rate_limit_per_minute)
@@ -378,6 +380,7 @@ class Engine:
             replies = await self._reply(ctx, text, notices)
         await self.arrivals.read_later(ctx, files)
         self.timeline.follow(ctx, text)
+        self.related.after(ctx)  # related notes, in a message after the reply (bot.connect)
         if ctx.filed:  # for callers that answer with the note (the capture API)
             self._filed[ctx.event_key] = ctx.filed[0]
             while len(self._filed) > FILED_REMEMBERED:

@@ -139,6 +139,7 @@ class Runtime:
         # Reading jobs still running stay waiting in the database for the next start.
         await self.engine.enricher.close()
         await self.engine.timeline.close()
+        await self.engine.related.close()
         if self.llm is not None:
             await self.llm.close()
         await self.vaults.close()

@@ -192,6 +192,7 @@ class Service:
         deliver = self.deliver_via(self.started)
         runtime.engine.enricher.deliver = deliver  # "couldn't fetch the page: 404"
         runtime.engine.timeline.deliver = deliver  # "Added to the timeline of Sarah Kim."
+        runtime.engine.related.deliver = deliver  # "Related: A · B" [Link]
         await self.mcp.start(runtime, deliver)
         self.api.start(runtime, self._gate)
         if self.mail is not None:

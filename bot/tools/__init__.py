@@ -5,7 +5,7 @@ a turn read and how an answer names them as its sources."""
 
 from bot.tools import changes, digest, links, notes, reminders, replace, resurfacing, settings
 from bot.tools.context import Proposal, ReadNote, ToolContext, ToolError, ToolResult
-from bot.tools.daily import log_line
+from bot.tools.daily import log_line, wikilink
 from bot.tools.names import (
     category_named,
     clean_reference,
@@ -72,5 +72,6 @@ __all__ = [
     "tool",
     "unlinked",
     "why",
+    "wikilink",
     "with_sources",
 ]

@@ -22,6 +22,14 @@ TEMPLATE_BYTES = 100_000
 _VARIABLE = re.compile(r"\{\{\s*(date|time|title)\s*(?::\s*([^}]*?))?\s*\}\}")
 
 
+def wikilink(path: str, title: str) -> str:
+    """`[[stem]]`, or `[[stem|Title]]` when the title is not the file's name: Obsidian
+    finds notes by file name, and shows the title (made safe for a link)."""
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    shown = " ".join(title.replace("|", "-").replace("]", ")").replace("[", "(").split())
+    return f"[[{stem}]]" if not shown or shown == stem else f"[[{stem}|{shown}]]"
+
+
 def daily_line(ctx: ToolContext, title: str) -> Then | None:
     """Today's daily note and how the capture of `title` changes it, or None when the
     vault keeps no daily notes (or its settings cannot be used: the capture goes on)."""
@@ -35,12 +43,9 @@ def daily_line(ctx: ToolContext, title: str) -> Then | None:
     except (StorageError, OSError, ValueError) as exc:
         log.warning("no daily-note line for this capture: %s", exc)
         return None
-    shown = " ".join(title.replace("|", "-").replace("]", ")").replace("[", "(").split())
 
     def edit(old: str | None, rel: str) -> str:
-        stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
-        link = f"[[{stem}]]" if stem == shown else f"[[{stem}|{shown}]]"
-        return with_line(old, f"- {local:%H:%M} {link}", HEADING, start)
+        return with_line(old, f"- {local:%H:%M} {wikilink(rel, title)}", HEADING, start)
 
     return path, edit
 

@@ -30,6 +30,7 @@ from storage.index.embeddings import (
 )
 from storage.index.filters import Filters
 from storage.index.query import parse_query
+from storage.index.related import Baselines, Neighbour, neighbours
 from storage.index.search import fuse, keyword_ranking, vector_ranking
 from storage.index.snippets import matched_by
 from storage.index.vector_setup import prepare_vectors, probe
@@ -65,6 +66,7 @@ class Index:
         # False in one-shot commands (Store.open's `embed_in_background`): many notes
         # waiting for vectors are left for `brainbot run`.
         self.embed_in_background = True
+        self._baselines = Baselines()
 
     @classmethod
     async def open(
@@ -377,6 +379,12 @@ class Index:
         """(path, title, value) of notes whose field `name` contains `containing`."""
         async with self.database.engine.connect() as conn:
             return await lookups.field_values(conn, self.vault_id, name, containing, limit)
+
+    async def related(self, path: str, limit: int = 20) -> list[Neighbour]:
+        """The notes closest to the note at `path`, scored so that one threshold can
+        judge them (storage.index.related)."""
+        async with self.database.engine.connect() as conn:
+            return await neighbours(conn, self.vault_id, path, self._baselines, limit=limit)
 
     async def backlinks(self, path: str, title: str | None = None) -> list[Backlink]:
         """Notes linking to the note at `path` (also by its `title`), newest first."""

@@ -209,13 +209,20 @@ _VAULT_SIZE = text(
 
 
 async def vector_ranking(
-    conn: AsyncConnection, vault_id: int, vector: Sequence[float], filters: Filters, limit: int
+    conn: AsyncConnection,
+    vault_id: int,
+    vector: Sequence[float],
+    filters: Filters,
+    limit: int,
+    *,
+    exact_values: int | None = None,
 ) -> list[tuple[int, float, int]]:
     """(entry id, cosine similarity of its best chunk, that chunk's offset) of the vault's
     notes, best first; notes whose best chunk has no positive similarity are left out.
 
-    A small vault's chunks are few (see SMALL_VAULT_VALUES): they are compared one by
-    one (exact, and cheap).
+    A small vault's chunks are few (see SMALL_VAULT_VALUES; `exact_values` for a caller
+    that trades exactness for time sooner): they are compared one by one (exact, and
+    cheap).
     Otherwise the HNSW index over every vault's chunks serves. Before pgvector 0.8 an
     HNSW scan stops after `hnsw.ef_search` candidates and filters them afterwards (by
     vault, and by `filters`), so the search widens with the share of the chunks the
@@ -231,7 +238,8 @@ async def vector_ranking(
     indexed = "c.embedding <=> CAST(:vector AS vector)"
     # `+ 0` hides the expression from the index: an exact scan finds every match.
     exact = _VECTOR.format(join=join, where=where, order=f"({indexed}) + 0")
-    small = SMALL_VAULT_VALUES // max(len(vector), 1)
+    budget = SMALL_VAULT_VALUES if exact_values is None else exact_values
+    small = budget // max(len(vector), 1)
     size = (await conn.execute(_VAULT_SIZE, {"vault": vault_id, "cap": small + 1})).one()
     if size.chunks <= small:
         rows = list(await conn.execute(text(exact), params))
