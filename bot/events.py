@@ -49,6 +49,15 @@ class Sender:
 AttachmentKind = Literal["voice", "audio", "photo", "document"]
 
 
+def attachment_kind(mime: str) -> AttachmentKind:
+    """What a file that names only its MIME type is (a form upload, a mail's part)."""
+    if mime.startswith("image/"):
+        return "photo"
+    if mime.startswith("audio/"):
+        return "audio"
+    return "document"
+
+
 @dataclass(frozen=True, slots=True)
 class Attachment:
     """A file that came with a message, already downloaded by the adapter."""

@@ -31,12 +31,12 @@ from bot.app.runtime import Runtime
 from bot.engine import SLOW_DOWN
 from bot.events import (
     Attachment,
-    AttachmentKind,
     Conversation,
     Event,
     InboundMessage,
     Reply,
     Sender,
+    attachment_kind,
 )
 from storage.db.mcp_tokens import McpTokens
 from storage.db.people import Person
@@ -284,20 +284,12 @@ async def _read_form(request: web.Request, max_file: int) -> Capture:
             if len(data) > max_file:
                 raise ApiError(413, f"{filename} is larger than {max_file:,} bytes")
             mime = part.get_content_type()
-            files.append(Attachment(_kind(mime), data, filename, mime))
+            files.append(Attachment(attachment_kind(mime), data, filename, mime))
         elif isinstance(name, str):
             values[name] = data[:100_000].decode(part.get_content_charset() or "utf-8", "replace")
     capture = _capture_of(values)
     capture.files = files
     return capture
-
-
-def _kind(mime: str) -> AttachmentKind:
-    if mime.startswith("image/"):
-        return "photo"
-    if mime.startswith("audio/"):
-        return "audio"
-    return "document"
 
 
 def _tag(tag: str) -> str:

@@ -39,7 +39,7 @@ class DigestButtons(ButtonHandler):
         return await self._act(ctx, value, action)
 
     async def open(self, ctx: ToolContext, value: str) -> list[Reply]:
-        action, ctx = await self._action(ctx, value)
+        action, ctx = await digest_pressed(ctx, value)
         path = str(action.payload["path"])
         try:
             entry = await ctx.store.read(path)
@@ -56,19 +56,8 @@ class DigestButtons(ButtonHandler):
         text = "\n\n".join(part for part in (f"{entry.title} ({entry.path})", facts, body) if part)
         return [Reply(text)]
 
-    @staticmethod
-    async def _action(ctx: ToolContext, value: str) -> tuple[ButtonAction, ToolContext]:
-        return await pressed(
-            ctx,
-            value,
-            DIGEST_ACTION_KIND,
-            members=False,
-            unknown="I don't know that button any more; nothing changed.",
-            not_yours="Only the person this digest is for can use its buttons.",
-        )
-
     async def _act(self, ctx: ToolContext, value: str, what: str) -> list[Reply]:
-        action, ctx = await self._action(ctx, value)
+        action, ctx = await digest_pressed(ctx, value)
         if await ctx.records.use_button_action(value, ctx.now) is None:
             return []  # this item was already done or snoozed: a second press changes nothing
         path = str(action.payload["path"])
@@ -97,3 +86,17 @@ class DigestButtons(ButtonHandler):
         if message is None:
             return [Reply(f"{path}: {state}.")]
         return [draw(message.content, replace=True)]
+
+
+async def digest_pressed(ctx: ToolContext, value: str) -> tuple[ButtonAction, ToolContext]:
+    """The stored action behind a digest's button (any of its kinds: an item's Done,
+    an older note's Less like this, a mention's Link), refused for anyone but the
+    person the digest is for."""
+    return await pressed(
+        ctx,
+        value,
+        DIGEST_ACTION_KIND,
+        members=False,
+        unknown="I don't know that button any more; nothing changed.",
+        not_yours="Only the person this digest is for can use its buttons.",
+    )

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 
-from bot.buttons.dispatch import ButtonHandler, pressed
-from bot.digest import DIGEST_ACTION_KIND, LINK_ACTION, draw
+from bot.buttons.digest import digest_pressed
+from bot.buttons.dispatch import ButtonHandler
+from bot.digest import LINK_ACTION, draw
 from bot.events import Reply
 from bot.tools import ToolContext, ToolResult, ToolRunner
 from storage.db.digest_messages import DigestMessages
@@ -29,14 +30,7 @@ class MentionLinks(ButtonHandler):
         self.runner = runner
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
-        stored, ctx = await pressed(
-            ctx,
-            value,
-            DIGEST_ACTION_KIND,
-            members=False,
-            unknown="I don't know that button any more; nothing changed.",
-            not_yours="Only the person this review is for can use its buttons.",
-        )
+        stored, ctx = await digest_pressed(ctx, value)
         if await ctx.records.use_button_action(value, ctx.now) is None:
             return []  # linked (or refused) already: a second press changes nothing
         payload = stored.payload

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 
-from bot.buttons.dispatch import ButtonHandler, pressed
-from bot.digest import DIGEST_ACTION_KIND, LESS_ACTION, PAST_DONE_ACTION, draw
+from bot.buttons.digest import digest_pressed
+from bot.buttons.dispatch import ButtonHandler
+from bot.digest import LESS_ACTION, PAST_DONE_ACTION, draw
 from bot.events import Button, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext
 from storage.db.digest_messages import DigestMessages
@@ -33,14 +34,7 @@ class PastButtons(ButtonHandler):
         self.digests = digests
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
-        stored, ctx = await pressed(
-            ctx,
-            value,
-            DIGEST_ACTION_KIND,
-            members=False,
-            unknown="I don't know that button any more; nothing changed.",
-            not_yours="Only the person this digest is for can use its buttons.",
-        )
+        stored, ctx = await digest_pressed(ctx, value)
         if await ctx.records.use_button_action(value, ctx.now) is None:
             return []  # done or lowered already: a second press changes nothing
         path = str(stored.payload["path"])

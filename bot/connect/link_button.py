@@ -15,9 +15,9 @@ from bot.connect.related import (
     LINK_KIND,
     linked_to,
     undo_button,
-    where_now,
     write_links,
 )
+from bot.enrich import where_now
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner
 from storage.errors import StorageError

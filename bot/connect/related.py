@@ -19,14 +19,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.enrich import Deliver
+from bot.enrich import Deliver, where_now
 from bot.events import Button, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolRunner, wikilink
 from storage.db.records import Records
 from storage.entry import BOT_AUTHOR, Entry
-from storage.errors import EntryNotFound, StaleEdit
+from storage.errors import StaleEdit
 from storage.index.related import Neighbour
-from storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -85,20 +84,6 @@ def with_related(body: str, links: Sequence[tuple[str, str]]) -> str:
             have.append(wikilink(path, title))
             named.add(stem.lower())
     return "\n".join([*lines, "", f"{RELATED} " + ", ".join(have)]).lstrip("\n") + "\n"
-
-
-async def where_now(store: Store, path: str, note_id: str) -> Entry | None:
-    """The note as it is now: at `path`, or (filed into a category, renamed) wherever
-    the note with its `id` went; None when it is gone."""
-    try:
-        return await store.read(path)
-    except EntryNotFound:
-        pass
-    if not note_id:
-        return None
-    values = await store.index.field_values("id", note_id)
-    found = [p for p, _, value in values if value == note_id]
-    return await store.read(found[0]) if len(found) == 1 else None
 
 
 async def write_links(

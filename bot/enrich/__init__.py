@@ -8,6 +8,6 @@ from bot.enrich.arrivals import Arrivals
 from bot.enrich.fetch import FetchPolicy
 from bot.enrich.links import find_urls
 from bot.enrich.reading import Readers
-from bot.enrich.worker import Deliver, Enricher
+from bot.enrich.worker import Deliver, Enricher, where_now
 
-__all__ = ["Arrivals", "Deliver", "Enricher", "FetchPolicy", "Readers", "find_urls"]
+__all__ = ["Arrivals", "Deliver", "Enricher", "FetchPolicy", "Readers", "find_urls", "where_now"]

@@ -30,7 +30,7 @@ from bot.events import Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
 from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
 from storage.db.records import Records
-from storage.entry import BOT_AUTHOR
+from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import EntryNotFound, StaleEdit, StorageError
 from storage.store import Store
 from storage.vault.files import read_regular
@@ -175,9 +175,10 @@ class Enricher:
         store = await self.vaults.store(vault)
         if await store.has_event_commit(job.commit_key, since=job.created_at):
             return DONE, "", None  # landed before a restart: done, and not told twice
-        path = await _where_now(store, job)
-        if path is None:
+        note = await where_now(store, job.path, job.note_id)
+        if note is None:
             return SKIPPED, "", None  # deleted before it could be read
+        path = note.path
         try:
             async with asyncio.timeout(self.timeout):
                 reads = await self._read_all(store, job)
@@ -273,19 +274,19 @@ class Enricher:
             log.warning("could not tell %s how reading went: %s", conversation.key, exc)
 
 
-async def _where_now(store: Store, job: Enrichment) -> str | None:
-    """Where the job's note is now: where it was filed, or (filed into a category,
-    renamed) wherever the note with its `id` went; None when it is gone."""
+async def where_now(store: Store, path: str, note_id: str | None) -> Entry | None:
+    """The note as it is now: at `path`, or (filed into a category, renamed) wherever
+    the note with its `id` went; None when it is gone. Reading (bot.enrich) and linking
+    (bot.connect) both act on a note some time after it was filed."""
     try:
-        await store.read(job.path)
-        return job.path
+        return await store.read(path)
     except EntryNotFound:
         pass
-    if not job.note_id:
+    if not note_id:
         return None
-    values = await store.index.field_values("id", job.note_id)
-    found = [path for path, _, value in values if value == job.note_id]
-    return found[0] if len(found) == 1 else None
+    values = await store.index.field_values("id", note_id)
+    found = [p for p, _, value in values if value == note_id]
+    return await store.read(found[0]) if len(found) == 1 else None
 
 
 def _fields(

@@ -16,7 +16,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 
-from bot.events import Attachment, AttachmentKind
+from bot.events import Attachment, attachment_kind
 
 log = logging.getLogger(__name__)
 
@@ -130,16 +130,8 @@ def _files(message: EmailMessage) -> list[Attachment]:
             continue
         mime = part.get_content_type()
         name = part.get_filename() or f"attachment-{n}{_suffix(mime)}"
-        files.append(Attachment(_kind(mime), data, name, mime))
+        files.append(Attachment(attachment_kind(mime), data, name, mime))
     return files
-
-
-def _kind(mime: str) -> AttachmentKind:
-    if mime.startswith("image/"):
-        return "photo"
-    if mime.startswith("audio/"):
-        return "audio"
-    return "document"
 
 
 def _suffix(mime: str) -> str:
