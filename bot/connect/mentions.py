@@ -49,9 +49,12 @@ _WORD = re.compile(r"[^\W_]+")
 _SOMEONE_ELSES = re.compile(r"(?i)(?:\w['\u2019]s?|\b(?:his|her|their|your|its))\s+$")
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 # Addresses: a scheme's URL, www., e-mail, or a bare domain with or without a path.
+# Each alternative starts only where a run of its characters starts, so a text of
+# 20,000 "Sarah-" is one look at the run, not one per letter of it.
 _ADDRESS = re.compile(
-    r"(?i)\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-    r"|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|ai|co|de|fr|uk|edu|gov|me)\b\S*"
+    r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*+://\S+|\bwww\.\S+"
+    r"|(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+"
+    r"|(?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|ai|co|de|fr|uk|edu|gov|me)\b\S*"
 )
 
 
@@ -120,16 +123,20 @@ class Names:
         `leave_out` (the capture itself) is never one."""
         masked = _ADDRESS.sub(_blank, without_code(text))
         found: list[Mention] = []
+        pieces: list[str] = []  # `masked` with each link blanked or shown as its words
+        done = 0
         for link in _WIKILINK.finditer(masked):
             target = link.group(1).partition("|")[0].partition("#")[0].strip()
             notes = self._by_key.get(path_key(target)) or self._by_key.get(name_key(target))
             if notes:
                 found.append(Mention(link.group(0), tuple(notes.values())))
-                masked = masked[: link.start()] + " " * len(link.group(0)) + masked[link.end() :]
+                shown = " " * len(link.group(0))
             else:  # a link to no such note: the words of its target may name someone
                 raw = link.group(1).partition("|")[0].partition("#")[0]
                 shown = f"  {raw}".ljust(len(link.group(0)))
-                masked = masked[: link.start()] + shown + masked[link.end() :]
+            pieces += [masked[done : link.start()], shown]
+            done = link.end()
+        masked = "".join([*pieces, masked[done:]])
         found += self._in_words(text, _words(text, masked))
         return _once(found, leave_out)
 

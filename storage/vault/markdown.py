@@ -18,14 +18,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+# Possessive runs: a line of 100,000 backticks is one failed try, not one per length.
 _FENCE = re.compile(
-    r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S
+    r"^[ \t]{0,3}(`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]{0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S
 )
-_INLINE_CODE = re.compile(r"(`+)[^`\n].*?(?<!`)\1(?!`)")
+_TICKS = re.compile(r"`+")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-_MDLINK = re.compile(r"\[[^\]\n]*\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
+# A link's text and target stop at the next `[` (and an <angle> target at the next
+# `<`): each try then reads only up to where the next one starts, so a line of
+# ten thousand `[a](` or `[[` is read in one pass, not once per bracket.
+_MDLINK = re.compile(
+    r"\[[^\[\]\n]*\]\(\s*(<[^<>\n]+>|[^)\s\[]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+)
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -34,11 +40,36 @@ def without_code(text: str) -> str:
     looked for in it is found where it is not code and at the same offsets."""
     text = _FENCE.sub(_blank, text)
     text = _indented_blanked(text)
-    return _INLINE_CODE.sub(_blank, text)
+    return _inline_code_blanked(text) if "`" in text else text
 
 
 def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def _inline_code_blanked(text: str) -> str:
+    """`text` with its code spans blanked: a run of backticks opens one, closed by the
+    next run of the same length on the line (CommonMark's rule, within one line).
+    Each run is looked at once, where a pattern would read on from every backtick."""
+    chars = list(text)
+    for line in re.finditer(r"[^\n]*`[^\n]*", text):
+        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, line.start(), line.end())]
+        following: list[int | None] = [None] * len(runs)
+        last: dict[int, int] = {}  # run length → the index of the nearest such run after
+        for n in range(len(runs) - 1, -1, -1):
+            length = runs[n][1] - runs[n][0]
+            following[n] = last.get(length)
+            last[length] = n
+        n = 0
+        while n < len(runs):
+            closer = following[n]
+            if closer is None:
+                n += 1  # no closing run: these backticks are plain text
+                continue
+            start, end = runs[n][0], runs[closer][1]
+            chars[start:end] = " " * (end - start)
+            n = closer + 1
+    return "".join(chars)
 
 
 def _indented_blanked(text: str) -> str:

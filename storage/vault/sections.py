@@ -65,11 +65,15 @@ def sections(body: str) -> list[Section]:
             text = _CLOSING.sub("", original[match.end() :]).strip()
             found.append((text, len(match.group(1)), offset, offset + len(line)))
         offset += len(line)
-    out = []
-    for i, (text, level, start, content_start) in enumerate(found):
-        end = next((f[2] for f in found[i + 1 :] if f[1] <= level), len(body))
-        out.append(Section(text, level, start, content_start, end))
-    return out
+    # Each section ends where the next heading of its level or higher begins: the
+    # headings still open are closed by each new one (one pass, however many).
+    ends = [len(body)] * len(found)
+    open_ones: list[int] = []
+    for i, (_, level, start, _) in enumerate(found):
+        while open_ones and found[open_ones[-1]][1] >= level:
+            ends[open_ones.pop()] = start
+        open_ones.append(i)
+    return [Section(t, lv, st, cs, end) for (t, lv, st, cs), end in zip(found, ends, strict=True)]
 
 
 def heading_key(name: str) -> str:

@@ -99,3 +99,18 @@ def test_a_line_keeps_to_its_section_and_its_date() -> None:
     assert oldest is not None
     assert oldest.index("[[z]]") < oldest.index("## Notes")
     assert oldest.index("[[a]]") < oldest.index("[[z]]")
+
+
+@pytest.mark.parametrize(
+    "noise", ["Sarah-", "a.", "a@", "[[nobody]] ", "`", "[[", "www.x "], ids=repr
+)
+def test_a_message_written_to_stall_the_finder_is_read_in_one_pass(noise: str) -> None:
+    """100 kB of one piece repeated (a look at every letter of a run, or a copy of the
+    text for every link, took a minute and a half here): the name after it is found."""
+    text = noise * (100_000 // len(noise)) + " lunch with Sarah Kim"
+    assert named(text)[-1] == ("Sarah Kim", ["Sarah Kim"])
+
+
+def test_addresses_are_still_no_names() -> None:
+    assert named("mail sarah.kim@example.org or see sarah-kim.com/about") == []
+    assert named("https://example.org/Sarah/Kim and Sarah Kim") == [("Sarah Kim", ["Sarah Kim"])]

@@ -73,3 +73,27 @@ def test_a_heading_in_code_is_no_title() -> None:
 
     assert first_heading("    # Not this\n\n# `Code` in a title\n") == "`Code` in a title"
     assert first_heading("```\n# no\n```\n# Yes\n") == "Yes"
+
+
+def _linked(text: str) -> list[str]:
+    return [link.wiki_name or link.target for link in links(text)]
+
+
+def test_code_spans_close_on_a_run_of_the_same_length() -> None:
+    assert _linked("`a` [[x]] ``b`` [[y]]") == ["x", "y"]
+    assert _linked("``a` [[x]] ``") == []  # the single backtick is inside the span
+    assert _linked("`a [[x]]") == ["x"]  # never closed: plain text
+    assert _linked("```` [[x]] `") == ["x"]  # no run of four closes it
+    assert _linked("`a` `[[x]]` [[y]]\n`[[z]]") == ["y", "z"]  # a span ends with its line
+    masked = without_code("say `x` and ``y``")
+    assert masked == "say " + " " * 3 + " and " + " " * 5
+
+
+def test_a_hostile_note_is_read_in_one_pass() -> None:
+    """Notes written to stall a reader (a line of 200,000 backticks, of `[a](`, of
+    `[[`): each is read in one pass (quadratic reading took minutes here), and the
+    link after the noise is still found."""
+    for noise in ("`", "[a](", "[[", "[a](<", "[a:: ", "```"):
+        body = "x " + noise * (200_000 // len(noise)) + " [[tea]]\n"
+        assert "tea" in _linked(body), noise
+        assert len(without_code(body)) == len(body)
