@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.enrich import Deliver, where_now
+from bot.enrich import Background, Deliver, where_now
 from bot.events import Button, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolRunner, wikilink
 from storage.db.records import Records
@@ -166,25 +166,20 @@ class Related:
         self.clock = clock
         self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
         self.start_after = START_AFTER
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._jobs = Background()
 
     def after(self, ctx: ToolContext) -> None:
         """After the reply to a capture: name its related notes (or link them)."""
         if not ctx.filed or self.deliver is None or ctx.conversation.platform in UNTOLD:
             return
-        task = asyncio.create_task(self._run(ctx, ctx.filed[0]), name="related")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._jobs.start(self._run(ctx, ctx.filed[0]), "related")
 
     async def wait_idle(self) -> None:
         """Until every suggestion started so far is out (tests; a drain)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._jobs.wait_idle()
 
     async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._jobs.cancel()
 
     async def _run(self, ctx: ToolContext, note: Entry) -> None:
         await asyncio.sleep(self.start_after)

@@ -33,6 +33,7 @@ from datetime import date
 
 from bot.buttons import ButtonHandler, pressed
 from bot.connect.mentions import PEOPLE, PROJECTS, Mention, Named, Names
+from bot.enrich import Background
 from bot.events import Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext
 from storage.entry import Change, Entry
@@ -167,21 +168,18 @@ class Timeline:
         self.names = KnownNames(first_names=first_names)
         self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
         self.start_after = START_AFTER
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._jobs = Background()
 
     def follow(self, ctx: ToolContext, text: str) -> None:
         """After the reply to a message that filed a note: the lines on the timelines
         its words name, and what to say about them (nothing when it names nobody)."""
         if not ctx.filed or not text.strip():
             return
-        task = asyncio.create_task(self._run(ctx, text), name=f"timeline-{ctx.event_key}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._jobs.start(self._run(ctx, text), f"timeline-{ctx.event_key}")
 
     async def wait_idle(self) -> None:
         """Until every timeline job started so far has finished (tests, a drain)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._jobs.wait_idle()
 
     async def close(self, grace: float = CLOSE_GRACE) -> None:
         """Let the jobs under way finish (they live in this process only), for at most
@@ -190,9 +188,7 @@ class Timeline:
             async with asyncio.timeout(grace):
                 await self.wait_idle()
         except TimeoutError:
-            for task in list(self._tasks):
-                task.cancel()
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            await self._jobs.cancel()
 
     async def _run(self, ctx: ToolContext, text: str) -> None:
         await asyncio.sleep(self.start_after)

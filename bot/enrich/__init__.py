@@ -5,9 +5,19 @@ lands as a second commit on the same note (or the person is told why it could no
 from __future__ import annotations
 
 from bot.enrich.arrivals import Arrivals
+from bot.enrich.background import Background
 from bot.enrich.fetch import FetchPolicy
 from bot.enrich.links import find_urls
 from bot.enrich.reading import Readers
 from bot.enrich.worker import Deliver, Enricher, where_now
 
-__all__ = ["Arrivals", "Deliver", "Enricher", "FetchPolicy", "Readers", "find_urls", "where_now"]
+__all__ = [
+    "Arrivals",
+    "Background",
+    "Deliver",
+    "Enricher",
+    "FetchPolicy",
+    "Readers",
+    "find_urls",
+    "where_now",
+]

@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot import metrics
+from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
 from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
@@ -77,7 +78,7 @@ class Enricher:
         self.clock = clock
         self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
         self.start_after = START_AFTER
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._jobs = Background()
         self._at_once = asyncio.Semaphore(AT_ONCE)
 
     def wants(self, links: Sequence[str], files: Sequence[Mapping[str, str]]) -> bool:
@@ -115,9 +116,7 @@ class Enricher:
         )
 
     def submit(self, job_id: int) -> None:
-        task = asyncio.create_task(self._run(job_id), name=f"enrich-{job_id}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._jobs.start(self._run(job_id), f"enrich-{job_id}")
 
     async def resume(self, alive: Callable[[int], Awaitable[bool]]) -> int:
         """Start the jobs a stopped or crashed process left waiting; how many."""
@@ -136,14 +135,11 @@ class Enricher:
 
     async def wait_idle(self) -> None:
         """Until every job started so far has finished (tests; a drain)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._jobs.wait_idle()
 
     async def close(self) -> None:
         """Stop reading: unfinished jobs stay waiting for the next start."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._jobs.cancel()
 
     # -- one job -----------------------------------------------------------------------
 
