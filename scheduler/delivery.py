@@ -20,7 +20,7 @@ from typing import Protocol
 from bot import metrics
 from bot.config import Settings
 from bot.dates import local_zone
-from bot.digest import Digest, compose_digest, present, with_summary
+from bot.digest import Digest, compose_digest, present, record_shown, with_summary
 from bot.events import Conversation, Reply
 from bot.llm import LLM
 from scheduler.retry import next_attempt
@@ -204,13 +204,14 @@ class DigestDelivery:
         homes = await home_conversations(self.records, person.id)
         if not homes:
             return Sent("failed", "no direct conversation to send to yet"), None
+        store = await self.store(person)
         reply, message_id = await present(
             digest,
             user_id=person.id,
             records=self.records,
             digests=self.messages,
             now=self.clock(),
-            vault_id=(await self.store(person)).vault_id,
+            vault_id=store.vault_id,
         )
         unreachable: list[str] = []
         for conversation in homes:
@@ -219,6 +220,7 @@ class DigestDelivery:
             except NoRoute as exc:
                 unreachable.append(exc.platform)
                 continue
+            await record_shown(store, digest.brought_back, digest.day)
             return Sent("sent", conversation=conversation), message_id
         reason = f"cannot reach {', '.join(unreachable)} from here (not configured or not running)"
         return Sent("failed", reason), message_id

@@ -10,6 +10,7 @@ from bot.digest.message import (
     draw,
     present,
 )
+from bot.digest.resurface import record_shown
 from bot.digest.summary import with_summary
 
 __all__ = [
@@ -21,5 +22,6 @@ __all__ = [
     "compose_digest",
     "draw",
     "present",
+    "record_shown",
     "with_summary",
 ]

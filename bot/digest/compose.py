@@ -80,6 +80,12 @@ class Digest:
         return [item for section in self.sections for item in section.items if item.action]
 
     @property
+    def brought_back(self) -> tuple[str, ...]:
+        """The paths of the older notes this digest brings back (bot.digest.resurface)."""
+        items = (i for s in self.sections for i in s.items if i.buttons == PAST_ITEM)
+        return tuple(i.path for i in items if i.path)
+
+    @property
     def text(self) -> str:
         """Plain text for the chat: action items numbered, the others bulleted."""
         parts = [self.title]

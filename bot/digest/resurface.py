@@ -94,9 +94,9 @@ async def past_sections(
     now: datetime,
     listed: tuple[str, ...],
 ) -> list[PastSection]:
-    """The digest's sections of older notes (none when nothing fits), recorded as
-    shown on `day`. `start_of_day` is the local midnight of `day` in `zone`, `listed`
-    the paths the digest shows already."""
+    """The digest's sections of older notes (none when nothing fits); `record_shown`
+    rests them once the digest is sent. `start_of_day` is the local midnight of `day`
+    in `zone`, `listed` the paths the digest shows already."""
     query = PastQuery(
         day=day,
         rest_from=day - timedelta(days=REST_DAYS),
@@ -110,12 +110,20 @@ async def past_sections(
             if kind == "weekly"
             else _related(store, query, zone, start_of_day, now)
         )
-        if section is not None:
-            await Resurfaced(store.database.engine).record_shown(store.vault_id, section.paths, day)
     except Exception:
         log.exception("the digest of %s goes out without its older notes", day)
         return []
     return [] if section is None else [section]
+
+
+async def record_shown(store: Store, paths: tuple[str, ...], day: date) -> None:
+    """The older notes a sent digest of `day` brought back rest for a while: not on
+    composing (a preview, the read-only digest tool), which shows nobody anything to
+    rest from. A failure is logged; the digest has gone out."""
+    try:
+        await Resurfaced(store.database.engine).record_shown(store.vault_id, paths, day)
+    except Exception:
+        log.exception("the older notes of the digest of %s were not recorded as shown", day)
 
 
 async def _related(

@@ -28,6 +28,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.index.filters import Filters
+from storage.index.links import Link, reaches
 from storage.index.lookups import backlinks
 from storage.index.search import K1, B, vector_literal, vector_ranking
 
@@ -128,11 +129,11 @@ _NOTE = text(
                greatest(total_length::float8 / greatest(doc_count, 1), 1.0) AS avgdl
         FROM index_meta WHERE vault_id = :vault
     )
-    SELECT e.id, meta.n, meta.avgdl,
+    SELECT e.id, e.title, meta.n, meta.avgdl,
            (SELECT avg(c.embedding)::text FROM chunks c
             WHERE c.entry_id = e.id AND c.embedding IS NOT NULL) AS vector,
-           (SELECT json_agg(l.target_path) FROM links l
-            WHERE l.source_id = e.id AND l.target_path IS NOT NULL) AS linked,
+           (SELECT json_agg(json_build_array(l.target_key, l.target_path, l.target_alt))
+            FROM links l WHERE l.source_id = e.id) AS linked,
            (SELECT json_agg(json_build_array(p.term, t.df, p.tf, p.dl)) FROM postings p
             JOIN terms t ON t.vault_id = p.vault_id AND t.term = p.term
             WHERE p.vault_id = :vault AND p.entry_id = e.id AND t.df > 1
@@ -249,8 +250,11 @@ async def neighbours(
     for r in await conn.execute(_TITLES, {"vault": vault_id, "ids": sorted(ids)}):
         titles[int(r.id)] = (r.path, r.title)
         categories[int(r.id)] = r.category
-    tied = set(note.linked or ())
-    tied |= {hit.path for hit in await backlinks(conn, vault_id, path, None)}
+    # Notes already tied to this one are no news: those it links to (by the rule
+    # backlinks follow) and those linking to it.
+    links = [Link(key, where, alt, "") for key, where, alt in note.linked or ()]
+    tied = {hit.path for hit in await backlinks(conn, vault_id, path, note.title)}
+    tied |= {p for p, title in titles.values() if any(reaches(li, p, title) for li in links)}
     found = [
         Neighbour(
             titles[i][0], titles[i][1], keyword.get(i, 0.0), similarity.get(i), shared.get(i, 0)

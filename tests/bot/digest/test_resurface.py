@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from datetime import date, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import frontmatter
 import pytest
@@ -15,6 +16,7 @@ from sqlalchemy import text
 from adapters.telegram.render import callback_data
 from bot.app.runtime import Runtime
 from bot.app.scheduling import build_service
+from bot.digest import compose_digest
 from bot.events import Reply
 from tests.bot.helpers import press
 from tests.fakes.brain import Clock, running_brain
@@ -24,6 +26,7 @@ from tests.scheduler.outbox import Outbox, add_ada
 
 DAY = date(2026, 11, 20)  # a Friday
 MORNING = on(DAY, 7)  # 08:00 in Berlin
+BERLIN = ZoneInfo("Europe/Berlin")
 LONG_AGO = on(date(2026, 6, 1))
 # The fake model's vectors: words hashed into 32 dimensions (similar texts, similar vectors).
 VECTORS = {"BRAINBOT_EMBEDDINGS": "openai", "BRAINBOT_EMBEDDING_DIMENSIONS": 32}
@@ -139,6 +142,24 @@ async def test_not_the_same_note_two_days_running(
     assert titles == {"Greenhouse tomatoes", "Greenhouse heater"}
     # The next day, what was shown rests; a note not shown yet may come.
     assert [line.split(" (ideas)")[0] for line in next_day] == ["1. Greenhouse heater two"]
+
+
+async def test_a_digest_only_composed_rests_nothing(
+    tmp_path: Path, database_url: str, model: FakeOpenAI
+) -> None:
+    """A preview (`brainbot digest` without --send, the digest tool) shows nobody the
+    older notes: the next day's sent digest still brings them back."""
+    clock = Clock(MORNING)
+    async with running_brain(tmp_path, database_url, model, clock=clock, **VECTORS) as brain:
+        await add_notes(brain.store, tmp_path / "import", _vault())
+        preview = await compose_digest(brain.store, day=DAY, zone=BERLIN, now=clock())
+        clock.advance(hours=24)
+        sent = _section(await _digest(brain, clock), "From your notes")
+    assert len(preview.brought_back) == 2 and len(sent) == 2
+    assert {line.split(" (ideas)")[0].split(". ", 1)[1] for line in sent} == {
+        "Greenhouse tomatoes",
+        "Greenhouse heater",
+    }
 
 
 async def test_less_like_this_lowers_the_note_until_it_stops_coming(

@@ -68,3 +68,16 @@ async def test_without_vectors_the_words_alone_score(database_url: str) -> None:
         assert {n.path for n in near} == {"ideas/starter.md", "ideas/bread.md"}
         assert all(n.similarity is None for n in near)
         assert await index.related("ideas/not-indexed.md") == []
+
+
+async def test_notes_the_new_note_links_to_are_no_news(database_url: str) -> None:
+    """A thought that already links `[[Sourdough bread…]]` (by title) or a path is
+    not told about those notes again; its unlinked neighbour still is."""
+    async with connected(database_url) as database:
+        index = await Index.open(database, None)
+        linking = (NEW[0], NEW[1] + f" see [[{SOURDOUGH[1][1][:40]}]]")
+        await index.upsert(notes([*SOURDOUGH, linking]))
+        assert {n.path for n in await index.related(NEW[0])} == {"ideas/starter.md"}
+        by_path = (NEW[0], NEW[1] + " see [the starter](starter.md)")
+        await index.upsert(notes([by_path]))
+        assert {n.path for n in await index.related(NEW[0])} == {"ideas/bread.md"}
