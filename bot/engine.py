@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -38,7 +37,7 @@ from bot.config import Settings
 from bot.connect import LinkButton, Related, Timeline, TimelineChoice
 from bot.custom_tools import VaultTools
 from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
-from bot.events import ButtonPress, Event, InboundMessage, RecentEvents, Reply
+from bot.events import ButtonPress, Event, InboundMessage, Recent, RecentEvents, Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
@@ -166,9 +165,9 @@ class Engine:
         )
         self.arrivals = Arrivals(self.enricher, self.runner, llm)
         self.timeline = Timeline()  # people and projects a capture names (bot.connect)
-        self.related = Related(self.runner, records, auto_link=settings.auto_link, clock=clock)
+        self.related = Related(self.runner, auto_link=settings.auto_link, clock=clock)
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
-        self._filed: OrderedDict[str, Entry] = OrderedDict()
+        self._filed: Recent[Entry] = Recent(FILED_REMEMBERED)
         self._rate = RateLimit(settings.rate_limit_per_minute)
         self.last_turn: Turn | None = None  # the model's last turn (for the model check)
 
@@ -382,9 +381,7 @@ class Engine:
         self.timeline.follow(ctx, text)
         self.related.after(ctx)  # related notes, in a message after the reply (bot.connect)
         if ctx.filed:  # for callers that answer with the note (the capture API)
-            self._filed[ctx.event_key] = ctx.filed[0]
-            while len(self._filed) > FILED_REMEMBERED:
-                self._filed.popitem(last=False)
+            self._filed.keep(ctx.event_key, ctx.filed[0])
         return replies
 
     def filed_by(self, event_key: str) -> Entry | None:

@@ -10,7 +10,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,19 +127,39 @@ class Reply:
     replace: bool = False
 
 
+V = TypeVar("V")
+
+
+class Recent(Generic[V]):
+    """The last `size` values kept, by key (the oldest forgotten first): what a process
+    remembers of recent events without a trip to storage."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._items: OrderedDict[Hashable, V] = OrderedDict()
+        self._size = size
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._items
+
+    def get(self, key: Hashable) -> V | None:
+        return self._items.get(key)
+
+    def keep(self, key: Hashable, value: V) -> None:
+        self._items[key] = value
+        if len(self._items) > self._size:
+            self._items.popitem(last=False)
+
+
 class RecentEvents:
     """The keys of the events seen last, at most `size` (the oldest forgotten first):
     a platform's retry or a second delivery is recognised without a trip to storage."""
 
     def __init__(self, size: int = 4096) -> None:
-        self._keys: OrderedDict[Hashable, None] = OrderedDict()
-        self._size = size
+        self._keys: Recent[None] = Recent(size)
 
     def first_time(self, key: Hashable) -> bool:
         """Remember `key`; False when it was seen already."""
         if key in self._keys:
             return False
-        self._keys[key] = None
-        if len(self._keys) > self._size:
-            self._keys.popitem(last=False)
+        self._keys.keep(key, None)
         return True

@@ -195,13 +195,10 @@ class CaptureApi:
         runtime, tokens = self._runtime, self._tokens
         if runtime is None or tokens is None:
             raise ApiError(503, "brainbot is starting; try again in a moment")
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        info = None
-        if scheme.lower() == "bearer" and token.strip():
-            info = await tokens.find(token.strip(), runtime.engine.clock())
+        info = await tokens.bearer(request.headers.get("Authorization", ""), runtime.engine.clock())
         if info is None:
             raise ApiError(401, UNAUTHORISED)
-        person = next((p for p in await runtime.records.people() if p.id == info.user_id), None)
+        person = await runtime.records.person(info.user_id)
         if person is None:
             raise ApiError(403, "the person this token belongs to no longer exists")
         if person.id not in self._known:

@@ -93,9 +93,7 @@ OPENAPI: dict[str, Any] = {
                             }
                         },
                     },
-                    **dict.fromkeys(
-                        ("400", "401", "403", "409", "413", "415", "422", "429"), _ERROR
-                    ),
+                    **dict.fromkeys(_REFUSALS, _ERROR),
                 },
             }
         },

@@ -85,10 +85,7 @@ class McpHttp:
         manager, tokens, runtime = self._manager, self._tokens, self._runtime
         if manager is None or tokens is None or runtime is None:
             return web.json_response({"error": "brainbot is not ready"}, status=503)
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        info = None
-        if scheme.lower() == "bearer" and token.strip():
-            info = await tokens.find(token.strip(), runtime.engine.clock())
+        info = await tokens.bearer(request.headers.get("Authorization", ""), runtime.engine.clock())
         if info is None:
             return web.json_response(
                 {"error": UNAUTHORISED},

@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from bot.enrich import Background, Deliver, where_now
 from bot.events import Button, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolRunner, wikilink
-from storage.db.records import Records
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import StaleEdit
 from storage.index.related import Neighbour
@@ -155,13 +154,11 @@ class Related:
     def __init__(
         self,
         runner: ToolRunner,
-        records: Records,
         *,
         auto_link: bool,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.runner = runner
-        self.records = records
         self.auto_link = auto_link
         self.clock = clock
         self.deliver: Deliver | None = None  # set by the running app; None: nobody is told

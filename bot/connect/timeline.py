@@ -35,7 +35,7 @@ from bot.buttons import ButtonHandler, pressed
 from bot.connect.mentions import PEOPLE, PROJECTS, Mention, Named, Names
 from bot.enrich import Background
 from bot.events import Button, Conversation, Reply
-from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext
+from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, wikilink
 from storage.entry import Change, Entry
 from storage.errors import NothingToChange, StorageError
 from storage.store import Store
@@ -93,10 +93,7 @@ class KnownNames:
 
 def timeline_line(day: date, note: Entry) -> str:
     """`- 2026-11-25 [[budget-idea|Budget idea]]`: the day and a link to the note."""
-    stem = note.path.rsplit("/", 1)[-1].removesuffix(".md")
-    shown = " ".join(note.title.replace("|", "-").replace("]", ")").replace("[", "(").split())
-    link = f"[[{stem}]]" if stem == shown else f"[[{stem}|{shown}]]"
-    return f"- {day.isoformat()} {link}"
+    return f"- {day.isoformat()} {wikilink(note.path, note.title)}"
 
 
 def with_timeline_line(body: str, line: str) -> str | None:

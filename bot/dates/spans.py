@@ -187,14 +187,6 @@ def _latest_day(month: int, day: int, year: str | None, today: date) -> date:
     return date(today.year - 1, month, day)
 
 
-def _period(kind: str, today: date, back: int) -> tuple[date, date]:
-    if kind == "week":
-        return _week_of(today - timedelta(weeks=back))
-    if kind == "month":
-        return _month_span(*_months_back(today, back))
-    return date(today.year - back, 1, 1), date(today.year - back, 12, 31)
-
-
 def _prefixed(m: re.Match[str]) -> bool:
     """A preposition that makes a month or a year a time: "in", "since", "before"...
     ("on March", "am 2025" are none)."""
@@ -235,9 +227,9 @@ def _days(m: re.Match[str], text: str, today: date) -> tuple[date, date] | None:
         day = today - timedelta(days=_DAYS[said])
         return day, day
     if g("last_period"):
-        return _period(_PERIOD[(g("lp") or g("fp")).lower()], today, 1)
+        return _unit_span(_PERIOD[(g("lp") or g("fp")).lower()], 1, today)
     if g("this_period"):
-        return _period(_PERIOD[g("tp").lower()], today, 0)
+        return _unit_span(_PERIOD[g("tp").lower()], 0, today)
     if g("day_month"):
         month = w.MONTH_NUMBERS[(g("dm") or g("md")).lower()]
         day = _latest_day(month, int(g("dd") or g("mdd")), g("dy") or g("mdy"), today)

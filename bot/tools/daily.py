@@ -30,21 +30,30 @@ def wikilink(path: str, title: str) -> str:
     return f"[[{stem}]]" if not shown or shown == stem else f"[[{stem}|{shown}]]"
 
 
+def _today(ctx: ToolContext) -> tuple[DailyNotes, datetime, str] | None:
+    """The vault's daily-note settings, the person's local time and today's note's
+    path; None when the vault keeps no daily notes."""
+    notes = daily_notes(ctx.store.vault.root, ctx.settings.daily_note)
+    if notes is None:
+        return None
+    local = ctx.now.astimezone(ctx.vault_zone)
+    return notes, local, notes.path(local.date())
+
+
 def daily_line(ctx: ToolContext, title: str) -> Then | None:
     """Today's daily note and how the capture of `title` changes it, or None when the
     vault keeps no daily notes (or its settings cannot be used: the capture goes on)."""
     try:
-        notes = daily_notes(ctx.store.vault.root, ctx.settings.daily_note)
-        if notes is None:
-            return None
-        local = ctx.now.astimezone(ctx.vault_zone)
-        path = notes.path(local.date())
-        start = _from_template(ctx, notes, local)
+        today = _today(ctx)
     except (StorageError, OSError, ValueError) as exc:
         log.warning("no daily-note line for this capture: %s", exc)
         return None
+    if today is None:
+        return None
+    notes, local, path = today
 
     def edit(old: str | None, rel: str) -> str:
+        start = _from_template(ctx, notes, local) if old is None else ""
         return with_line(old, f"- {local:%H:%M} {wikilink(rel, title)}", HEADING, start)
 
     return path, edit
@@ -56,11 +65,11 @@ def _from_template(ctx: ToolContext, notes: DailyNotes, local: datetime) -> str:
     if not notes.template:
         return ""
     root = ctx.store.vault.root
-    rel, full = VaultPaths(root).resolve(f"{notes.template}.md")
     try:
+        rel, full = VaultPaths(root).resolve(f"{notes.template}.md")
         text = read_regular(full, rel, TEMPLATE_BYTES, root).decode("utf-8", "replace")
-    except StorageError as exc:
-        log.warning("daily-note template %s not used: %s", rel, exc)
+    except (StorageError, OSError, ValueError) as exc:
+        log.warning("daily-note template %s not used: %s", notes.template, exc)
         return ""
 
     def fill(match: re.Match[str]) -> str:
@@ -84,16 +93,19 @@ DAILY_OFF = (
 async def log_line(ctx: ToolContext, text: str) -> str:
     """Write `text` as `- 09:41 text` under `## Log` in today's daily note (made from
     the template when missing); what to tell the person."""
-    notes = daily_notes(ctx.store.vault.root, ctx.settings.daily_note)
-    if notes is None:
+    today = _today(ctx)
+    if today is None:
         return DAILY_OFF
-    local = ctx.now.astimezone(ctx.vault_zone)
-    path = notes.path(local.date())
-    start = _from_template(ctx, notes, local)
+    notes, local, path = today
     line = f"- {local:%H:%M} {' '.join(text.split())}"
+
+    def edit(old: str | None) -> str:
+        start = _from_template(ctx, notes, local) if old is None else ""
+        return with_line(old, line, LOG_HEADING, start)
+
     written = await ctx.store.write_note(
         path,
-        lambda old: with_line(old, line, LOG_HEADING, start),
+        edit,
         operation="log",
         author=ctx.author,
         source=dict(ctx.source),

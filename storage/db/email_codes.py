@@ -18,6 +18,7 @@ from sqlmodel import Field, SQLModel
 
 from storage.db.admission import new_code, normal_code
 from storage.db.chat_tables import EVENTS, IDENTITIES, _utc_column, table_of
+from storage.db.people import new_identity
 
 EMAIL = "email"  # the platform of a verified address among a person's identities
 EMAIL_CODE_LENGTH = 8  # ~40 bits, alive for an hour, and only from a passing sender
@@ -119,16 +120,9 @@ class EmailCodes:
                 return False
             added = (
                 await conn.execute(
-                    insert(IDENTITIES)
-                    .values(
-                        platform=EMAIL,
-                        platform_user_id=address,
-                        user_id=user_id,
-                        display_name=name,
-                        created_at=now,
+                    new_identity(user_id, EMAIL, address, name, None, now).returning(
+                        IDENTITIES.c.user_id
                     )
-                    .on_conflict_do_nothing()
-                    .returning(IDENTITIES.c.user_id)
                 )
             ).first()
             if added is None:

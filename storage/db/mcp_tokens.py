@@ -77,6 +77,14 @@ class McpTokens:
             )
         return info, token
 
+    async def bearer(self, authorization: str, now: datetime) -> TokenInfo | None:
+        """The live token an HTTP `Authorization: Bearer …` header carries, else None
+        (MCP over HTTP and the capture API take the same tokens)."""
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return None
+        return await self.find(token.strip(), now)
+
     async def find(self, token: str, now: datetime) -> TokenInfo | None:
         """The live token `token` (now marked used), else None."""
         stmt = (

@@ -57,7 +57,7 @@ def _identity_is(platform: str, platform_user_id: str) -> Any:
     )
 
 
-def _new_identity(
+def new_identity(
     user_id: int,
     platform: str,
     platform_user_id: str,
@@ -114,7 +114,7 @@ class PeopleRecords:
                     .returning(USERS.c.id)
                 )
             ).scalar_one()
-            identity = _new_identity(user_id, platform, platform_user_id, name, home_chat_id, now)
+            identity = new_identity(user_id, platform, platform_user_id, name, home_chat_id, now)
             inserted = (await conn.execute(identity.returning(IDENTITIES.c.user_id))).first()
             if inserted is None:
                 await conn.execute(delete(USERS).where(USERS.c.id == user_id))
@@ -127,7 +127,7 @@ class PeopleRecords:
     ) -> None:
         """One more identity of a person (kept if it exists): e.g. `api:<id>`, which the
         person's API token stands for."""
-        identity = _new_identity(user_id, platform, platform_user_id, name, None, now)
+        identity = new_identity(user_id, platform, platform_user_id, name, None, now)
         async with self.engine.begin() as conn:
             await conn.execute(identity)
 
@@ -136,6 +136,12 @@ class PeopleRecords:
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [Identity.model_validate(row._mapping) for row in rows]
+
+    async def person(self, user_id: int) -> Person | None:
+        stmt = select(USERS).where(USERS.c.id == user_id)
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(stmt)).first()
+        return None if row is None else person_of(row)
 
     async def people(self) -> list[Person]:
         async with self.engine.connect() as conn:

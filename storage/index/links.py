@@ -151,10 +151,7 @@ def written_links(body: str, source: str) -> list[tuple[str, Link]]:
 def reaches(link: Link, path: str, title: str | None) -> bool:
     """Whether `link` leads to the note at `path` titled `title`: what the backlinks
     query (storage.index.lookups) asks of the links table, for one link in hand."""
-    stem = name_key(path.rsplit("/", 1)[-1].removesuffix(".md"))
-    named = link.key == stem or (
-        link.path is None and bool(title) and link.key == name_key(title or "")
-    )
-    where = path_key(path)
+    stem, title_key, where = target_keys(path, title)
+    named = link.key == stem or (link.path is None and bool(title_key) and link.key == title_key)
     placed = link.path is None or where in (link.path, link.alt) or where.endswith("/" + link.path)
     return named and placed

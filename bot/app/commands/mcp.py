@@ -141,7 +141,7 @@ async def owner(runtime: Runtime) -> Person | None:
     message would make them, so the token and the console share one vault."""
     vault = await runtime.vaults.get(OWNER_VAULT)
     if vault is not None and vault.user_id is not None:
-        return next((p for p in await runtime.records.people() if p.id == vault.user_id), None)
+        return await runtime.records.person(vault.user_id)
     user = getpass.getuser()
     conversation = Conversation("console", user)
     return await runtime.engine.people.resolve(
