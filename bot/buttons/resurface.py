@@ -16,8 +16,8 @@ import logging
 from bot.buttons.digest import digest_pressed
 from bot.buttons.dispatch import ButtonHandler
 from bot.digest import LESS_ACTION, PAST_DONE_ACTION, draw
-from bot.events import Button, Reply
-from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext
+from bot.events import Reply
+from bot.tools import ToolContext, undo_button
 from storage.db.digest_messages import DigestMessages
 from storage.db.resurfaced import NEVER_BELOW, Resurfaced
 from storage.errors import EntryNotFound, StorageError
@@ -68,16 +68,4 @@ class PastButtons(ButtonHandler):
             log.warning("digest done of %s failed: %s", path, exc)
             return f"not changed: {exc}", []
         summary = f"Marked “{entry.title}” done: it won't come back in your digest."
-        undo = await ctx.records.add_button_action(
-            ctx.person.id,
-            UNDO_KIND,
-            {
-                "commit": change.commit,
-                "path": path,
-                "summary": summary,
-                "conversation": ctx.conversation.key,
-            },
-            ctx.now,
-            vault_id=ctx.store.vault_id,
-        )
-        return "done", [Reply(summary, (Button("Undo", UNDO_ACTION, undo),))]
+        return "done", [Reply(summary, (await undo_button(ctx, change.commit, path, summary),))]

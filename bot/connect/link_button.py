@@ -14,12 +14,11 @@ from bot.connect.related import (
     LINK_ACTION,
     LINK_KIND,
     linked_to,
-    undo_button,
     write_links,
 )
 from bot.enrich import where_now
 from bot.events import Reply
-from bot.tools import ToolContext, ToolError, ToolRunner
+from bot.tools import ToolContext, ToolError, ToolRunner, undo_button
 from storage.errors import StorageError
 
 
@@ -61,5 +60,5 @@ class LinkButton(ButtonHandler):
         updated, commit, titles = written
         summary = linked_to(titles)
         return [
-            Reply(summary, (await undo_button(ctx, updated.path, commit, summary),), replace=True)
+            Reply(summary, (await undo_button(ctx, commit, updated.path, summary),), replace=True)
         ]

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 
 from bot.enrich import Background, Deliver, where_now
 from bot.events import Button, Reply
-from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolRunner, wikilink
+from bot.tools import ToolContext, ToolRunner, undo_button, wikilink
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import StaleEdit
 from storage.index.related import Neighbour
@@ -127,23 +127,6 @@ async def write_links(
     raise stale
 
 
-async def undo_button(ctx: ToolContext, path: str, commit: str, summary: str) -> Button:
-    """An Undo button for the commit that linked (bot.buttons.undo presses it)."""
-    action = await ctx.records.add_button_action(
-        ctx.person.id,
-        UNDO_KIND,
-        {
-            "commit": commit,
-            "path": path,
-            "summary": summary,
-            "conversation": ctx.conversation.key,
-        },
-        ctx.now,
-        vault_id=ctx.store.vault_id,
-    )
-    return Button("Undo", UNDO_ACTION, action)
-
-
 def linked_to(titles: Sequence[str]) -> str:
     return "Linked to " + ", ".join(titles) + "."
 
@@ -206,7 +189,7 @@ class Related:
                 return None
             updated, commit, titles = written
             summary = linked_to(titles)
-            return Reply(summary, (await undo_button(ctx, updated.path, commit, summary),))
+            return Reply(summary, (await undo_button(ctx, commit, updated.path, summary),))
         payload = {
             "path": note.path,
             "note_id": str(note.fields.get("id", "")),

@@ -35,7 +35,7 @@ from bot.buttons import ButtonHandler, pressed
 from bot.connect.mentions import PEOPLE, PROJECTS, Mention, Named, Names
 from bot.enrich import Background
 from bot.events import Button, Conversation, Reply
-from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, wikilink
+from bot.tools import ToolContext, undo_button, wikilink
 from storage.entry import Change, Entry
 from storage.errors import NothingToChange, StorageError
 from storage.store import Store
@@ -139,20 +139,6 @@ async def add_lines(ctx: ToolContext, paths: Sequence[str], line: str) -> Change
         return None
 
 
-async def undo_button(ctx: ToolContext, change: Change, summary: str) -> Button:
-    """An Undo button for the timeline commit (bot.buttons.undo reverts exactly it)."""
-    payload = {
-        "commit": change.commit,
-        "path": change.paths[0],
-        "summary": summary,
-        "conversation": ctx.conversation.key,
-    }
-    action = await ctx.records.add_button_action(
-        ctx.person.id, UNDO_KIND, payload, ctx.now, vault_id=ctx.store.vault_id
-    )
-    return Button("Undo", UNDO_ACTION, action)
-
-
 def _titles(notes: Sequence[Named]) -> str:
     names = [n.title for n in notes]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -221,7 +207,9 @@ class Timeline:
             change = await add_lines(ctx, [n.path for n in clear], line)
             if change is not None:
                 said = f"Added to the timeline of {_titles(clear)}."
-                replies.append(Reply(said, (await undo_button(ctx, change, said),)))
+                replies.append(
+                    Reply(said, (await undo_button(ctx, change.commit, change.paths[0], said),))
+                )
         for mention in [m for m in mentions if m.ambiguous][:MOST_QUESTIONS]:
             replies.append(await self._ask(ctx, mention, line))
         return replies
@@ -272,4 +260,10 @@ class TimelineChoice(ButtonHandler):
         if change is None:
             return [Reply(f"{title}'s timeline has it already.", replace=True)]
         said = f"Added to the timeline of {title}."
-        return [Reply(said, (await undo_button(scoped, change, said),), replace=True)]
+        return [
+            Reply(
+                said,
+                (await undo_button(scoped, change.commit, change.paths[0], said),),
+                replace=True,
+            )
+        ]

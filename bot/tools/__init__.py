@@ -18,7 +18,15 @@ from bot.tools.names import (
 from bot.tools.notes import UNSURE
 from bot.tools.reading import Reading
 from bot.tools.registry import REGISTRY, ToolSpec, tool
-from bot.tools.runner import UNDO_ACTION, UNDO_KIND, Outcome, ToolRunner, approval_tools, last_filed
+from bot.tools.runner import (
+    UNDO_ACTION,
+    UNDO_KIND,
+    Outcome,
+    ToolRunner,
+    approval_tools,
+    last_filed,
+    undo_button,
+)
 from bot.tools.sources import (
     MAX_SOURCES,
     OPEN_ACTION,
@@ -70,6 +78,7 @@ __all__ = [
     "split_leading_reference",
     "title_from",
     "tool",
+    "undo_button",
     "unlinked",
     "why",
     "wikilink",

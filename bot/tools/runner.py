@@ -251,22 +251,11 @@ class ToolRunner:
     async def with_undo(self, ctx: ToolContext, result: ToolResult) -> ToolResult:
         """`result` with an Undo button pinned to its commit, for the person and the
         vault of this change only."""
-        action_id = await ctx.records.add_button_action(
-            ctx.person.id,
-            UNDO_KIND,
-            {
-                "commit": result.commit,
-                "path": result.entry_path,
-                "summary": result.text,
-                "conversation": ctx.conversation.key,
-            },
-            ctx.now,
-            vault_id=ctx.store.vault_id,
-        )
+        button = await undo_button(ctx, result.commit, result.entry_path, result.text)
         return replace(
             result,
             data={**result.data, "undo": "done at once; the user has an Undo button for it"},
-            buttons=(*result.buttons, Button("Undo", UNDO_ACTION, action_id)),
+            buttons=(*result.buttons, button),
         )
 
     async def _hold(self, ctx: ToolContext, spec: ToolSpec, args: Any, why: str) -> Outcome:
@@ -336,3 +325,19 @@ class ToolRunner:
                 }
             ]
         )
+
+
+async def undo_button(
+    ctx: ToolContext, commit: str | None, path: str | None, summary: str
+) -> Button:
+    """An Undo button for `commit` (bot.buttons.undo reverts exactly it), for the person
+    and the vault of this change only: a tool's change run at once, a timeline line,
+    a Related line, an older note marked done."""
+    action_id = await ctx.records.add_button_action(
+        ctx.person.id,
+        UNDO_KIND,
+        {"commit": commit, "path": path, "summary": summary, "conversation": ctx.conversation.key},
+        ctx.now,
+        vault_id=ctx.store.vault_id,
+    )
+    return Button("Undo", UNDO_ACTION, action_id)
