@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -110,23 +111,30 @@ def _markdown_link(target: str, source: str) -> tuple[str, str | None, str | Non
     return key, exact or alt_key, alt_key if exact else None
 
 
+def _read_links(body: str, source: str) -> Iterator[tuple[str, Link]]:
+    """Each link of `body` (the note at `source`) outside code, with its target as
+    written and as read (keys, type, the line holding it); one pass for code."""
+    if "[" not in body:
+        return
+    masked = without_code(body)
+    spans = typed_spans(masked)
+    for link in links(body, masked):
+        if link.kind == "wiki":
+            written, parsed = link.wiki_name.strip(), _wikilink(link.wiki_name)
+        else:
+            written, parsed = link.target.strip("<>"), _markdown_link(link.target, source)
+        if parsed:
+            relation = relation_at(spans, link.start, link.end)
+            yield unquote(written), Link(*parsed, _context(body, link.start, link.end), relation)
+
+
 def extract_links(body: str, source: str) -> list[Link]:
     """Every distinct link in `body` of the note at vault path `source`, outside code
     (the grammar of storage.vault.markdown, which relinking reads too), each with its
     type; the same target linked with two types (or typed and plain) is two links."""
     found: dict[tuple[str, str | None, str | None, str | None], Link] = {}
-    spans = typed_spans(without_code(body)) if "[" in body else []
-    for link in links(body):
-        if link.kind == "wiki":
-            parsed = _wikilink(link.wiki_name)
-        else:
-            parsed = _markdown_link(link.target, source)
-        if not parsed:
-            continue
-        relation = relation_at(spans, link.start, link.end)
-        if (*parsed, relation) not in found:
-            context = _context(body, link.start, link.end)
-            found[(*parsed, relation)] = Link(*parsed, context, relation)
+    for _, link in _read_links(body, source):
+        found.setdefault((link.key, link.path, link.alt, link.relation), link)
     return list(found.values())
 
 
@@ -135,16 +143,8 @@ def written_links(body: str, source: str) -> list[tuple[str, Link]]:
     written (`Tea Ceremony`, `../people/ada.md`): a note's outgoing links, as
     `extract_links` reads them, with the type of the first writing of each."""
     found: dict[tuple[str, str | None, str | None], tuple[str, Link]] = {}
-    spans = typed_spans(without_code(body)) if "[" in body else []
-    for link in links(body):
-        written = link.wiki_name.strip() if link.kind == "wiki" else link.target.strip("<>")
-        parsed = _wikilink(link.wiki_name) if link.kind == "wiki" else None
-        if link.kind == "markdown":
-            parsed = _markdown_link(link.target, source)
-        if parsed and parsed not in found:
-            context = _context(body, link.start, link.end)
-            relation = relation_at(spans, link.start, link.end)
-            found[parsed] = (unquote(written), Link(*parsed, context, relation))
+    for written, link in _read_links(body, source):
+        found.setdefault((link.key, link.path, link.alt), (written, link))
     return list(found.values())
 
 

@@ -115,9 +115,10 @@ class LinkAt:
         return name.removesuffix("\\")
 
 
-def links(text: str) -> Iterator[LinkAt]:
-    """Every link outside code, wikilinks first, each in the order written."""
-    masked = without_code(text)
+def links(text: str, masked: str | None = None) -> Iterator[LinkAt]:
+    """Every link outside code, wikilinks first, each in the order written; `masked`
+    is `without_code(text)` when the caller has it already."""
+    masked = without_code(text) if masked is None else masked
     for match in _WIKILINK.finditer(masked):
         yield LinkAt("wiki", match.start(1), match.end(1), text[match.start(1) : match.end(1)])
     for match in _MDLINK.finditer(masked):
