@@ -186,7 +186,8 @@ class Engine:
             if not await self.access.is_allowed(event.sender):
                 return self._refuse(event)
             # Not recorded, so nothing is half-kept: the person is told to send it again.
-            return [Reply(SLOW_DOWN.format(limit=self.settings.rate_limit_per_minute))]
+            limit = self.settings.rate_limit_per_minute
+            return [Reply(SLOW_DOWN.format(limit=limit), not_kept=True)]
         arrival = await self.records.arrive(
             self._new_event(event),
             by_setting=self.access.known_allowed(event.sender),

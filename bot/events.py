@@ -117,7 +117,9 @@ class Reply:
     in <b>, the terminal as typed. `preview` is shown
     as a code block (an approval's diff). `notice` is a short status line (e.g. the
     LLM is down). With `replace`, the adapter edits the message whose button was
-    pressed instead of sending a new one (and drops its old buttons).
+    pressed instead of sending a new one (and drops its old buttons). `not_kept` says
+    the message was not recorded (over the rate limit): a caller that can send it
+    again later (the capture API, mail in) does, instead of reading the words.
     """
 
     text: str
@@ -125,6 +127,7 @@ class Reply:
     preview: str | None = None
     notice: str | None = None
     replace: bool = False
+    not_kept: bool = False
 
 
 V = TypeVar("V")

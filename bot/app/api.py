@@ -28,7 +28,6 @@ from aiohttp import web
 
 from bot.app.api_spec import OPENAPI
 from bot.app.runtime import Runtime
-from bot.engine import SLOW_DOWN
 from bot.events import (
     Attachment,
     Conversation,
@@ -133,9 +132,7 @@ class CaptureApi:
             source={"client": request.headers.get("User-Agent", "")[:80]},
         )
         replies = await engine.handle(event)
-        if replies and replies[0].text == SLOW_DOWN.format(
-            limit=runtime.settings.rate_limit_per_minute
-        ):
+        if replies and replies[0].not_kept:
             raise ApiError(429, replies[0].text)
         found = await self._filed(runtime, person, f"{PLATFORM}:{event_id}", wait=not replies)
         if found is None:

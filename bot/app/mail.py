@@ -12,7 +12,6 @@ from adapters.imap import BadMailboxUrl, Mailbox, MailboxError, Taken, mailbox_u
 from bot.app.probes import TIMEOUT, Finding
 from bot.app.runtime import Runtime
 from bot.config import Settings
-from bot.engine import SLOW_DOWN
 from bot.events import Conversation, Event, Reply
 from bot.mail import MailFiler, MailRules
 from bot.people import mailbox_named
@@ -63,7 +62,6 @@ def filer_for(
         authserv_id=settings.imap_authserv_id,
         mailbox=mailbox_named(settings.imap_url) or "the brain's mailbox",
         max_chars=settings.max_message_chars,
-        slow_down=SLOW_DOWN.format(limit=settings.rate_limit_per_minute),
     )
     return MailFiler(
         runtime.records,

@@ -51,7 +51,6 @@ class MailRules:
     authserv_id: str | None = None
     mailbox: str = "the brain's mailbox"
     max_chars: int = 20_000
-    slow_down: str = ""  # the engine's answer when a sender is over the rate limit
 
 
 class MailFiler:
@@ -146,7 +145,7 @@ class MailFiler:
             source={"from": mail.sender},
         )
         replies = await self.handle(event)
-        if replies and self.rules.slow_down and replies[0].text == self.rules.slow_down:
+        if replies and replies[0].not_kept:
             return "later"  # not recorded: the next round files it
         said = " ".join(r.text for r in replies) or "filed before"
         log.info("mail %s from %s: %s", mail.message_id, mail.sender, said)
