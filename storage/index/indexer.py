@@ -79,12 +79,17 @@ _INSERT_LINK = text(
     VALUES (:vault, :source_id, :target_key, :target_path, :target_alt, :context, :relation)
     """
 )
+# A name keyed by its rarest word (the longest of the rarest, then the first written):
+# the fewest names per key. Read in the same statement that writes it.
 _INSERT_NAME = text(
-    "INSERT INTO note_names (vault_id, entry_id, name, key_term, terms)"
-    " VALUES (:vault, :entry_id, :name, :key_term, :terms)"
-)
-_DF = text(
-    "SELECT term, df FROM terms WHERE vault_id = :vault AND term = ANY(CAST(:terms AS text[]))"
+    """
+    INSERT INTO note_names (vault_id, entry_id, name, key_term, terms)
+    SELECT :vault, :entry_id, :name,
+           (SELECT w.term FROM unnest(CAST(:terms AS text[])) WITH ORDINALITY AS w(term, n)
+            LEFT JOIN terms t ON t.vault_id = :vault AND t.term = w.term
+            ORDER BY coalesce(t.df, 0), length(w.term) DESC, w.n LIMIT 1),
+           CAST(:terms AS text[])
+    """
 )
 _ADD_STATS = text(
     "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length"
@@ -152,18 +157,8 @@ async def insert_links_and_names(
     named = [(entry_id, n) for entry_id, _, names in notes for n in names]
     if not named:
         return
-    wanted = sorted({t for _, n in named for t in n.terms})
-    found = await conn.execute(_DF, {"vault": vault_id, "terms": wanted})
-    df: dict[str, int] = {row.term: row.df for row in found}
     rows = [
-        {
-            "vault": vault_id,
-            "entry_id": entry_id,
-            "name": n.name,
-            # The rarest word (the longest of the rarest): the fewest names per key.
-            "key_term": min(n.terms, key=lambda t: (df.get(t, 0), -len(t))),
-            "terms": list(n.terms),
-        }
+        {"vault": vault_id, "entry_id": entry_id, "name": n.name, "terms": list(n.terms)}
         for entry_id, n in named
     ]
     await conn.execute(_INSERT_NAME, rows)
