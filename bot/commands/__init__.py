@@ -2,7 +2,14 @@
 filed by keywords, and telling a question or a request from a thought."""
 
 from bot.commands.capture import classify
-from bot.commands.intent import asks_for_digest, is_leave_word, is_question, kind_of, search_words
+from bot.commands.intent import (
+    asks_for_digest,
+    is_leave_word,
+    is_question,
+    kind_of,
+    only_asks,
+    search_words,
+)
 from bot.commands.notes import NoteChoice, NoteCommands
 from bot.commands.router import Router
 
@@ -15,5 +22,6 @@ __all__ = [
     "is_leave_word",
     "is_question",
     "kind_of",
+    "only_asks",
     "search_words",
 ]

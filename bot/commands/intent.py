@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from bot.tools import asks_to_change
+
 Kind = Literal["question", "change", "small_talk", "thought"]
 
 QUESTION_WORDS = frozenset(
@@ -20,6 +22,7 @@ _DO_QUESTION = re.compile(r"^(?:do|does)\s+(?:i|we|you|they|he|she|it|my|our)\b"
 # Openings of a thought that merely start with a question word.
 _THOUGHT_OPENINGS = re.compile(r"^(?:what if|how about)\b", re.IGNORECASE)
 _QUESTION_WORD = re.compile(r"[\w'\u2019-]+")
+_CONTRACTED = re.compile(r"['\u2019]")  # "what's": "what" and its "is"
 _FILLER = frozenset(
     re.findall(
         r"\S+",
@@ -59,18 +62,50 @@ _ASKS = re.compile(
 
 def is_question(text: str) -> bool:
     """A line ending in `?`, or opening with what/where/when/who/which/how/did/find/show
-    (or "do I/we...", or another way to ask, see _ASKS); "what if ..." and "how
-    about ..." are ideas, not questions."""
+    ("what's" too), or "do I/we...", or another way to ask (see _ASKS); "what if ..."
+    and "how about ..." are ideas, not questions."""
     text = text.strip()
     if _THOUGHT_OPENINGS.match(text) and not text.endswith("?"):
         return False
     if text.endswith("?"):
         return True
     first = _QUESTION_WORD.match(text)
-    if first and first.group().lower() in QUESTION_WORDS:
+    if first and _CONTRACTED.split(first.group().lower())[0] in QUESTION_WORDS:
         return True
     # "Wer: Sarah, wann: Montag" is a note with fields, not a question.
     return bool(_DO_QUESTION.match(text) or (_ASKS.match(text) and ":" not in text))
+
+
+# A message's parts that each ask or tell: its sentences, and the clauses of one
+# ("got the milk, what's left?").
+_PARTS = re.compile(r"(?<=[.!?])\s+|[,;]\s+|\n+")
+# A request put as a question: "can you add eggs to my list?", "kannst du ...".
+_POLITE = re.compile(
+    r"^(?:please\s+|bitte\s+)?(?:(?:can|could|would|will)\s+you|(?:kannst|könntest)\s+du|"
+    r"(?:können|könnten)\s+sie|(?:peux|pourrais)-tu|(?:pouvez|pourriez)-vous|tu\s+peux)\b",
+    re.IGNORECASE,
+)
+# "did the laundry" says it was done; "did Sarah call" asks.
+_DID_IT = re.compile(r"^did\s+(?:the|a|an|some|all|my|our)\b", re.IGNORECASE)
+
+
+def only_asks(text: str) -> bool:
+    """Whether a message asks and asks for nothing to be done: a part of it is a
+    question, and no other part asks for a change ("add", "tag", "done", "got":
+    bot.tools.asks_to_change). "What's new about the budget?" and "did I pay the
+    invoice?" only ask; "got the milk, what's left?" and "can you add eggs to my
+    list?" ask for a change too. What a model changes answering a message that only
+    asks waits for Approve."""
+    asks = False
+    for part in filter(None, (p.strip() for p in _PARTS.split(text))):
+        polite = _POLITE.match(part)
+        if polite is not None and asks_to_change(part[polite.end() :]):
+            return False
+        if is_question(part) and (part.endswith("?") or not _DID_IT.match(part)):
+            asks = True
+        elif asks_to_change(part):
+            return False
+    return asks
 
 
 def search_words(question: str) -> str:

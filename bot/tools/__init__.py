@@ -4,6 +4,7 @@ Undo) and what they share: the context of an event, how notes are named, the not
 a turn read and how an answer names them as its sources."""
 
 from bot.tools import changes, digest, links, notes, reminders, replace, resurfacing, settings
+from bot.tools.change_kinds import asks_to_change
 from bot.tools.context import Proposal, ReadNote, ToolContext, ToolError, ToolResult
 from bot.tools.daily import log_line, wikilink
 from bot.tools.names import (
@@ -57,6 +58,7 @@ __all__ = [
     "ToolRunner",
     "ToolSpec",
     "approval_tools",
+    "asks_to_change",
     "category_named",
     "changes",
     "clean_reference",

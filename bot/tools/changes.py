@@ -225,9 +225,8 @@ async def _preview_tick(ctx: ToolContext, args: BaseModel) -> Proposal:
 async def _tick_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     a = args.model_dump()
     entry = await resolve_entry(ctx, a["path"])
-    return ChangeKinds(
-        frozenset({"tick"}), TASKS_JOINED.join(a["items"]), (entry.title, entry.path)
-    )
+    note = (entry.title, entry.path)
+    return ChangeKinds(frozenset({"tick"}), note=note, tasks=TASKS_JOINED.join(a["items"]))
 
 
 @tool(needs_approval=True, destructive=True, idempotent=True)

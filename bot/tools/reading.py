@@ -1,8 +1,12 @@
-"""What a turn with a model has read: the results of the tools that read (notes, search
-hits, other people's team notes, what a vault's GET tool fetched), and the person's own
-words. Text in notes is data: a change the model proposes after reading waits for
-Approve unless the person asked for it, and a call whose arguments carry text the turn
-read (not the person's) waits too, so a planted line cannot send a private note out."""
+"""What reached the model in a turn, and the person's own words in it. Text in notes is
+data: everything the model has in its context but the person's message — the results
+of the tools that read (notes, search hits, other people's team notes, what a vault's
+GET tool fetched), the notes listed for it, earlier tool results, its own earlier
+replies and calls, and the person's earlier messages — may hold a planted line. A call
+whose arguments carry such text (a run of words that this message does not hold)
+waits for Approve, so a planted line cannot send a private note out or write itself
+into one; a change the model proposes after reading waits unless the person asked for
+it (bot.tools.runner)."""
 
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ _WORD = re.compile(r"\w+")
 # Why a call waits, as its approval card says.
 AFTER_READING = "proposed after reading notes"
 CARRIES_NOTES = "it passes on text read from notes"
+CARRIES_EARLIER = "it passes on text from an earlier message"
+ANSWERING = "proposed while answering a question"
 
 
 def _runs(text: str) -> set[str]:
@@ -65,17 +71,30 @@ def _texts_of(content: str) -> Iterator[str]:
 
 @dataclass
 class Reading:
-    """What one turn has read so far, and the person's own words to tell apart from it."""
+    """What one turn's model has in its context, and the person's words in this turn's
+    message to tell apart from it."""
 
-    own: set[str] = field(default_factory=set)  # runs of the person's own words
-    runs: set[str] = field(default_factory=set)  # runs of what tools returned
+    own: set[str] = field(default_factory=set)  # runs of this message's words
+    runs: set[str] = field(default_factory=set)  # runs of what reached the model from notes
+    before: set[str] = field(default_factory=set)  # runs of the person's earlier messages
     read: bool = False  # a tool that reads ran: what the model says next may be planted
+    question: bool = False  # the message only asks: answering it changes nothing at once
 
     @classmethod
-    def of(cls, said: str, history: Sequence[HistoryItem], reads: Iterable[str]) -> Reading:
-        """A turn that starts from `said` after `history`: the results in it of the tools
-        named in `reads` were read already (the model still sees them)."""
-        reading = cls(own=_runs(said))
+    def of(
+        cls,
+        said: str,
+        history: Sequence[HistoryItem] = (),
+        reads: Iterable[str] = (),
+        context: str = "",
+        *,
+        question: bool = False,
+    ) -> Reading:
+        """A turn that starts from `said` after `history`, with `context` (the notes
+        listed for the model) beside it: all of it reached the model. The results in
+        `history` of the tools named in `reads` were read already (the model still
+        sees them)."""
+        reading = cls(own=_runs(said), question=question)
         names = {
             call.get("id"): (call.get("function") or {}).get("name")
             for item in history
@@ -84,24 +103,32 @@ class Reading:
         readers = set(reads)
         for item in history:
             if item.role == "user":
-                reading.own |= _runs(item.content)
-            elif item.role == "tool" and names.get(item.tool_call_id, "") in readers:
-                reading.saw(item.content)
+                reading.before |= _runs(item.content)
+            elif item.role == "tool":
+                reading.saw(item.content, read=names.get(item.tool_call_id, "") in readers)
+            else:  # the model's own earlier replies and calls, which may quote notes
+                reading.runs |= _runs(item.content or "")
+                for call in item.tool_calls or ():
+                    arguments = (call.get("function") or {}).get("arguments")
+                    reading.saw(str(arguments or ""), read=False)
+        reading.runs |= _runs(context)
         return reading
 
-    def saw(self, content: str) -> None:
-        """A read tool's result, as the model gets it."""
-        self.read = True
+    def saw(self, content: str, *, read: bool = True) -> None:
+        """A tool's result (or a call's arguments), as the model gets it: `read` when
+        the tool reads notes."""
+        self.read = self.read or read
         for text in _texts_of(content):
             self.runs |= _runs(text)
 
-    def carries(self, value: Any) -> bool:
-        """Whether `value` (an argument, a change's text) carries text the turn read that
-        is not the person's own."""
-        if not self.runs:
-            return False
-        return any(
-            run in self.runs and run not in self.own
-            for text in strings(value)
-            for run in _runs(text)
-        )
+    def carried(self, value: Any) -> str | None:
+        """Why `value` (an argument, a change's text) may not go at once: it carries
+        text that reached the model from notes (CARRIES_NOTES), or text the person
+        wrote only in an earlier message, perhaps a note's too (CARRIES_EARLIER); None
+        when it carries nothing but this message's words."""
+        passed = {run for text in strings(value) for run in _runs(text)} - self.own
+        if passed & self.runs - self.before:
+            return CARRIES_NOTES
+        if passed & (self.runs | self.before):
+            return CARRIES_EARLIER
+        return None

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ValidationError
 
 from bot import metrics
 from bot.events import Button, Reply
-from bot.tools.change_kinds import asked_for, echoes
-from bot.tools.reading import AFTER_READING, CARRIES_NOTES, Reading
+from bot.tools.change_kinds import NOT_YOUR_WORDS, ChangeKinds, asked_for, in_your_words
+from bot.tools.reading import AFTER_READING, ANSWERING, Reading
 from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval
@@ -50,6 +50,30 @@ class Outcome:
 
 def _error(name: str, message: str) -> Outcome:
     return Outcome(name, json.dumps({"error": message}), ok=False)
+
+
+def _doubted(heard: Reading | None) -> str | None:
+    """Why a model's change that the settings let run at once still waits: it was
+    proposed after reading notes, or while answering a question; None: it runs."""
+    if heard is None:
+        return None
+    if heard.read:
+        return AFTER_READING
+    return ANSWERING if heard.question else None
+
+
+def _small_change_waits(said: str, change: ChangeKinds, heard: Reading) -> str | None:
+    """Why a model's small change waits, or None: it runs at once with Undo. It must
+    pass on nothing from the model's context, not answer a question, and be the
+    person's own words (after reading notes: what they asked for)."""
+    carried = heard.carried(change.words)  # ticks write no text: they pass nothing on
+    if carried is not None:
+        return carried
+    if heard.question:
+        return ANSWERING
+    if heard.read and not asked_for(said, change):
+        return AFTER_READING
+    return None if in_your_words(said, change) else NOT_YOUR_WORDS
 
 
 def _without_path(args: BaseModel) -> dict[str, Any]:
@@ -142,9 +166,10 @@ class ToolRunner:
     ) -> Outcome:
         """Run (or hold for approval) one call; never raises for what the caller sent.
         `said` is the person's message when a model chose the call: a small change then
-        runs at once only if it uses their words. A command's call is their own.
-        `reading` is what the model's turn has read: after it, only what the person
-        asked for runs at once, and nothing that carries what was read."""
+        runs at once only if it is mostly their words, and not while answering a
+        question. A command's call is their own. `reading` is what reached the model
+        in its turn: nothing that carries it runs at once, and after reading notes
+        only what the person asked for does."""
         started = time.perf_counter()
         tools = self.tools_for(ctx)
         spec = tools.get(name)
@@ -210,9 +235,11 @@ class ToolRunner:
         reading: Reading | None,
     ) -> str | None:
         """Why the call waits for Approve ("" for the usual reasons), or None: it runs.
-        After the model read notes, text in them may have proposed the call: it runs at
-        once only if the person asked for it, and never when it passes on what was read."""
-        after = reading if said is not None and reading is not None and reading.read else None
+        A model's call (`said` given) may have been proposed by text in its context: it
+        never passes on that text at once, a change made answering a question waits,
+        and a small change runs at once only in the person's own words (after reading
+        notes, only when they asked for it)."""
+        heard = (reading or Reading.of(said)) if said is not None else None
         # A vault's HTTP tool or a plugin's may reach out: what it is sent must not be
         # what was read. This package's tools keep notes where they are.
         ours = getattr(spec.executor, "__module__", "").startswith(f"{__package__}.")
@@ -222,31 +249,27 @@ class ToolRunner:
             # A vault's own tool, or a plugin's without a preview: its declaration says
             # (the setting BRAINBOT_APPROVAL_TOOLS names the tools that can wait).
             sent = _without_path(args) if ours else args.model_dump()
-            if after is not None and after.carries(sent):
-                return CARRIES_NOTES
+            carried = heard.carried(sent) if heard is not None else None
+            if carried is not None:
+                return carried
             return "" if spec.needs_approval else None
         if spec.name not in self.approval_tools:
-            return AFTER_READING if after is not None else None
+            return _doubted(heard)
         if spec.name == "move_entry":
             last = await last_filed(ctx)
             path = str(args.model_dump().get("path", ""))
             if last is not None and path in (last, last.removesuffix(".md")):
-                return AFTER_READING if after is not None else None
-            return ""
-        if spec.classifier is not None:
+                return _doubted(heard)
+        elif spec.classifier is not None:
             change = await spec.classifier(ctx, args)
             if not change.kinds:
                 return None  # it would change nothing: the tool says so
-            if change.kinds <= self.direct_changes and said is not None:
-                if after is None:
-                    return None if echoes(said, change.words) else ""
-                # A tick names tasks the note holds already: it passes nothing on.
-                if change.kinds != {"tick"} and after.carries(change.words):
-                    return CARRIES_NOTES
-                return None if asked_for(said, change) else AFTER_READING
             if change.kinds <= self.direct_changes:
-                return None  # a command's change is the person's own
-        return ""
+                if said is None or heard is None:
+                    return None  # a command's change is the person's own
+                return _small_change_waits(said, change, heard)
+        # It waits in any case; the card says so when it answers a question.
+        return ANSWERING if heard is not None and heard.question else ""
 
     async def with_undo(self, ctx: ToolContext, result: ToolResult) -> ToolResult:
         """`result` with an Undo button pinned to its commit, for the person and the

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics
+from bot.commands import only_asks
 from bot.dates import When, find_when
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
@@ -168,14 +169,17 @@ class Agent:
         state.when = find_when(
             text, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
         )
+        question = only_asks(text)
         if self.routed:
+            state.reading = Reading.of(text, question=question)
             return await self._small(ctx, text, budget, state)
         categories = ctx.settings.categories
         custom = self.runner.custom_tools(ctx)
         tools = [*tool_schemas(categories), *(s.schema(categories) for s in custom.values())]
-        messages, history = await self._messages(ctx, text)
+        messages, history, context = await self._messages(ctx, text)
         readers = [name for name, spec in self.runner.tools_for(ctx).items() if spec.read_only]
-        state.reading = Reading.of(text, history, readers)
+        # Everything in the model's context but this message may hold a planted line.
+        state.reading = Reading.of(text, history, readers, context, question=question)
         for _ in range(self.max_rounds):
             try:
                 completion = await self.llm.complete(messages, tools)
@@ -198,8 +202,8 @@ class Agent:
             calls, outcomes = await self._run_calls(ctx, mended.calls, text, budget, state)
             state.done.extend(outcomes)
             for outcome in outcomes:
-                if outcome.result is not None and not outcome.writes:
-                    state.reading.saw(outcome.content)
+                read = outcome.result is not None and not outcome.writes
+                state.reading.saw(outcome.content, read=read)
             call_item = HistoryItem("assistant", mended.text or "", calls, None)
             state.new.append(call_item)
             messages.append(_as_message(call_item))
@@ -237,8 +241,9 @@ class Agent:
 
     async def _messages(
         self, ctx: ToolContext, text: str
-    ) -> tuple[list[dict[str, Any]], list[HistoryItem]]:
-        """The messages for the model, and the history among them."""
+    ) -> tuple[list[dict[str, Any]], list[HistoryItem], str]:
+        """The messages for the model, the history among them, and the context line
+        after the person's words (the time, the newest notes)."""
         history, recent = await asyncio.gather(
             ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH),
             ctx.store.recent(limit=RECENT_ENTRIES),
@@ -252,11 +257,15 @@ class Agent:
             recent=f" Most recent notes:{listing}" if listing else "",
         )
         kept = fit_history(history, self.history_tokens)
-        return [
-            {"role": "system", "content": system},
-            *(_as_message(m) for m in kept),
-            {"role": "user", "content": f"{text}\n\n{context}"},
-        ], kept
+        return (
+            [
+                {"role": "system", "content": system},
+                *(_as_message(m) for m in kept),
+                {"role": "user", "content": f"{text}\n\n{context}"},
+            ],
+            kept,
+            context,
+        )
 
     async def _run_calls(
         self,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands.intent import is_question, kind_of
+from bot.commands.intent import is_question, kind_of, only_asks
 from storage.entry import Author
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import running_brain
@@ -47,6 +47,45 @@ def test_ways_of_asking_are_questions(text: str) -> None:
 @pytest.mark.parametrize("text", THOUGHTS)
 def test_what_only_looks_like_asking_is_a_thought(text: str) -> None:
     assert not is_question(text) and kind_of(text) == "thought"
+
+
+# What a model changes answering these waits for Approve: they ask, and nothing more.
+ONLY_ASKING = [
+    "what's new about the budget?",
+    "what's new about the budget",
+    "What should I know about the budget?",
+    "Was gibt es Neues zum Budget?",
+    "quoi de neuf pour le budget ?",
+    "did I pay the invoice?",
+    "did I add the invoice to the budget note?",  # "add", but asked about
+    "Sarah, what did she say?",
+    "thanks, and the budget: anything new?",
+]
+# These ask for a change too (or ask nothing): the usual rules decide.
+ASKING_FOR_MORE = [
+    "got the milk, what's left?",
+    "can you add eggs to my shopping list?",
+    "could you please tag the tea note #garden?",
+    "did the laundry",
+    "add eggs to my shopping list",
+    "I tried oolong",
+    "mark milk and eggs as done",
+    "Milk is done. What else is on the list?",
+]
+
+
+@pytest.mark.parametrize("text", ONLY_ASKING)
+def test_a_message_that_only_asks(text: str) -> None:
+    assert only_asks(text)
+
+
+@pytest.mark.parametrize("text", ASKING_FOR_MORE)
+def test_a_message_that_asks_for_a_change_or_tells(text: str) -> None:
+    assert not only_asks(text)
+
+
+def test_a_contracted_question_word_opens_a_question() -> None:
+    assert is_question("what's in the budget note") and is_question("where\u2019s my passport")
 
 
 async def test_without_a_model_questions_are_answered_and_nothing_is_filed(
