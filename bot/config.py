@@ -171,6 +171,9 @@ class Settings(BaseSettings):
     fetch_max_bytes: int = Field(5_000_000, gt=0, alias="BRAINBOT_FETCH_MAX_BYTES")
     fetch_timeout: float = Field(10.0, gt=0, le=120, alias="BRAINBOT_FETCH_TIMEOUT")
     fetch_allow_private: bool = Field(False, alias="BRAINBOT_FETCH_ALLOW_PRIVATE")
+    fetch_trusted_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), alias="BRAINBOT_FETCH_TRUSTED_HOSTS"
+    )
     read_files: bool = Field(True, alias="BRAINBOT_READ_FILES")
     vision_model: str | None = Field(None, alias="BRAINBOT_VISION_MODEL")
     enrich_timeout: float = Field(120.0, gt=0, alias="BRAINBOT_ENRICH_TIMEOUT")
@@ -256,6 +259,7 @@ class Settings(BaseSettings):
         "approval_tools",
         "direct_changes",
         "tool_hosts",
+        "fetch_trusted_hosts",
         mode="before",
     )
     @classmethod
@@ -352,6 +356,14 @@ class Settings(BaseSettings):
         bad = [host for host in value if not _HOST.match(host)]
         if bad:
             raise ValueError(f"{bad} are not host names (HOST or HOST:PORT, no scheme or path)")
+        return value
+
+    @field_validator("fetch_trusted_hosts", mode="after")
+    @classmethod
+    def _host_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [host for host in value if not _HOST.match(host) or ":" in host]
+        if bad:
+            raise ValueError(f"{bad} are not host names (no scheme, port or path)")
         return value
 
     @field_validator("openai_base_url", "slack_api_url", "telegram_api_url", "telegram_webhook_url")

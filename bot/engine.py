@@ -146,6 +146,7 @@ class Engine:
             max_bytes=settings.fetch_max_bytes,
             timeout=settings.fetch_timeout,
             allow_private=settings.fetch_allow_private,
+            trusted_hosts=frozenset(settings.fetch_trusted_hosts),
         )
         self.enricher = Enricher(
             Enrichments(records.engine),

@@ -5,8 +5,11 @@ Arguments fill `{placeholders}` URL-encoded (a `/` too, so one argument is one p
 segment; `.` and `..`, which would leave the path, are refused); the rest go in the
 query (GET, DELETE) or as a JSON body. Redirects are followed only within the same
 origin, and the host is checked against BRAINBOT_TOOL_HOSTS at every call, so a
-setting changed since the file was read still holds. The answer is cut to what the
-model is shown anyway, decoded with U+FFFD for what does not decode.
+setting changed since the file was read still holds, as the client dials it. The
+connection goes through the same guarded connector as a shared link (bot.net): the
+hosts allowed here are trusted to be on a private network, but a cloud metadata
+address is never called. The answer is cut to what the model is shown anyway, decoded
+with U+FFFD for what does not decode.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from yarl import URL
 from bot.config import SECRET_PREFIX
 from bot.custom_tools.declarations import PLACEHOLDER, HttpTool, host_allowed
 from bot.custom_tools.headers import SECRET, secret_values
+from bot.net import AddressRefused, AddressRules, GuardedConnector
 from bot.tools import ToolError
 
 READ_LIMIT = 16 * 1024  # bytes read from the network at most
@@ -113,12 +117,21 @@ async def send(tool: HttpTool, request: PlannedRequest, hosts: Collection[str]) 
     service cannot be reached or sends the call elsewhere."""
     url = URL(request.url, encoded=True)
     method, body = request.method, request.body
-    if not host_allowed(url.raw_authority, hosts):
-        raise ToolError(f"{url.raw_authority} is not in BRAINBOT_TOOL_HOSTS; nothing was sent")
+    dialled = _dialled(url)
+    if not host_allowed(dialled, hosts):
+        raise ToolError(f"{dialled} is not in BRAINBOT_TOOL_HOSTS; nothing was sent")
     headers = headers_for(tool)
     timeout = aiohttp.ClientTimeout(total=tool.timeout)
+    # Every allowed host may be on the private network (the admin named it); metadata
+    # addresses stay refused. trust_env stays off: a proxy would dial unchecked.
+    rules = AddressRules(trusted_hosts=frozenset(map(_host, hosts)))
+    refused = rules.refusal(url.raw_host or "")
+    if refused is not None:
+        raise ToolError(f"{dialled} was not called: {refused}; nothing was sent")
     try:
-        async with aiohttp.ClientSession(timeout=timeout) as session:
+        async with aiohttp.ClientSession(
+            timeout=timeout, connector=GuardedConnector(rules), trust_env=False
+        ) as session:
             for _ in range(MAX_REDIRECTS + 1):
                 async with session.request(
                     method, url, json=body, headers=headers, allow_redirects=False
@@ -138,9 +151,28 @@ async def send(tool: HttpTool, request: PlannedRequest, hosts: Collection[str]) 
                     method, body = "GET", None
     except TimeoutError:
         raise ToolError(f"{url.raw_authority} did not answer within {tool.timeout:g} s") from None
+    except aiohttp.ClientConnectorError as exc:
+        if isinstance(exc.os_error, AddressRefused):
+            raise ToolError(
+                f"{url.raw_authority} was not called: {exc.os_error.reason}; nothing was sent"
+            ) from None
+        raise ToolError(f"could not reach {url.raw_authority}: {exc}") from None
     except aiohttp.ClientError as exc:
         raise ToolError(f"could not reach {url.raw_authority}: {exc}") from None
     raise ToolError(f"{url.raw_authority} redirected more than {MAX_REDIRECTS} times")
+
+
+def _dialled(url: URL) -> str:
+    """The host (and port, when written) aiohttp will dial: a user name before `@`
+    is not the host."""
+    host = url.raw_host or ""
+    host = f"[{host}]" if ":" in host else host
+    return host if url.explicit_port is None else f"{host}:{url.explicit_port}"
+
+
+def _host(entry: str) -> str:
+    """The host of a BRAINBOT_TOOL_HOSTS entry (`host` or `host:port`)."""
+    return entry if entry.endswith("]") else entry.rpartition(":")[0] or entry
 
 
 async def _read_capped(response: aiohttp.ClientResponse) -> tuple[bytes, bool]:

@@ -1,8 +1,9 @@
 """Fetch one shared link safely: the page or document behind it, or a reason a person reads.
 
 What "safely" means here, each rule because a link in a chat message is untrusted:
-- only http and https, and only addresses on the public internet (addresses.py), checked
-  on every redirect hop, and connected to as checked (no second DNS lookup);
+- only http and https, and only addresses on the public internet (bot.net), checked by
+  the connector on the very address it dials, on every redirect hop (no second DNS
+  lookup; a host is read as the client spells it, so `127。0。0。1` is 127.0.0.1);
 - redirects followed by hand, at most MAX_REDIRECTS, a loop refused;
 - one time limit over the whole fetch, redirects and a slowly dripping body included;
 - a size limit on the bytes as decoded: Content-Length over it is refused before reading,
@@ -21,11 +22,12 @@ import weakref
 import zlib
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import aiohttp
+from yarl import URL
 
-from bot.enrich.addresses import AddressRefused, GuardedResolver, literal_address, may_connect
+from bot.net import AddressRefused, AddressRules, GuardedConnector
 
 MAX_REDIRECTS = 5
 READABLE_TYPES = frozenset(
@@ -39,6 +41,8 @@ READABLE_TYPES = frozenset(
     }
 )
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# Said for a private, loopback or cloud metadata address, however it was spelled.
+REFUSED = "the address points into a private network"
 # Sent with every request; PDF last, since a page is what most links mean.
 _ACCEPT = (
     "text/html,application/xhtml+xml;q=0.9,text/markdown;q=0.8,text/plain;q=0.8,"
@@ -71,6 +75,11 @@ class FetchPolicy:
     user_agent: str = field(default_factory=_user_agent)
     trusted_hosts: frozenset[str] = frozenset()
 
+    @property
+    def rules(self) -> AddressRules:
+        """The addresses a fetch under this policy may connect to."""
+        return AddressRules(self.allow_private, self.trusted_hosts)
+
 
 @dataclass(frozen=True)
 class Fetched:
@@ -88,9 +97,9 @@ class FetchFailed(Exception):
     """Why a link could not be fetched, in words that follow "couldn't fetch the page: "."""
 
 
-# Sessions made by open_session, with the guard each was built for: fetch refuses any
-# other session, since one without the guarded resolver would connect anywhere.
-_GUARDED: weakref.WeakKeyDictionary[aiohttp.ClientSession, tuple[bool, frozenset[str]]] = (
+# Sessions made by open_session, with the rules each was built for: fetch refuses any
+# other session, since one without the guarded connector would connect anywhere.
+_GUARDED: weakref.WeakKeyDictionary[aiohttp.ClientSession, AddressRules] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -98,13 +107,12 @@ _GUARDED: weakref.WeakKeyDictionary[aiohttp.ClientSession, tuple[bool, frozenset
 def open_session(policy: FetchPolicy) -> aiohttp.ClientSession:
     """A session for many fetches under `policy` (connections are reused); close it after.
 
-    Its connector resolves through GuardedResolver, it ignores proxy settings from the
-    environment (a proxy would resolve names itself, unchecked), and it leaves bodies
-    compressed so `fetch` can inflate them within the size limit.
+    Its connector checks every address it dials (GuardedConnector), it ignores proxy
+    settings from the environment (a proxy would resolve names itself, unchecked), and
+    it leaves bodies compressed so `fetch` can inflate them within the size limit.
     """
-    guard = (policy.allow_private, frozenset(host.lower() for host in policy.trusted_hosts))
-    resolver = GuardedResolver(allow_private=guard[0], trusted_hosts=guard[1])
-    connector = aiohttp.TCPConnector(resolver=resolver, use_dns_cache=False, limit_per_host=4)
+    rules = policy.rules
+    connector = GuardedConnector(rules, limit_per_host=4)
     session = aiohttp.ClientSession(
         connector=connector,
         trust_env=False,
@@ -112,7 +120,7 @@ def open_session(policy: FetchPolicy) -> aiohttp.ClientSession:
         timeout=aiohttp.ClientTimeout(total=None, sock_connect=policy.timeout),
         headers={"User-Agent": policy.user_agent, "Accept": _ACCEPT},
     )
-    _GUARDED[session] = guard
+    _GUARDED[session] = rules
     return session
 
 
@@ -127,8 +135,7 @@ async def fetch(
     if session is None:
         async with open_session(policy) as own:
             return await fetch(url, policy, session=own)
-    guard = _GUARDED.get(session)
-    if guard != (policy.allow_private, frozenset(h.lower() for h in policy.trusted_hosts)):
+    if _GUARDED.get(session) != policy.rules:
         raise ValueError("fetch needs a session from open_session(policy) with the same rules")
     try:
         async with asyncio.timeout(policy.timeout):
@@ -141,7 +148,7 @@ async def fetch(
         raise FetchFailed("a secure connection to the site failed") from None
     except aiohttp.ClientConnectorError as error:
         if isinstance(error.os_error, AddressRefused):
-            raise FetchFailed("the address points into a private network") from None
+            raise FetchFailed(REFUSED) from None
         if isinstance(error.os_error, socket.gaierror):
             raise FetchFailed("the site could not be found") from None
         raise FetchFailed("the site could not be reached") from None
@@ -156,9 +163,10 @@ async def _follow(url: str, policy: FetchPolicy, session: aiohttp.ClientSession)
     current = url
     seen = {url}
     for _ in range(MAX_REDIRECTS + 1):
-        _check_address(current, policy)
         async with session.get(
-            current, allow_redirects=False, headers={"Accept-Encoding": "gzip, deflate"}
+            _checked(current, policy),
+            allow_redirects=False,
+            headers={"Accept-Encoding": "gzip, deflate"},
         ) as response:
             location = response.headers.get("Location")
             if response.status in _REDIRECTS and location:
@@ -181,20 +189,23 @@ async def _follow(url: str, policy: FetchPolicy, session: aiohttp.ClientSession)
     raise FetchFailed(f"it redirects more than {MAX_REDIRECTS} times")
 
 
-def _check_address(url: str, policy: FetchPolicy) -> None:
-    """What can be refused from the address alone: its scheme, and a host written as an
-    IP address (aiohttp connects to those without asking the resolver)."""
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https"):
+def _checked(url: str, policy: FetchPolicy) -> URL:
+    """`url` as aiohttp will request it, refused early for what the address alone
+    says: its scheme, and a host that spells a refused address in any form (`localhost`,
+    `2130706433`, `127。0。0。1`). The connector checks the address it dials anyway;
+    this gives the person the reason rather than a failed connection."""
+    try:
+        parsed = URL(url)
+    except (ValueError, UnicodeError):
+        raise FetchFailed("the address is not valid") from None
+    if parsed.scheme.lower() not in ("http", "https"):
         raise FetchFailed("only http and https links are fetched")
-    host = (parts.hostname or "").lower()
+    host = parsed.raw_host
     if not host:
         raise FetchFailed("the address is not valid")
-    address = literal_address(host)
-    if address is not None:
-        allow_private = policy.allow_private or host in policy.trusted_hosts
-        if not may_connect(address, allow_private=allow_private):
-            raise FetchFailed("the address points into a private network")
+    if policy.rules.refusal(host) is not None:
+        raise FetchFailed(REFUSED)
+    return parsed
 
 
 def _status_words(response: aiohttp.ClientResponse) -> str:

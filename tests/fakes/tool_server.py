@@ -1,5 +1,5 @@
 """A small HTTP service on 127.0.0.1 that a vault declares as its custom tools:
-weather (GET), a team board (POST), a huge answer, redirects, an answer in a
+weather (GET), a team board (POST), a huge answer, redirects (to anywhere), an answer in a
 charset nobody knows, and items by id. Every request it
 receives is recorded, so a test sees exactly what brainbot sent."""
 
@@ -63,6 +63,8 @@ class ToolServer:
             return web.Response(text="x" * HUGE_BYTES, content_type="text/plain")
         if path == "/away":
             raise web.HTTPFound(f"http://localhost:{self.port}/weather/elsewhere")
+        if path == "/redirect":  # to `to`, written into the header as it is (raw UTF-8)
+            return web.Response(status=302, headers={"Location": request.query["to"]})
         if path == "/here":
             raise web.HTTPFound("/weather/redirected")
         if path == "/odd-charset":

@@ -127,6 +127,7 @@ async def reading(s: Settings) -> list[Finding]:
     links = (
         "links: their pages are read"
         + ("" if s.fetch_allow_private else " (private addresses refused)")
+        + (f"; trusted: {', '.join(s.fetch_trusted_hosts)}" if s.fetch_trusted_hosts else "")
         if s.fetch_links
         else "links are kept as sent (BRAINBOT_FETCH=false)"
     )
