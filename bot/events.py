@@ -6,11 +6,32 @@ platform UI. They are plain data: nothing here points back at an adapter.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
+
+# What no record, note or commit can hold: NUL (valid UTF-8, but Postgres text refuses
+# it) and a lone surrogate (no UTF-8 at all: a JSON "\ud800", a broken name).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def storable(text: str) -> str:
+    """`text` with each character nothing can store replaced by U+FFFD (as a decoder
+    shows a bad byte): what a door hands over is kept, never refused by the database."""
+    return _UNSTORABLE.sub(REPLACEMENT, text)
+
+
+def _storable_fields(item: object, *names: str) -> None:
+    """Make the named string fields of a frozen event `storable` (at construction:
+    every door builds its events, so this is where text enters)."""
+    for name in names:
+        value = getattr(item, name)
+        if isinstance(value, str) and _UNSTORABLE.search(value):
+            object.__setattr__(item, name, storable(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +41,9 @@ class Conversation:
     platform: str  # "slack" | "telegram" | "console"
     chat_id: str
     thread_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _storable_fields(self, "platform", "chat_id", "thread_id")
 
     @property
     def key(self) -> str:
@@ -39,6 +63,9 @@ class Sender:
     # (a Slack Connect guest); `slack:*` admits only the bot's own workspace.
     team: str | None = None
     foreign: bool = False
+
+    def __post_init__(self) -> None:
+        _storable_fields(self, "platform", "id", "name", "timezone", "team")
 
     @property
     def key(self) -> str:
@@ -67,6 +94,9 @@ class Attachment:
     file_name: str
     mime_type: str | None = None
 
+    def __post_init__(self) -> None:
+        _storable_fields(self, "file_name", "mime_type")
+
 
 @dataclass(frozen=True, slots=True)
 class InboundMessage:
@@ -81,6 +111,15 @@ class InboundMessage:
     source: dict[str, str] = field(default_factory=dict)  # permalink, message id, forward origin
     raw: Any = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        _storable_fields(self, "event_id", "text")
+        if any(_UNSTORABLE.search(f"{k}{v}") for k, v in self.source.items()):
+            object.__setattr__(self, "source", _storable_map(self.source))
+
+
+def _storable_map(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {storable(k): storable(v) if isinstance(v, str) else v for k, v in values.items()}
+
 
 @dataclass(frozen=True, slots=True)
 class ButtonPress:
@@ -93,6 +132,9 @@ class ButtonPress:
     value: str
     received_at: datetime
     raw: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _storable_fields(self, "event_id", "action", "value")
 
 
 Event = InboundMessage | ButtonPress

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import email.policy
 import json
+import logging
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,15 +37,20 @@ from bot.events import (
     Reply,
     Sender,
     attachment_kind,
+    storable,
 )
 from storage.db.mcp_tokens import McpTokens
 from storage.db.people import Person
 
+log = logging.getLogger(__name__)
+
 EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 PLATFORM = "api"
 PREFIX = "/api/v1"
 FILED_WITHIN = 10.0  # seconds a replayed key waits for its first request's note
 _KEY = re.compile(r"[^A-Za-z0-9._:-]")
+FAILED = "something went wrong on brainbot's side; try again in a moment"
 UNAUTHORISED = "needs `Authorization: Bearer <token>` with a live token: `brainbot token PERSON`"
 
 
@@ -87,8 +93,8 @@ class CaptureApi:
         self._handle: EventHandler | None = None
 
     def mount(self, app: web.Application) -> None:
-        app.router.add_post(f"{PREFIX}/capture", self._capture)
-        app.router.add_get(f"{PREFIX}/search", self._search)
+        app.router.add_post(f"{PREFIX}/capture", _answering(self._capture))
+        app.router.add_get(f"{PREFIX}/search", _answering(self._search))
         app.router.add_get(f"{PREFIX}/openapi.json", self._openapi)
 
     def start(self, runtime: Runtime, handle: EventHandler | None = None) -> None:
@@ -105,14 +111,11 @@ class CaptureApi:
         return web.json_response(OPENAPI)
 
     async def _capture(self, request: web.Request) -> web.Response:
-        try:
-            runtime, person = await self._person(request)
-            capture = await _read_capture(request, runtime)
-            if not capture.command().removeprefix("/capture").strip() and not capture.files:
-                raise ApiError(400, "nothing to keep: send `text`, `url` or a file")
-            return await self._file(request, runtime, person, capture)
-        except ApiError as exc:
-            return _error(exc.status, str(exc))
+        runtime, person = await self._person(request)
+        capture = await _read_capture(request, runtime)
+        if not capture.command().removeprefix("/capture").strip() and not capture.files:
+            raise ApiError(400, "nothing to keep: send `text`, `url` or a file")
+        return await self._file(request, runtime, person, capture)
 
     async def _file(
         self, request: web.Request, runtime: Runtime, person: Person, capture: Capture
@@ -169,17 +172,14 @@ class CaptureApi:
             await asyncio.sleep(0.02)
 
     async def _search(self, request: web.Request) -> web.Response:
-        try:
-            runtime, person = await self._person(request)
-        except ApiError as exc:
-            return _error(exc.status, str(exc))
-        query = request.query.get("q", "").strip()
+        runtime, person = await self._person(request)
+        query = storable(request.query.get("q", "")).strip()
         if not query:
-            return _error(400, "give the words to look for as `q`")
+            raise ApiError(400, "give the words to look for as `q`")
         try:
             limit = max(1, min(int(request.query.get("limit", "10")), 50))
         except ValueError:
-            return _error(400, "`limit` is a number from 1 to 50")
+            raise ApiError(400, "`limit` is a number from 1 to 50") from None
         vault = await runtime.vaults.of_person(person.id, person.name, runtime.engine.clock())
         results = await (await runtime.vaults.store(vault)).search(query, limit=limit)
         hits = [
@@ -284,6 +284,23 @@ async def _read_form(request: web.Request, max_file: int) -> Capture:
     capture = _capture_of(values)
     capture.files = files
     return capture
+
+
+def _answering(handler: Handler) -> Handler:
+    """`handler`, its refusals and its failures answered as JSON `{"error": ...}`."""
+
+    async def answer(request: web.Request) -> web.Response:
+        try:
+            return await handler(request)
+        except ApiError as exc:
+            return _error(exc.status, str(exc))
+        except web.HTTPException:
+            raise
+        except Exception:  # still an answer a Shortcut can show, never a bare 500
+            log.exception("%s %s failed", request.method, request.path)
+            return _error(500, FAILED)
+
+    return answer
 
 
 def _tag(tag: str) -> str:

@@ -149,6 +149,27 @@ async def test_refusals_are_json_a_shortcut_can_show(api: Api, tmp_path: Path) -
     assert notes(api.vault) == []
 
 
+async def test_a_nul_or_a_lone_surrogate_is_kept_replaced_never_a_500(api: Api) -> None:
+    """JSON may carry what no database text holds (`\\u0000`, a lone `\\ud800`): the
+    note is filed with U+FFFD in its place."""
+    raw = '{"text": "tea\\u0000time with \\ud800 Sam"}'
+    headers = {"Content-Type": "application/json"}
+    status, body, _ = await api.post(data=raw, headers=headers)
+    assert status == 201, body
+    assert "tea\ufffdtime with \ufffd Sam" in (api.vault / body["path"]).read_text()
+    form = aiohttp.FormData(default_to_multipart=True)
+    form.add_field("text", "form\x00field")
+    status, body, _ = await api.post(data=form)
+    assert status == 201, body
+    assert "form\ufffdfield" in (api.vault / body["path"]).read_text()
+    headers = {"Authorization": f"Bearer {api.token}"}
+    async with api.session.get(
+        f"{api.url}/api/v1/search", params={"q": "tea\x00time"}, headers=headers
+    ) as response:
+        assert response.status == 200, await response.text()
+        assert (await response.json())["query"] == "tea\ufffdtime"
+
+
 async def test_faster_than_the_rate_limit_is_429(tmp_path: Path, database_url: str) -> None:
     async with running_brain(tmp_path, database_url, BRAINBOT_RATE_LIMIT="2") as brain:
         async for api in serve(brain):
