@@ -74,6 +74,9 @@ class Sender:
 
 
 AttachmentKind = Literal["voice", "audio", "photo", "document"]
+# The files of one message that are read into its note (bot.enrich); the capture API
+# takes no more in one request.
+MAX_FILES = 10
 
 
 def attachment_kind(mime: str) -> AttachmentKind:

@@ -8,8 +8,10 @@ the answer (bot.enrich). `GET /api/v1/search?q=` answers the person's search as 
 
 Every answer is JSON; an error is `{"error": "..."}` a Shortcut can show as it is:
 401 (no or a dead token), 403 (the token's person is gone), 409 (the same key is still
-being filed), 413 (too large), 415 (a body that is not JSON, text or a form), 429
-(faster than BRAINBOT_RATE_LIMIT), 503 (not ready yet).
+being filed), 413 (too large, or a form of more than MAX_FILES files or MAX_PARTS
+parts: refused before anything is recorded), 415 (a body that is not JSON, text or a
+form), 429 (faster than BRAINBOT_RATE_LIMIT), 500 (a failure of ours), 503 (not ready
+yet). A capture's files are kept with its note, in the note's one commit.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from email.message import Message
 from email.parser import BytesParser
 from typing import Any
 
@@ -30,6 +33,7 @@ from aiohttp import web
 from bot.app.api_spec import OPENAPI
 from bot.app.runtime import Runtime
 from bot.events import (
+    MAX_FILES,
     Attachment,
     Conversation,
     Event,
@@ -50,6 +54,10 @@ PLATFORM = "api"
 PREFIX = "/api/v1"
 FILED_WITHIN = 10.0  # seconds a replayed key waits for its first request's note
 _KEY = re.compile(r"[^A-Za-z0-9._:-]")
+# A form's parts: the four fields (text, url, category, tags) and the files, with room
+# for a client that sends a field twice. Counted before the form is parsed, so a body
+# of thousands of empty parts costs one scan of its bytes.
+MAX_PARTS = MAX_FILES + 10
 FAILED = "something went wrong on brainbot's side; try again in a moment"
 UNAUTHORISED = "needs `Authorization: Bearer <token>` with a live token: `brainbot token PERSON`"
 
@@ -261,9 +269,12 @@ def _capture_of(values: dict[str, Any]) -> Capture:
 
 async def _read_form(request: web.Request, max_file: int) -> Capture:
     """A multipart form, from the body the server has read already: its fields and its
-    files (each at most `max_file` bytes)."""
-    head = f"Content-Type: {request.headers.get('Content-Type', '')}\r\n\r\n".encode()
-    form = BytesParser(policy=email.policy.HTTP).parsebytes(head + await request.read())
+    files (at most MAX_FILES, each at most `max_file` bytes)."""
+    content_type = request.headers.get("Content-Type", "")
+    body = await request.read()
+    _check_parts(content_type, body)
+    head = f"Content-Type: {content_type}\r\n\r\n".encode()
+    form = BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
     if not form.is_multipart():
         raise ApiError(400, "the form could not be read")
     values: dict[str, Any] = {}
@@ -281,9 +292,27 @@ async def _read_form(request: web.Request, max_file: int) -> Capture:
             files.append(Attachment(attachment_kind(mime), data, filename, mime))
         elif isinstance(name, str):
             values[name] = data[:100_000].decode(part.get_content_charset() or "utf-8", "replace")
+    if len(files) > MAX_FILES:
+        raise ApiError(413, f"at most {MAX_FILES} files in one capture; send the others apart")
     capture = _capture_of(values)
     capture.files = files
     return capture
+
+
+def _check_parts(content_type: str, body: bytes) -> None:
+    """Refuse a form of more than MAX_PARTS parts before it is parsed."""
+    header = Message()
+    header["Content-Type"] = content_type
+    boundary = header.get_param("boundary")
+    if not isinstance(boundary, str) or not boundary:
+        raise ApiError(400, "the form names no boundary")
+    # Each part begins with the delimiter, and one more ends the form.
+    if body.count(b"--" + boundary.encode("utf-8", "replace")) - 1 > MAX_PARTS:
+        raise ApiError(
+            413,
+            f"at most {MAX_PARTS} parts in one form (the fields text, url, category, tags "
+            f"and at most {MAX_FILES} files)",
+        )
 
 
 def _answering(handler: Handler) -> Handler:

@@ -4,7 +4,14 @@ Undo) and what they share: the context of an event, how notes are named, the not
 a turn read and how an answer names them as its sources."""
 
 from bot.tools import changes, digest, links, notes, reminders, replace, resurfacing, settings
-from bot.tools.context import Proposal, ReadNote, ToolContext, ToolError, ToolResult
+from bot.tools.context import (
+    ArrivedFiles,
+    Proposal,
+    ReadNote,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from bot.tools.daily import log_line, wikilink
 from bot.tools.names import (
     category_named,
@@ -47,6 +54,7 @@ __all__ = [
     "UNDO_ACTION",
     "UNDO_KIND",
     "UNSURE",
+    "ArrivedFiles",
     "Outcome",
     "Proposal",
     "ReadNote",

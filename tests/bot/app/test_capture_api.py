@@ -4,6 +4,7 @@ real runtime (vault, Postgres), requests over HTTP, the note in the vault."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import aiohttp
 import frontmatter
 import pytest
+from sqlalchemy import text
 
 from bot.app.api import CaptureApi
 from bot.app.http import HttpServer
@@ -19,7 +21,7 @@ from bot.app.runtime import Runtime
 from storage.db.mcp_tokens import McpTokens
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.enrich.test_shared_files import photo_of
-from tests.bot.helpers import notes
+from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain
 from tests.fakes.text_pictures import needs_ocr
 from tests.scheduler.outbox import add_ada
@@ -168,6 +170,60 @@ async def test_a_nul_or_a_lone_surrogate_is_kept_replaced_never_a_500(api: Api) 
     ) as response:
         assert response.status == 200, await response.text()
         assert (await response.json())["query"] == "tea\ufffdtime"
+
+
+def _changed_by_last_commit(vault: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(vault), "show", "--name-only", "--format=", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(out.stdout.split())
+
+
+async def _recorded_events(api: Api) -> int:
+    async with api.brain.database.engine.connect() as conn:
+        found = await conn.scalar(text("SELECT count(*) FROM inbound_events"))
+    return int(found or 0)
+
+
+async def test_a_capture_and_its_files_are_one_commit(api: Api) -> None:
+    before = git_log(api.vault)
+    form = aiohttp.FormData()
+    form.add_field("text", "receipts from the trip")
+    for n in range(3):
+        form.add_field("file", f"receipt {n}".encode(), filename="receipt.txt")
+    status, body, _ = await api.post(data=form)
+    assert status == 201, body
+    kept = ["attachments/receipt-2.txt", "attachments/receipt-3.txt", "attachments/receipt.txt"]
+    assert _changed_by_last_commit(api.vault) == sorted([body["path"], *kept])
+    assert len(git_log(api.vault)) == len(before) + 1
+    text_of_note = (api.vault / body["path"]).read_text()
+    assert all(f"![[{path}]]" in text_of_note for path in kept)
+
+
+async def test_more_files_or_parts_than_a_capture_takes_are_refused_unwritten(
+    api: Api,
+) -> None:
+    """At most 10 files (what is read of one note) and a few fields: a form of 11 files,
+    or of thousands of empty parts, is refused before anything is recorded or written."""
+    before = git_log(api.vault)
+    form = aiohttp.FormData()
+    form.add_field("text", "too many")
+    for n in range(11):
+        form.add_field("file", b"x", filename=f"f{n}.txt")
+    status, body, _ = await api.post(data=form)
+    assert status == 413 and "at most 10 files" in body["error"], body
+    boundary = "b0undary"
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="text"\r\n\r\nhello\r\n']
+    parts += [f'--{boundary}\r\nContent-Disposition: form-data; name="x"\r\n\r\n\r\n'] * 5000
+    raw = ("".join(parts) + f"--{boundary}--\r\n").encode()
+    headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    status, body, _ = await api.post(data=raw, headers=headers)
+    assert status == 413 and "parts" in body["error"], body
+    assert git_log(api.vault) == before and not (api.vault / "attachments").exists()
+    assert notes(api.vault) == [] and await _recorded_events(api) == 0
 
 
 async def test_faster_than_the_rate_limit_is_429(tmp_path: Path, database_url: str) -> None:
