@@ -147,7 +147,8 @@ async def test_refusals_are_json_a_shortcut_can_show(api: Api, tmp_path: Path) -
         content_type="application/pdf",
     )
     status, body, _ = await api.post(data=form)
-    assert status == 413 and "larger than" in body["error"]
+    limit = api.brain.settings.max_attachment_bytes + 1_000_000
+    assert status == 413 and f"larger than {limit:,} bytes" in body["error"], body
     assert notes(api.vault) == []
 
 
