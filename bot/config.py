@@ -221,7 +221,9 @@ class Settings(BaseSettings):
     sync_interval_seconds: float = Field(30.0, ge=0, alias="BRAINBOT_SYNC_INTERVAL")
     watch_vaults: bool = Field(True, alias="BRAINBOT_WATCH")
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
-    # Email in (bot.mail): the IMAP folder whose mail from verified addresses is filed.
+    # Email in (bot.mail): the IMAP folder whose mail from verified addresses is filed,
+    # when the receiving server (imap_authserv_id) vouches for its From line; without
+    # that name (or imap_trust_unauthenticated) email in does not start (bot.app.mail).
     imap_url: str | None = Field(None, alias="BRAINBOT_IMAP_URL")
     imap_ca_file: str | None = Field(None, alias="BRAINBOT_IMAP_CA_FILE")
     imap_poll_seconds: float = Field(60.0, gt=0, alias="BRAINBOT_IMAP_POLL_SECONDS")
