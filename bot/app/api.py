@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import BytesParser
@@ -31,6 +31,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.app.api_spec import OPENAPI
+from bot.app.cors import Cors
 from bot.app.runtime import Runtime
 from bot.events import (
     MAX_FILES,
@@ -94,15 +95,20 @@ class CaptureApi:
     """The `/api/v1` routes: mounted before the server starts, serving once `start`
     has the runtime (503 until then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cors_origins: Iterable[str] = ()) -> None:
+        self.cors = Cors(cors_origins)
         self._runtime: Runtime | None = None
         self._tokens: McpTokens | None = None
         self._known: set[int] = set()  # people whose `api` identity exists
         self._handle: EventHandler | None = None
 
     def mount(self, app: web.Application) -> None:
-        app.router.add_post(f"{PREFIX}/capture", _answering(self._capture))
-        app.router.add_get(f"{PREFIX}/search", _answering(self._search))
+        for path, method, handler in (
+            (f"{PREFIX}/capture", "POST", self._capture),
+            (f"{PREFIX}/search", "GET", self._search),
+        ):
+            app.router.add_route(method, path, _answering(handler, self.cors))
+            app.router.add_route("OPTIONS", path, self.cors.preflight(method))
         app.router.add_get(f"{PREFIX}/openapi.json", self._openapi)
 
     def start(self, runtime: Runtime, handle: EventHandler | None = None) -> None:
@@ -315,19 +321,22 @@ def _check_parts(content_type: str, body: bytes) -> None:
         )
 
 
-def _answering(handler: Handler) -> Handler:
-    """`handler`, its refusals and its failures answered as JSON `{"error": ...}`."""
+def _answering(handler: Handler, cors: Cors) -> Handler:
+    """`handler`, its refusals and its failures answered as JSON `{"error": ...}`,
+    readable by the page of an origin `cors` lists."""
 
     async def answer(request: web.Request) -> web.Response:
         try:
-            return await handler(request)
+            response = await handler(request)
         except ApiError as exc:
-            return _error(exc.status, str(exc))
+            response = _error(exc.status, str(exc))
         except web.HTTPException:
             raise
         except Exception:  # still an answer a Shortcut can show, never a bare 500
             log.exception("%s %s failed", request.method, request.path)
-            return _error(500, FAILED)
+            response = _error(500, FAILED)
+        cors.mark(request, response)
+        return response
 
     return answer
 

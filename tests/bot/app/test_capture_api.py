@@ -47,7 +47,7 @@ class Api:
 
 async def serve(brain: Runtime) -> AsyncIterator[Api]:
     """The API on the server `brainbot run` uses (its body rules included)."""
-    api = CaptureApi()
+    api = CaptureApi(brain.settings.api_cors_origins)
     settings = brain.settings
     http = HttpServer("127.0.0.1", 0, max_body=settings.max_attachment_bytes + 1_000_000)
     api.mount(http.app)
@@ -249,3 +249,46 @@ async def test_search_and_the_openapi_description(api: Api) -> None:
         spec = await response.json()
     assert set(spec["paths"]) == {"/api/v1/capture", "/api/v1/search"}
     assert "429" in spec["paths"]["/api/v1/capture"]["post"]["responses"]
+
+
+async def test_a_browser_page_may_call_only_from_a_listed_origin(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The bookmarklet: its browser asks first (a preflight); a listed origin is told
+    exactly what the API takes, any other gets no Access-Control header, so its browser
+    sends nothing. There is never a wildcard."""
+    wiki = "https://wiki.example.org"
+    settings = {"BRAINBOT_API_CORS_ORIGINS": wiki, "BRAINBOT_RATE_LIMIT": "0"}
+    async with running_brain(tmp_path, database_url, **settings) as brain:
+        async for api in serve(brain):
+            url = f"{api.url}/api/v1/capture"
+            asked = {
+                "Origin": wiki,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization,content-type",
+            }
+            async with api.session.options(url, headers=asked) as response:
+                assert response.status == 204
+                assert response.headers["Access-Control-Allow-Origin"] == wiki
+                assert response.headers["Access-Control-Allow-Methods"] == "POST"
+                allowed = response.headers["Access-Control-Allow-Headers"].lower()
+                assert {"authorization", "content-type"} <= set(allowed.split(", "))
+                assert response.headers["Vary"] == "Origin"
+                assert "Access-Control-Allow-Credentials" not in response.headers
+            other = {**asked, "Origin": "https://evil.example"}
+            async with api.session.options(url, headers=other) as response:
+                assert response.status == 403
+                assert not any(h.startswith("Access-Control") for h in response.headers)
+            delete = {**asked, "Access-Control-Request-Method": "DELETE"}
+            async with api.session.options(url, headers=delete) as response:
+                assert response.status == 403
+            status, body, headers = await api.post(
+                {"text": "from the wiki"}, headers={"Origin": wiki}
+            )
+            assert status == 201 and headers["Access-Control-Allow-Origin"] == wiki, body
+            _, _, headers = await api.post({"text": "x"}, headers={"Origin": "null"})
+            assert "Access-Control-Allow-Origin" not in headers and headers["Vary"] == "Origin"
+            search = {**asked, "Access-Control-Request-Method": "GET"}
+            async with api.session.options(f"{api.url}/api/v1/search", headers=search) as response:
+                assert response.status == 204
+                assert response.headers["Access-Control-Allow-Methods"] == "GET"
