@@ -25,6 +25,17 @@ def storable(text: str) -> str:
     return _UNSTORABLE.sub(REPLACEMENT, text)
 
 
+def storable_json(value: Any) -> Any:
+    """`value`, decoded JSON (a tool call's arguments), with every string `storable`."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {storable(str(key)): storable_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [storable_json(item) for item in value]
+    return value
+
+
 def _storable_fields(item: object, *names: str) -> None:
     """Make the named string fields of a frozen event `storable` (at construction:
     every door builds its events, so this is where text enters)."""

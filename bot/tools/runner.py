@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from bot import metrics
-from bot.events import Button, Reply
+from bot.events import Button, Reply, storable_json
 from bot.tools.change_kinds import asked_for, echoes
 from bot.tools.reading import AFTER_READING, CARRIES_NOTES, Reading
 from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
@@ -146,6 +146,8 @@ class ToolRunner:
         `reading` is what the model's turn has read: after it, only what the person
         asked for runs at once, and nothing that carries what was read."""
         started = time.perf_counter()
+        if isinstance(arguments, dict):  # from a model or an MCP client: what they say enters
+            arguments = storable_json(arguments)
         tools = self.tools_for(ctx)
         spec = tools.get(name)
         if spec is None:
