@@ -44,6 +44,8 @@ _DIRECT_CHANGES_ENV = "BRAINBOT_DIRECT_CHANGES"
 _CATEGORY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _USER_KEY = re.compile(r"^[a-z]+:[^\s:]+(:\*)?$")
 _HOST = re.compile(r"^[A-Za-z0-9.-]+(:\d{1,5})?$")
+_ORIGIN = re.compile(r"^https?://(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$")
+_DEFAULT_PORT = re.compile(r"^(https://[^/]+):443$|^(http://[^/]+):80$")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -195,6 +197,10 @@ class Settings(BaseSettings):
 
     http_host: str = Field("127.0.0.1", min_length=1, alias="BRAINBOT_HTTP_HOST")
     http_port: int = Field(8080, ge=0, le=65535, alias="BRAINBOT_HTTP_PORT")
+    # The sites whose pages may call the capture API from a browser (bot.app.cors).
+    api_cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), alias="BRAINBOT_API_CORS_ORIGINS"
+    )
 
     slack_bot_token: str | None = Field(None, alias="SLACK_BOT_TOKEN")
     slack_app_token: str | None = Field(None, alias="SLACK_APP_TOKEN")
@@ -224,7 +230,8 @@ class Settings(BaseSettings):
     sync_interval_seconds: float = Field(30.0, ge=0, alias="BRAINBOT_SYNC_INTERVAL")
     watch_vaults: bool = Field(True, alias="BRAINBOT_WATCH")
     git_remote: str | None = Field(None, alias="BRAINBOT_GIT_REMOTE")
-    # Email in (bot.mail): the IMAP folder whose mail from verified addresses is filed.
+    # Email in (bot.mail): the IMAP folder whose mail from verified addresses is filed
+    # when the server imap_authserv_id names vouches for it (else it does not start).
     imap_url: str | None = Field(None, alias="BRAINBOT_IMAP_URL")
     imap_ca_file: str | None = Field(None, alias="BRAINBOT_IMAP_CA_FILE")
     imap_poll_seconds: float = Field(60.0, gt=0, alias="BRAINBOT_IMAP_POLL_SECONDS")
@@ -260,6 +267,7 @@ class Settings(BaseSettings):
         "direct_changes",
         "tool_hosts",
         "fetch_trusted_hosts",
+        "api_cors_origins",
         mode="before",
     )
     @classmethod
@@ -365,6 +373,15 @@ class Settings(BaseSettings):
         if bad:
             raise ValueError(f"{bad} are not host names (no scheme, port or path)")
         return value
+
+    @field_validator("api_cors_origins", mode="after")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """Origins as a browser sends them (lower case, no default port); never `*`."""
+        origins = tuple(_DEFAULT_PORT.sub(r"\1\2", o.rstrip("/").lower()) for o in value)
+        if bad := [origin for origin in origins if not _ORIGIN.match(origin)]:
+            raise ValueError(f"{bad} are not origins: scheme://host[:port] each (no path, no *)")
+        return origins
 
     @field_validator("openai_base_url", "slack_api_url", "telegram_api_url", "telegram_webhook_url")
     @classmethod

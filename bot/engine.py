@@ -37,7 +37,7 @@ from bot.config import Settings
 from bot.connect import LinkButton, Related, Timeline, TimelineChoice
 from bot.custom_tools import VaultTools
 from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
-from bot.events import ButtonPress, Event, InboundMessage, Recent, RecentEvents, Reply
+from bot.events import ButtonPress, Event, InboundMessage, Recent, RecentEvents, Reply, Sender
 from bot.llm import LLM, LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
@@ -357,9 +357,16 @@ class Engine:
                 )
             ]
         notices: list[str] = []
-        files: list[dict[str, str]] = []
         if event.attachments:
-            ctx, text = await self.arrivals.keep_files(ctx, event.attachments, text, notices, files)
+            ctx, text = await self.arrivals.arrive(ctx, event.attachments, text, notices)
+        replies = await self._turn(ctx, event.sender, text, notices)
+        # Files no note took (a question, a command) are kept all the same.
+        return await self.arrivals.keep_rest(ctx, replies)
+
+    async def _turn(
+        self, ctx: ToolContext, sender: Sender, text: str, notices: list[str]
+    ) -> list[Reply]:
+        """What the message's words ask: a command, a correction, the model's turn."""
         if not text:
             return [Reply("Send me a thought, a question, or /help.")]
         reason = await self.approvals.after_reject(ctx, text)
@@ -372,14 +379,14 @@ class Engine:
         asked = text if kind_of(text) == "question" else ""
         ctx = replace(ctx, links=tuple(find_urls(text)), filed=[], said=asked)
         if text.startswith("/"):
-            replies = await self.router.command(ctx, event.sender, text)
+            replies = await self.router.command(ctx, sender, text)
         else:
-            if ctx.links and not files and not is_question(text):
+            if ctx.links and not (ctx.files and ctx.files.readable()) and not is_question(text):
                 again = await self.arrivals.saved_again(ctx, text)
                 if again is not None:
                     return again
             replies = await self._reply(ctx, text, notices)
-        await self.arrivals.read_later(ctx, files)
+        await self.arrivals.read_later(ctx)
         self.timeline.follow(ctx, text)
         self.related.after(ctx)  # related notes, in a message after the reply (bot.connect)
         if ctx.filed:  # for callers that answer with the note (the capture API)

@@ -6,11 +6,43 @@ platform UI. They are plain data: nothing here points back at an adapter.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
+
+# What no record, note or commit can hold: NUL (valid UTF-8, but Postgres text refuses
+# it) and a lone surrogate (no UTF-8 at all: a JSON "\ud800", a broken name).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def storable(text: str) -> str:
+    """`text` with each character nothing can store replaced by U+FFFD (as a decoder
+    shows a bad byte): what a door hands over is kept, never refused by the database."""
+    return _UNSTORABLE.sub(REPLACEMENT, text)
+
+
+def storable_json(value: Any) -> Any:
+    """`value`, decoded JSON (a tool call's arguments), with every string `storable`."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {storable(str(key)): storable_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [storable_json(item) for item in value]
+    return value
+
+
+def _storable_fields(item: object, *names: str) -> None:
+    """Make the named string fields of a frozen event `storable` (at construction:
+    every door builds its events, so this is where text enters)."""
+    for name in names:
+        value = getattr(item, name)
+        if isinstance(value, str) and _UNSTORABLE.search(value):
+            object.__setattr__(item, name, storable(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +52,9 @@ class Conversation:
     platform: str  # "slack" | "telegram" | "console"
     chat_id: str
     thread_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _storable_fields(self, "platform", "chat_id", "thread_id")
 
     @property
     def key(self) -> str:
@@ -40,6 +75,9 @@ class Sender:
     team: str | None = None
     foreign: bool = False
 
+    def __post_init__(self) -> None:
+        _storable_fields(self, "platform", "id", "name", "timezone", "team")
+
     @property
     def key(self) -> str:
         """`platform:id`, the form `BRAINBOT_ALLOWED_USERS` uses."""
@@ -47,6 +85,9 @@ class Sender:
 
 
 AttachmentKind = Literal["voice", "audio", "photo", "document"]
+# The files of one message that are read into its note (bot.enrich); the capture API
+# takes no more in one request.
+MAX_FILES = 10
 
 
 def attachment_kind(mime: str) -> AttachmentKind:
@@ -67,6 +108,9 @@ class Attachment:
     file_name: str
     mime_type: str | None = None
 
+    def __post_init__(self) -> None:
+        _storable_fields(self, "file_name", "mime_type")
+
 
 @dataclass(frozen=True, slots=True)
 class InboundMessage:
@@ -81,6 +125,15 @@ class InboundMessage:
     source: dict[str, str] = field(default_factory=dict)  # permalink, message id, forward origin
     raw: Any = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        _storable_fields(self, "event_id", "text")
+        if any(_UNSTORABLE.search(f"{k}{v}") for k, v in self.source.items()):
+            object.__setattr__(self, "source", _storable_map(self.source))
+
+
+def _storable_map(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {storable(k): storable(v) if isinstance(v, str) else v for k, v in values.items()}
+
 
 @dataclass(frozen=True, slots=True)
 class ButtonPress:
@@ -93,6 +146,9 @@ class ButtonPress:
     value: str
     received_at: datetime
     raw: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _storable_fields(self, "event_id", "action", "value")
 
 
 Event = InboundMessage | ButtonPress

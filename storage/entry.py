@@ -103,10 +103,12 @@ class SearchResults:
 @dataclass(frozen=True, slots=True)
 class Written:
     """What one vault write produced: the entry as now on disk (None after a delete or
-    for an attachment) and the commit that recorded it."""
+    for an attachment), the commit that recorded it, and the paths of the files kept
+    under `attachments/` with it, in the order they were given."""
 
     entry: Entry | None
     change: Change
+    attachments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ from storage.vault.vault import BodyEdit, Then, Vault
 log = logging.getLogger(__name__)
 
 Source = Mapping[str, Any] | str | None
+Fields = Mapping[str, Any] | None
 ImportProgress = Callable[[str, int, int], None]  # (phase: "copy" | "index", done, total)
 _P = ParamSpec("_P")
 
@@ -129,22 +130,31 @@ class Store:
         return str(parents[0]) if parents else None
 
     async def create(
+        self, category: str, title: str, body: str = "", fields: Fields = None, **how: Any
+    ) -> Entry:
+        """File a new note and index it (`create_with_files`, without files)."""
+        return (await self.create_with_files(category, title, body, fields, **how))[0]
+
+    async def create_with_files(
         self,
         category: str,
         title: str,
         body: str = "",
-        fields: Mapping[str, Any] | None = None,
+        fields: Fields = None,
         *,
+        files: Sequence[tuple[str, bytes]] = (),
         author: Author = BOT_AUTHOR,
         source: Source = None,
         zone: tzinfo | None = None,
         then: Then | None = None,
-    ) -> Entry:
-        """File a new note (see Vault.create; its times in the writer's `zone`; `then`:
-        another note changed in the same commit) and index them."""
-        create = partial(self.vault.create, author=author, source=source, zone=zone, then=then)
+    ) -> tuple[Entry, tuple[str, ...]]:
+        """File a new note, and `files` (name, bytes) under `attachments/`, in one commit
+        (see Vault.create), and index them: the note, and the files' paths in order."""
+        create = partial(
+            self.vault.create, author=author, source=source, zone=zone, then=then, attachments=files
+        )
         written = await self._write(create, category, title, body, fields)
-        return await self._entry_of(written)
+        return await self._entry_of(written), written.attachments
 
     async def _entry_of(self, written: Written) -> Entry:
         if written.entry is not None:
@@ -311,14 +321,15 @@ class Store:
             source=source,
         )
 
-    async def write_attachment(
-        self, name: str, data: bytes, *, author: Author = BOT_AUTHOR, source: Source = None
-    ) -> str:
-        """Keep a file from chat under `attachments/`; returns its vault path."""
-        written = await self._write(
-            self.vault.write_attachment, name, data, author=author, source=source
-        )
-        return written.change.paths[0]
+    async def write_attachments(
+        self, files: Sequence[tuple[str, bytes]], *, author: Author, source: Source = None
+    ) -> tuple[str, ...]:
+        """Keep files from chat (name, bytes) under `attachments/` in one commit; returns
+        their vault paths, in order."""
+        if not files:
+            return ()
+        write = partial(self.vault.write_attachments, author=author, source=source)
+        return (await self._write(write, files)).attachments
 
     # ---- reads ---------------------------------------------------------------------
 

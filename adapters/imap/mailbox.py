@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.policy
 import enum
 import logging
 import ssl
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from email.parser import BytesParser
 from typing import Any
 
 from imapclient import SEEN, IMAPClient
@@ -42,6 +45,15 @@ class Taken(enum.Enum):
 
 
 OnMail = Callable[[bytes], Awaitable[Taken]]
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What `Mailbox.check` found: a line for doctor, and one header's lines (top
+    first) in each of the newest mails, newest first."""
+
+    said: str
+    headers: list[list[str]]
 
 
 class MailboxError(Exception):
@@ -76,13 +88,15 @@ class Mailbox:
         """Look again at the mails left unread (a sender may have become someone's)."""
         self._left.clear()
 
-    async def check(self) -> str:
-        """Log in and open the folder once: what doctor says of it; MailboxError if not."""
+    async def check(self, header: str = "Authentication-Results", newest: int = 5) -> Checked:
+        """Log in and open the folder once: what doctor says of it, and the `header`
+        lines of its `newest` mails; MailboxError if it cannot be opened."""
         client = await asyncio.to_thread(self._open)
         try:
             unread = len(await asyncio.to_thread(client.search, ["UNSEEN"]))
             how = "IDLE" if b"IDLE" in client.capabilities() else "polling"
-            return f"{self.url.folder} on {self.url.host}: {unread} unread; {how}"
+            said = f"{self.url.folder} on {self.url.host}: {unread} unread; {how}"
+            return Checked(said, await asyncio.to_thread(_headers, client, header, newest))
         finally:
             await asyncio.to_thread(_close, client)
 
@@ -197,6 +211,21 @@ class Mailbox:
                     return
         finally:
             await asyncio.to_thread(client.idle_done)
+
+
+def _headers(client: IMAPClient, name: str, newest: int) -> list[list[str]]:
+    """The `name` lines of the folder's `newest` mails, read without marking them."""
+    uids = sorted(client.search(["ALL"]))[-newest:]
+    if not uids:
+        return []
+    section = f"BODY.PEEK[HEADER.FIELDS ({name.upper()})]"
+    fetched = client.fetch(uids, [section])
+    found = []
+    for uid in reversed(uids):
+        raw = next((v for k, v in fetched.get(uid, {}).items() if k.startswith(b"BODY")), b"")
+        head = BytesParser(policy=email.policy.default).parsebytes(raw, headersonly=True)
+        found.append([str(value) for value in head.get_all(name) or []])
+    return found
 
 
 def _arrived(said: list[Any]) -> bool:

@@ -8,8 +8,10 @@ the answer (bot.enrich). `GET /api/v1/search?q=` answers the person's search as 
 
 Every answer is JSON; an error is `{"error": "..."}` a Shortcut can show as it is:
 401 (no or a dead token), 403 (the token's person is gone), 409 (the same key is still
-being filed), 413 (too large), 415 (a body that is not JSON, text or a form), 429
-(faster than BRAINBOT_RATE_LIMIT), 503 (not ready yet).
+being filed), 413 (too large, or a form of more than MAX_FILES files or MAX_PARTS
+parts: refused before anything is recorded), 415 (a body that is not JSON, text or a
+form), 429 (faster than BRAINBOT_RATE_LIMIT), 500 (a failure of ours), 503 (not ready
+yet). A capture's files are kept with its note, in the note's one commit.
 """
 
 from __future__ import annotations
@@ -17,18 +19,22 @@ from __future__ import annotations
 import asyncio
 import email.policy
 import json
+import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from email.message import Message
 from email.parser import BytesParser
 from typing import Any
 
 from aiohttp import web
 
 from bot.app.api_spec import OPENAPI
+from bot.app.cors import Cors
 from bot.app.runtime import Runtime
 from bot.events import (
+    MAX_FILES,
     Attachment,
     Conversation,
     Event,
@@ -36,15 +42,24 @@ from bot.events import (
     Reply,
     Sender,
     attachment_kind,
+    storable,
 )
 from storage.db.mcp_tokens import McpTokens
 from storage.db.people import Person
 
+log = logging.getLogger(__name__)
+
 EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 PLATFORM = "api"
 PREFIX = "/api/v1"
 FILED_WITHIN = 10.0  # seconds a replayed key waits for its first request's note
 _KEY = re.compile(r"[^A-Za-z0-9._:-]")
+# A form's parts: the four fields (text, url, category, tags) and the files, with room
+# for a client that sends a field twice. Counted before the form is parsed, so a body
+# of thousands of empty parts costs one scan of its bytes.
+MAX_PARTS = MAX_FILES + 10
+FAILED = "something went wrong on brainbot's side; try again in a moment"
 UNAUTHORISED = "needs `Authorization: Bearer <token>` with a live token: `brainbot token PERSON`"
 
 
@@ -80,15 +95,20 @@ class CaptureApi:
     """The `/api/v1` routes: mounted before the server starts, serving once `start`
     has the runtime (503 until then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cors_origins: Iterable[str] = ()) -> None:
+        self.cors = Cors(cors_origins)
         self._runtime: Runtime | None = None
         self._tokens: McpTokens | None = None
         self._known: set[int] = set()  # people whose `api` identity exists
         self._handle: EventHandler | None = None
 
     def mount(self, app: web.Application) -> None:
-        app.router.add_post(f"{PREFIX}/capture", self._capture)
-        app.router.add_get(f"{PREFIX}/search", self._search)
+        for path, method, handler in (
+            (f"{PREFIX}/capture", "POST", self._capture),
+            (f"{PREFIX}/search", "GET", self._search),
+        ):
+            app.router.add_route(method, path, _answering(handler, self.cors))
+            app.router.add_route("OPTIONS", path, self.cors.preflight(method))
         app.router.add_get(f"{PREFIX}/openapi.json", self._openapi)
 
     def start(self, runtime: Runtime, handle: EventHandler | None = None) -> None:
@@ -105,14 +125,11 @@ class CaptureApi:
         return web.json_response(OPENAPI)
 
     async def _capture(self, request: web.Request) -> web.Response:
-        try:
-            runtime, person = await self._person(request)
-            capture = await _read_capture(request, runtime)
-            if not capture.command().removeprefix("/capture").strip() and not capture.files:
-                raise ApiError(400, "nothing to keep: send `text`, `url` or a file")
-            return await self._file(request, runtime, person, capture)
-        except ApiError as exc:
-            return _error(exc.status, str(exc))
+        runtime, person = await self._person(request)
+        capture = await _read_capture(request, runtime)
+        if not capture.command().removeprefix("/capture").strip() and not capture.files:
+            raise ApiError(400, "nothing to keep: send `text`, `url` or a file")
+        return await self._file(request, runtime, person, capture)
 
     async def _file(
         self, request: web.Request, runtime: Runtime, person: Person, capture: Capture
@@ -169,17 +186,14 @@ class CaptureApi:
             await asyncio.sleep(0.02)
 
     async def _search(self, request: web.Request) -> web.Response:
-        try:
-            runtime, person = await self._person(request)
-        except ApiError as exc:
-            return _error(exc.status, str(exc))
-        query = request.query.get("q", "").strip()
+        runtime, person = await self._person(request)
+        query = storable(request.query.get("q", "")).strip()
         if not query:
-            return _error(400, "give the words to look for as `q`")
+            raise ApiError(400, "give the words to look for as `q`")
         try:
             limit = max(1, min(int(request.query.get("limit", "10")), 50))
         except ValueError:
-            return _error(400, "`limit` is a number from 1 to 50")
+            raise ApiError(400, "`limit` is a number from 1 to 50") from None
         vault = await runtime.vaults.of_person(person.id, person.name, runtime.engine.clock())
         results = await (await runtime.vaults.store(vault)).search(query, limit=limit)
         hits = [
@@ -261,9 +275,12 @@ def _capture_of(values: dict[str, Any]) -> Capture:
 
 async def _read_form(request: web.Request, max_file: int) -> Capture:
     """A multipart form, from the body the server has read already: its fields and its
-    files (each at most `max_file` bytes)."""
-    head = f"Content-Type: {request.headers.get('Content-Type', '')}\r\n\r\n".encode()
-    form = BytesParser(policy=email.policy.HTTP).parsebytes(head + await request.read())
+    files (at most MAX_FILES, each at most `max_file` bytes)."""
+    content_type = request.headers.get("Content-Type", "")
+    body = await request.read()
+    _check_parts(content_type, body)
+    head = f"Content-Type: {content_type}\r\n\r\n".encode()
+    form = BytesParser(policy=email.policy.HTTP).parsebytes(head + body)
     if not form.is_multipart():
         raise ApiError(400, "the form could not be read")
     values: dict[str, Any] = {}
@@ -281,9 +298,47 @@ async def _read_form(request: web.Request, max_file: int) -> Capture:
             files.append(Attachment(attachment_kind(mime), data, filename, mime))
         elif isinstance(name, str):
             values[name] = data[:100_000].decode(part.get_content_charset() or "utf-8", "replace")
+    if len(files) > MAX_FILES:
+        raise ApiError(413, f"at most {MAX_FILES} files in one capture; send the others apart")
     capture = _capture_of(values)
     capture.files = files
     return capture
+
+
+def _check_parts(content_type: str, body: bytes) -> None:
+    """Refuse a form of more than MAX_PARTS parts before it is parsed."""
+    header = Message()
+    header["Content-Type"] = content_type
+    boundary = header.get_param("boundary")
+    if not isinstance(boundary, str) or not boundary:
+        raise ApiError(400, "the form names no boundary")
+    # Each part begins with the delimiter, and one more ends the form.
+    if body.count(b"--" + boundary.encode("utf-8", "replace")) - 1 > MAX_PARTS:
+        raise ApiError(
+            413,
+            f"at most {MAX_PARTS} parts in one form (the fields text, url, category, tags "
+            f"and at most {MAX_FILES} files)",
+        )
+
+
+def _answering(handler: Handler, cors: Cors) -> Handler:
+    """`handler`, its refusals and its failures answered as JSON `{"error": ...}`,
+    readable by the page of an origin `cors` lists."""
+
+    async def answer(request: web.Request) -> web.Response:
+        try:
+            response = await handler(request)
+        except ApiError as exc:
+            response = _error(exc.status, str(exc))
+        except web.HTTPException:
+            raise
+        except Exception:  # still an answer a Shortcut can show, never a bare 500
+            log.exception("%s %s failed", request.method, request.path)
+            response = _error(500, FAILED)
+        cors.mark(request, response)
+        return response
+
+    return answer
 
 
 def _tag(tag: str) -> str:

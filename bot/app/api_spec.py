@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.events import MAX_FILES
+
 _ERROR = {
     "description": "refused; `error` says why in words a person can read",
     "content": {
@@ -17,7 +19,7 @@ _ERROR = {
         }
     },
 }
-_REFUSALS = ("400", "401", "403", "409", "413", "415", "422", "429")
+_ERRORS = ("400", "401", "403", "409", "413", "415", "422", "429", "500")
 _CAPTURE_FIELDS: dict[str, Any] = {
     "text": {"type": "string", "description": "the thought, or what a shared page is about"},
     "url": {"type": "string", "description": "a link to keep; its page is read into the note"},
@@ -69,7 +71,13 @@ OPENAPI: dict[str, Any] = {
                                 "properties": {
                                     **_CAPTURE_FIELDS,
                                     "tags": {"type": "string"},
-                                    "file": {"type": "string", "format": "binary"},
+                                    "file": {
+                                        "type": "array",
+                                        "items": {"type": "string", "format": "binary"},
+                                        "maxItems": MAX_FILES,
+                                        "description": f"at most {MAX_FILES} files, the field "
+                                        "repeated; kept with the note in one commit",
+                                    },
                                 },
                             }
                         },
@@ -93,7 +101,7 @@ OPENAPI: dict[str, Any] = {
                             }
                         },
                     },
-                    **dict.fromkeys(_REFUSALS, _ERROR),
+                    **dict.fromkeys(_ERRORS, _ERROR),
                 },
             }
         },

@@ -67,7 +67,7 @@ class HttpServer:
         self.port = port
         self.head_timeout = head_timeout
         self.app = web.Application(
-            middlewares=[_body_deadline(body_timeout)], client_max_size=max_body
+            middlewares=[_body_deadline(body_timeout, max_body)], client_max_size=max_body
         )
         self.app.router.add_get("/healthz", self._healthz)
         self.app.router.add_get("/readyz", self._readyz)
@@ -174,10 +174,11 @@ class HttpServer:
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def _body_deadline(timeout: float) -> Any:
+def _body_deadline(timeout: float, max_body: int) -> Any:
     @web.middleware
     async def body_deadline(request: web.Request, handler: Handler) -> web.StreamResponse:
-        """Read the whole body within `timeout` (aiohttp keeps it for the handler)."""
+        """Read the whole body within `timeout` (aiohttp keeps it for the handler), at
+        most `max_body` bytes."""
         if request.body_exists:
             try:
                 async with asyncio.timeout(timeout):
@@ -186,10 +187,9 @@ def _body_deadline(timeout: float) -> Any:
                 response = web.Response(status=408, text="request body too slow")
                 response.force_close()
                 return response
-            except web.HTTPRequestEntityTooLarge as exc:
-                limit = f"{exc.max_size:,}" if hasattr(exc, "max_size") else "the limit of"
+            except web.HTTPRequestEntityTooLarge:
                 return web.json_response(
-                    {"error": f"the request is larger than {limit} bytes"}, status=413
+                    {"error": f"the request is larger than {max_body:,} bytes"}, status=413
                 )
         return await handler(request)
 

@@ -13,7 +13,7 @@ from bot.app.probes import TIMEOUT, Finding
 from bot.app.runtime import Runtime
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply
-from bot.mail import MailFiler, MailRules
+from bot.mail import TOPMOST, MailFiler, MailRules, authserv_id_of
 from bot.people import mailbox_named
 from scheduler.delivery import home_conversations
 
@@ -21,6 +21,27 @@ log = logging.getLogger(__name__)
 
 Handle = Callable[[Event], Awaitable[Sequence[Reply]]]
 Deliver = Callable[[Conversation, Reply], Awaitable[object]]
+
+
+UNVOUCHED = (
+    "BRAINBOT_IMAP_URL is set, but BRAINBOT_IMAP_AUTHSERV_ID is not, so email in does not "
+    "start: without the name of the receiving server, an Authentication-Results header "
+    "the sender wrote would vouch for a forged From line"
+)
+NAME_THE_SERVER = (
+    "set BRAINBOT_IMAP_AUTHSERV_ID to the name your mail server writes first in the "
+    "Authentication-Results header it adds ({seen}); or, only for a server that adds none, "
+    "BRAINBOT_IMAP_TRUST_UNAUTHENTICATED=true (then anyone's From line is believed)"
+)
+
+
+def refusal(settings: Settings) -> str | None:
+    """Why email in may not start with these settings; None when it may."""
+    s = settings
+    if not s.imap_url or s.imap_authserv_id or s.imap_trust_unauthenticated:
+        return None
+    seen = "`brainbot doctor` shows the names in the mailbox's newest mails"
+    return f"{UNVOUCHED}. Fix: {NAME_THE_SERVER.format(seen=seen)}"
 
 
 def mailbox_of(settings: Settings, *, first_pause: float = 1.0) -> Mailbox | None:
@@ -112,15 +133,26 @@ async def mail_check(settings: Settings) -> list[Finding]:
         return []
     mailbox.timeout = TIMEOUT
     try:
-        said = await mailbox.check()
+        checked = await mailbox.check("Authentication-Results")
     except MailboxError as exc:
         fix = "check BRAINBOT_IMAP_URL (user, password, server, folder)"
         if "certificate" in str(exc):
             fix = "name the CA that signed it in BRAINBOT_IMAP_CA_FILE"
         return [Finding("problem", "email in", f"{mailbox.url}: {exc}", fix)]
-    found = [Finding("ok", "email in", said)]
+    return [Finding("ok", "email in", checked.said), *_trust(settings, checked.headers)]
+
+
+def _trust(settings: Settings, headers: list[list[str]]) -> list[Finding]:
+    """Whose Authentication-Results count, said against the servers the newest mails
+    name in their topmost header."""
+    named = [authserv_id_of(h[0]) for h in headers if h]
+    names = list(dict.fromkeys(name for name in named if name))
+    seen = f"the newest mails name {', '.join(names)}" if names else "no mail shows it yet"
+    if None in named:
+        seen += f"; a header that names no server is Microsoft 365's kind: {TOPMOST}"
+    wanted = settings.imap_authserv_id
     if settings.imap_trust_unauthenticated:
-        found.append(
+        return [
             Finding(
                 "warning",
                 "email in",
@@ -128,5 +160,27 @@ async def mail_check(settings: Settings) -> list[Finding]:
                 "is filed as that person's",
                 "leave it off unless the server adds no Authentication-Results header",
             )
-        )
-    return found
+        ]
+    if wanted is None:
+        return [Finding("problem", "email in", UNVOUCHED, NAME_THE_SERVER.format(seen=seen))]
+    if wanted.lower() == TOPMOST:
+        return [
+            Finding(
+                "warning",
+                "email in",
+                "BRAINBOT_IMAP_AUTHSERV_ID=topmost: the topmost Authentication-Results "
+                "header counts, whoever wrote it",
+                "right only for a server that adds one to every mail without naming itself "
+                f"(Microsoft 365); otherwise name the server ({seen})",
+            )
+        ]
+    if names and wanted.lower().rstrip(".") not in {n.lower().rstrip(".") for n in names}:
+        return [
+            Finding(
+                "warning",
+                "email in",
+                f"BRAINBOT_IMAP_AUTHSERV_ID={wanted}, but {seen}: their mail is left unread",
+                "set BRAINBOT_IMAP_AUTHSERV_ID to the name your server writes",
+            )
+        ]
+    return []

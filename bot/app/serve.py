@@ -140,7 +140,8 @@ class Service:
             max_body=settings.max_attachment_bytes + 1_000_000,
         )
         self.mcp = McpHttp()  # /mcp: the tools for MCP clients, by bearer token
-        self.api = CaptureApi()  # /api/v1: captures from share sheets, by bearer token
+        # /api/v1: captures from share sheets and bookmarklets, by bearer token
+        self.api = CaptureApi(settings.api_cors_origins)
         self.mail = MailIn.of(settings)  # BRAINBOT_IMAP_URL: mails become notes
         self.runtime: Runtime | None = None
         self.started: list[RunAdapter] = []

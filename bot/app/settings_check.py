@@ -28,6 +28,7 @@ EXAMPLES: dict[str, str] = {
     "BRAINBOT_DIRECT_CHANGES": "append,tag,tick",
     "BRAINBOT_TOOL_HOSTS": "api.weather.example,intranet.local:8443",
     "BRAINBOT_FETCH_TRUSTED_HOSTS": "wiki.home.example,192.168.1.20",
+    "BRAINBOT_API_CORS_ORIGINS": "https://wiki.example.org,http://localhost:3000",
     "BRAINBOT_TEAM_VAULTS": "slack:C0123=team-ops",
     SECRET_VAULTS_SETTING: "vault,ops",
     "DATABASE_URL": "postgresql://brainbot@localhost:5432/brainbot",

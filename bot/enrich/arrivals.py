@@ -1,6 +1,7 @@
-"""What a message brings besides its words: files kept in the vault (a voice note's
-transcript becomes its text), a link saved before, and the job that reads its links,
-photos and documents into the note after the reply (bot.enrich.worker)."""
+"""What a message brings besides its words: files kept in the vault, in the commit of
+the note they came with (a voice note's transcript becomes its text), a link saved
+before, and the job that reads its links, photos and documents into the note after
+the reply (bot.enrich.worker)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from bot.enrich.saved import own_words, saved_before
 from bot.enrich.worker import Enricher
 from bot.events import Attachment, Reply
 from bot.llm import LLM, LLMUnavailable
-from bot.tools import ToolContext, ToolRunner
+from bot.tools import ArrivedFiles, ToolContext, ToolRunner
 from storage.db.enrichments import WAITING
 from storage.errors import StorageError
 
@@ -53,11 +54,14 @@ class Arrivals:
             return [Reply(f"{said} I could not add your words there: {outcome.content}")]
         return [Reply(f"{said} I added your words there.", outcome.result.buttons)]
 
-    async def read_later(self, ctx: ToolContext, files: list[dict[str, str]]) -> None:
+    async def read_later(self, ctx: ToolContext) -> None:
         """Keep a job to read the note's links and files after the reply (bot.enrich)."""
+        files = _to_read(ctx)
         if not ctx.filed or not self.enricher.wants(ctx.links, files):
             return
-        note = ctx.filed[0]
+        # The note that holds the files (another call of the turn may have filed first).
+        held = ctx.files.note if ctx.files is not None else None
+        note = next((e for e in ctx.filed if e.path == held), ctx.filed[0])
         try:
             job = await self.enricher.plan(
                 store=ctx.store,
@@ -75,46 +79,50 @@ class Arrivals:
         if job.status == WAITING:
             self.enricher.submit(job.id)
 
-    async def keep_files(
+    async def arrive(
         self,
         ctx: ToolContext,
         attachments: Sequence[Attachment],
         text: str,
         notices: list[str],
-        files: list[dict[str, str]],
     ) -> tuple[ToolContext, str]:
-        """Keep every file in the vault; a voice note's transcript becomes the text.
-        Photos and documents go to `files`: their text is read after the reply."""
-        paths: list[str] = []
+        """The files to keep (one over the size cap is told in `notices`), waiting
+        for the note the message files (`capture` keeps them in its commit, `keep_rest`
+        those it did not); a voice note's transcript becomes the text."""
+        waiting: list[Attachment] = []
+        cap = ctx.settings.max_attachment_bytes  # the vault's own cap
         for attachment in attachments:
-            try:
-                written = await ctx.store.write_attachment(
-                    attachment.file_name,
-                    attachment.data,
-                    author=ctx.author,
-                    source=dict(ctx.source),
+            if len(attachment.data) > cap:
+                notices.append(
+                    f"Could not keep {attachment.file_name}: it is {len(attachment.data):,} "
+                    f"bytes, over the {cap:,} of BRAINBOT_MAX_ATTACHMENT_BYTES."
                 )
-            except StorageError as exc:
-                notices.append(f"Could not keep {attachment.file_name}: {exc}.")
                 continue
-            paths.append(written)
-            if attachment.kind in ("photo", "document"):
-                files.append(
-                    {
-                        "kind": attachment.kind,
-                        "path": written,
-                        "name": written.rsplit("/", 1)[-1],  # unique, as the note embeds it
-                        "mime": attachment.mime_type or "",
-                    }
-                )
+            waiting.append(attachment)
             if attachment.kind in ("voice", "audio"):
                 transcript = await self._transcribe(attachment, notices)
                 text = f"{text}\n\n{transcript}".strip() if transcript else text
-        if paths and not text:
-            text = (
-                "Voice note" if any(a.kind in ("voice", "audio") for a in attachments) else "File"
+        if waiting and not text:
+            text = "Voice note" if any(a.kind in ("voice", "audio") for a in waiting) else "File"
+        return replace(ctx, files=ArrivedFiles(waiting)), text
+
+    async def keep_rest(self, ctx: ToolContext, replies: list[Reply]) -> list[Reply]:
+        """Keep the files no note of the turn took, in one commit of their own."""
+        waiting = ctx.files.take() if ctx.files is not None else []
+        if ctx.files is None or not waiting:
+            return replies
+        try:
+            paths = await ctx.store.write_attachments(
+                [(f.file_name, f.data) for f in waiting],
+                author=ctx.author,
+                source=dict(ctx.source),
             )
-        return replace(ctx, attachments=tuple(paths)), text
+        except StorageError as exc:
+            log.warning("could not keep %d file(s): %s", len(waiting), exc)
+            names = ", ".join(f.file_name for f in waiting)
+            return [*replies, Reply(f"Could not keep {names}: {exc}.")]
+        ctx.files.kept_as(waiting, paths, None)
+        return replies
 
     async def _transcribe(self, attachment: Attachment, notices: list[str]) -> str:
         if self.llm is None:
@@ -126,3 +134,19 @@ class Arrivals:
             log.warning("transcription failed: %s", exc)
             notices.append("I could not transcribe the voice note; the audio is kept.")
             return ""
+
+
+def _to_read(ctx: ToolContext) -> list[dict[str, str]]:
+    """The photos and documents kept with the note: their text is read into it."""
+    if ctx.files is None:
+        return []
+    return [
+        {
+            "kind": attachment.kind,
+            "path": path,
+            "name": path.rsplit("/", 1)[-1],  # unique, as the note embeds it
+            "mime": attachment.mime_type or "",
+        }
+        for attachment, path in ctx.files.kept
+        if attachment.kind in ("photo", "document")
+    ]

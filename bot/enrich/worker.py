@@ -27,7 +27,7 @@ from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
 from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
-from bot.events import Button, Conversation, Reply
+from bot.events import MAX_FILES, Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
 from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
 from storage.db.records import Records
@@ -100,7 +100,7 @@ class Enricher:
         conversation: Conversation,
     ) -> Enrichment:
         items: list[dict[str, Any]] = [{"kind": "link", "url": url} for url in links[:3]]
-        items += [dict(f) for f in files[:10]]
+        items += [dict(f) for f in files[:MAX_FILES]]
         return await self.ledger.add(
             vault_id=store.vault_id,
             path=path,

@@ -22,7 +22,7 @@ from typing import Literal
 
 from bot.events import Attachment, Conversation, Event, InboundMessage, Reply, Sender
 from bot.mail.reading import Mail, read_mail
-from bot.mail.trust import authenticated
+from bot.mail.trust import Verdict, authenticated
 from storage.db.admission import normal_code
 from storage.db.email_codes import EMAIL, EmailCodes
 from storage.db.people import Person
@@ -45,7 +45,8 @@ VERIFIED = (
 
 @dataclass(frozen=True, slots=True)
 class MailRules:
-    """Which mails count as a person's, and how long a mail's text may be."""
+    """Which mails count as a person's (those the receiving server `authserv_id`
+    vouches for, or with `trust_unauthenticated` any), and how long a mail's text may be."""
 
     trust_unauthenticated: bool = False
     authserv_id: str | None = None
@@ -94,11 +95,7 @@ class MailFiler:
             log.info("mail from %s, an address nobody verified: left unread", mail.sender)
             return "leave"
         if not self.rules.trust_unauthenticated:
-            verdict = authenticated(
-                [str(h) for h in mail.headers.get_all("Authentication-Results") or []],
-                mail.sender,
-                authserv_id=self.rules.authserv_id,
-            )
+            verdict = self._verdict(mail)
             if not verdict.trusted:
                 log.warning(
                     "mail said to be from %s left unread: %s (a From line can be forged)",
@@ -109,6 +106,13 @@ class MailFiler:
         if person is None:
             return await self._verify(mail, {normal_code(p.code): p.user_id for p in pending})
         return await self._file(mail, person)
+
+    def _verdict(self, mail: Mail) -> Verdict:
+        assert mail.sender is not None
+        if self.rules.authserv_id is None:  # mail in refuses to start so (bot.app.mail)
+            return Verdict(False, "BRAINBOT_IMAP_AUTHSERV_ID is not set")
+        results = [str(h) for h in mail.headers.get_all("Authentication-Results") or []]
+        return authenticated(results, mail.sender, authserv_id=self.rules.authserv_id)
 
     async def _verify(self, mail: Mail, codes: dict[str, int]) -> Taken:
         """The mail that carries a live code for its sender's address makes it theirs."""

@@ -16,7 +16,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 
-from bot.events import Attachment, attachment_kind
+from bot.events import Attachment, attachment_kind, storable
 
 log = logging.getLogger(__name__)
 
@@ -40,19 +40,21 @@ class Mail:
 
 
 def read_mail(raw: bytes) -> Mail:
-    """`raw` (RFC 5322 bytes, as IMAP hands them over) read into a Mail."""
+    """`raw` (RFC 5322 bytes, as IMAP hands them over) read into a Mail. Its words are
+    `storable` from here on: a NUL in a mail's text or headers is kept as U+FFFD, so
+    the mail is filed once instead of failing (and being tried again) forever."""
     message = BytesParser(policy=email.policy.default).parsebytes(raw)
     assert isinstance(message, EmailMessage)
     sender, name = _sender(message)
-    given_id = _header(message, "Message-ID").strip().strip("<>").strip()
+    given_id = storable(_header(message, "Message-ID")).strip().strip("<>").strip()
     message_id = given_id[:200] if given_id else "sha256-" + hashlib.sha256(raw).hexdigest()
-    subject = " ".join(_REPLY_PREFIX.sub("", _header(message, "Subject")).split())
+    subject = " ".join(_REPLY_PREFIX.sub("", storable(_header(message, "Subject"))).split())
     return Mail(
         message_id=message_id,
-        sender=sender,
-        sender_name=name,
+        sender=sender if sender is None else storable(sender),
+        sender_name=storable(name),
         subject=subject,
-        text=_text(message),
+        text=storable(_text(message)),
         files=tuple(_files(message)),
         headers=message,
     )

@@ -3,20 +3,24 @@
 From address's domain.
 
 Anyone can write `From: ada@example.org`, and anyone can add an
-`Authentication-Results` header of their own before sending. The receiving server
-adds its own on top of what arrived, so only the topmost counts; with
-BRAINBOT_IMAP_AUTHSERV_ID the topmost one that names that server (its authserv-id,
-the first word of the header) counts, for a setup where something else adds
-headers after it.
+`Authentication-Results` header of their own before sending. So only the header of
+the receiving server counts: the topmost one that names it (its authserv-id, the
+header's first word, BRAINBOT_IMAP_AUTHSERV_ID); the server adds its own on top of
+what arrived and removes any that claim its name (RFC 8601, section 5). Microsoft 365
+names itself in none: TOPMOST makes the topmost header count, whoever wrote it.
+
+A header is read as RFC 8601 writes it: comments (nested) are left out, and a quoted
+string is one value, whatever it holds (`smtp.mailfrom="a smtp.mailfrom=@example.org
+b"@attacker.example` is the attacker's domain).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-_COMMENT = re.compile(r"\([^()]*\)")
+TOPMOST = "topmost"  # the setting's word for "the topmost header, whoever wrote it"
+_PUNCTUATION = ";="
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,20 +29,28 @@ class Verdict:
     why: str
 
 
-def authenticated(
-    results: Sequence[str], address: str, *, authserv_id: str | None = None
-) -> Verdict:
+class _Unclosed(Exception):
+    """A quoted string or a comment that does not end."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    text: str
+    punctuation: bool = False
+
+
+def authenticated(results: Sequence[str], address: str, *, authserv_id: str) -> Verdict:
     """Whether `results` (the mail's Authentication-Results headers, top first) show a
     pass of DKIM (header.d), SPF (smtp.mailfrom) or DMARC (header.from) for the
-    domain of `address`."""
-    domain = address.rpartition("@")[2].lower()
+    domain of `address`, in the header of the server `authserv_id` names."""
+    domain = _domain(address.rpartition("@")[2])
     header = _the_receivers(results, authserv_id)
     if header is None:
-        where = f" from {authserv_id}" if authserv_id else ""
+        where = "" if authserv_id.lower() == TOPMOST else f" from {authserv_id}"
         return Verdict(False, f"it has no Authentication-Results header{where}")
     passed = [
         method
-        for method, result, props in _results(header)
+        for method, result, props in results_of(header)
         if result == "pass" and _aligned(_domain_of(method, props), domain)
     ]
     if passed:
@@ -46,43 +58,144 @@ def authenticated(
     return Verdict(False, f"its Authentication-Results show no DKIM or SPF pass for {domain}")
 
 
-def _the_receivers(results: Sequence[str], authserv_id: str | None) -> str | None:
+def authserv_id_of(header: str) -> str | None:
+    """The server a header names (its first word), None when it names none."""
+    clauses = _clauses(header)
+    first = clauses[0] if clauses else []
+    if not first or first[0].punctuation or (len(first) > 1 and first[1].text == "="):
+        return None  # Microsoft 365 starts with the first result
+    return first[0].text
+
+
+def results_of(header: str) -> list[tuple[str, str, dict[str, str]]]:
+    """(method, result, properties) of each result in one header, lower case."""
+    clauses = _clauses(header)
+    start = 0 if clauses and authserv_id_of(header) is None else 1
+    found = []
+    for clause in clauses[start:]:
+        pairs = list(_pairs(clause))
+        if not pairs:
+            continue  # "none", or a clause that is not a result
+        (method, result), *props = pairs
+        # `dkim/1=pass`: the method's version is no part of its name.
+        name = method.partition("/")[0].strip().lower()
+        found.append((name, result.lower(), {k.lower(): v.lower() for k, v in props}))
+    return found
+
+
+def _the_receivers(results: Sequence[str], authserv_id: str) -> str | None:
+    wanted = _domain(authserv_id)
     for header in results:
-        first = _COMMENT.sub(" ", header).split(";", 1)[0].split()
-        if authserv_id is None or (first and first[0].lower() == authserv_id.lower()):
+        if wanted == TOPMOST or _domain(authserv_id_of(header) or "") == wanted:
             return header
     return None
 
 
-def _results(header: str) -> list[tuple[str, str, dict[str, str]]]:
-    """(method, result, properties) of each result in one header."""
-    found = []
-    clauses = _COMMENT.sub(" ", header).split(";")
-    first = clauses[0].split()
-    # The authserv-id comes first; Microsoft 365 leaves it out and starts with a result.
-    start = 0 if first and "=" in first[0] else 1
-    for clause in clauses[start:]:
-        words = clause.split()
-        if not words or "=" not in words[0]:
+def _clauses(header: str) -> list[list[_Token]]:
+    """The header's tokens, split at each `;` outside quotes and comments; none for a
+    header with an unclosed quote or comment (no server writes one)."""
+    clauses: list[list[_Token]] = [[]]
+    try:
+        tokens = list(_tokens(header))
+    except _Unclosed:
+        return []
+    for token in tokens:
+        if token.punctuation and token.text == ";":
+            clauses.append([])
+        else:
+            clauses[-1].append(token)
+    return clauses
+
+
+def _pairs(clause: list[_Token]) -> Iterator[tuple[str, str]]:
+    """Each `key=value` of a clause, in order."""
+    i = 0
+    while i + 2 < len(clause):
+        key, equals, value = clause[i : i + 3]
+        if equals.punctuation and equals.text == "=" and not (key.punctuation or value.punctuation):
+            yield key.text, value.text
+            i += 3
+        else:
+            i += 1
+
+
+def _tokens(header: str) -> Iterator[_Token]:
+    """Words (a quoted string glued to what touches it is part of the word: a quoted
+    local part and its `@domain`), `;` and `=`; whitespace and comments separate."""
+    word: list[str] = []
+    i, end = 0, len(header)
+    while i < end:
+        char = header[i]
+        if char == '"':
+            quoted, i = _quoted(header, i)
+            word.append(quoted)
             continue
-        method, _, result = words[0].partition("=")
-        props = {}
-        for word in words[1:]:
-            key, eq, value = word.partition("=")
-            if eq:
-                props[key.lower()] = value.strip('"').lower()
-        found.append((method.lower(), result.lower(), props))
-    return found
+        if char.isspace() or char == "(" or char in _PUNCTUATION:
+            if word:
+                yield _Token("".join(word))
+                word = []
+            if char == "(":
+                i = _after_comment(header, i)
+                continue
+            if char in _PUNCTUATION:
+                yield _Token(char, punctuation=True)
+        else:
+            word.append(char)
+        i += 1
+    if word:
+        yield _Token("".join(word))
+
+
+def _quoted(header: str, start: int) -> tuple[str, int]:
+    """The text of the quoted string at `start`, and where it ends; `\\` quotes the
+    next character."""
+    text: list[str] = []
+    i = start + 1
+    while i < len(header):
+        char = header[i]
+        if char == "\\" and i + 1 < len(header):
+            text.append(header[i + 1])
+            i += 2
+            continue
+        if char == '"':
+            return "".join(text), i + 1
+        text.append(char)
+        i += 1
+    raise _Unclosed
+
+
+def _after_comment(header: str, start: int) -> int:
+    """Where the comment at `start` ends (comments nest; `\\` quotes)."""
+    depth, i = 0, start
+    while i < len(header):
+        char = header[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise _Unclosed
 
 
 def _domain_of(method: str, props: dict[str, str]) -> str:
     if method == "dkim":
-        return props.get("header.d") or props.get("header.i", "").rpartition("@")[2]
-    if method == "spf":
-        return (props.get("smtp.mailfrom") or props.get("smtp.helo", "")).rpartition("@")[2]
-    if method == "dmarc":
-        return props.get("header.from", "").rpartition("@")[2]
-    return ""
+        signed = props.get("header.d") or props.get("header.i", "").rpartition("@")[2]
+    elif method == "spf":
+        signed = (props.get("smtp.mailfrom") or props.get("smtp.helo", "")).rpartition("@")[2]
+    elif method == "dmarc":
+        signed = props.get("header.from", "").rpartition("@")[2]
+    else:
+        signed = ""
+    return _domain(signed)
+
+
+def _domain(name: str) -> str:
+    return name.strip().rstrip(".").lower()
 
 
 def _aligned(signed: str, domain: str) -> bool:

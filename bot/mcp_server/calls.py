@@ -94,7 +94,7 @@ class McpCalls:
             ctx = replace(ctx, links=tuple(find_urls(str(arguments.get("body", "")))), filed=[])
         outcome = await self.runner.call(ctx, name, arguments_for(spec, arguments))
         if self.arrivals is not None and ctx.filed:
-            await self.arrivals.read_later(ctx, [])
+            await self.arrivals.read_later(ctx)
         if not outcome.ok:
             return _error(str(json.loads(outcome.content).get("error", "the call failed")))
         if outcome.approval is not None:

@@ -5,7 +5,14 @@ a turn read and how an answer names them as its sources."""
 
 from bot.tools import changes, digest, links, notes, reminders, replace, resurfacing, settings
 from bot.tools.change_kinds import asks_to_change
-from bot.tools.context import Proposal, ReadNote, ToolContext, ToolError, ToolResult
+from bot.tools.context import (
+    ArrivedFiles,
+    Proposal,
+    ReadNote,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from bot.tools.daily import log_line, wikilink
 from bot.tools.names import (
     category_named,
@@ -48,6 +55,7 @@ __all__ = [
     "UNDO_ACTION",
     "UNDO_KIND",
     "UNSURE",
+    "ArrivedFiles",
     "Outcome",
     "Proposal",
     "ReadNote",

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
 from bot.dates import local_zone
-from bot.events import Button, Conversation
+from bot.events import Attachment, Button, Conversation
 from bot.people import People
 from storage.db.people import Person
 from storage.db.records import Records
@@ -22,6 +22,35 @@ from storage.vaults import VaultInfo, Vaults
 
 class ToolError(Exception):
     """A domain problem the model should hear about (bad path, unknown entry...)."""
+
+
+@dataclass
+class ArrivedFiles:
+    """The files a message brought: kept in the vault with the first note the message
+    files, in that note's commit, or on their own after the turn when it files none."""
+
+    waiting: list[Attachment]
+    kept: list[tuple[Attachment, str]] = field(default_factory=list)  # each with its path
+    note: str | None = None  # the note they were kept with
+
+    def take(self) -> list[Attachment]:
+        """The files still waiting, now the caller's to keep (`kept_as`) or `give_back`
+        (taken at once: calls of one turn run side by side, and one keeps them)."""
+        taken, self.waiting = self.waiting, []
+        return taken
+
+    def give_back(self, files: list[Attachment]) -> None:
+        self.waiting = files + self.waiting
+
+    def kept_as(self, files: Sequence[Attachment], paths: Sequence[str], note: str | None) -> None:
+        self.kept += zip(files, paths, strict=True)
+        if files and note is not None:
+            self.note = note
+
+    def readable(self) -> bool:
+        """Whether a photo or a document came: its text is read into the note."""
+        files = [*self.waiting, *(f for f, _ in self.kept)]
+        return any(f.kind in ("photo", "document") for f in files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +66,7 @@ class ToolContext:
     source: Mapping[str, str]
     now: datetime
     expected_hash: str | None = None  # set when an approved call re-runs
-    attachments: tuple[str, ...] = ()  # vault paths of files that came with the message
+    files: ArrivedFiles | None = None  # the files that came with the message
     event_key: str = ""  # "platform:event_id" of the event being handled, for the tool log
     people: People | None = None  # settings changes go through People (cache, listeners)
     vault: VaultInfo | None = None  # the vault `store` holds: the person's own, or a team's

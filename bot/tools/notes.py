@@ -136,17 +136,26 @@ async def capture(
     else:
         target = "inbox"
         values.update(original_text=body, suggested_category=category, confidence=confidence)
-    embeds = "".join(f"\n\n![[{path}]]" for path in ctx.attachments)
-    entry = await ctx.store.create(
-        target,
-        title,
-        body + embeds,
-        {**values, "tags": tags},
-        author=ctx.author,
-        source=dict(ctx.source),
-        zone=ctx.vault_zone,
-        then=daily_line(ctx, title),  # today's daily note, in the same commit
-    )
+    # The message's files are kept with its note, in the note's one commit.
+    arrived = ctx.files.take() if ctx.files is not None else []
+    try:
+        entry, kept = await ctx.store.create_with_files(
+            target,
+            title,
+            body,
+            {**values, "tags": tags},
+            files=[(f.file_name, f.data) for f in arrived],
+            author=ctx.author,
+            source=dict(ctx.source),
+            zone=ctx.vault_zone,
+            then=daily_line(ctx, title),  # today's daily note, in the same commit
+        )
+    except BaseException:
+        if ctx.files is not None:
+            ctx.files.give_back(arrived)
+        raise
+    if ctx.files is not None:
+        ctx.files.kept_as(arrived, kept, entry.path)
     if ctx.filed is not None:
         ctx.filed.append(entry)
     data: dict[str, Any] = {"saved": entry_summary(entry), "filed_in": target}

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from bot import metrics
-from bot.events import Button, Reply
+from bot.events import Button, Reply, storable_json
 from bot.tools.change_kinds import NOT_YOUR_WORDS, ChangeKinds, asked_for, in_your_words
 from bot.tools.reading import AFTER_READING, ANSWERING, Reading
 from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
@@ -171,6 +171,8 @@ class ToolRunner:
         in its turn: nothing that carries it runs at once, and after reading notes
         only what the person asked for does."""
         started = time.perf_counter()
+        if isinstance(arguments, dict):  # from a model or an MCP client: what they say enters
+            arguments = storable_json(arguments)
         tools = self.tools_for(ctx)
         spec = tools.get(name)
         if spec is None:

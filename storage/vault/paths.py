@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Collection, Sequence
 from pathlib import Path, PurePosixPath
 
-from storage.errors import StorageError, UnsafePath
+from storage.errors import EntryTooLarge, StorageError, UnsafePath
 
 ATTACHMENTS_DIR = "attachments"
 NOTE_SUFFIX = ".md"
@@ -94,14 +95,28 @@ class VaultPaths:
             raise UnsafePath(path, "it goes through a symlink")
         return rel, full
 
-    def free(self, rel: str, *, note: bool = True) -> str:
-        """`rel`, or the first of `-2`, `-3`... not taken. All are in one checked folder."""
+    def free(self, rel: str, *, note: bool = True, taken: Collection[str] = ()) -> str:
+        """`rel`, or the first of `-2`, `-3`... not taken (on disk, or in `taken`: the
+        paths a change being prepared chose already). All are in one checked folder."""
         _, full = self.resolve(rel, note=note, for_write=True)
         for number in range(1, 100_000):
             candidate = rel if number == 1 else with_suffix_number(rel, number)
+            if candidate in taken:
+                continue
             if not os.path.lexists(full.with_name(candidate.rsplit("/", 1)[-1])):
                 return candidate
         raise StorageError(f"no free file name for {rel!r}")
+
+    def attachments(self, files: Sequence[tuple[str, bytes]], max_bytes: int) -> dict[str, bytes]:
+        """Where each file from chat (name, bytes) goes: `attachment_path`, numbered when
+        taken on disk or by an earlier one of `files`; EntryTooLarge past `max_bytes`."""
+        kept: dict[str, bytes] = {}
+        for name, data in files:
+            rel = self.free(attachment_path(name), note=False, taken=kept)
+            if len(data) > max_bytes:
+                raise EntryTooLarge(rel, len(data), max_bytes)
+            kept[rel] = data
+        return kept
 
     def relative(self, full: Path) -> str:
         """The vault-relative `/` form of an absolute path under the root."""
@@ -126,6 +141,11 @@ def safe_file_name(name: str, *, fallback: str = "attachment") -> str:
     while len(stem.encode("utf-8")) > budget:
         stem = stem[:-1]
     return f"{stem}.{ext}" if ext else stem
+
+
+def attachment_path(name: str) -> str:
+    """The vault path of a file from chat called `name`, before numbering."""
+    return f"{ATTACHMENTS_DIR}/{safe_file_name(name)}"
 
 
 def windows_safe(stem: str) -> str:

@@ -61,7 +61,6 @@ from storage.vault.paths import (
     VaultPaths,
     check_relpath,
     is_note_path,
-    safe_file_name,
 )
 from storage.vault.previews import Previews
 from storage.vault.scan import changed_since, uncommitted_notes, walk_notes
@@ -171,27 +170,31 @@ class Vault(Previews):
         source: Source = None,
         zone: tzinfo | None = None,
         then: Then | None = None,
+        attachments: Sequence[tuple[str, bytes]] = (),
     ) -> Written:
         """File a new note under `category/<slug>.md`, a person's under their name
         ("Sarah Kim.md"), `-2`... when taken; times in `zone` (schema.new_entry_fields).
         `then`: another note's path and how it changes (its text, None when missing, and
-        the new note's path give its new text), in the same commit (a daily note's line)."""
+        the new note's path give its new text), in the same commit (a daily note's line),
+        as are `attachments` (`write_attachments`'), each embedded at the body's end."""
         self._check_category(category)
         title = schema.entry_title(title, body)
         stamp = schema.now_utc()
         new_fields = schema.new_entry_fields(category, title, fields, source, stamp, zone)
         with self._lock.hold():
+            kept = self._paths.attachments(attachments, self.max_attachment_bytes)
+            body += "".join(f"\n\n![[{path}]]" for path in kept)
             rel = self._paths.free(f"{category}/{schema.entry_stem(category, title)}.md")
             new_fields = schema.with_aliases(new_fields, rel.rsplit("/", 1)[-1][:-3])
             data = render_note(new_fields, body).encode("utf-8")
             self._check_size(rel, data, self.max_bytes)
-            files = {rel: data}
+            files = {rel: data, **kept}
             if then is not None:
                 other, full = self._paths.resolve(then[0], for_write=True)
                 old = self._read_bytes(other, full) if full.exists() else None
                 files[other] = then[1](None if old is None else old.decode(), rel).encode()
             change = self._commits.write(files, f"create {rel}", author, source)
-        return Written(entry_from_bytes(rel, data), change)
+        return Written(entry_from_bytes(rel, data), change, tuple(kept))
 
     def update(
         self,
@@ -342,17 +345,16 @@ class Vault(Previews):
             change = self._commits.write({rel: data}, f"{operation} {rel}", author, source, message)
         return Written(entry_or_none(rel, data), change)
 
-    def write_attachment(
-        self, name: str, data: bytes, *, author: Author, source: Source = None
+    def write_attachments(
+        self, files: Sequence[tuple[str, bytes]], *, author: Author, source: Source = None
     ) -> Written:
-        """Store a file from chat under `attachments/` with a safe name (numbered when
-        taken); the path is in `change.paths`."""
-        file_name = safe_file_name(name)
+        """Keep files from chat (name, bytes) under `attachments/` with safe names, numbered
+        when taken, in one commit (`Written.attachments`: their paths in order)."""
         with self._lock.hold():
-            rel = self._paths.free(f"{ATTACHMENTS_DIR}/{file_name}", note=False)
-            self._check_size(rel, data, self.max_attachment_bytes)
-            change = self._commits.write({rel: data}, f"attach {rel}", author, source)
-        return Written(None, change)
+            kept = self._paths.attachments(files, self.max_attachment_bytes)
+            one = next(iter(kept)) if len(kept) == 1 else f"{len(kept)} files"
+            change = self._commits.write(kept, f"attach {one}", author, source)
+        return Written(None, change, tuple(kept))
 
     # -- sync and import -----------------------------------------------------------------
 

@@ -68,6 +68,7 @@ async def test_a_person_verifies_an_address_and_mails_notes_in(
     mail_settings = {
         "BRAINBOT_IMAP_URL": imap.url,
         "BRAINBOT_IMAP_CA_FILE": imap.ca_file,
+        "BRAINBOT_IMAP_AUTHSERV_ID": "mx.example.net",
         "BRAINBOT_RATE_LIMIT": "0",
     }
     try:
@@ -120,6 +121,7 @@ async def test_a_mail_filed_before_a_kill_is_not_filed_again(
         slack=None,
         BRAINBOT_IMAP_URL=imap.url,
         BRAINBOT_IMAP_CA_FILE=imap.ca_file,
+        BRAINBOT_IMAP_AUTHSERV_ID="mx.example.net",
     )
     try:
         first = await Brainbot(tmp_path, env, name="first").start()

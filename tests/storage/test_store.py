@@ -146,7 +146,7 @@ async def test_without_embedder_search_is_keyword_only(tmp_path: Path, database_
 
 async def test_attachments_and_whole_notes(tmp_path: Path, database_url: str) -> None:
     async with opened_store(tmp_path / "vault", database_url) as store:
-        path = await store.write_attachment("photo.jpg", b"\xff\xd8jpeg", author=ANN)
+        [path] = await store.write_attachments([("photo.jpg", b"\xff\xd8jpeg")], author=ANN)
         assert (store.vault.root / path).read_bytes() == b"\xff\xd8jpeg"
         written = await store.write_note(
             "digests/2026-11-20.md",

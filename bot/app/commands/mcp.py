@@ -128,7 +128,8 @@ async def manage_tokens(
         )
         return 0
     except UsageError as exc:
-        hint = f" (`brainbot mcp token {OWNER}` makes the owner's)"
+        asked_owner = args.owner or args.person == OWNER
+        hint = "" if asked_owner else f" (`brainbot mcp token {OWNER}` makes the owner's)"
         print(f"brainbot mcp token: {exc}{hint}", file=sys.stderr)
         return 2
     finally:
@@ -136,17 +137,36 @@ async def manage_tokens(
 
 
 async def owner(runtime: Runtime) -> Person | None:
-    """The owner: whom the configured vault (vault 1) belongs to; on a fresh install,
+    """The owner: whom the configured vault (vault 1) belongs to. On a fresh install,
     the console's person (whoever has this terminal), made as their first console
-    message would make them, so the token and the console share one vault."""
+    message would make them and given vault 1 now, so the token and the console share
+    it (else the first stranger to write would take it, and "me" would be them). A
+    closed install waiting for its claim code is claimed in a chat first: UsageError."""
+    now = runtime.engine.clock()
     vault = await runtime.vaults.get(OWNER_VAULT)
     if vault is not None and vault.user_id is not None:
         return await runtime.records.person(vault.user_id)
+    settings = runtime.settings
+    if not settings.allowed_users and (settings.slack_bot_token or settings.telegram_bot_token):
+        code = await runtime.engine.access.admission.claim_code(now)
+        if code is not None:
+            raise UsageError(
+                f"nobody has claimed this brainbot yet: send `/start {code}` to the bot (in "
+                f"Slack: `claim {code}` in a DM) to become its owner, then make the token"
+            )
     user = getpass.getuser()
-    conversation = Conversation("console", user)
-    return await runtime.engine.people.resolve(
-        Sender("console", user, user), conversation, runtime.engine.clock()
+    person = await runtime.engine.people.resolve(
+        Sender("console", user, user), Conversation("console", user), now
     )
+    if person is None:
+        return None
+    mine = await runtime.vaults.of_person(person.id, person.name, now)
+    if mine.id != OWNER_VAULT:
+        raise UsageError(
+            f"the owner's vault ({settings.vault_dir}) is not the console's: {person.name} at "
+            f"this terminal has the vault {mine.name}; name the person the token is for"
+        )
+    return person
 
 
 def _describe(info: TokenInfo) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import logs
+from bot.app.mail import refusal as mail_refusal
 from bot.app.runtime import Runtime
 from bot.app.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
 from bot.app.settings_check import EXIT_CONFIG, load_settings
@@ -109,6 +110,10 @@ async def _start_scheduler(runtime: Runtime, deliver: Deliver) -> Stoppable:
 
 async def run(settings: Settings) -> int:
     """Serve until SIGTERM or SIGINT (a second one stops without waiting)."""
+    refused = mail_refusal(settings)
+    if refused is not None:
+        log.error("%s", refused)
+        return EXIT_CONFIG
     try:
         adapters = build_adapters(settings)
     except ConfigurationError as exc:

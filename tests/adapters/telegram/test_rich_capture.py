@@ -14,7 +14,7 @@ import pytest
 from adapters.telegram import TelegramAdapter
 from bot.app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
-from tests.bot.helpers import notes
+from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates, photo, text_link
@@ -75,6 +75,10 @@ async def test_a_three_photo_album_is_one_note_with_three_pictures_and_one_answe
     ]
     assert len(list((vault / "attachments").iterdir())) == 3
     assert len(fake.calls("sendMessage")) == 1
+    # The note and its three photos are one commit.
+    log = git_log(vault)
+    assert len([line for line in log if line.startswith("create ")]) == 1
+    assert not [line for line in log if line.startswith("attach")]
 
 
 async def test_a_part_of_a_filed_album_delivered_again_after_a_restart_files_nothing(

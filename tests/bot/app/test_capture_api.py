@@ -4,6 +4,7 @@ real runtime (vault, Postgres), requests over HTTP, the note in the vault."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import aiohttp
 import frontmatter
 import pytest
+from sqlalchemy import text
 
 from bot.app.api import CaptureApi
 from bot.app.http import HttpServer
@@ -19,7 +21,7 @@ from bot.app.runtime import Runtime
 from storage.db.mcp_tokens import McpTokens
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.enrich.test_shared_files import photo_of
-from tests.bot.helpers import notes
+from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain
 from tests.fakes.text_pictures import needs_ocr
 from tests.scheduler.outbox import add_ada
@@ -45,7 +47,7 @@ class Api:
 
 async def serve(brain: Runtime) -> AsyncIterator[Api]:
     """The API on the server `brainbot run` uses (its body rules included)."""
-    api = CaptureApi()
+    api = CaptureApi(brain.settings.api_cors_origins)
     settings = brain.settings
     http = HttpServer("127.0.0.1", 0, max_body=settings.max_attachment_bytes + 1_000_000)
     api.mount(http.app)
@@ -145,8 +147,84 @@ async def test_refusals_are_json_a_shortcut_can_show(api: Api, tmp_path: Path) -
         content_type="application/pdf",
     )
     status, body, _ = await api.post(data=form)
-    assert status == 413 and "larger than" in body["error"]
+    limit = api.brain.settings.max_attachment_bytes + 1_000_000
+    assert status == 413 and f"larger than {limit:,} bytes" in body["error"], body
     assert notes(api.vault) == []
+
+
+async def test_a_nul_or_a_lone_surrogate_is_kept_replaced_never_a_500(api: Api) -> None:
+    """JSON may carry what no database text holds (`\\u0000`, a lone `\\ud800`): the
+    note is filed with U+FFFD in its place."""
+    raw = '{"text": "tea\\u0000time with \\ud800 Sam"}'
+    headers = {"Content-Type": "application/json"}
+    status, body, _ = await api.post(data=raw, headers=headers)
+    assert status == 201, body
+    assert "tea\ufffdtime with \ufffd Sam" in (api.vault / body["path"]).read_text()
+    form = aiohttp.FormData(default_to_multipart=True)
+    form.add_field("text", "form\x00field")
+    status, body, _ = await api.post(data=form)
+    assert status == 201, body
+    assert "form\ufffdfield" in (api.vault / body["path"]).read_text()
+    headers = {"Authorization": f"Bearer {api.token}"}
+    async with api.session.get(
+        f"{api.url}/api/v1/search", params={"q": "tea\x00time"}, headers=headers
+    ) as response:
+        assert response.status == 200, await response.text()
+        assert (await response.json())["query"] == "tea\ufffdtime"
+
+
+def _changed_by_last_commit(vault: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(vault), "show", "--name-only", "--format=", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sorted(out.stdout.split())
+
+
+async def _recorded_events(api: Api) -> int:
+    async with api.brain.database.engine.connect() as conn:
+        found = await conn.scalar(text("SELECT count(*) FROM inbound_events"))
+    return int(found or 0)
+
+
+async def test_a_capture_and_its_files_are_one_commit(api: Api) -> None:
+    before = git_log(api.vault)
+    form = aiohttp.FormData()
+    form.add_field("text", "receipts from the trip")
+    for n in range(3):
+        form.add_field("file", f"receipt {n}".encode(), filename="receipt.txt")
+    status, body, _ = await api.post(data=form)
+    assert status == 201, body
+    kept = ["attachments/receipt-2.txt", "attachments/receipt-3.txt", "attachments/receipt.txt"]
+    assert _changed_by_last_commit(api.vault) == sorted([body["path"], *kept])
+    assert len(git_log(api.vault)) == len(before) + 1
+    text_of_note = (api.vault / body["path"]).read_text()
+    assert all(f"![[{path}]]" in text_of_note for path in kept)
+
+
+async def test_more_files_or_parts_than_a_capture_takes_are_refused_unwritten(
+    api: Api,
+) -> None:
+    """At most 10 files (what is read of one note) and a few fields: a form of 11 files,
+    or of thousands of empty parts, is refused before anything is recorded or written."""
+    before = git_log(api.vault)
+    form = aiohttp.FormData()
+    form.add_field("text", "too many")
+    for n in range(11):
+        form.add_field("file", b"x", filename=f"f{n}.txt")
+    status, body, _ = await api.post(data=form)
+    assert status == 413 and "at most 10 files" in body["error"], body
+    boundary = "b0undary"
+    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="text"\r\n\r\nhello\r\n']
+    parts += [f'--{boundary}\r\nContent-Disposition: form-data; name="x"\r\n\r\n\r\n'] * 5000
+    raw = ("".join(parts) + f"--{boundary}--\r\n").encode()
+    headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+    status, body, _ = await api.post(data=raw, headers=headers)
+    assert status == 413 and "parts" in body["error"], body
+    assert git_log(api.vault) == before and not (api.vault / "attachments").exists()
+    assert notes(api.vault) == [] and await _recorded_events(api) == 0
 
 
 async def test_faster_than_the_rate_limit_is_429(tmp_path: Path, database_url: str) -> None:
@@ -171,3 +249,46 @@ async def test_search_and_the_openapi_description(api: Api) -> None:
         spec = await response.json()
     assert set(spec["paths"]) == {"/api/v1/capture", "/api/v1/search"}
     assert "429" in spec["paths"]["/api/v1/capture"]["post"]["responses"]
+
+
+async def test_a_browser_page_may_call_only_from_a_listed_origin(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The bookmarklet: its browser asks first (a preflight); a listed origin is told
+    exactly what the API takes, any other gets no Access-Control header, so its browser
+    sends nothing. There is never a wildcard."""
+    wiki = "https://wiki.example.org"
+    settings = {"BRAINBOT_API_CORS_ORIGINS": wiki, "BRAINBOT_RATE_LIMIT": "0"}
+    async with running_brain(tmp_path, database_url, **settings) as brain:
+        async for api in serve(brain):
+            url = f"{api.url}/api/v1/capture"
+            asked = {
+                "Origin": wiki,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization,content-type",
+            }
+            async with api.session.options(url, headers=asked) as response:
+                assert response.status == 204
+                assert response.headers["Access-Control-Allow-Origin"] == wiki
+                assert response.headers["Access-Control-Allow-Methods"] == "POST"
+                allowed = response.headers["Access-Control-Allow-Headers"].lower()
+                assert {"authorization", "content-type"} <= set(allowed.split(", "))
+                assert response.headers["Vary"] == "Origin"
+                assert "Access-Control-Allow-Credentials" not in response.headers
+            other = {**asked, "Origin": "https://evil.example"}
+            async with api.session.options(url, headers=other) as response:
+                assert response.status == 403
+                assert not any(h.startswith("Access-Control") for h in response.headers)
+            delete = {**asked, "Access-Control-Request-Method": "DELETE"}
+            async with api.session.options(url, headers=delete) as response:
+                assert response.status == 403
+            status, body, headers = await api.post(
+                {"text": "from the wiki"}, headers={"Origin": wiki}
+            )
+            assert status == 201 and headers["Access-Control-Allow-Origin"] == wiki, body
+            _, _, headers = await api.post({"text": "x"}, headers={"Origin": "null"})
+            assert "Access-Control-Allow-Origin" not in headers and headers["Vary"] == "Origin"
+            search = {**asked, "Access-Control-Request-Method": "GET"}
+            async with api.session.options(f"{api.url}/api/v1/search", headers=search) as response:
+                assert response.status == 204
+                assert response.headers["Access-Control-Allow-Methods"] == "GET"

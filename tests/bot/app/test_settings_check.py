@@ -16,6 +16,8 @@ BAD = [
     ("BRAINBOT_APPROVAL_TOOLS", "frobnicate", "delete,move"),
     ("BRAINBOT_DIRECT_CHANGES", "rewrite", "append,tag,tick"),
     ("BRAINBOT_TOOL_HOSTS", "https://api.example/v1", "api.weather.example"),
+    ("BRAINBOT_API_CORS_ORIGINS", "*", "https://wiki.example.org"),
+    ("BRAINBOT_API_CORS_ORIGINS", "https://wiki.example.org/page", "https://wiki.example.org"),
     ("BRAINBOT_TEAM_VAULTS", "ops", "slack:C0123=team-ops"),
     ("DATABASE_URL", "mysql://db/brainbot", "postgresql://"),
     ("OPENAI_BASE_URL", "localhost:11434/v1", "http://localhost:11434/v1"),
@@ -59,10 +61,12 @@ def test_good_values_pass(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> 
         "BRAINBOT_HTTP_PORT": "0",
         "BRAINBOT_LOG_LEVEL": "debug",
         "BRAINBOT_SYNC_INTERVAL": "0",
+        "BRAINBOT_API_CORS_ORIGINS": "https://Wiki.Example.org:443/, http://localhost:3000",
     }.items():
         monkeypatch.setenv(name, value)
     settings = load_settings()
     assert settings.http_port == 0 and settings.timezone.key == "Europe/Berlin"
+    assert settings.api_cors_origins == ("https://wiki.example.org", "http://localhost:3000")
 
 
 def test_a_password_in_a_bad_url_is_not_printed(

@@ -101,9 +101,9 @@ async def test_a_word_on_the_third_page_of_a_pdf_is_found(
         assert path.startswith("inbox/") and "## Text of q3.pdf" in (vault / path).read_text()
         hits = (await brain.store.search("zeppelin")).hits
         assert [h.path for h in hits] == [path]
-        # the file, the note, then its text (after the vault's first commit)
+        # the note with its file, then its text (after the vault's first commit)
         kinds = [line.split()[0] for line in git_log(vault)]
-        assert kinds == ["update", "create", "attach", "init"]
+        assert kinds == ["update", "create", "init"]
         # The text read in the meantime is not a change of the person's: the category
         # buttons under the reply still file the note.
         (filed,) = await brain.engine.handle(press(reply, "projects"))
@@ -184,3 +184,43 @@ async def test_a_note_filed_before_its_text_was_read_gets_the_text_where_it_went
         vault = brain.settings.vault_dir
         assert notes(vault) == ["projects/notes-from-the-meeting.md"]
         assert "heron logo" in (vault / "projects/notes-from-the-meeting.md").read_text()
+
+
+async def test_a_file_over_the_cap_is_told_and_the_others_stay_with_the_note(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url, BRAINBOT_MAX_ATTACHMENT_BYTES="100") as brain:
+        vault = brain.settings.vault_dir
+        before = git_log(vault)
+        (reply,) = await brain.engine.handle(
+            with_files(
+                "tickets for the trip",
+                Attachment("document", b"x" * 101, "big.pdf", PDF),
+                Attachment("document", b"seat 12A", "ticket.txt", "text/plain"),
+            )
+        )
+        assert reply.notice is not None and "Could not keep big.pdf" in reply.notice
+        (path,) = notes(vault)
+        assert "![[attachments/ticket.txt]]" in (vault / path).read_text()
+        assert not (vault / "attachments/big.pdf").exists()
+        assert len(git_log(vault)) == len(before) + 1  # the note and its file together
+        await brain.engine.enricher.wait_idle()
+
+
+async def test_files_sent_with_a_question_are_kept_all_the_same(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with running_brain(tmp_path, database_url) as brain:
+        vault = brain.settings.vault_dir
+        before = git_log(vault)
+        await brain.engine.handle(
+            with_files(
+                "/search boiler",
+                Attachment("document", b"one", "a.txt", "text/plain"),
+                Attachment("document", b"two", "a.txt", "text/plain"),
+            )
+        )
+        assert notes(vault) == []
+        assert (vault / "attachments/a.txt").read_bytes() == b"one"
+        assert (vault / "attachments/a-2.txt").read_bytes() == b"two"
+        assert git_log(vault) == ["attach 2 files", *before]

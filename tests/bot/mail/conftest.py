@@ -148,6 +148,7 @@ async def mail_in(
         "BRAINBOT_IMAP_URL": imap.url,
         "BRAINBOT_IMAP_CA_FILE": imap.ca_file,
         "BRAINBOT_IMAP_POLL_SECONDS": "0.5",
+        "BRAINBOT_IMAP_AUTHSERV_ID": MX,
         "BRAINBOT_RATE_LIMIT": "0",
         **settings,
     }

@@ -104,3 +104,18 @@ async def test_what_is_not_a_mail_is_left_alone(inbox: MailIn) -> None:
         == "leave"
     )
     assert inbox.notes() == []
+
+
+async def test_a_mail_holding_a_nul_is_filed_once(inbox: MailIn) -> None:
+    """NUL is valid UTF-8 but no database text can hold it: the mail is filed with
+    U+FFFD in its place, marked read, and not taken again."""
+    await inbox.verify()
+    inbox.follow()
+    sent = mail("before\x00after", subject="Odd\x00bytes", message_id="<nul@x>")
+    inbox.imap.append(sent)
+    await until(lambda: inbox.imap.flags().get("nul@x") is True)
+    [path] = inbox.notes()
+    note = frontmatter.load(inbox.vault / path)
+    assert note["title"] == "Odd\ufffdbytes" and "before\ufffdafter" in note.content
+    assert await inbox.filer().take(sent.as_bytes()) == "seen"
+    assert inbox.notes() == [path]

@@ -7,10 +7,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
+from bot.app.commands.run import run
+from bot.app.mail import mail_check, refusal
+from bot.app.settings_check import EXIT_CONFIG
 from storage.db.email_codes import EMAIL
 from tests.bot.mail.conftest import ADA, MX, MailIn, mail, mail_in, until
+from tests.fakes.brain import make_settings
 from tests.fakes.imap_server import ImapServer
 
 
@@ -97,6 +102,9 @@ async def test_a_forged_from_line_is_not_the_persons(inbox: MailIn) -> None:
         f"{MX}; dkim=pass header.d=attacker.example; spf=pass smtp.mailfrom=a@attacker.example",
     )
     inbox.imap.append(mail("other domain", results=other, message_id="<other@x>"))
+    # What the server wrote of an envelope sender with a quoted local part.
+    quoted = (f'{MX}; spf=pass smtp.mailfrom="x smtp.mailfrom=@example.org y"@attacker.example',)
+    inbox.imap.append(mail("quoted", results=quoted, message_id="<quoted@x>"))
     inbox.imap.append(
         mail(
             "real",
@@ -107,6 +115,7 @@ async def test_a_forged_from_line_is_not_the_persons(inbox: MailIn) -> None:
     await until(lambda: inbox.imap.flags().get("real@x") is True)
     flags = inbox.imap.flags()
     assert not flags["forged@x"] and not flags["bare@x"] and not flags["other@x"]
+    assert not flags["quoted@x"]
     assert len(inbox.notes()) == 1 and await _events(inbox) == 1
 
 
@@ -140,3 +149,32 @@ async def test_servers_without_the_header_can_be_trusted_by_a_setting(
         )
         await until(lambda: box.imap.flags().get("bare@x") is True)
         assert box.imap.flags()["bob@x"] is False and len(box.notes()) == 1
+
+
+async def test_without_the_servers_name_email_in_does_not_start(
+    tmp_path: Path, database_url: str, imap: ImapServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A forged From line and a header of the sender's own on a server that adds none:
+    without BRAINBOT_IMAP_AUTHSERV_ID `brainbot run` does not start (unless
+    BRAINBOT_IMAP_TRUST_UNAUTHENTICATED says so on purpose), and doctor says why."""
+    own = ("mx.attacker.example; dkim=pass header.d=example.org; spf=pass",)
+    imap.append(mail("forged", results=own, message_id="<forged@x>"))
+    mailbox = {"BRAINBOT_IMAP_URL": imap.url, "BRAINBOT_IMAP_CA_FILE": imap.ca_file}
+    settings = make_settings(tmp_path, database_url, **mailbox)
+    assert await run(settings) == EXIT_CONFIG
+    assert "BRAINBOT_IMAP_AUTHSERV_ID is not, so email in does not start" in caplog.text
+    assert imap.flags() == {"forged@x": False} and not (tmp_path / "data").exists()
+    ok, problem = await mail_check(settings)
+    assert ok.level == "ok" and problem.level == "problem"
+    assert "would vouch for a forged From line" in problem.detail
+    assert "the newest mails name mx.attacker.example" in problem.fix
+    assert "BRAINBOT_IMAP_TRUST_UNAUTHENTICATED=true" in problem.fix
+    trusting = make_settings(
+        tmp_path, database_url, BRAINBOT_IMAP_TRUST_UNAUTHENTICATED="true", **mailbox
+    )
+    assert refusal(trusting) is None
+    assert [f.level for f in await mail_check(trusting)] == ["ok", "warning"]
+    named = make_settings(tmp_path, database_url, BRAINBOT_IMAP_AUTHSERV_ID=MX, **mailbox)
+    assert refusal(named) is None
+    _, wrong = await mail_check(named)
+    assert wrong.level == "warning" and "their mail is left unread" in wrong.detail

@@ -11,7 +11,7 @@ import pytest
 
 from bot.app.mail import mail_check
 from bot.app.settings_check import SettingsInvalid, load_settings
-from tests.bot.mail.conftest import mail, mail_in, until
+from tests.bot.mail.conftest import MX, mail, mail_in, until
 from tests.fakes.brain import make_settings
 from tests.fakes.imap_server import PASSWORD, ImapServer
 
@@ -80,7 +80,11 @@ async def test_doctor_says_what_is_wrong_with_the_mailbox(
     tmp_path: Path, database_url: str, imap: ImapServer
 ) -> None:
     def settings(**values: str) -> object:
-        base = {"BRAINBOT_IMAP_URL": imap.url, "BRAINBOT_IMAP_CA_FILE": imap.ca_file}
+        base = {
+            "BRAINBOT_IMAP_URL": imap.url,
+            "BRAINBOT_IMAP_CA_FILE": imap.ca_file,
+            "BRAINBOT_IMAP_AUTHSERV_ID": MX,
+        }
         return make_settings(tmp_path, database_url, **{**base, **values})
 
     imap.append(mail("waiting", message_id="<w@x>"))

@@ -294,23 +294,53 @@ def test_write_note_writes_a_whole_file_at_a_given_path(vault: Vault) -> None:
     assert status(vault.root) == ""
 
 
-def test_write_attachment_keeps_any_extension_under_a_safe_name(vault: Vault) -> None:
-    first = vault.write_attachment("../../Holiday photo.JPG", b"\xff\xd8jpeg", author=ANN)
+def test_write_attachments_keeps_any_extension_under_a_safe_name(vault: Vault) -> None:
+    first = vault.write_attachments([("../../Holiday photo.JPG", b"\xff\xd8jpeg")], author=ANN)
     assert first.entry is None
     assert first.change.paths == ("attachments/Holiday photo.JPG",)
     assert (vault.root / "attachments/Holiday photo.JPG").read_bytes() == b"\xff\xd8jpeg"
-    second = vault.write_attachment("Holiday photo.JPG", b"other", author=ANN)
+    second = vault.write_attachments([("Holiday photo.JPG", b"other")], author=ANN)
     assert second.change.paths == ("attachments/Holiday photo-2.JPG",)
-    assert vault.write_attachment(".bashrc", b"x", author=ANN).change.paths == (
+    assert vault.write_attachments([(".bashrc", b"x")], author=ANN).change.paths == (
         "attachments/bashrc",
     )
     capped = make_vault(vault.root, max_attachment_bytes=10)
     commits = commit_count(vault.root)
     with pytest.raises(EntryTooLarge):
-        capped.write_attachment("big.bin", b"x" * 11, author=ANN)
+        capped.write_attachments([("small.txt", b"x"), ("big.bin", b"x" * 11)], author=ANN)
     assert commit_count(vault.root) == commits
     assert not (vault.root / "attachments/big.bin").exists()
+    assert not (vault.root / "attachments/small.txt").exists()  # all or nothing
     assert status(vault.root) == ""
+
+
+def test_files_of_the_same_name_are_one_commit_each_with_its_own_path(vault: Vault) -> None:
+    commits = commit_count(vault.root)
+    written = vault.write_attachments(
+        [("scan.pdf", b"1"), ("scan.pdf", b"2"), ("scan.pdf", b"3")], author=ANN
+    )
+    assert written.attachments == (
+        "attachments/scan.pdf",
+        "attachments/scan-2.pdf",
+        "attachments/scan-3.pdf",
+    )
+    assert [(vault.root / p).read_bytes() for p in written.attachments] == [b"1", b"2", b"3"]
+    assert commit_count(vault.root) == commits + 1
+    assert written.change.message.startswith("attach 3 files")
+
+
+def test_a_note_and_its_files_are_one_commit(vault: Vault) -> None:
+    commits = commit_count(vault.root)
+    written = vault.create(
+        "ideas", "Receipts", "from the trip", author=ANN, attachments=[("r.jpg", b"j")] * 2
+    )
+    assert written.entry is not None
+    assert written.attachments == ("attachments/r.jpg", "attachments/r-2.jpg")
+    assert set(written.change.paths) == {written.entry.path, *written.attachments}
+    assert commit_count(vault.root) == commits + 1
+    assert written.entry.body == (
+        "from the trip\n\n![[attachments/r.jpg]]\n\n![[attachments/r-2.jpg]]"
+    )
 
 
 def test_a_hand_edit_is_committed_on_its_own_before_a_change(vault: Vault) -> None:
@@ -369,8 +399,8 @@ def test_attachments_named_like_windows_devices_get_a_suffix(vault: Vault) -> No
         ("aux", "aux-note"),
         ("com1.jpg", "com1-note.jpg"),
     ):
-        written = vault.write_attachment(name, b"data", author=ANN)
+        written = vault.write_attachments([(name, b"data")], author=ANN)
         assert written.change.paths == (f"attachments/{kept}",)
-    assert vault.write_attachment("console.txt", b"x", author=ANN).change.paths == (
+    assert vault.write_attachments([("console.txt", b"x")], author=ANN).change.paths == (
         "attachments/console.txt",
     )

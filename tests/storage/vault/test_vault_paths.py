@@ -147,7 +147,7 @@ def test_random_paths_never_write_outside_the_vault(path: str, title: str) -> No
         git_before = commit_count(vault.root)
         attempts: list[Callable[[], object]] = [
             *writes(vault, path),
-            lambda: vault.write_attachment(path, b"data", author=ANN),
+            lambda: vault.write_attachments([(path, b"data")], author=ANN),
             lambda: vault.create("ideas", title or path, "body"),
         ]
         for attempt in attempts:

@@ -30,7 +30,7 @@ def test_commits_through_the_vault_are_found(vault: Vault) -> None:
     start = vault.head()
     vault.update("ideas/edited.md", body="new", author=ANN)
     vault.move("people/gone.md", "projects", author=ANN)
-    vault.write_attachment("photo.png", b"png", author=ANN)
+    vault.write_attachments([("photo.png", b"png")], author=ANN)
     changed = vault.changed_since(start)
     assert changed.changed == ("ideas/edited.md", "projects/gone.md")
     assert changed.deleted == ("people/gone.md",)
