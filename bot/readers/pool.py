@@ -67,6 +67,7 @@ class _Reader:
             stdout=asyncio.subprocess.PIPE,
             # Its own process group: a kill reaches Tesseract too.
             start_new_session=True,
+            env=_reader_env(),
         )
         return cls(process)
 
@@ -173,7 +174,12 @@ class ReaderPool:
                 raise Unreadable(f"it took too long to read (over {self.seconds:g} s)") from None
             except _Gone as gone:
                 await self._drop(reader)
-                log.warning("a reader process ended on %s: %s", head["read"], gone)
+                log.warning(
+                    "a reader process ended (exit status %s) reading a %s: %s",
+                    reader.process.returncode,
+                    head["read"],
+                    gone,
+                )
                 raise Unreadable(TOO_LARGE) from None
             except BaseException:
                 # Cancelled: whoever asked stopped waiting, so the reading stops too. It
@@ -200,6 +206,17 @@ class ReaderPool:
     async def _drop(self, reader: _Reader) -> None:
         self._running.discard(reader)
         await reader.stop()
+
+
+def _reader_env() -> dict[str, str]:
+    """What a reader needs of this process's environment: where programs, Python and
+    Tesseract's models are, and the locale; not the tokens and keys of the bot."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name in {"PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV"}
+        or name.startswith(("PYTHON", "LC_", "TESS", "OMP_"))
+    }
 
 
 def _text(answer: dict[str, Any], *, none: bool) -> str | None:

@@ -5,9 +5,10 @@ close.
 
 Every failure is an answer: a reason the person can read, or "too large to read" for
 a MemoryError. After a MemoryError or an error nobody foresaw it says so and exits,
-and the next item gets a fresh process. What the readers print goes to the log, never
-into the answers. Besides the parent's wall-clock kill, each item may use at most
-twice its time in CPU (RLIMIT_CPU), which holds should the parent itself be gone.
+and the next item gets a fresh process; so does one left holding much memory. What
+the readers print goes to the log, never into the answers. Besides the parent's
+wall-clock kill, each item may use at most twice its time in CPU (RLIMIT_CPU), which
+holds should the parent itself be gone.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ from bot.readers.pool import TOO_LARGE
 
 _REQUEST = struct.Struct(">II")
 _ANSWER = struct.Struct(">I")
+# A reader that holds more than this after an item (a 5 MB page leaves ~500 MiB that the
+# allocator keeps) ends, rather than keep it while idle; the next item starts a new one.
+RECYCLE_BYTES = 256 * 1024 * 1024
 
 
 def _limit(memory_bytes: int) -> None:
@@ -74,6 +78,11 @@ def answer(head: dict[str, Any], payload: bytes) -> dict[str, Any]:
         return {"unreadable": "the reader failed on it", "exit": True}
 
 
+def _resident_bytes() -> int:
+    with open("/proc/self/statm", "rb") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+
 def _exactly(stream: BinaryIO, size: int) -> bytes | None:
     data = stream.read(size)
     return data if len(data) == size else None
@@ -90,6 +99,8 @@ def serve(requests: BinaryIO, answers: BinaryIO, seconds: float) -> None:
         _cpu_budget(seconds)
         reply = answer(json.loads(head_bytes), payload)
         del payload
+        if _resident_bytes() > RECYCLE_BYTES:
+            reply["exit"] = True
         try:
             encoded = json.dumps(reply, ensure_ascii=False).encode()
         except MemoryError:

@@ -164,3 +164,24 @@ async def test_a_closed_pool_leaves_no_reader_running(pool: ReaderPool) -> None:
     (pid,) = pool.pids
     await pool.close()
     assert _gone(pid) and pool.pids == []
+
+
+def _environment(pid: int) -> dict[str, str]:
+    pairs = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(pair.decode().split("=", 1) for pair in pairs if b"=" in pair)
+
+
+async def test_a_reader_gets_none_of_the_bot_s_keys_and_tokens(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-parsers")
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:not-for-parsers")
+    pool = ReaderPool()
+    try:
+        await pool.document(b"words", "a.txt", "text/plain", max_chars=10)
+        (pid,) = pool.pids
+        environment = _environment(pid)
+    finally:
+        await pool.close()
+    assert "PATH" in environment
+    assert "not-for-parsers" not in " ".join(environment.values())
