@@ -14,7 +14,7 @@ caller stops waiting (the note's reading ran out of time) kills its reader too: 
 work stops when the person is told.
 
 The wire is ours and carries no pickles: a request is a JSON head and the file's bytes,
-an answer one JSON object, both length-prefixed (bot.readers.serve reads them).
+an answer one JSON object, both length-prefixed (bot.readers.reader reads them).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class _Reader:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "bot.readers.serve",
+            "bot.readers.reader",
             str(memory_bytes),
             str(seconds),
             stdin=asyncio.subprocess.PIPE,
@@ -122,7 +122,7 @@ class ReaderPool:
 
     @property
     def pids(self) -> list[int]:
-        """The reader processes running now (for doctor and for measuring them)."""
+        """The reader processes running now (to measure them)."""
         return sorted(reader.process.pid for reader in self._running if reader.alive)
 
     async def document(
@@ -187,7 +187,9 @@ class ReaderPool:
                 reader.kill()
                 raise
             if answer.get("exit"):
-                await self._drop(reader)  # after a MemoryError or a crash it starts afresh
+                # It ends after a MemoryError, an error nobody foresaw, or holding much
+                # memory: the next item starts a fresh one.
+                await self._drop(reader)
             else:
                 self._idle.append(reader)
         if "unreadable" in answer:

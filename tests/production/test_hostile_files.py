@@ -56,7 +56,7 @@ def _readers(parent: int) -> list[int]:
             command = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == parent and b"bot.readers.serve" in command:
+        if int(fields[1]) == parent and b"bot.readers.reader" in command:
             found.append(int(stat.parent.name))
     return found
 

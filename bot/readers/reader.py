@@ -1,4 +1,4 @@
-"""The reader process (`python -m bot.readers.serve MEMORY_BYTES SECONDS`), started and
+"""The reader process (`python -m bot.readers.reader MEMORY_BYTES SECONDS`), started and
 killed by bot.readers.pool: it limits its own address space before it reads a byte,
 then answers one request after another on its standard input and output until they
 close.
