@@ -2,7 +2,7 @@
 for), and filing it as their note through the engine, like a chat message."""
 
 from bot.mail.filing import MailFiler, MailRules, Taken
-from bot.mail.reading import Mail, markdown_of_html, read_mail
+from bot.mail.reading import Mail, read_mail
 from bot.mail.trust import Verdict, authenticated
 
 __all__ = [
@@ -12,6 +12,5 @@ __all__ = [
     "Taken",
     "Verdict",
     "authenticated",
-    "markdown_of_html",
     "read_mail",
 ]

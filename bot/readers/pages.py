@@ -66,6 +66,7 @@ _CITATION = re.compile(r"<sup>\\\[[^\]<]{1,12}\\\]</sup>")
 _INLINE_TAG = re.compile(r"</?(?:sup|sub)>")
 _EDIT_LINK = re.compile(r"\\\[edit\\\]$", re.MULTILINE)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,29 @@ def _read_html(html: str, url: str, max_chars: int) -> Page:
         language=language.group(1).lower() if language else None,
         text=cut(text, max_chars),
     )
+
+
+def markdown_of_html(html: str) -> str:
+    """All the text of an HTML mail as Markdown (links, lists, emphasis kept), rather
+    than a page's main part: a mail has no menus to leave out. Plain text where the HTML
+    is too small for the Markdown reader."""
+    from trafilatura import extract, html2txt
+    from trafilatura.settings import use_config
+
+    config = use_config()
+    config.set("DEFAULT", "MIN_EXTRACTED_SIZE", "0")
+    config.set("DEFAULT", "MIN_OUTPUT_SIZE", "0")
+    found = extract(
+        html,
+        output_format="markdown",
+        include_links=True,
+        include_formatting=True,
+        include_tables=True,
+        favor_recall=True,
+        config=config,
+    )
+    text = found or html2txt(html) or ""
+    return _BLANK_LINES.sub("\n\n", text).strip()
 
 
 def _read_text(text: str, url: str, max_chars: int) -> Page:

@@ -1,6 +1,6 @@
-"""PDFs, Word files, photos and web pages are read in processes of their own, held by
-an address-space limit and a wall-clock kill, the way browsers and mail servers keep
-their parsers: one PDF page whose content stream inflates to a gibibyte used to take
+"""PDFs, Word files, photos, web pages and HTML mails are read in processes of their
+own, held by an address-space limit and a wall-clock kill, the way browsers and mail
+servers keep their parsers: one PDF page whose content stream inflates to a gibibyte used to take
 the bot's own process to 2.2 GB (5.3 GB for a 4 MB file), past any bound checked
 between pages; a thread that was told to give up went on reading.
 
@@ -149,6 +149,12 @@ class ReaderPool:
         ):
             raise Unreadable("the reader gave an answer I can't use")
         return Page(**values)
+
+    async def markdown(self, html: str) -> str:
+        """bot.readers.pages.markdown_of_html (an HTML mail's text), in a reader process."""
+        text = _text(await self._ask({"read": "markdown"}, html.encode()), none=False)
+        assert text is not None
+        return text
 
     async def close(self) -> None:
         """Stop every reader process (one reading now too)."""

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 from bot.readers.documents import document_text
 from bot.readers.errors import Unreadable
 from bot.readers.images import image_text
-from bot.readers.pages import read_page
+from bot.readers.pages import markdown_of_html, read_page
 from bot.readers.pool import TOO_LARGE
 
 _REQUEST = struct.Struct(">II")
@@ -60,6 +60,8 @@ def _read(head: dict[str, Any], payload: bytes) -> dict[str, Any]:
     if kind == "page":
         page = read_page(payload, head["url"], head["charset"], max_chars=head["max_chars"])
         return {"page": dataclasses.asdict(page)}
+    if kind == "markdown":
+        return {"text": markdown_of_html(payload.decode("utf-8", "replace"))}
     raise ValueError(f"no reader for {kind!r}")
 
 
