@@ -7,10 +7,12 @@ reading stops once the characters kept are reached: a 190 KB file of 63 MB of XM
 deep (200,000 nested content controls used to raise RecursionError). A document that
 declares a DOCTYPE is refused, which Word never writes: no entity is ever expanded.
 
-4 ms for a 40-section document where python-docx took 420 ms (it resolves every
-paragraph's style object and rebuilds each table row's cells), and one dependency
-(with lxml) fewer. Paragraphs and tables come in document order; headings become
-Markdown `#`, list items `- `, table rows `| a | b |`.
+A 40-section document (400 paragraphs, 40 tables: `bench.ocr`) takes 16 ms where
+the whole tree took 12 ms on the same busy machine, the price of handlers in Python;
+python-docx took 35 times as long (it resolves every paragraph's style object and
+rebuilds each table row's cells) and is one dependency (with lxml) more. Paragraphs
+and tables come in document order; headings become Markdown `#`, list items `- `,
+table rows `| a | b |`.
 """
 
 from __future__ import annotations
