@@ -17,7 +17,7 @@ RUN python -m venv /opt/brainbot \
 FROM python:3.11-slim
 # git for the vault's backups, ssh for git@ remotes, tini so that the embedded
 # Postgres' processes are reaped and signals reach brainbot; Tesseract and its English,
-# German, Japanese and Chinese models read the text in photos (bot.enrich.images).
+# German, Japanese and Chinese models read the text in photos (bot.readers.images).
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git openssh-client ca-certificates tini \

@@ -28,7 +28,7 @@ local: $(STAMP)
 run: $(STAMP)
 	$(BIN)/brainbot run
 
-# OCR of photos (bot.enrich.images) runs Tesseract, a system package: installed here when
+# OCR of photos (bot.readers.images) runs Tesseract, a system package: installed here when
 # missing, as root on Debian/Ubuntu (as on CI); elsewhere it says what to install, and
 # the OCR tests are skipped with that reason.
 OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-jpn tesseract-ocr-chi-sim

@@ -4,7 +4,7 @@ extractor chosen against the other candidate.
 Speed: a saved 244 KB Wikipedia article (tests/data/pages/wikipedia-mozilla.html) served
 by an aiohttp server on 127.0.0.1, fetched with bot.enrich.fetch and read in a thread
 the way the pipeline does, RUNS times per extractor: median and p90 ms of the fetch
-alone and of fetch + read, for bot.enrich.pages (trafilatura in fast mode), trafilatura
+alone and of fetch + read, for bot.readers.pages (trafilatura in fast mode), trafilatura
 with its fallback extractors, and readability-lxml + markdownify when those are
 installed (`pip install readability-lxml markdownify`; not dependencies). Target: the
 chosen one's median within TARGET_MEDIAN_MS.
@@ -38,7 +38,7 @@ from lxml import html as lxml_html
 from trafilatura import extract_with_metadata
 
 from bot.enrich.fetch import FetchPolicy, fetch, open_session
-from bot.enrich.pages import decode, read_page
+from bot.readers.pages import decode, read_page
 
 TARGET_MEDIAN_MS = 300.0
 ARTICLE = Path(__file__).parents[1] / "tests" / "data" / "pages" / "wikipedia-mozilla.html"
@@ -104,7 +104,7 @@ Extracted = tuple[str | None, str | None, str]
 
 
 def with_read_page(data: bytes, url: str) -> Extracted:
-    """What brainbot does: bot.enrich.pages (trafilatura, fast mode)."""
+    """What brainbot does: bot.readers.pages (trafilatura, fast mode)."""
     page = read_page(data, url, "utf-8")
     return page.title, page.author, page.text
 
@@ -136,7 +136,7 @@ def with_readability(data: bytes, url: str) -> Extracted:
     return document.short_title(), None, text
 
 
-CHOSEN = "bot.enrich.pages (trafilatura fast)"
+CHOSEN = "bot.readers.pages (trafilatura fast)"
 EXTRACTORS: dict[str, Callable[[bytes, str], Extracted]] = {
     CHOSEN: with_read_page,
     "trafilatura with fallbacks": with_trafilatura_fallbacks,

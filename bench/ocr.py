@@ -1,6 +1,6 @@
 """Reading what a message shares (bot.enrich): OCR of photos, text of documents.
 
-OCR (bot.enrich.images, Tesseract): the time to read a ~1-megapixel phone photo of a
+OCR (bot.readers.images, Tesseract): the time to read a ~1-megapixel phone photo of a
 printed note (the four notes of tests/fakes/text_pictures.py: English, German,
 Japanese, Chinese; median and p90 over all runs), the character error rate (CER,
 whitespace ignored) per language on those notes, and the CER of each real photo in
@@ -11,7 +11,7 @@ When rapidocr-onnxruntime (1.4.x, the PaddleOCR models inside the wheel) is inst
 the same figures are printed for it, as the comparison the engine was chosen by; it is
 not a dependency (`pip install 'rapidocr-onnxruntime>=1.4,<1.5'` to see them).
 
-Documents (bot.enrich.documents): the median time to extract a 20-page PDF (PDFium), and
+Documents (bot.readers.documents): the median time to extract a 20-page PDF (PDFium), and
 the same PDF with pypdf and pdfminer.six when those are installed; a 40-section DOCX.
 
 Run: `python -m bench.ocr [runs]` (default 5 runs of each note).
@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 
 from PIL import Image
 
-from bot.enrich.documents import document_text
-from bot.enrich.images import OcrUnavailable, engine, image_text
+from bot.readers.documents import document_text
+from bot.readers.images import OcrUnavailable, engine, image_text
 from tests.fakes.text_pictures import (
     FONT,
     NOTES,

@@ -178,6 +178,10 @@ class Settings(BaseSettings):
     )
     read_files: bool = Field(True, alias="BRAINBOT_READ_FILES")
     vision_model: str | None = Field(None, alias="BRAINBOT_VISION_MODEL")
+    # Files and pages are parsed in reader processes (bot.readers.pool): each holds at
+    # most this much address space, and each item is given this long before it is killed.
+    read_memory_mb: int = Field(1024, ge=512, le=65536, alias="BRAINBOT_READ_MEMORY_MB")
+    read_timeout: float = Field(30.0, gt=0, le=600, alias="BRAINBOT_READ_TIMEOUT")
     enrich_timeout: float = Field(120.0, gt=0, alias="BRAINBOT_ENRICH_TIMEOUT")
     # After a capture, its related notes are suggested with a Link button (bot.connect);
     # with auto_link the links are written at once, with Undo.

@@ -40,6 +40,7 @@ from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
 from bot.events import ButtonPress, Event, InboundMessage, Recent, RecentEvents, Reply, Sender
 from bot.llm import LLM, LLMUnavailable
 from bot.people import Access, People, RateLimit
+from bot.readers import ReaderPool
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
 from storage.db.digest_messages import DigestMessages
@@ -156,6 +157,10 @@ class Engine:
                 settings.read_files,
                 llm,
                 settings.vision_model,
+                ReaderPool(
+                    memory_bytes=settings.read_memory_mb * 1024 * 1024,
+                    seconds=settings.read_timeout,
+                ),
             ),
             owner=owner,
             timeout=settings.enrich_timeout,

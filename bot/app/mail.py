@@ -90,6 +90,7 @@ def filer_for(
         rules,
         clock=engine.clock,
         vouch=engine.access.vouch,
+        readers=engine.enricher.readers.pool,
         tell=tell,
         on_verified=mailbox.reconsider if mailbox is not None else None,
     )

@@ -1,23 +1,22 @@
 """Reading one link or file of a saved note into a `Read`: the page behind a link (a PDF
 behind a link is read as a document), the text in a photo, a document's text.
 
-Parsing runs in a thread (it is CPU work); every failure becomes a short reason for
-the person, never an exception that would stop the other items of the note. The
-readers (trafilatura, PDFium, Pillow) are imported on first use: together they cost
-every command's start about 0.2 s.
+Parsing runs in a reader process held by memory and time limits (bot.readers); every
+failure becomes a short reason for the person, never an exception that would stop
+the other items of the note.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from bot.enrich.compose import Read, document_section, image_section, link_section, words
 from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch
 from bot.enrich.model import describe, summarise
 from bot.llm import LLM
+from bot.readers import ReaderPool, Unreadable
 
 log = logging.getLogger(__name__)
 
@@ -27,20 +26,20 @@ DOCUMENT_CHARS = 200_000
 
 @dataclass(frozen=True, slots=True)
 class Readers:
-    """What reading may use: the fetch rules, and a model for summaries and photos."""
+    """What reading may use: the fetch rules, a model for summaries and photos, and the
+    reader processes that parse what was fetched or sent."""
 
     policy: FetchPolicy | None  # None: links are not fetched (BRAINBOT_FETCH=false)
     read_files: bool = True
     llm: LLM | None = None
     vision_model: str | None = None
+    pool: ReaderPool = field(default_factory=ReaderPool)
 
 
 async def read_link(url: str, readers: Readers) -> Read:
+    """The page (or PDF) behind a link, read into a section; a failure is said in `failed`."""
     if readers.policy is None:
         return Read("link", url)
-    from bot.enrich.documents import DocumentUnreadable, document_text
-    from bot.enrich.pages import read_page
-
     try:
         fetched = await fetch(url, readers.policy)
     except FetchFailed as exc:
@@ -52,17 +51,20 @@ async def read_link(url: str, readers: Readers) -> Read:
     if fetched.content_type == "application/pdf":
         name = unquote(urlsplit(fetched.final_url).path.rsplit("/", 1)[-1]) or "document.pdf"
         try:
-            text = await asyncio.to_thread(
-                document_text, fetched.data, name, "application/pdf", max_chars=DOCUMENT_CHARS
+            text = await readers.pool.document(
+                fetched.data, name, "application/pdf", max_chars=DOCUMENT_CHARS
             )
-        except DocumentUnreadable as exc:
+        except Unreadable as exc:
             return Read("link", url, failed=f"Couldn't read the PDF {_short(url)}: {exc}.")
         text = text or ""
         section = link_section(url, name, text, site=host)
         return Read("link", url, section, {"url": url, "site": host}, f"the PDF {name}")
-    page = await asyncio.to_thread(
-        read_page, fetched.data, fetched.final_url, fetched.charset, max_chars=PAGE_CHARS
-    )
+    try:
+        page = await readers.pool.page(
+            fetched.data, fetched.final_url, fetched.charset, max_chars=PAGE_CHARS
+        )
+    except Unreadable as exc:
+        return Read("link", url, failed=f"Couldn't read the page {_short(url)}: {exc}.")
     if not page.text.strip():
         return Read("link", url, failed=f"The page {_short(url)} had no text I could keep.")
     summary = None
@@ -91,16 +93,15 @@ async def read_link(url: str, readers: Readers) -> Read:
 async def read_photo(
     name: str, data: bytes, mime: str | None, readers: Readers, *, several: bool
 ) -> Read:
+    """The text in a photo (and, with a vision model, what it shows)."""
     if not readers.read_files:
         return Read("photo", name)
-    from bot.enrich.images import ImageUnreadable, OcrUnavailable, image_text
-
     description = None
     if readers.llm is not None and readers.vision_model:
         description = await describe(readers.llm, readers.vision_model, data, mime)
     try:
-        text = await asyncio.to_thread(image_text, data)
-    except (ImageUnreadable, OcrUnavailable) as exc:
+        text = await readers.pool.image(data)
+    except Unreadable as exc:
         if description:
             return Read("photo", name, image_section(name, "", description, several=several))
         return Read("photo", name, failed=f"Couldn't read the text in {name}: {exc}.")
@@ -112,13 +113,12 @@ async def read_photo(
 
 
 async def read_document(name: str, data: bytes, mime: str | None, readers: Readers) -> Read:
+    """A document's text (PDF, Word, plain text, Markdown); other kinds are kept as sent."""
     if not readers.read_files:
         return Read("document", name)
-    from bot.enrich.documents import DocumentUnreadable, document_text
-
     try:
-        text = await asyncio.to_thread(document_text, data, name, mime, max_chars=DOCUMENT_CHARS)
-    except DocumentUnreadable as exc:
+        text = await readers.pool.document(data, name, mime, max_chars=DOCUMENT_CHARS)
+    except Unreadable as exc:
         return Read("document", name, failed=f"Couldn't read {name}: {exc}.")
     if text is None:  # not a kind of file that has text to read (an archive, a video)
         return Read("document", name)

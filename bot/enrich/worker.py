@@ -140,6 +140,7 @@ class Enricher:
     async def close(self) -> None:
         """Stop reading: unfinished jobs stay waiting for the next start."""
         await self._jobs.cancel()
+        await self.readers.pool.close()
 
     # -- one job -----------------------------------------------------------------------
 
@@ -189,26 +190,32 @@ class Enricher:
         return (FAILED if any(r.failed for r in reads) else DONE), message, commit
 
     async def _read_all(self, store: Store, job: Enrichment) -> list[Read]:
-        photos = sum(1 for item in job.items if item.get("kind") == "photo")
+        several = sum(1 for item in job.items if item.get("kind") == "photo") > 1
         reads: list[Read] = []
         for item in job.items:
             kind = str(item.get("kind"))
-            if kind == "link":
-                reads.append(await read_link(str(item["url"]), self.readers))
-                continue
-            name = str(item.get("name") or item.get("path"))
+            label = str(item.get("url") if kind == "link" else item.get("name") or item.get("path"))
             try:
-                data = await asyncio.to_thread(self._file, store, str(item["path"]))
-            except StorageError as exc:
-                reads.append(Read(kind, name, failed=f"Couldn't read {name}: {exc}."))
-                continue
-            mime = item.get("mime")
-            if kind == "photo":
-                read = await read_photo(name, data, mime, self.readers, several=photos > 1)
-            else:
-                read = await read_document(name, data, mime, self.readers)
-            reads.append(read)
+                reads.append(await self._read_one(store, item, kind, label, several))
+            except Exception as exc:  # one item's failure, never the note's
+                log.exception("reading %s of note %s failed", label, job.path)
+                metrics.error("enrich")
+                reads.append(Read(kind, label, failed=f"Couldn't read {label}: {exc}."))
         return reads
+
+    async def _read_one(
+        self, store: Store, item: Mapping[str, Any], kind: str, label: str, several: bool
+    ) -> Read:
+        if kind == "link":
+            return await read_link(label, self.readers)
+        try:
+            data = await asyncio.to_thread(self._file, store, str(item["path"]))
+        except StorageError as exc:
+            return Read(kind, label, failed=f"Couldn't read {label}: {exc}.")
+        mime = item.get("mime")
+        if kind == "photo":
+            return await read_photo(label, data, mime, self.readers, several=several)
+        return await read_document(label, data, mime, self.readers)
 
     def _file(self, store: Store, path: str) -> bytes:
         rel, full = VaultPaths(store.vault.root).resolve(path, note=False)

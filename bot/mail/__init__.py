@@ -2,7 +2,7 @@
 for), and filing it as their note through the engine, like a chat message."""
 
 from bot.mail.filing import MailFiler, MailRules, Taken
-from bot.mail.reading import Mail, markdown_of_html, read_mail
+from bot.mail.reading import Mail, read_mail
 from bot.mail.trust import TOPMOST, Verdict, authenticated, authserv_id_of
 
 __all__ = [
@@ -14,6 +14,5 @@ __all__ = [
     "Verdict",
     "authenticated",
     "authserv_id_of",
-    "markdown_of_html",
     "read_mail",
 ]

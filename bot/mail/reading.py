@@ -1,8 +1,6 @@
-"""A mail as a note would keep it: who sent it, its subject (the title), its text (an
-HTML-only mail's HTML as Markdown) and its files.
-
-HTML is read by trafilatura, the reader of shared pages (bot.enrich), asked for all
-of the text rather than a page's main part: a mail has no menus to leave out.
+"""A mail as a note would keep it: who sent it, its subject (the title), its text and
+its files. An HTML-only mail's HTML is kept as it came, for a reader process to turn
+into Markdown (bot.readers): a mail is anyone's bytes, like a shared page.
 """
 
 from __future__ import annotations
@@ -34,8 +32,9 @@ class Mail:
     sender: str | None  # the one address of From, lower case; None when it names several
     sender_name: str
     subject: str
-    text: str
+    text: str  # the plain text; "" for an HTML-only mail until its HTML is read
     files: tuple[Attachment, ...] = ()
+    html: str = ""  # an HTML-only mail's HTML, not read yet
     headers: EmailMessage = field(default_factory=EmailMessage, repr=False, compare=False)
 
 
@@ -49,37 +48,17 @@ def read_mail(raw: bytes) -> Mail:
     given_id = storable(_header(message, "Message-ID")).strip().strip("<>").strip()
     message_id = given_id[:200] if given_id else "sha256-" + hashlib.sha256(raw).hexdigest()
     subject = " ".join(_REPLY_PREFIX.sub("", storable(_header(message, "Subject"))).split())
+    text, html = _body(message)
     return Mail(
         message_id=message_id,
         sender=sender if sender is None else storable(sender),
         sender_name=storable(name),
         subject=subject,
-        text=storable(_text(message)),
+        text=storable(text),
         files=tuple(_files(message)),
+        html=storable(html),
         headers=message,
     )
-
-
-def markdown_of_html(html: str) -> str:
-    """The text of an HTML mail as Markdown (links, lists, emphasis kept); plain text
-    where the HTML is too small for the Markdown reader."""
-    from trafilatura import extract, html2txt
-    from trafilatura.settings import use_config
-
-    config = use_config()
-    config.set("DEFAULT", "MIN_EXTRACTED_SIZE", "0")
-    config.set("DEFAULT", "MIN_OUTPUT_SIZE", "0")
-    found = extract(
-        html,
-        output_format="markdown",
-        include_links=True,
-        include_formatting=True,
-        include_tables=True,
-        favor_recall=True,
-        config=config,
-    )
-    text = found or html2txt(html) or ""
-    return _BLANK_LINES.sub("\n\n", text).strip()
 
 
 def _header(message: EmailMessage, name: str) -> str:
@@ -102,8 +81,8 @@ def _sender(message: EmailMessage) -> tuple[str | None, str]:
     return address.strip().lower(), name.strip()
 
 
-def _text(message: EmailMessage) -> str:
-    """The plain text part, else the HTML part as Markdown."""
+def _body(message: EmailMessage) -> tuple[str, str]:
+    """The plain text part, else the HTML part: (text, "") or ("", html)."""
     for kind in ("plain", "html"):
         part = message.get_body(preferencelist=(kind,))
         if part is None:
@@ -115,11 +94,12 @@ def _text(message: EmailMessage) -> str:
             content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
         if not isinstance(content, str):
             continue
-        text = markdown_of_html(content) if kind == "html" else content
-        text = _BLANK_LINES.sub("\n\n", text.replace("\r\n", "\n")).strip()
+        if kind == "html":
+            return ("", content) if content.strip() else ("", "")
+        text = _BLANK_LINES.sub("\n\n", content.replace("\r\n", "\n")).strip()
         if text:
-            return text
-    return ""
+            return text, ""
+    return "", ""
 
 
 def _files(message: EmailMessage) -> list[Attachment]:

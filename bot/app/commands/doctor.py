@@ -122,7 +122,7 @@ async def configuration(s: Settings) -> list[Finding]:
 
 async def reading(s: Settings) -> list[Finding]:
     """What is read out of what people share (bot.enrich): links, photos, documents."""
-    from bot.enrich.images import OcrUnavailable, engine
+    from bot.readers.images import OcrUnavailable, engine
 
     links = (
         "links: their pages are read"

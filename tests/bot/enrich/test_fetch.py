@@ -17,7 +17,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch, open_session
-from bot.enrich.pages import read_page
+from bot.readers.pages import read_page
 
 LOCAL = FetchPolicy(allow_private=True, timeout=2.0)
 PAGE = b"<!doctype html><html><head><title>Tea</title></head><body><p>Oolong.</p></body></html>"

@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 from bot.events import Attachment, Conversation, InboundMessage, Reply, Sender
 from tests.bot.helpers import git_log, notes, press
 from tests.fakes.brain import running_brain
+from tests.fakes.hostile_files import DOCX_MIME, docx_nested
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
 from tests.fakes.text_pictures import needs_ocr
 
@@ -129,6 +130,34 @@ async def test_a_broken_document_leaves_the_note_as_sent_and_says_why(
         assert "## Text of" not in (vault / path).read_text()
         (said,) = told.texts
         assert said.startswith("Couldn't read contract.pdf:")
+
+
+async def test_a_file_built_to_stall_its_reader_fails_alone_and_the_others_land(
+    tmp_path: Path, database_url: str
+) -> None:
+    report = pdf_of(["Quarterly report", "Appendix: zeppelin logistics"])
+    async with running_brain(tmp_path, database_url) as brain:
+        told = Told()
+        brain.engine.enricher.deliver = told
+        await brain.engine.handle(
+            with_files(
+                "papers from the board",
+                Attachment("document", docx_nested(200_000), "deep.docx", DOCX_MIME),
+                Attachment("document", report, "q3.pdf", PDF),
+            )
+        )
+        await brain.engine.enricher.wait_idle()
+        vault = brain.settings.vault_dir
+        (path,) = notes(vault)
+        note = frontmatter.load(vault / path).content
+        assert note.startswith("papers from the board")
+        assert "## Text of q3.pdf" in note and "zeppelin logistics" in note
+        assert "## Text of deep.docx" not in note
+        (said,) = told.texts
+        assert said.splitlines()[1:] == [
+            "Couldn't read deep.docx: the Word document is nested too deeply to read."
+        ]
+        assert "the text of q3.pdf" in said.splitlines()[0]
 
 
 @needs_ocr

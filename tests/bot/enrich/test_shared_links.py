@@ -4,11 +4,16 @@ went. Real engine, real vault and Postgres, pages served on 127.0.0.1."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
 import frontmatter
+from aiohttp import web
 
 from bot.app.mcp_wiring import mcp_calls
 from bot.app.runtime import Runtime
@@ -17,6 +22,7 @@ from storage.db.enrichments import DONE, WAITING, Enrichments
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.helpers import git_log, message, notes, press
 from tests.fakes.brain import running_brain
+from tests.fakes.hostile_files import page_of_tiny_elements
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
 from tests.scheduler.outbox import Outbox, add_ada
 
@@ -151,6 +157,49 @@ async def test_a_page_that_hangs_is_given_up_within_the_time_cap(
     ):
         (said,) = await told_after(brain, f"slow one {site}/hangs")
         assert "Couldn't fetch the page" in said and "1 s" in said
+        assert git_log(brain.settings.vault_dir)[0].startswith("create ")
+
+
+def _reading_anywhere() -> list[str]:
+    """What is still reading a page: a thread of this process in the extractor, or a
+    reader process this process started that has not ended."""
+    busy = [
+        f"thread {ident}"
+        for ident, frame in sys._current_frames().items()
+        if any("trafilatura" in f.f_code.co_filename for f, _ in traceback.walk_stack(frame))
+    ]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"bot.readers" in command:
+            busy.append(f"reader process {stat.parent.name}")
+    return busy
+
+
+async def test_when_reading_a_page_runs_out_of_time_the_reading_stops(
+    tmp_path: Path, database_url: str
+) -> None:
+    page = page_of_tiny_elements(4_000_000)  # ~10 s of extraction on a quiet machine
+
+    async def heavy(request: web.Request) -> web.Response:
+        return web.Response(body=page, content_type="text/html")
+
+    async with (
+        page_server({"/heavy": heavy}) as site,
+        running_brain(tmp_path, database_url, BRAINBOT_ENRICH_TIMEOUT="2", **LOCAL) as brain,
+    ):
+        (said,) = await told_after(brain, f"heavy page {site}/heavy")
+        assert said.startswith("Reading what you shared took longer than 2 s")
+        # Once the person is told, nothing goes on reading (a killed reader may take a
+        # moment to end; the old reading thread went on for many seconds).
+        for _ in range(100):
+            if not (busy := _reading_anywhere()):
+                break
+            await asyncio.sleep(0.02)
+        assert busy == []
         assert git_log(brain.settings.vault_dir)[0].startswith("create ")
 
 

@@ -4,11 +4,15 @@ mail is marked read once filed. A mail's text never acts."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import traceback
 from pathlib import Path
 
 import frontmatter
 
 from tests.bot.mail.conftest import ADA, MailIn, mail, until
+from tests.fakes.hostile_files import page_of_tiny_elements
 
 DOCUMENTS = Path(__file__).parents[2] / "data" / "documents"
 
@@ -54,6 +58,38 @@ async def test_an_html_only_mail_is_kept_as_markdown(inbox: MailIn) -> None:
     assert "**me**" in note.content and "- passport" in note.content
     assert "[booking](https://hotel.example.org/booking)" in note.content
     assert "<b>" not in note.content and "<li>" not in note.content
+
+
+def _extracting_here() -> bool:
+    """Whether a thread of this process is in the HTML extractor now."""
+    return any(
+        "trafilatura" in frame.f_code.co_filename
+        for top in sys._current_frames().values()
+        for frame, _ in traceback.walk_stack(top)
+    )
+
+
+async def test_an_html_mail_built_to_stall_its_reader_is_filed_saying_so(
+    tmp_path: Path, database_url: str, imap: object
+) -> None:
+    from tests.bot.mail.conftest import mail_in
+
+    tiny = page_of_tiny_elements(4_000_000).decode()  # ~10 s of extraction, ~400 MB
+    async with mail_in(tmp_path, database_url, imap, BRAINBOT_READ_TIMEOUT="2") as box:  # type: ignore[arg-type]
+        await box.verify()
+        box.follow()
+        box.imap.append(mail(html=tiny, subject="Newsletter", message_id="<tiny@x>"))
+        seen_here = False
+        for _ in range(600):
+            seen_here = seen_here or _extracting_here()
+            if box.imap.flags().get("tiny@x") is True:
+                break
+            await asyncio.sleep(0.05)
+        [path] = [p for p in box.notes() if not p.startswith("attachments/")]
+        note = frontmatter.load(box.vault / path)
+        assert note["title"] == "Newsletter"
+        assert "The text of this mail could not be read: it took too long to read" in note.content
+        assert not seen_here  # the bot's own process never parsed it
 
 
 async def test_commands_and_instructions_in_a_mail_are_only_words(inbox: MailIn) -> None:

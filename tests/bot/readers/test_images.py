@@ -1,4 +1,4 @@
-"""The text in a photo becomes searchable (bot.enrich.images): what a person would search
+"""The text in a photo becomes searchable (bot.readers.images): what a person would search
 for is read from notes drawn in English, German and Japanese and from real photos and
 screenshots; what is not an image, or is too large, is refused with a reason a person
 can read, before any decoding."""
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.enrich.images import ImageUnreadable, OcrUnavailable, engine, image_text
+from bot.readers.images import ImageUnreadable, OcrUnavailable, engine, image_text
 from tests.fakes.text_pictures import FONT, NOTES, REAL_PHOTOS, char_error_rate, note_photo
 
 ROOT = Path(__file__).parents[3]
@@ -169,7 +169,7 @@ def test_a_cut_off_photo_is_refused_as_damaged() -> None:
 
 def test_without_tesseract_the_reason_names_what_to_install() -> None:
     script = (
-        "from bot.enrich.images import OcrUnavailable, image_text\n"
+        "from bot.readers.images import OcrUnavailable, image_text\n"
         "from tests.fakes.text_pictures import NOTES, note_photo\n"
         "try:\n"
         "    image_text(note_photo(NOTES['en']))\n"

@@ -1,19 +1,23 @@
-"""A shared document becomes searchable text (bot.enrich.documents): every page of a PDF,
+"""A shared document becomes searchable text (bot.readers.documents): every page of a PDF,
 a Word file's headings, paragraphs and tables, plain text in whatever encoding a phone
 or an old PC wrote it. Kinds it does not read give None; a broken or locked file gives
-a reason a person can read."""
+a reason a person can read. A Word file is read as a stream, only as far as the
+characters kept, nested no deeper than a real one, and never with entities."""
 
 from __future__ import annotations
 
 import io
+import tracemalloc
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import docx
 import pytest
 from fpdf import FPDF
 
-from bot.enrich.documents import MAX_PAGES, DocumentUnreadable, document_text
+from bot.readers.documents import MAX_PAGES, DocumentUnreadable, document_text
+from tests.fakes.hostile_files import docx_billion_laughs, docx_nested, docx_of, docx_of_63_mb_xml
 from tests.fakes.text_pictures import FONT
 
 DOCUMENTS = Path(__file__).parents[2] / "data" / "documents"
@@ -234,3 +238,54 @@ def test_a_long_pdf_is_cut_at_the_limit_and_says_so() -> None:
     assert "Seite 1:" in text
     assert "Seite 39:" not in text
     assert text.endswith("[… cut here: only the first 5,000 characters are kept]")
+
+
+def _traced_peak(read: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        read()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_word_file_of_63_mb_of_xml_is_read_only_as_far_as_it_is_kept() -> None:
+    data = docx_of_63_mb_xml()
+    text: list[str | None] = []
+    peak = _traced_peak(lambda: text.append(document_text(data, "big.docx", DOCX_MIME)))
+    (read,) = text
+    assert read is not None and read.startswith("word\n\nword\n\n")
+    assert read.endswith("[… cut here: only the first 200,000 characters are kept]")
+    # The text kept and the parser's buffers: not a tree of two million paragraphs.
+    assert peak < 20_000_000, f"{peak:,} bytes"
+
+
+def test_a_paragraph_longer_than_what_is_kept_is_cut_where_the_limit_falls() -> None:
+    data = docx_of("<w:p><w:r><w:t>" + "lang " * 400_000 + "</w:t></w:r></w:p><w:p/>")
+    text = document_text(data, "long.docx", DOCX_MIME, max_chars=10_000)
+    assert text is not None and text.startswith("lang lang")
+    assert len(text) < 10_100
+
+
+def test_a_table_longer_than_what_is_kept_keeps_its_first_rows() -> None:
+    row = "<w:tr><w:tc><w:p><w:r><w:t>Zelle</w:t></w:r></w:p></w:tc></w:tr>"
+    data = docx_of("<w:tbl>" + row * 100_000 + "</w:tbl>")
+    text = document_text(data, "table.docx", DOCX_MIME, max_chars=1_000)
+    assert text is not None and text.startswith("| Zelle |\n| Zelle |")
+    assert text.endswith("[… cut here: only the first 1,000 characters are kept]")
+
+
+def test_a_word_file_nested_200000_deep_is_refused_not_a_recursion_error() -> None:
+    with pytest.raises(DocumentUnreadable) as refused:
+        document_text(docx_nested(200_000), "deep.docx", DOCX_MIME)
+    assert refused.value.reason == "the Word document is nested too deeply to read"
+
+
+def test_content_controls_nested_as_deep_as_word_does_are_read() -> None:
+    data = docx_nested(60)
+    assert document_text(data, "controls.docx", DOCX_MIME) == "deep"
+
+
+def test_a_word_file_declaring_entities_is_refused_before_any_is_expanded() -> None:
+    with pytest.raises(DocumentUnreadable, match="not a readable Word document"):
+        document_text(docx_billion_laughs(), "lol.docx", DOCX_MIME)

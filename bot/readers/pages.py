@@ -1,7 +1,8 @@
 """The main text of a fetched page, as Markdown, with what a note says about its source.
 
-CPU work (reading a 244 KB article takes ~0.1 s): the caller runs `read_page` in a
-thread. The extractor is trafilatura, chosen by measurement (bench/fetch.py) against
+CPU work (reading a 244 KB article takes ~0.1 s; a 5 MB page of tiny elements took
+16 s and 615 MB): the bot runs `read_page` in a reader process (bot.readers.pool).
+The extractor is trafilatura, chosen by measurement (bench/fetch.py) against
 readability-lxml + markdownify on 53 of Mozilla Readability's test pages, whose expected
 text is Readability's own: median recall 0.983 against 0.993, precision 0.997 both,
 fewer pages under 0.8 recall (2 against 5), and twice as fast (fetch and read of the
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import charset_normalizer
-from trafilatura import extract_with_metadata, html2txt
 
 # Appended where a long page is cut, so a reader of the note knows it goes on.
 CUT_MARK = "\n\n[…the page goes on; the rest is not kept]"
@@ -66,6 +66,7 @@ _CITATION = re.compile(r"<sup>\\\[[^\]<]{1,12}\\\]</sup>")
 _INLINE_TAG = re.compile(r"</?(?:sup|sub)>")
 _EDIT_LINK = re.compile(r"\\\[edit\\\]$", re.MULTILINE)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,9 @@ def _looks_like_html(data: bytes) -> bool:
 
 
 def _read_html(html: str, url: str, max_chars: int) -> Page:
+    # Imported here: the bot's own process only hands pages to a reader (bot.readers.pool).
+    from trafilatura import extract_with_metadata, html2txt
+
     # lxml refuses text that still declares its bytes' encoding; it is decoded now.
     html = _XML_ENCODING.sub("", html, count=1)
     document = extract_with_metadata(
@@ -172,6 +176,29 @@ def _read_html(html: str, url: str, max_chars: int) -> Page:
         language=language.group(1).lower() if language else None,
         text=cut(text, max_chars),
     )
+
+
+def markdown_of_html(html: str) -> str:
+    """All the text of an HTML mail as Markdown (links, lists, emphasis kept), rather
+    than a page's main part: a mail has no menus to leave out. Plain text where the HTML
+    is too small for the Markdown reader."""
+    from trafilatura import extract, html2txt
+    from trafilatura.settings import use_config
+
+    config = use_config()
+    config.set("DEFAULT", "MIN_EXTRACTED_SIZE", "0")
+    config.set("DEFAULT", "MIN_OUTPUT_SIZE", "0")
+    found = extract(
+        html,
+        output_format="markdown",
+        include_links=True,
+        include_formatting=True,
+        include_tables=True,
+        favor_recall=True,
+        config=config,
+    )
+    text = found or html2txt(html) or ""
+    return _BLANK_LINES.sub("\n\n", text).strip()
 
 
 def _read_text(text: str, url: str, max_chars: int) -> Page:

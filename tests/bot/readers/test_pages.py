@@ -1,4 +1,4 @@
-"""bot.enrich.pages on saved pages: the main text as Markdown, metadata, any charset."""
+"""bot.readers.pages on saved pages: the main text as Markdown, metadata, any charset."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.enrich.pages import CUT_MARK, read_page
+from bot.readers.pages import CUT_MARK, read_page
 
 PAGES = Path(__file__).parents[2] / "data" / "pages"
 JAPANESE = (PAGES / "japanese-green-tea.sjis.html").read_bytes()

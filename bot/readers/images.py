@@ -12,7 +12,8 @@ words together ("Cleanhandswithsoapandwater": 2% of a poster's words found, agai
 against 0.43-0.91); Tesseract reads what people file (documents, screenshots, notes)
 far better, at 0.6 s for a 1-MP photo. `bench.ocr` prints both.
 
-Pure and synchronous: the caller runs it in a thread. Nothing is fetched at run time.
+Pure and synchronous: the bot runs it in a reader process (bot.readers.pool), under its
+memory and time limits, which Tesseract inherits. Nothing is fetched at run time.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 import pillow_heif
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from bot.readers.errors import Unreadable
+
 # An iPhone sends its photos as HEIC when they go as a file: Pillow reads them once
 # libheif (inside the pillow-heif wheel) is registered with it.
 pillow_heif.register_heif_opener()
@@ -41,7 +44,9 @@ LANGUAGES = ("eng", "deu", "jpn", "chi_sim")
 LONG_SIDE_MAX = 2000
 LONG_SIDE_MIN = 1200
 UPSCALE_MAX = 4.0
-OCR_TIMEOUT_SECONDS = 60.0
+# Within the reader's own time limit (BRAINBOT_READ_TIMEOUT, 30 s), so that the person
+# hears this reason rather than the reader's.
+OCR_TIMEOUT_SECONDS = 25.0
 DEBIAN_PACKAGES = "tesseract-ocr tesseract-ocr-deu tesseract-ocr-jpn tesseract-ocr-chi-sim"
 
 # A space Tesseract puts between two CJK characters is not in the text: Japanese and
@@ -50,20 +55,12 @@ _CJK = r"\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}]) +(?=[{_CJK}])")
 
 
-class ImageUnreadable(Exception):
+class ImageUnreadable(Unreadable):
     """The bytes are not an image this reader will read; `reason` says why, for a person."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
-
-class OcrUnavailable(Exception):
+class OcrUnavailable(Unreadable):
     """No OCR engine can run on this machine; `reason` says what to install."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
