@@ -38,8 +38,8 @@ def make_vaults(
     """Every vault as the settings describe them (`reembed`: the settings' embedder may
     replace vectors another one made; `embed_in_background`: notes waiting for vectors
     are embedded meanwhile, else left for `brainbot run`); each store opens when first
-    used, and what its first sync skipped goes to `skips` (a ledger of its own when
-    None)."""
+    used, and what its first sync skipped, and what any index write leaves out, goes
+    to `skips` (a ledger of its own when None)."""
     embedder = make_embedder(
         settings.embeddings,
         settings.embedding_model,
@@ -60,7 +60,9 @@ def make_vaults(
         reembed=reembed,
         embed_in_background=embed_in_background,
     )
-    vaults.on_open.append((skips or SkipLedger(database.engine)).opened)
+    ledger = skips or SkipLedger(database.engine)
+    vaults.on_open.append(ledger.opened)
+    vaults.on_written = ledger.indexed
     return vaults
 
 
