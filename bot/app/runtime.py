@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.app.skips import SkipLedger
+from bot.app.tool_checks import unknown_secret_vaults
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
@@ -119,6 +120,8 @@ class Runtime:
         if llm is None:
             log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
         load_plugins()  # before the engine: its tool list is built once
+        for line in unknown_secret_vaults(settings):
+            log.warning("%s; the secret is not given to it", line)
         engine = Engine(
             vaults=vaults,
             records=records,
