@@ -13,6 +13,7 @@ import asyncio
 import builtins
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, tzinfo
 from functools import partial
 from pathlib import Path
@@ -35,6 +36,7 @@ from storage.entry import (
 from storage.index import bulk
 from storage.index.embeddings import Embedder
 from storage.index.index import Index
+from storage.index.indexer import WriteListener
 from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
 from storage.vault.vault import BodyEdit, Then, Vault
 
@@ -72,11 +74,13 @@ class Store:
         reembed: bool = False,
         vault_id: int = 1,
         embed_in_background: bool = True,
+        on_written: WriteListener | None = None,
     ) -> Store:
         """Open (or create) the vault and its index, and bring the index up to date:
         a full build the first time, else a sync of what changed while we were away.
         `reembed` lets a new embedder replace the vectors of another (see Index.open);
-        `vault_id` is the vault's slice of the index (storage.vaults)."""
+        `vault_id` is the vault's slice of the index (storage.vaults); `on_written`
+        hears what each index write left out (Index.on_written)."""
         # Another process may be creating the same vault (a shared folder): in turn.
         async with vault_write_lock(database.locks, vault_id):
             vault = await asyncio.to_thread(
@@ -88,6 +92,7 @@ class Store:
             )
         index = await Index.open(database, embedder, reembed=reembed, vault_id=vault_id)
         index.embed_in_background = embed_in_background
+        index.on_written = on_written
         store = cls(vault, index, database)
         try:
             fresh = await index.last_commit() is None
@@ -394,12 +399,13 @@ class Store:
             await self.index.stop_embedding()  # every note is embedded here anyway
             every = await asyncio.to_thread(self.vault.changed_since, None)
             notes = await asyncio.to_thread(read_notes, self.vault, every.changed)
-            count = await bulk.load(
+            refused = await bulk.load(
                 self.index, notes.entries, notes.modified, replace_all=True, progress=progress
             )
             await self.index.mark_synced(every.head)
             skipped = (*every.skipped, *notes.skipped)
-            return SyncReport(count, 0, every.head, 0, skipped, notes.read_fine)
+            count = len(notes.entries) - len(refused)
+            return SyncReport(count, 0, every.head, 0, skipped, notes.read_fine, tuple(refused))
 
     async def import_folder(
         self, src: Path, progress: ImportProgress | None = None
@@ -412,9 +418,11 @@ class Store:
             if result.written is None:
                 return result
             notes = await asyncio.to_thread(read_notes, self.vault, result.imported)
-            await bulk.load(self.index, notes.entries, notes.modified, progress=index_progress)
+            refused = await bulk.load(
+                self.index, notes.entries, notes.modified, progress=index_progress
+            )
             commit = result.written.change.commit
             parent = await asyncio.to_thread(self._parent, commit)
             if not await self.index.advance(commit, parent=parent):
                 await sync_index(self.vault, self.index, self._has_commit)
-        return result
+        return replace(result, warnings=(*result.warnings, *refused))

@@ -25,6 +25,7 @@ from sqlalchemy.dialects.postgresql import insert
 from storage.db.engine import Database
 from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS, VaultInfo, vault_info
 from storage.index.embeddings import Closable, Embedder
+from storage.index.indexer import WriteListener
 from storage.store import Store
 
 __all__ = ["MemberCheck", "VaultInfo", "VaultSettings", "Vaults", "folder_name"]
@@ -76,6 +77,8 @@ class Vaults:
         self.embed_in_background = embed_in_background  # see Store.open
         # Called with each vault as its store opens (the backup starts its pusher).
         self.on_open: list[Callable[[VaultInfo, Store], Awaitable[None]]] = []
+        # Hears what each vault's index writes leave out (storage.index.Index.on_written).
+        self.on_written: WriteListener | None = None
         # Asked before a team member's access is granted; None: being recorded is enough.
         self.member_check: MemberCheck | None = None
         self._open: OrderedDict[int, Store] = OrderedDict()
@@ -304,6 +307,7 @@ class Vaults:
             reembed=self.reembed,
             vault_id=info.id,
             embed_in_background=self.embed_in_background,
+            on_written=self.on_written,
         )
         for listener in self.on_open:
             await listener(info, store)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.app.skips import SkipLedger
+from bot.app.tool_checks import unknown_secret_vaults
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
@@ -38,8 +39,8 @@ def make_vaults(
     """Every vault as the settings describe them (`reembed`: the settings' embedder may
     replace vectors another one made; `embed_in_background`: notes waiting for vectors
     are embedded meanwhile, else left for `brainbot run`); each store opens when first
-    used, and what its first sync skipped goes to `skips` (a ledger of its own when
-    None)."""
+    used, and what its first sync skipped, and what any index write leaves out, goes
+    to `skips` (a ledger of its own when None)."""
     embedder = make_embedder(
         settings.embeddings,
         settings.embedding_model,
@@ -60,7 +61,9 @@ def make_vaults(
         reembed=reembed,
         embed_in_background=embed_in_background,
     )
-    vaults.on_open.append((skips or SkipLedger(database.engine)).opened)
+    ledger = skips or SkipLedger(database.engine)
+    vaults.on_open.append(ledger.opened)
+    vaults.on_written = ledger.indexed
     return vaults
 
 
@@ -117,6 +120,8 @@ class Runtime:
         if llm is None:
             log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
         load_plugins()  # before the engine: its tool list is built once
+        for line in unknown_secret_vaults(settings):
+            log.warning("%s; the secret is not given to it", line)
         engine = Engine(
             vaults=vaults,
             records=records,

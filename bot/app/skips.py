@@ -1,9 +1,10 @@
-"""What a sync, the watcher or an import left out, put where the owner sees it.
+"""What a sync, the watcher, the index or an import left out, put where the owner sees it.
 
 Storage reports what it skipped (a note too large, a named pipe, a folder nested too
-deep, an invalid date) with the path and why; here each is logged, counted
-(`brainbot_errors{where}`) and kept for `brainbot doctor` (storage.db.skipped), and
-its row is cleared once the path is read fine again. A problem already recorded by
+deep, an invalid date, a note Postgres refused to index) with the path and why; here
+each is logged, counted (`brainbot_errors{where}`) and kept for `brainbot doctor`
+(storage.db.skipped), and its row is cleared once the path is read (or indexed) fine
+again. A problem already recorded by
 this process is not recorded again at every sync (every 30 s): the log and the
 counter say when something new went wrong, not that it still is.
 """
@@ -25,6 +26,7 @@ from storage.store import Store
 log = logging.getLogger(__name__)
 
 WHOLE_VAULT = ""  # the path of a problem with the whole vault (a sync that failed)
+INDEX = "index"  # where a note the index left out is recorded (storage.index.indexer)
 
 
 class SkipLedger:
@@ -41,6 +43,10 @@ class SkipLedger:
         self.items = SkippedItems(engine, counted=counted)
         self.clock = clock
         self._recorded: dict[tuple[str, int, str], str] = {}
+        # The notes left out of the index with a row in the ledger, as (vault, path):
+        # read from the ledger once, then kept here, so the write of every capture
+        # asks nothing of the database to learn that its note has no row to clear.
+        self._left_out: set[tuple[int, str]] | None = None
 
     async def skipped(self, where: str, vault_id: int, skipped: Iterable[tuple[str, str]]) -> None:
         """Record each (path, why) not yet recorded with that reason."""
@@ -83,6 +89,24 @@ class SkipLedger:
         """A sync that raised: the vault as a whole is recorded; the next sync retries."""
         reason = f"syncing failed (the next sync tries again): {exc}"
         await self.skipped("sync", vault_id, [(WHOLE_VAULT, reason)])
+
+    async def indexed(
+        self, vault_id: int, refused: Sequence[tuple[str, str]], settled: Sequence[str]
+    ) -> None:
+        """What one index write left out (path, why) is recorded; the rows of notes it
+        indexed (or dropped) since are cleared (an Index.on_written listener)."""
+        if self._left_out is None:
+            try:
+                rows = await self.items.kept(INDEX)
+            except Exception as exc:
+                log.warning("could not read the notes left out of the index: %s", exc)
+                rows = []
+            self._left_out = {(row.vault_id, row.path) for row in rows}
+        await self.skipped(INDEX, vault_id, refused)
+        self._left_out.update((vault_id, path) for path, _ in refused)
+        done = [path for path in settled if (vault_id, path) in self._left_out]
+        await self.read_fine(INDEX, vault_id, done)
+        self._left_out.difference_update((vault_id, path) for path in done)
 
     async def opened(self, vault: VaultInfo, store: Store) -> None:
         """A store just opened: what its first sync did (a Vaults.on_open listener)."""

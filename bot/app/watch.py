@@ -40,6 +40,7 @@ from storage.store import Store
 from storage.vault.edits import content_hash
 from storage.vault.files import read_regular
 from storage.vault.gitlocks import git_at_work
+from storage.vault.paths import is_attachment
 from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
@@ -109,7 +110,11 @@ async def look_at_changes(store: Store, paths: Sequence[str]) -> Look:
     """A sync is needed unless every changed note is already indexed as it is on disk,
     which is what brainbot's own writes leave behind. This look costs O(change) and
     reads each note only up to the size cap; a sync with nothing to do still scans
-    the whole working tree twice (`git status`: 50 ms for 10,000 notes)."""
+    the whole working tree twice (`git status`: 50 ms for 10,000 notes). What changed
+    under `attachments/` calls for nothing: attachments are no notes."""
+    paths = [path for path in paths if not is_attachment(path)]
+    if not paths:
+        return Look(False)
     on_disk, skipped = await asyncio.to_thread(
         _hashes_on_disk, store.vault.root, paths, store.vault.max_bytes
     )

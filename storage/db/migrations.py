@@ -40,6 +40,7 @@ import storage.db.send_ledger
 import storage.db.skipped
 import storage.db.vault_tables  # (these modules register every table)
 from storage.errors import DatabaseUnavailable
+from storage.index.indexer import remove as remove_notes
 from storage.index.rederive import rederive_links_and_names
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
@@ -314,6 +315,19 @@ async def _resurfaced(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.resurfaced.RESURFACED])
 
 
+async def _attachments_unindexed(conn: AsyncConnection) -> None:
+    # A `.md` file kept under attachments/ was indexed as a note; it is an attachment
+    # (storage.vault.paths.is_note_path). Its rows go, with what they counted.
+    rows = await conn.execute(
+        text(
+            "SELECT vault_id, array_agg(path) AS paths FROM entries"
+            " WHERE path LIKE 'attachments/%' GROUP BY vault_id"
+        )
+    )
+    for row in rows.all():
+        await remove_notes(conn, row.vault_id, row.paths)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -332,6 +346,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "email_codes: addresses being verified for mail in", _email_codes),
     Migration(16, "links.relation, note_names: link types and mentionable names", _link_types),
     Migration(17, "resurfaced: older notes the digest brought back", _resurfaced),
+    Migration(18, "entries: files under attachments/ are no notes", _attachments_unindexed),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -9,22 +9,21 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.entry import Entry
 from storage.index import indexer
-from storage.index.documents import Document, prepare
+from storage.index.documents import Document, prepare, prepare_each
 from storage.index.index import Index
+from storage.index.storable import refusal
 from storage.index.vector_setup import refuse_to_drop_vectors
 
 Progress = Callable[[int, int], None]  # (done, total)
+Refused = tuple[str, str]  # (path, why) of a note left out
 BATCH = 500
 # Notes embedded per round of `embed_pending`: a round is what a local model does in
 # seconds, so progress shows often and a stop never waits long.
 EMBED_BATCH = 100
-
-
-def _prepare_all(entries: Sequence[Entry], modified: Mapping[str, datetime]) -> list[Document]:
-    return [prepare(e, modified.get(e.path)) for e in entries]
 
 
 async def load(
@@ -34,11 +33,14 @@ async def load(
     *,
     replace_all: bool = False,
     progress: Progress | None = None,
-) -> int:
-    """Bulk-index `entries` in one transaction (all or nothing); with `replace_all`,
-    everything indexed before in this vault is dropped first (a rebuild)."""
+) -> list[Refused]:
+    """Bulk-index `entries` in one transaction (all or nothing, but that a note which
+    cannot be prepared or which Postgres refuses is left out, and the others go in:
+    storage.index.indexer.write_each); with `replace_all`, everything indexed before
+    in this vault is dropped first (a rebuild). The notes left out, (path, why)."""
     modified = modified or {}
     total = len(entries)
+    refused: list[Refused] = []
     rebuild_vectors = await _rebuilds_vector_index(index, total, replace_all=replace_all)
     async with index.database.engine.begin() as conn:
         if rebuild_vectors:
@@ -59,8 +61,9 @@ async def load(
         done = 0
         for start in range(0, total, BATCH):
             batch = entries[start : start + BATCH]
-            docs = await asyncio.to_thread(_prepare_all, batch, modified)
-            await indexer.write(conn, index.vault_id, docs, await index.embed_documents(docs))
+            docs, left_out = await asyncio.to_thread(prepare_each, batch, modified)
+            await indexer.remove(conn, index.vault_id, [path for path, _ in left_out])
+            refused += left_out + await _write(conn, index, docs)
             done += len(batch)
             if progress:
                 progress(done, total)
@@ -70,7 +73,23 @@ async def load(
     async with index.database.engine.connect() as conn:
         await conn.execution_options(isolation_level="AUTOCOMMIT")
         await conn.execute(text("ANALYZE entries, postings, terms, chunks, links, note_names"))
-    return total
+    out = {path for path, _ in refused}
+    await index.written(refused, [e.path for e in entries if e.path not in out])
+    return refused
+
+
+async def _write(conn: AsyncConnection, index: Index, docs: Sequence[Document]) -> list[Refused]:
+    """One batch behind a savepoint: should Postgres refuse a note of it, the batch is
+    written again note by note, and the notes refused are returned."""
+    vectors = await index.embed_documents(docs) if docs else None
+    try:
+        async with conn.begin_nested():
+            await indexer.write(conn, index.vault_id, docs, vectors)
+    except Exception as exc:
+        if refusal(exc) is None:
+            raise
+        return await indexer.write_each(conn, index.vault_id, docs, vectors)
+    return []
 
 
 async def _rebuilds_vector_index(index: Index, adding: int, *, replace_all: bool) -> bool:

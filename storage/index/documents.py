@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
@@ -16,6 +16,7 @@ from storage.entry import Entry
 from storage.index.chunking import Chunk, chunk_note
 from storage.index.links import Link, extract_links
 from storage.index.names import NoteName, note_names
+from storage.index.storable import refusal, storable_entry
 from storage.index.tokens import fold, term_frequencies
 from storage.vault.notefile import note_time
 from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
@@ -82,7 +83,9 @@ def normal_tag(tag: str) -> str:
 
 
 def prepare(entry: Entry, modified: datetime | None = None) -> Document:
-    """Everything the index stores about `entry`."""
+    """Everything the index stores about `entry`, its text made storable first
+    (storage.index.storable), so every row made from it is."""
+    entry = storable_entry(entry)
     terms, length = term_frequencies(searchable_text(entry))
     return Document(
         entry=entry,
@@ -97,6 +100,24 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
         links=extract_links(entry.body, entry.path),
         names=note_names(entry.title, entry.fields),
     )
+
+
+def prepare_each(
+    entries: Sequence[Entry], modified: Mapping[str, datetime]
+) -> tuple[list[Document], list[tuple[str, str]]]:
+    """`prepare` each of `entries`; one that cannot be (a frontmatter nested too deep
+    to walk) is left out, as (path, why), and the others go on."""
+    docs: list[Document] = []
+    refused: list[tuple[str, str]] = []
+    for entry in entries:
+        try:
+            docs.append(prepare(entry, modified.get(entry.path)))
+        except Exception as exc:
+            reason = refusal(exc)
+            if reason is None:
+                raise
+            refused.append((entry.path, reason))
+    return docs, refused
 
 
 def _plain(value: Any) -> Any:

@@ -15,12 +15,11 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.db.engine import Database, autocommit
 from storage.entry import Backlink, Entry, SearchResults
 from storage.index import indexer, lookups
-from storage.index.documents import Document, prepare
+from storage.index.documents import Document, prepare_each
 from storage.index.embeddings import (
     Closable,
     Embedder,
@@ -66,6 +65,7 @@ class Index:
         # False in one-shot commands (Store.open's `embed_in_background`): many notes
         # waiting for vectors are left for `brainbot run`.
         self.embed_in_background = True
+        self.on_written: indexer.WriteListener | None = None
         self._baselines = Baselines()
 
     @classmethod
@@ -131,19 +131,14 @@ class Index:
 
     async def upsert(
         self, entries: Sequence[Entry], modified: Mapping[str, datetime] | None = None
-    ) -> None:
+    ) -> list[tuple[str, str]]:
         """Index `entries` (replacing what was indexed at their paths); notes whose content
-        did not change since they were indexed are skipped."""
+        did not change since they were indexed are skipped. The notes left out, as
+        (path, why): those Postgres refused (see `_replace`); the others are indexed."""
         current = await self.content_hashes([e.path for e in entries])
         todo = [e for e in entries if current.get(e.path) != e.content_hash]
-        if not todo:
-            return
-        modified = modified or {}
-        docs = [prepare(e, modified.get(e.path)) for e in todo]
-        vectors = await self.embed_documents(docs)
-        async with self.database.engine.begin() as conn:
-            await indexer.lock(conn, self.vault_id)
-            await indexer.write(conn, self.vault_id, docs, vectors)
+        refused, _ = await self._replace(todo, modified or {})
+        return refused
 
     async def follow(
         self,
@@ -159,16 +154,37 @@ class Index:
         (unchanged ones skipped), the notes it removed, and the commit itself (see
         `advance`, whose answer this is)."""
         current = await self.content_hashes([e.path for e in entries])
-        docs = [prepare(e, modified.get(e.path)) for e in entries]
-        docs = [d for d in docs if current.get(d.entry.path) != d.entry.content_hash]
+        todo = [e for e in entries if current.get(e.path) != e.content_hash]
         if written is not None:
-            docs.append(prepare(written))
+            todo.append(written)
+        _, advanced = await self._replace(todo, modified, removed, (commit, parent))
+        return advanced
+
+    async def _replace(
+        self,
+        entries: Sequence[Entry],
+        modified: Mapping[str, datetime],
+        removed: Sequence[str] = (),
+        commit: tuple[str, str | None] | None = None,
+    ) -> tuple[list[tuple[str, str]], bool]:
+        """Index `entries`, drop `removed`, record `commit` (indexer.replace_notes); a
+        note that cannot be prepared or that Postgres refuses is left out, with its
+        older rows, and the others go in. What was left out, (path, why), also told to
+        `on_written`; whether `commit` was recorded."""
+        if not entries and not removed and commit is None:
+            return [], False
+        docs, refused = prepare_each(entries, modified)
         vectors = await self.embed_documents(docs) if docs else None
-        async with self.database.engine.begin() as conn:
-            await indexer.lock(conn, self.vault_id)
-            await indexer.remove(conn, self.vault_id, removed)
-            await indexer.write(conn, self.vault_id, docs, vectors)
-            return await _advance(conn, self.vault_id, commit, parent)
+        gone = [*removed, *(path for path, _ in refused)]
+        left_out, advanced = await indexer.replace_notes(
+            self.database.engine, self.vault_id, docs, vectors, removed=gone, commit=commit
+        )
+        refused += left_out
+        out = {path for path, _ in left_out}
+        await self.written(
+            refused, [*removed, *(d.entry.path for d in docs if d.entry.path not in out)]
+        )
+        return refused, advanced
 
     async def remove(self, paths: Sequence[str]) -> int:
         """Forget the notes at `paths`; how many were indexed."""
@@ -176,7 +192,14 @@ class Index:
             return 0
         async with self.database.engine.begin() as conn:
             await indexer.lock(conn, self.vault_id)
-            return await indexer.remove(conn, self.vault_id, paths)
+            count = await indexer.remove(conn, self.vault_id, paths)
+        await self.written([], paths)
+        return count
+
+    async def written(self, refused: Sequence[tuple[str, str]], settled: Sequence[str]) -> None:
+        """Tell `on_written`, when set, what a write left out and which paths it settled."""
+        if self.on_written is not None:
+            await self.on_written(self.vault_id, refused, settled)
 
     # ---- bookkeeping ---------------------------------------------------------------
 
@@ -217,7 +240,7 @@ class Index:
         An index already at `commit` counts too: another process's sync (its vault
         watcher saw our file) indexed it first, and there is nothing left to find."""
         async with self.database.engine.begin() as conn:
-            return await _advance(conn, self.vault_id, commit, parent)
+            return await indexer.advance(conn, self.vault_id, commit, parent)
 
     async def mark_synced(self, commit: str | None, recheck: Sequence[str] = ()) -> None:
         """Record that the index reflects `commit`, plus paths to look at again next sync."""
@@ -393,14 +416,3 @@ class Index:
                 entry = await lookups.entry_at(conn, self.vault_id, path)
                 title = entry.title if entry else None
             return await lookups.backlinks(conn, self.vault_id, path, title)
-
-
-async def _advance(conn: AsyncConnection, vault_id: int, commit: str, parent: str | None) -> bool:
-    result = await conn.execute(
-        text(
-            "UPDATE index_meta SET last_commit = :commit WHERE vault_id = :vault"
-            " AND (last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit)"
-        ),
-        {"vault": vault_id, "commit": commit, "parent": parent},
-    )
-    return bool(result.rowcount)

@@ -3,22 +3,37 @@
 Small changes and bulk loads share one path: rows of the notes being replaced are
 removed (term document frequencies decremented first), then entries go in with one
 pipelined multi-row insert, postings and chunk vectors with binary COPY.
+
+One note Postgres refuses (a tag longer than an index row may be, a path too long
+for one) must not keep the others out: when a write of many fails for what it was
+given, `write_each` writes them again one by one, each behind a savepoint, and
+leaves out the notes refused, each with why (`refusal`).
 """
 
 from __future__ import annotations
 
+import logging
 import struct
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.index.documents import Document
 from storage.index.links import Link
 from storage.index.names import NoteName
+from storage.index.storable import refusal
+
+log = logging.getLogger(__name__)
+
+Vectors = Sequence[Sequence[Sequence[float]]]  # per note, one vector per chunk
+# Told, after each write, the vault, the notes it left out (path, why) and the paths it
+# settled (indexed, or dropped): bot.app.skips keeps the first for `brainbot doctor`
+# and clears them once settled.
+WriteListener = Callable[[int, Sequence[tuple[str, str]], Sequence[str]], Awaitable[None]]
 
 # A vault's writers take the advisory lock (VAULT_LOCK, vault id), so its term counts
 # never deadlock or race, while writers of other vaults go on. All of them also hold
@@ -90,6 +105,10 @@ _INSERT_NAME = text(
             ORDER BY coalesce(t.df, 0), length(w.term) DESC, w.n LIMIT 1),
            CAST(:terms AS text[])
     """
+)
+_ADVANCE = text(
+    "UPDATE index_meta SET last_commit = :commit WHERE vault_id = :vault"
+    " AND (last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit)"
 )
 _ADD_STATS = text(
     "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length"
@@ -198,7 +217,7 @@ async def write(
     conn: AsyncConnection,
     vault_id: int,
     docs: Sequence[Document],
-    vectors: Sequence[Sequence[Sequence[float]]] | None,
+    vectors: Vectors | None,
 ) -> None:
     """Replace the index rows of `docs` (vectors: per doc, one per chunk; None = not embedded)."""
     if not docs:
@@ -264,6 +283,82 @@ async def write(
     await conn.execute(
         _ADD_STATS, {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
     )
+
+
+async def write_each(
+    conn: AsyncConnection, vault_id: int, docs: Sequence[Document], vectors: Vectors | None
+) -> list[tuple[str, str]]:
+    """`write` note by note, each behind a savepoint: what Postgres refuses leaves no
+    rows (its older ones go too: the index never shows what the file no longer says)
+    and is returned as (path, why); the other notes are written. An error that is not
+    the note's (see `refusal`) is raised."""
+    refused: list[tuple[str, str]] = []
+    for number, doc in enumerate(docs):
+        try:
+            async with conn.begin_nested():
+                await write(conn, vault_id, [doc], None if vectors is None else [vectors[number]])
+        except Exception as exc:
+            reason = refusal(exc)
+            if reason is None:
+                raise
+            await remove(conn, vault_id, [doc.entry.path])
+            refused.append((doc.entry.path, reason))
+    return refused
+
+
+async def advance(conn: AsyncConnection, vault_id: int, commit: str, parent: str | None) -> bool:
+    """Record `commit` as the one the index reflects, only if it was at `parent` (or
+    at `commit` already): see storage.index.index.Index.advance."""
+    result = await conn.execute(_ADVANCE, {"vault": vault_id, "commit": commit, "parent": parent})
+    return bool(result.rowcount)
+
+
+async def replace_notes(
+    engine: AsyncEngine,
+    vault_id: int,
+    docs: Sequence[Document],
+    vectors: Vectors | None,
+    *,
+    removed: Sequence[str] = (),
+    commit: tuple[str, str | None] | None = None,
+) -> tuple[list[tuple[str, str]], bool]:
+    """In one transaction under the vault's lock: drop the notes at `removed`, write
+    `docs` and record `commit` (with its parent, see `advance`). Should Postgres refuse
+    what one note holds, the transaction is made again with the notes written one by
+    one (`write_each`). The notes left out, as (path, why), and whether the commit was
+    recorded."""
+    try:
+        return await _replace(engine, vault_id, docs, vectors, removed, commit, one_by_one=False)
+    except Exception as exc:
+        reason = refusal(exc)
+        if not docs or reason is None:
+            raise
+        log.warning(
+            "index: vault %d: a note was refused (%s); writing one by one", vault_id, reason
+        )
+    return await _replace(engine, vault_id, docs, vectors, removed, commit, one_by_one=True)
+
+
+async def _replace(
+    engine: AsyncEngine,
+    vault_id: int,
+    docs: Sequence[Document],
+    vectors: Vectors | None,
+    removed: Sequence[str],
+    commit: tuple[str, str | None] | None,
+    *,
+    one_by_one: bool,
+) -> tuple[list[tuple[str, str]], bool]:
+    refused: list[tuple[str, str]] = []
+    async with engine.begin() as conn:
+        await lock(conn, vault_id)
+        await remove(conn, vault_id, removed)
+        if one_by_one:
+            refused = await write_each(conn, vault_id, docs, vectors)
+        else:
+            await write(conn, vault_id, docs, vectors)
+        advanced = commit is not None and await advance(conn, vault_id, *commit)
+    return refused, advanced
 
 
 async def drop_vector_index(conn: AsyncConnection) -> None:

@@ -21,7 +21,7 @@ from storage.errors import StorageError, UnsafePath
 from storage.index import backfill
 from storage.index.index import Index
 from storage.vault.notefile import timestamp_problem
-from storage.vault.paths import check_relpath
+from storage.vault.paths import check_relpath, is_note_path
 from storage.vault.vault import Vault
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,9 @@ class SyncReport:
     # (path, why) for what was left out or read with a problem; "" is the whole vault.
     skipped: tuple[tuple[str, str], ...] = ()
     read: tuple[str, ...] = ()  # notes read without a problem: earlier skips are over
+    # (path, why) for notes read but left out of the index (Postgres refused them);
+    # Index.on_written hears of them as well.
+    refused: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +120,11 @@ async def sync_index(vault: Vault, index: Index, has_commit: Callable[[str], boo
         gone += [p for p in await index.paths() if p not in present]
     removed = await index.remove(gone)
     before = await index.content_hashes([e.path for e in notes.entries])
-    await index.upsert(notes.entries, notes.modified)
-    indexed = sum(1 for e in notes.entries if before.get(e.path) != e.content_hash)
+    refused = await index.upsert(notes.entries, notes.modified)
+    out = {path for path, _ in refused}
+    indexed = sum(
+        1 for e in notes.entries if before.get(e.path) != e.content_hash and e.path not in out
+    )
     # Uncommitted edits show up again next time anyway; the paths seen now are
     # looked at once more, in case such an edit is reverted by hand meanwhile.
     await index.mark_synced(changed.head, [*changed.changed, *changed.deleted])
@@ -126,7 +132,9 @@ async def sync_index(vault: Vault, index: Index, has_commit: Callable[[str], boo
     if indexed or removed:
         log.info("sync: %d notes indexed, %d removed, at %s", indexed, removed, changed.head)
     skipped = (*changed.skipped, *notes.skipped)
-    return SyncReport(indexed, removed, changed.head, embedded, skipped, notes.read_fine)
+    return SyncReport(
+        indexed, removed, changed.head, embedded, skipped, notes.read_fine, tuple(refused)
+    )
 
 
 async def follow_commit(
@@ -142,7 +150,7 @@ async def follow_commit(
     the history (blocking)."""
     change = written.change
     fresh = written.entry
-    others = [p for p in change.paths if p.endswith(".md") and (fresh is None or p != fresh.path)]
+    others = [p for p in change.paths if is_note_path(p) and (fresh is None or p != fresh.path)]
     read = await asyncio.to_thread(read_notes, vault, others)
     parent = await asyncio.to_thread(parent_of, change.commit)
     indexed = await index.follow(

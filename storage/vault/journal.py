@@ -221,6 +221,19 @@ def _journal_path(git: GitRepo) -> Path:
     return Path(git.repo.path) / JOURNAL_NAME
 
 
+def pending(root: Path) -> int | None:
+    """How many files the change a kill or a failure cut short in the vault at `root`
+    names, while its journal waits for `settle` (the vault's next opening); None when
+    none waits, or none that can be read (`settle` sets such a one aside). Only looks
+    (for `brainbot doctor`): nothing is settled here."""
+    try:
+        raw = json.loads((root / ".git" / JOURNAL_NAME).read_bytes())
+    except (OSError, ValueError):
+        return None
+    steps = raw.get("steps") if isinstance(raw, dict) else None
+    return len(steps) if isinstance(steps, list) and steps else None
+
+
 def settle_folder(root: Path) -> None:
     """`settle` for a vault folder no Vault has open (the backup's restore at start,
     which must not merge into a half-done change)."""

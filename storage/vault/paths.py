@@ -23,6 +23,7 @@ MAX_FOLDERS = 64
 _MAX_NAME_BYTES = 255
 TOO_DEEP = f"nested more than {MAX_FOLDERS} folders deep; its notes are left out"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_UNDECODED = re.compile("[\ud800-\udfff]")
 _UNSAFE_NAME_CHARS = re.compile(r"[^\w.\- ]+")
 # Names Windows reserves for devices, whatever the extension: a vault holding one
 # cannot be checked out there.
@@ -32,17 +33,36 @@ _WINDOWS_RESERVED = frozenset(
 )
 
 
+NOT_A_NOTE = "files under attachments/ are attachments, not notes"
+
+
 def is_note_path(rel: str) -> bool:
-    """True for a vault-relative path that names a Markdown note."""
-    return rel.lower().endswith(NOTE_SUFFIX) and len(rel) > len(NOTE_SUFFIX)
+    """True for a vault-relative path that names a Markdown note. A `.md` file kept
+    under `attachments/` (a document someone sent) is an attachment, as a PDF there
+    is: its text reaches search through the note holding it, never as a note of its
+    own, whatever it holds."""
+    return (
+        rel.lower().endswith(NOTE_SUFFIX) and len(rel) > len(NOTE_SUFFIX) and not is_attachment(rel)
+    )
+
+
+def is_attachment(rel: str) -> bool:
+    """True for a vault-relative path in the attachments folder (or that folder)."""
+    return rel.split("/", 1)[0] == ATTACHMENTS_DIR
+
+
+def shown_path(path: str) -> str:
+    """`path` as text that can be printed and stored: a name's bytes that are not UTF-8
+    (lone surrogates, as Python reads them) written as escapes."""
+    return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def check_relpath(path: str) -> str:
     """Check a vault-relative path lexically and return it in canonical `a/b.md` form.
 
     Refuses absolute paths, `..` and `.` components, backslashes, control characters
-    (NUL, newlines), empty components, hidden components (`.git`, `.obsidian`, temp
-    files) and paths more than MAX_FOLDERS folders deep.
+    (NUL, newlines), names that are not UTF-8, empty components, hidden components
+    (`.git`, `.obsidian`, temp files) and paths more than MAX_FOLDERS folders deep.
     """
     if not isinstance(path, str) or not path:
         raise UnsafePath(str(path), "empty path")
@@ -50,6 +70,10 @@ def check_relpath(path: str) -> str:
         raise UnsafePath(path, "control characters are not allowed")
     if "\\" in path:
         raise UnsafePath(path, "backslashes are not allowed")
+    if _UNDECODED.search(path):
+        # A file name whose bytes are not UTF-8 (Python holds them as lone surrogates):
+        # no text can hold it (the index, the ledger of skipped files).
+        raise UnsafePath(shown_path(path), "its name is not UTF-8; rename the file")
     if path.startswith("/") or re.match(r"^[A-Za-z]:", path):
         raise UnsafePath(path, "absolute paths are not allowed")
     parts = path.split("/")
@@ -82,7 +106,8 @@ class VaultPaths:
         """
         rel = check_relpath(path)
         if note and not is_note_path(rel):
-            raise UnsafePath(path, "only .md notes can be written or read here")
+            why = NOT_A_NOTE if is_attachment(rel) else "only .md notes can be written or read here"
+            raise UnsafePath(path, why)
         full = self.root.joinpath(*rel.split("/"))
         real = Path(os.path.realpath(full))
         try:

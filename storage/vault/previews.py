@@ -59,7 +59,7 @@ class Previews:
         """The diff `delete` would make now: every line removed."""
         with self._lock.hold():
             rel, full = self._paths.resolve(path)
-            old = read_note(rel, full, None, None)
+            old = read_note(rel, full, self.max_bytes, None)
         return Preview(bytes_diff(rel, old, None, b""), content_hash(old))
 
     def preview_undo(self, commit: str) -> Preview:

@@ -15,7 +15,15 @@ from storage.entry import ChangedPaths
 from storage.errors import ChangeNotFound, StorageError, UnsafePath
 from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
-from storage.vault.paths import MAX_FOLDERS, TOO_DEEP, VaultPaths, is_note_path
+from storage.vault.paths import (
+    MAX_FOLDERS,
+    TOO_DEEP,
+    VaultPaths,
+    check_relpath,
+    is_attachment,
+    is_note_path,
+    shown_path,
+)
 
 
 @dataclass(slots=True)
@@ -64,7 +72,7 @@ def _sort(
         try:
             rel, target = paths.resolve(paths.relative(full))
         except UnsafePath as exc:
-            found.skipped.append((paths.relative(full), exc.reason))
+            found.skipped.append((exc.path, exc.reason))
             return
         if target.is_file():
             found.notes.append(rel)
@@ -73,10 +81,14 @@ def _sort(
     elif item.is_dir():
         if depth >= MAX_FOLDERS:
             found.skipped.append((paths.relative(full), TOO_DEEP))
-        else:
+        elif depth or not is_attachment(item.name):  # attachments are no notes
             pending.append(full)
     elif is_note_path(item.name):
-        rel = paths.relative(full)
+        try:
+            rel = check_relpath(paths.relative(full))
+        except UnsafePath as exc:
+            found.skipped.append((exc.path, exc.reason))  # a name that is not UTF-8
+            return
         if item.is_file():
             found.notes.append(rel)
         else:
@@ -109,7 +121,7 @@ def changed_since(git: GitRepo, paths: VaultPaths, commit: str | None) -> Change
             _, full = paths.resolve(rel)
         except UnsafePath as exc:
             if _looks_like_a_note(rel):
-                skipped.append((rel, exc.reason))
+                skipped.append((shown_path(rel), exc.reason))
             continue  # not a note, hidden, or leading out of the vault
         (changed if full.is_file() else deleted).append(rel)
     return ChangedPaths(tuple(changed), tuple(deleted), head_id, tuple(skipped))

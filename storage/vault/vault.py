@@ -35,6 +35,7 @@ from storage.entry import (
     Written,
 )
 from storage.errors import (
+    EntryNotFound,
     EntryTooLarge,
     NothingToChange,
     StaleEdit,
@@ -282,10 +283,11 @@ class Vault(Previews):
     def delete(
         self, path: str, *, expected_hash: str | None = None, author: Author, source: Source = None
     ) -> Written:
-        """Remove a note; git keeps it, so the change can be undone."""
+        """Remove a note; git keeps it, so the change can be undone (its bytes are read for
+        that: a note over the size cap is refused with EntryTooLarge, nothing changed)."""
         with self._lock.hold():
             rel, full = self._paths.resolve(path, for_write=True)
-            old = self._read_bytes(rel, full, expected_hash, check_size=False)
+            old = self._read_bytes(rel, full, expected_hash)
             self._commits.record_outside_edit(rel, old)
             change = self._commits.write({rel: None}, f"delete {rel}", author, source)
         return Written(None, change)
@@ -326,14 +328,17 @@ class Vault(Previews):
         message: str = "",
         source: Source = None,
     ) -> Written:
-        """Write a whole `.md` file as given (e.g. `digests/2026-11-20.md`), replacing
-        any previous one, as a commit `<operation> <path>` with `message` below it.
-        `text` may be made from the file's text (None: none yet) under the write lock."""
+        """Write a whole `.md` file (e.g. `digests/2026-11-20.md`), replacing any previous
+        one (read up to the size cap), as a commit `<operation> <path>` with `message`
+        below it; `text` may be made, under the write lock, from the file's text (or None)."""
         if not _OPERATION_NAME.match(operation):
             raise StorageError(f"operation {operation!r} must be one lowercase word")
         with self._lock.hold():
             rel, full = self._paths.resolve(path, for_write=True)
-            old = full.read_bytes() if full.is_file() else None
+            try:
+                old: bytes | None = self._read_bytes(rel, full)
+            except EntryNotFound:
+                old = None
             if callable(text):
                 text = text(None if old is None else old.decode("utf-8", "replace"))
             data = text.encode("utf-8")
@@ -412,7 +417,5 @@ class Vault(Previews):
         if len(data) > limit:
             raise EntryTooLarge(rel, len(data), limit)
 
-    def _read_bytes(
-        self, rel: str, full: Path, expected_hash: str | None = None, *, check_size: bool = True
-    ) -> bytes:
-        return read_note(rel, full, self.max_bytes if check_size else None, expected_hash)
+    def _read_bytes(self, rel: str, full: Path, expected_hash: str | None = None) -> bytes:
+        return read_note(rel, full, self.max_bytes, expected_hash)

@@ -3,12 +3,13 @@ is wrong and how to fix it. Exit code 1 when something is wrong.
 
 Checks: the configuration; the database and its `vector` extension and schema
 version, and how many notes still wait for vectors of a new embedder; the vault
-(git, writable, lock files, backup remote and unmerged conflicts); what is read out
-of shared links, photos and documents (whether Tesseract is there); each configured
-platform's token, through its API (Slack auth.test and apps.connections.open,
-Telegram getMe and getWebhookInfo); the model endpoint (models list, or a one-token
-completion) and the embeddings endpoint; the tools people added (plugins, each
-vault's .brainbot/tools.yaml). Nothing is changed, except that the database schema
+(git, writable, lock files, a change a crash cut short in any vault, backup remote
+and unmerged conflicts); what is read out of shared links, photos and documents
+(whether Tesseract is there); each configured platform's token, through its API
+(Slack auth.test and apps.connections.open, Telegram getMe and getWebhookInfo); the
+model endpoint (models list, or a one-token completion) and the embeddings endpoint;
+the tools people added (plugins, each vault's .brainbot/tools.yaml, the vaults a
+secret is allowed to). Nothing is changed, except that the database schema
 is created or migrated as `brainbot run` would. Tokens never appear in the output.
 """
 
@@ -19,6 +20,7 @@ import os
 import shutil
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from sqlalchemy import text
@@ -26,7 +28,7 @@ from sqlalchemy import text
 from bot.app.mail import mail_check
 from bot.app.probes import TIMEOUT, Finding, model, slack, telegram
 from bot.app.settings_check import SettingsInvalid, load_settings
-from bot.app.tool_checks import custom_tools
+from bot.app.tool_checks import custom_tools, vault_folders
 from bot.config import Settings
 from bot.logs import redact, secrets_of
 from storage.db.admission import Admission
@@ -37,6 +39,7 @@ from storage.errors import EmbeddedPostgresMismatch, StorageError
 from storage.index.backfill import embedding_progress
 from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
+from storage.vault.journal import pending
 
 
 def register(subparsers: Any) -> None:
@@ -321,9 +324,21 @@ def _vault(s: Settings) -> list[Finding]:
                     "if no git command is running, brainbot removes it at the next start",
                 )
             )
+    found += [_cut_short(root, files) for _, root in vault_folders(s) if (files := pending(root))]
     if s.git_remote and has_git:
         found.extend(_backup(s))
     return found
+
+
+def _cut_short(root: Path, files: int) -> Finding:
+    """A change of the vault that a kill (or a failure) cut short: its journal waits."""
+    return Finding(
+        "warning",
+        "vault",
+        f"{root}: a change of {files} file(s) was cut short (brainbot stopped part-way); "
+        "its files may be half changed until brainbot opens the vault again",
+        "start brainbot (`brainbot run`): it finishes the change or puts the files back",
+    )
 
 
 def _backup(s: Settings) -> list[Finding]:

@@ -188,6 +188,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
                 await skips.synced(vault_id, report, first=True)
                 count += report.indexed
                 skipped += [(path or "(the vault)", why) for path, why in report.skipped]
+                skipped += report.refused
     finally:
         bar.close()
     print(f"Indexed {count} notes.")

@@ -17,6 +17,7 @@ from fpdf import FPDF
 
 from adapters.slack import SlackAdapter
 from bot.app.runtime import Runtime
+from bot.app.watch import sync_store
 from storage.entry import Author
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.helpers import notes
@@ -287,6 +288,33 @@ async def test_a_labelled_link_and_a_file_are_filed_together(
     assert (vault / "attachments/report.pdf").read_bytes() == b"%PDF report"
     downloads = [c for c in fake_slack.calls_of("file") if c.response == {"ok": True}]
     assert sorted(c.args["name"] for c in downloads) == ["chart.png", "report.pdf"]
+
+
+async def test_a_file_holding_nul_is_kept_and_the_vault_goes_on(
+    tmp_path: Path, database_url: str, fake_slack: FakeSlack
+) -> None:
+    """NUL is valid UTF-8 and Postgres text cannot hold it: `evil.md` holding
+    `hello\\0world` is kept as an attachment (no note of its own), the capture answers
+    as usual, and so do a later hand edit (found by search) and a later capture."""
+    evil = fake_slack.add_file("evil.md", b"hello\x00world", "text/markdown")
+    async with (
+        running_brain(tmp_path, database_url, BRAINBOT_FETCH=False) as brain,
+        serving(brain, fake_slack) as sb,
+    ):
+        await sb.post(dm_event("minutes of the board", subtype="file_share", files=[evil]))
+        [answer] = await fake_slack.wait_for("chat.postMessage", within=15)
+        assert "went wrong" not in str(answer.args)
+        vault = brain.settings.vault_dir
+        assert (vault / "attachments/evil.md").read_bytes() == b"hello\x00world"
+
+        (vault / "ideas/heron.md").write_text("---\ntitle: Heron\n---\nA grey heron.\n")
+        await sync_store(brain.store, "changed on disk", brain.skips)
+        assert [hit.path for hit in (await brain.store.search("heron")).hits] == ["ideas/heron.md"]
+        assert (await brain.store.search("hello")).hits == ()  # an attachment is no note
+
+        await sb.post(dm_event("remember to water the ferns"))
+        [_, later] = await fake_slack.wait_for("chat.postMessage", 2, within=15)
+        assert "went wrong" not in str(later.args)
 
 
 async def test_a_labelled_link_s_page_and_a_pdf_s_text_are_read_after_the_reply(

@@ -89,6 +89,12 @@ async def test_only_a_change_the_index_has_not_seen_needs_a_sync(
         assert await needs_sync(store, ["ideas/never-there.md", kite.path])
         assert await needs_sync(store, ["ideas"])  # a folder: only a sync can tell
 
+        # A file kept from chat is no note: nothing to index, whatever it holds.
+        kept = await store.write_attachment("evil.md", b"hello\x00world")
+        assert not await needs_sync(store, [kept])
+        (store.vault.root / "attachments" / "by-hand.md").write_text("By hand.\n")
+        assert not await needs_sync(store, ["attachments/by-hand.md", "attachments"])
+
 
 @contextlib.asynccontextmanager
 async def watching(brain: Runtime) -> AsyncIterator[asyncio.Task[None]]:

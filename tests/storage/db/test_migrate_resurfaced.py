@@ -25,7 +25,7 @@ async def test_an_older_database_gets_the_record_of_resurfaced_notes(
         async with engine.begin() as conn:
             # Step 1 now makes every table; a database from before had no such one.
             await conn.execute(text("DROP TABLE resurfaced"))
-        assert [m.version for m in await migrate(engine)] == [17]
+        assert [m.version for m in await migrate(engine)][:1] == [17]  # and every later one
         resurfaced = Resurfaced(engine)
         day = date(2026, 11, 20)
         await resurfaced.record_shown(3, ["ideas/a.md", "ideas/b.md"], day)
