@@ -9,7 +9,8 @@ platform's token, through its API (Slack auth.test and apps.connections.open,
 Telegram getMe and getWebhookInfo); the model endpoint (models list, or a one-token
 completion) and the embeddings endpoint; the tools people added (plugins, each
 vault's .brainbot/tools.yaml). Nothing is changed, except that the database schema
-is created or migrated as `brainbot run` would. Tokens never appear in the output.
+is created or migrated, and an embedded database of PostgreSQL 16 carried over, as
+`brainbot run` would. Tokens never appear in the output.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from storage.db.admission import Admission
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
 from storage.db.skipped import NO_VAULT, SkippedItems
-from storage.errors import EmbeddedPostgresMismatch, StorageError
+from storage.errors import EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu, StorageError
 from storage.index.backfill import embedding_progress
 from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
@@ -170,7 +171,7 @@ async def database(s: Settings) -> list[Finding]:
             "pgvector/pgvector image has it)"
             if s.database_url
             else exc.fix
-            if isinstance(exc, EmbeddedPostgresMismatch)
+            if isinstance(exc, EmbeddedPostgresMismatch | EmbeddedPostgresUnsupportedCpu)
             else f"check that {s.data_dir} is writable and not on a network share"
         )
         reason = str(exc).splitlines()[0] if str(exc) else "no answer within 60 s"
@@ -193,7 +194,22 @@ async def database(s: Settings) -> list[Finding]:
     if len(before) < LATEST:
         schema += " (brainbot run migrates it at start; done now)"
     ok = Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")
-    return [ok, *admission]
+    return [ok, *kept_old_folders(s), *admission]
+
+
+def kept_old_folders(s: Settings) -> list[Finding]:
+    """The folders an upgrade of the embedded Postgres kept (storage.db.pg_upgrade)."""
+    if s.database_url is not None:
+        return []
+    return [
+        Finding(
+            "note",
+            "database",
+            f"{kept} is the embedded database as it was before its upgrade",
+            f"delete it (and {s.data_dir}/pg*-to-pg*.dump) once brainbot runs well",
+        )
+        for kept in sorted(s.data_dir.glob("pg-*-before-upgrade"))
+    ]
 
 
 _FAILED_SENDS = text(
