@@ -87,12 +87,13 @@ class EmbeddedPostgresUnsupportedCpu(DatabaseUnavailable):
     """This CPU lacks instructions the embedded Postgres' programs are compiled for: the
     server would die at the first vector (SIGILL), so it is not started."""
 
+    fix = (
+        "run brainbot on a newer CPU, or set DATABASE_URL to a Postgres with pgvector "
+        "built for this one (a distribution's packages or the pgvector/pgvector image)"
+    )
+
     def __init__(self, missing: list[str]) -> None:
         self.missing = missing
-        self.fix = (
-            "run brainbot on a newer CPU, or set DATABASE_URL to a Postgres with pgvector "
-            "built for this one (a distribution's packages or the pgvector/pgvector image)"
-        )
         super().__init__(
             f"this CPU lacks {', '.join(missing)}, which the embedded Postgres' pgvector is "
             f"compiled for (x86-64-v3: AVX2, FMA, BMI2); it would crash at the first vector, "

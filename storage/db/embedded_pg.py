@@ -145,3 +145,22 @@ def clear_stale_state(pgdata: Path) -> None:
     with PostgresServer._lock:
         forget_dead_handles(pgdata)
         remove_stale_postmaster_pid(pgdata)
+
+
+# The end of the server's log that is read for crashes: a day of a busy server's lines.
+_LOG_TAIL = 1 << 20
+
+
+def server_crashes(pgdata: Path) -> list[str]:
+    """The lines of the embedded server's log, since it last started, that say one of
+    its processes was killed by a signal (`… was terminated by signal 4: Illegal
+    instruction` when a binary needs more of the CPU than it has)."""
+    try:
+        with (pgdata / "log").open("rb") as log:
+            log.seek(max(0, log.seek(0, 2) - _LOG_TAIL))
+            text = log.read().decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = text.splitlines()
+    started = max((i for i, line in enumerate(lines) if "starting PostgreSQL" in line), default=0)
+    return [line for line in lines[started:] if "was terminated by signal" in line]

