@@ -247,7 +247,7 @@ def test_vectors_work_on_a_cpu_without_avx512(data: Path) -> None:
     assert norm == (5.0,)
 
 
-async def test_doctor_names_a_crash_on_an_instruction_the_cpu_lacks(data: Path) -> None:
+def test_doctor_names_a_crash_on_an_instruction_the_cpu_lacks(data: Path) -> None:
     """A CPU the start's check would let through, but whose instructions a binary
     exceeds (an Ivy Bridge: AVX, no AVX2, so here pgvector's): the server's processes
     die with SIGILL, and `brainbot doctor` says so, until the server starts anew."""
