@@ -20,8 +20,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 import storage.db.index_tables  # noqa: F401  (registers the index tables on SQLModel.metadata)
 from storage.db.cpu_features import missing_features
-from storage.db.embedded_pg import check_major, clear_stale_state, start_server
-from storage.db.pg_upgrade import upgrade_if_shipped
+from storage.db.embedded_pg import check_major, clear_stale_state, installed_major, start_server
+from storage.db.pg_upgrade import UpgradeFailed, upgrade_if_shipped
 from storage.errors import (
     DatabaseUnavailable,
     EmbeddedPostgresMismatch,
@@ -72,6 +72,12 @@ def _start_embedded(pgdata: Path) -> tuple[Any, str]:
             server = start_server(pgdata)
         except (EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu):
             raise
+        except UpgradeFailed as exc:
+            message = (
+                f"could not carry the embedded Postgres in {pgdata} over to PostgreSQL "
+                f"{installed_major()}: {exc} (the data folder was not changed)"
+            )
+            raise DatabaseUnavailable(message) from exc
         except Exception as exc:
             message = f"could not start the embedded Postgres in {pgdata}: {exc}"
             raise DatabaseUnavailable(message) from exc

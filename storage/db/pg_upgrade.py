@@ -166,15 +166,31 @@ def upgrade(pgdata: Path, old_programs: Path | None = None) -> Upgraded:
     return carry_over(pgdata, bindir, old, new)
 
 
+def _staging(pgdata: Path) -> Path:
+    return pgdata.with_name(f"{pgdata.name}-{installed_major()}-upgrading")
+
+
+def _finish_swap(pgdata: Path) -> None:
+    """Put the new folder in place when a carry-over was cut short between moving the
+    old folder aside and the new one in (step 4): it holds every row by then."""
+    staging = _staging(pgdata)
+    if not pgdata.exists() and (staging / "PG_VERSION").is_file():
+        staging.rename(pgdata)
+        log.warning("embedded Postgres: finished moving %s into place as %s", staging, pgdata)
+
+
 def upgrade_if_shipped(pgdata: Path) -> Upgraded | None:
     """At start: carry a folder of an older, shipped major version over (None when the
-    folder is the installed version's, or not there yet). Processes starting together
-    take turns on a lock file beside the folder; the second finds the work done."""
-    if folder_major(pgdata) in (None, installed_major()):
+    folder is the installed version's, or a new one is to be made). Processes starting
+    together take turns on a lock file beside the folder; the second finds the work done."""
+    if folder_major(pgdata) == installed_major():
+        return None
+    if not pgdata.exists() and not _staging(pgdata).exists():
         return None
     lock = pgdata.with_name(f".{pgdata.name}-upgrade.lock")
     with lock.open("a") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
+        _finish_swap(pgdata)
         old = folder_major(pgdata)
         if old in (None, installed_major()):
             return None
@@ -208,7 +224,7 @@ def carry_over(pgdata: Path, old_bindir: Path, old: str, new: str) -> Upgraded:
     dump = pgdata.with_name(f"pg{old}-to-pg{new}.dump")
     before = _dump_old(pgdata, old_bindir, dump)
     staging = pgdata.with_name(f"{pgdata.name}-{new}-upgrading")
-    shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)  # a restore cut short before
     try:
         after = _restore_new(staging, dump)
         if after != before:

@@ -176,6 +176,10 @@ async def test_a_folder_postgresql_16_wrote_is_carried_over_at_start(tmp_path: P
     installed, shipped = vector_version(data)
     assert installed == shipped
     assert await read_back(data) == EXPECTED  # and the next start uses it as it is
+
+    # Cut short between the folders' two moves: the next start finishes the move.
+    (data / "pg").rename(data / f"pg-{new}-upgrading")
+    assert await read_back(data) == EXPECTED
     assert sorted(p.name for p in data.iterdir() if p.name.startswith("pg")) == [
         "pg",
         "pg-16-before-upgrade",
