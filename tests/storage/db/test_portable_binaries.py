@@ -19,7 +19,6 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -206,16 +205,6 @@ def emulated_server(cpu: str, data: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-
-
-@pytest.fixture
-def data() -> Iterator[Path]:
-    """A data folder outside pytest's, whose rights another pytest run may take away
-    from the server's user, and short enough for the server's socket in it."""
-    root = Path(tempfile.mkdtemp(prefix="bb-cpu-"))
-    root.chmod(0o755)
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
 
 
 SMOKE_INSERT = (
