@@ -39,12 +39,21 @@ X86_64 = platform.machine().lower() in ("x86_64", "amd64")
 # called only after a run-time check of the CPU (cpuid, and xgetbv for the AVX-512
 # registers): Postgres' CRC-32C and popcount (pg_comp_crc32c_choose and
 # pg_popcount_available / pg_popcount_avx512_available pick the `_sse42`, `_fast`
-# and `_avx512` versions) and pgvector's distance functions (`…Avx512Popcount`,
-# `…F16c`, chosen in its _PG_init by SupportsAvx512Popcount / SupportsF16c). A
-# compiler's split-off parts (`.cold`, `.part.0`) belong to their function.
+# and `_avx512` versions), pgvector's distance functions (`…Avx512Popcount`, `…F16c`,
+# chosen in its _PG_init by SupportsAvx512Popcount / SupportsF16c), and the clones
+# GCC makes for `target_clones` (`VectorL2SquaredDistance.fma`, chosen by an ifunc
+# resolver; pgvector built portably has them). A compiler's split-off parts
+# (`.cold`, `.part.0`, `.constprop.0`) belong to their function.
 DISPATCHED = re.compile(
     r"^(pg_comp_crc32c_(sse42|avx512)|pg_popcount\w*_(fast|avx512)|\w+(Avx512\w*|F16c))$"
 )
+CLONE = re.compile(r"fma|popcnt|f16c|avx\w*|sse\w*|bmi\w*|arch_x86_64_v[2-4]")
+
+
+def dispatched(function: str) -> bool:
+    """Whether `function` (a symbol of objdump's listing) runs only after a CPU check."""
+    base, _, suffix = function.partition(".")
+    return bool(DISPATCHED.match(base) or CLONE.fullmatch(suffix.split(".")[0]))
 
 # Instructions by the x86-64 level (psABI) that first has them, as objdump spells them.
 # AVX-512: its registers (zmm, the mask registers, xmm/ymm 16-31) in any operand.
@@ -127,7 +136,7 @@ def test_no_avx512_outside_the_functions_chosen_at_run_time() -> None:
         binary.name: sorted(
             name
             for name, level in levels(binary).items()
-            if level == 4 and not DISPATCHED.match(name.split(".")[0])
+            if level == 4 and not dispatched(name)
         )
         for binary in _binaries()
     }
@@ -144,7 +153,7 @@ def test_the_binaries_need_exactly_the_cpu_level_brainbot_checks_for() -> None:
             (
                 level
                 for name, level in levels(binary).items()
-                if not DISPATCHED.match(name.split(".")[0])
+                if not dispatched(name)
             ),
             default=1,
         )
