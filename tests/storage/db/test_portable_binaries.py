@@ -55,6 +55,7 @@ def dispatched(function: str) -> bool:
     base, _, suffix = function.partition(".")
     return bool(DISPATCHED.match(base) or CLONE.fullmatch(suffix.split(".")[0]))
 
+
 # Instructions by the x86-64 level (psABI) that first has them, as objdump spells them.
 # AVX-512: its registers (zmm, the mask registers, xmm/ymm 16-31) in any operand.
 _LEVEL_4 = re.compile(r"%zmm|%k[1-7]\b|%[xy]mm(1[6-9]|2\d|3[01])\b")
@@ -134,9 +135,7 @@ def test_no_avx512_outside_the_functions_chosen_at_run_time() -> None:
     vector.so used zmm registers, outside any dispatch."""
     undispatched = {
         binary.name: sorted(
-            name
-            for name, level in levels(binary).items()
-            if level == 4 and not dispatched(name)
+            name for name, level in levels(binary).items() if level == 4 and not dispatched(name)
         )
         for binary in _binaries()
     }
@@ -150,11 +149,7 @@ def test_the_binaries_need_exactly_the_cpu_level_brainbot_checks_for() -> None:
     the README's requirement), one needing less too (then lower it, and let more CPUs in)."""
     needed = {
         binary.name: max(
-            (
-                level
-                for name, level in levels(binary).items()
-                if not dispatched(name)
-            ),
+            (level for name, level in levels(binary).items() if not dispatched(name)),
             default=1,
         )
         for binary in _binaries()
