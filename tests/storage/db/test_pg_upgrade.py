@@ -16,6 +16,8 @@ import pytest
 from sqlalchemy import text
 
 from bot.app.cli import main
+from bot.app.commands.doctor import kept_old_folders
+from bot.config import Settings
 from storage.db.chat_tables import Approval, Identity, Message, User
 from storage.db.embedded_pg import installed_major, shipped_bindirs, start_server
 from storage.db.engine import Database
@@ -187,6 +189,9 @@ async def test_a_folder_postgresql_16_wrote_is_carried_over_at_start(data: Path)
         "pg-16-before-upgrade",
         f"pg16-to-pg{new}.dump",
     ]
+    settings = Settings(_env_file=None, BRAINBOT_DATA_DIR=str(data))  # type: ignore[call-arg]
+    [note] = kept_old_folders(settings)  # what `brainbot doctor` adds
+    assert note.detail == f"{kept} is the embedded database as it was before its upgrade"
 
 
 async def test_a_folder_with_an_older_pgvector_is_used_as_it_is_and_pgvector_updated(
