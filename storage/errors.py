@@ -66,7 +66,8 @@ class DatabaseUnavailable(StorageError):
 
 class EmbeddedPostgresMismatch(DatabaseUnavailable):
     """The embedded Postgres' data folder was written by another major version, which
-    the installed server cannot read; `fix` says how to carry the data over."""
+    the installed server cannot read and whose programs it does not ship; `fix` says
+    how to carry the data over."""
 
     def __init__(self, pgdata: str, folder_major: str, installed_major: str) -> None:
         self.fix = (
@@ -80,6 +81,24 @@ class EmbeddedPostgresMismatch(DatabaseUnavailable):
         )
         self.folder_major = folder_major
         self.installed_major = installed_major
+
+
+class EmbeddedPostgresUnsupportedCpu(DatabaseUnavailable):
+    """This CPU lacks instructions the embedded Postgres' programs are compiled for: the
+    server would die at the first vector (SIGILL), so it is not started."""
+
+    fix = (
+        "run brainbot on a newer CPU, or set DATABASE_URL to a Postgres with pgvector "
+        "built for this one (a distribution's packages or the pgvector/pgvector image)"
+    )
+
+    def __init__(self, missing: list[str]) -> None:
+        self.missing = missing
+        super().__init__(
+            f"this CPU lacks {', '.join(missing)}, which the embedded Postgres' pgvector is "
+            f"compiled for (x86-64-v3: AVX2, FMA, BMI2); it would crash at the first vector, "
+            f"so it was not started.\n{self.fix}"
+        )
 
 
 class NothingToChange(StorageError):

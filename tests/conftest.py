@@ -72,8 +72,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """Settle pytest's temporary root, then, with BRAINBOT_TEST_DATABASE_URL, stop at
     once with what the server lacks rather than fail every test needing a database."""
     # pytest takes group and other rights off `pytest-of-<user>` the first time a
-    # process asks for a tmp_path; pgserver run as root adds them back so its system
-    # user reaches a data folder in a tmp_path. A worker asking after another one's
+    # process asks for a tmp_path; the embedded server run as root adds them back so its
+    # system user reaches a data folder in a tmp_path. A worker asking after another one's
     # embedded server started locked that server's user out (initdb: Permission
     # denied): every worker asks here, before any test runs.
     if hasattr(session.config, "workerinput"):

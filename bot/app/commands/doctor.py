@@ -9,8 +9,9 @@ and unmerged conflicts); what is read out of shared links, photos and documents
 (Slack auth.test and apps.connections.open, Telegram getMe and getWebhookInfo); the
 model endpoint (models list, or a one-token completion) and the embeddings endpoint;
 the tools people added (plugins, each vault's .brainbot/tools.yaml, the vaults a
-secret is allowed to). Nothing is changed, except that the database schema
-is created or migrated as `brainbot run` would. Tokens never appear in the output.
+secret is allowed to). Nothing is changed, except that the database schema is
+created or migrated, and an embedded database of PostgreSQL 16 carried over, as
+`brainbot run` would. Tokens never appear in the output.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ from bot.app.tool_checks import custom_tools, vault_folders
 from bot.config import Settings
 from bot.logs import redact, secrets_of
 from storage.db.admission import Admission
+from storage.db.embedded_pg import server_crashes
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
 from storage.db.skipped import NO_VAULT, SkippedItems
-from storage.errors import EmbeddedPostgresMismatch, StorageError
+from storage.errors import EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu, StorageError
 from storage.index.backfill import embedding_progress
 from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
@@ -174,11 +176,11 @@ async def database(s: Settings) -> list[Finding]:
             "pgvector/pgvector image has it)"
             if s.database_url
             else exc.fix
-            if isinstance(exc, EmbeddedPostgresMismatch)
+            if isinstance(exc, EmbeddedPostgresMismatch | EmbeddedPostgresUnsupportedCpu)
             else f"check that {s.data_dir} is writable and not on a network share"
         )
         reason = str(exc).splitlines()[0] if str(exc) else "no answer within 60 s"
-        return [Finding("problem", "database", f"{where}: {reason}", fix)]
+        return [Finding("problem", "database", f"{where}: {reason}", fix), *crashes(s)]
     try:
         async with db.engine.connect() as conn:
             version = await conn.scalar(text("SHOW server_version"))
@@ -197,7 +199,52 @@ async def database(s: Settings) -> list[Finding]:
     if len(before) < LATEST:
         schema += " (brainbot run migrates it at start; done now)"
     ok = Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")
-    return [ok, *admission]
+    return [ok, *crashes(s), *kept_old_folders(s), *admission]
+
+
+def crashes(s: Settings) -> list[Finding]:
+    """The embedded server's processes killed by a signal since it last started: SIGILL
+    is an instruction this CPU lacks (a build the start's check does not know)."""
+    if s.database_url is not None:
+        return []
+    pgdata = s.data_dir / "pg"
+    found = server_crashes(pgdata)
+    if not found:
+        return []
+    if any("signal 4:" in line for line in found):
+        return [
+            Finding(
+                "problem",
+                "database",
+                f"the embedded Postgres crashed {len(found)} time(s) since it started, on an "
+                f"instruction this CPU lacks (SIGILL): {found[-1].strip()}",
+                EmbeddedPostgresUnsupportedCpu.fix,
+            )
+        ]
+    return [
+        Finding(
+            "warning",
+            "database",
+            f"the embedded Postgres crashed {len(found)} time(s) since it started: "
+            f"{found[-1].strip()}",
+            f"see {pgdata / 'log'}",
+        )
+    ]
+
+
+def kept_old_folders(s: Settings) -> list[Finding]:
+    """The folders an upgrade of the embedded Postgres kept (storage.db.pg_upgrade)."""
+    if s.database_url is not None:
+        return []
+    return [
+        Finding(
+            "note",
+            "database",
+            f"{kept} is the embedded database as it was before its upgrade",
+            f"delete it (and {s.data_dir}/pg*-to-pg*.dump) once brainbot runs well",
+        )
+        for kept in sorted(s.data_dir.glob("pg-*-before-upgrade"))
+    ]
 
 
 _FAILED_SENDS = text(
