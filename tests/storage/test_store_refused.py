@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
+from storage.entry import BOT_AUTHOR
 from storage.store import Store
 from tests.storage.index.index_support import opened_store
 from tests.storage.vault.vault_support import git, make_vault
@@ -148,7 +149,9 @@ async def test_markdown_under_attachments_is_never_indexed_as_a_note(
     vault = make_vault(root)
     vault.create("ideas", "Good", "A good heron.")
     async with opened_store(root, database_url, keyword_only=True) as store:
-        kept = await store.write_attachment("minutes.md", b"# Minutes\nThe gannet budget.\n")
+        (kept,) = await store.write_attachments(
+            [("minutes.md", b"# Minutes\nThe gannet budget.\n")], author=BOT_AUTHOR
+        )
         assert kept == "attachments/minutes.md"
         assert await paths_for(store, "gannet") == []
         (root / "attachments" / "by-hand.md").write_text("A gannet by hand.\n")
