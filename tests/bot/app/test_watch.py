@@ -15,6 +15,7 @@ from watchfiles import Change
 
 from bot.app.runtime import Runtime
 from bot.app.watch import NoteEvents, changes_by_vault, look_at_changes, watch_vaults
+from storage.entry import BOT_AUTHOR
 from storage.store import Store
 from tests.fakes.brain import running_brain
 from tests.storage.vault.vault_support import git
@@ -90,7 +91,7 @@ async def test_only_a_change_the_index_has_not_seen_needs_a_sync(
         assert await needs_sync(store, ["ideas"])  # a folder: only a sync can tell
 
         # A file kept from chat is no note: nothing to index, whatever it holds.
-        kept = await store.write_attachment("evil.md", b"hello\x00world")
+        (kept,) = await store.write_attachments([("evil.md", b"hello\x00world")], author=BOT_AUTHOR)
         assert not await needs_sync(store, [kept])
         (store.vault.root / "attachments" / "by-hand.md").write_text("By hand.\n")
         assert not await needs_sync(store, ["attachments/by-hand.md", "attachments"])
