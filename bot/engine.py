@@ -59,9 +59,7 @@ FAILED_QUEUED = (
 FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
-LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 LOG_PREFIX = re.compile(r"^log:\s*", re.I)
-CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
 
 def utcnow() -> datetime:
@@ -228,19 +226,10 @@ class Engine:
         return FAILED_QUEUED if queued else FAILED
 
     async def _claim(self, event: Event) -> Reply | None:
-        """`/start CODE`, `claim CODE` or `/link CODE` from a stranger: all a closed
-        install listens to from them (see storage.db.admission). Nothing is recorded."""
+        """A stranger's claim or link code (Access.answer_code). Nothing is recorded."""
         if not isinstance(event, InboundMessage):
             return None
-        text = event.text.strip()
-        link = LINK.match(text)
-        if link is not None:
-            # Another account of an admitted person joins it with the code it was given.
-            return Reply(await self.access.finish_link(event.sender, link["code"], self.clock()))
-        match = CLAIM.match(text)
-        if match is None:
-            return None
-        answer = await self.access.claim(event.sender, match.group("code"), self.clock())
+        answer = await self.access.answer_code(event.sender, event.text, self.clock())
         return None if answer is None else Reply(answer)
 
     def _refuse(self, event: Event) -> Sequence[Reply]:
