@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
+from storage.entry import BOT_AUTHOR
 from storage.store import Store
 from tests.storage.index.index_support import opened_store
 from tests.storage.vault.vault_support import git, make_vault
@@ -148,8 +149,10 @@ async def test_markdown_under_attachments_is_never_indexed_as_a_note(
     vault = make_vault(root)
     vault.create("ideas", "Good", "A good heron.")
     async with opened_store(root, database_url, keyword_only=True) as store:
-        kept = await store.write_attachment("minutes.md", b"# Minutes\nThe gannet budget.\n")
-        assert kept == "attachments/minutes.md"
+        minutes = ("minutes.md", b"# Minutes\nThe gannet budget.\n")
+        assert await store.write_attachments([minutes], author=BOT_AUTHOR) == (
+            "attachments/minutes.md",
+        )
         assert await paths_for(store, "gannet") == []
         (root / "attachments" / "by-hand.md").write_text("A gannet by hand.\n")
         await store.sync()
