@@ -17,34 +17,20 @@ import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
-from bot import logs, metrics, tools
-from bot.buttons import (
-    Approvals,
-    Buttons,
-    DigestButtons,
-    Filing,
-    MentionLinks,
-    PastButtons,
-    ReminderButtons,
-    SourceButtons,
-    UndoButton,
-)
-from bot.commands import NoteChoice, Router, is_question, kind_of
+from bot import logs, metrics
+from bot.buttons import Approvals, Buttons
+from bot.commands import Router, is_question, kind_of
 from bot.config import Settings
-from bot.connect import LinkButton, Related, Timeline, TimelineChoice
-from bot.custom_tools import VaultTools
-from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers, find_urls
+from bot.connect import Related, Timeline
+from bot.enrich import Arrivals, Enricher, find_urls
 from bot.events import ButtonPress, Event, InboundMessage, Recent, RecentEvents, Reply, Sender
-from bot.llm import LLM, LLMUnavailable
+from bot.llm import LLMUnavailable
 from bot.people import Access, People, RateLimit
-from bot.readers import ReaderPool
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
-from storage.db.digest_messages import DigestMessages
-from storage.db.enrichments import Enrichments
 from storage.db.events import Arrival, NewEvent, StoredFile
 from storage.db.records import Records
 from storage.entry import Entry
@@ -73,23 +59,44 @@ FAILED_QUEUED = (
 FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
-LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 LOG_PREFIX = re.compile(r"^log:\s*", re.I)
-CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(frozen=True)
+class EngineParts:
+    """The collaborators the engine decides with, built by the composition root
+    (bot.app.engine_parts) and handed in."""
+
+    access: Access
+    people: People
+    runner: ToolRunner
+    router: Router
+    approvals: Approvals
+    buttons: Buttons
+    verdict: Verdict
+    agent: Agent | None  # None without a model: the command router and the classifier
+    enricher: Enricher
+    arrivals: Arrivals
+    timeline: Timeline  # people and projects a capture names (bot.connect)
+    related: Related
+    rate: RateLimit
+
+
 class Engine:
+    """Decides what each event means and does (see the module doc), with collaborators
+    it is handed built."""
+
     def __init__(
         self,
+        parts: EngineParts,
         *,
         vaults: Vaults,
         records: Records,
         settings: Settings,
-        llm: LLM | None,
         clock: Callable[[], datetime] = utcnow,
         owner: int = 0,
     ) -> None:
@@ -97,84 +104,23 @@ class Engine:
         self._joined: dict[tuple[int, int], datetime] = {}  # (team vault, person) -> recorded
         self.records = records
         self.settings = settings
-        self.llm = llm
         self.clock = clock
         self.owner = owner  # this process's liveness token, recorded on each event
-        self.access = Access(records, settings.allowed_users)
-        self.people = People(
-            records, default_time=settings.digest_time, default_zone=settings.timezone
-        )
-        self.vault_tools = VaultTools(settings.tool_hosts, settings.secret_vaults)
-        self.runner = ToolRunner(
-            tools.REGISTRY,
-            settings.approval_tools,
-            settings.approval_ttl_seconds,
-            settings.direct_changes,
-            custom=self.vault_tools.specs_for,
-        )
-        self.router = Router(self.runner, self.access)
-        self.approvals = Approvals(self.runner)
-        self.buttons = Buttons(
-            [
-                self.approvals,
-                Filing(self.runner),
-                UndoButton(self.runner),
-                # Digest buttons work in every process, whichever one sent the digest.
-                DigestButtons(DigestMessages(records.engine)),
-                MentionLinks(DigestMessages(records.engine), self.runner),
-                PastButtons(DigestMessages(records.engine)),
-                ReminderButtons(),
-                NoteChoice(self.router.notes),
-                SourceButtons(),
-                TimelineChoice(),
-                LinkButton(self.runner),
-            ]
-        )
-        self.verdict = Verdict(self.runner, self.router.answer)
-        self.agent = (
-            Agent(
-                llm,
-                self.runner,
-                max_rounds=settings.llm_max_rounds,
-                history_tokens=settings.history_token_budget,
-                max_tool_calls=settings.max_tool_calls,
-                routed=settings.llm_tools == "routed",
-            )
-            if llm is not None
-            else None
-        )
-        fetching = FetchPolicy(
-            max_bytes=settings.fetch_max_bytes,
-            timeout=settings.fetch_timeout,
-            allow_private=settings.fetch_allow_private,
-            trusted_hosts=frozenset(settings.fetch_trusted_hosts),
-        )
-        self.enricher = Enricher(
-            Enrichments(records.engine),
-            vaults,
-            Readers(
-                fetching if settings.fetch_links else None,
-                settings.read_files,
-                llm,
-                settings.vision_model,
-                ReaderPool(
-                    memory_bytes=settings.read_memory_mb * 1024 * 1024,
-                    seconds=settings.read_timeout,
-                ),
-            ),
-            owner=owner,
-            timeout=settings.enrich_timeout,
-            max_file_bytes=settings.max_attachment_bytes,
-            max_note_bytes=settings.max_note_bytes,
-            records=records,
-            clock=clock,
-        )
-        self.arrivals = Arrivals(self.enricher, self.runner, llm)
-        self.timeline = Timeline()  # people and projects a capture names (bot.connect)
-        self.related = Related(self.runner, auto_link=settings.auto_link, clock=clock)
+        self.access = parts.access
+        self.people = parts.people
+        self.runner = parts.runner
+        self.router = parts.router
+        self.approvals = parts.approvals
+        self.buttons = parts.buttons
+        self.verdict = parts.verdict
+        self.agent = parts.agent
+        self.enricher = parts.enricher
+        self.arrivals = parts.arrivals
+        self.timeline = parts.timeline
+        self.related = parts.related
+        self._rate = parts.rate
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
         self._filed: Recent[Entry] = Recent(FILED_REMEMBERED)
-        self._rate = RateLimit(settings.rate_limit_per_minute)
         self.last_turn: Turn | None = None  # the model's last turn (for the model check)
 
     @property
@@ -280,19 +226,10 @@ class Engine:
         return FAILED_QUEUED if queued else FAILED
 
     async def _claim(self, event: Event) -> Reply | None:
-        """`/start CODE`, `claim CODE` or `/link CODE` from a stranger: all a closed
-        install listens to from them (see storage.db.admission). Nothing is recorded."""
+        """A stranger's claim or link code (Access.answer_code). Nothing is recorded."""
         if not isinstance(event, InboundMessage):
             return None
-        text = event.text.strip()
-        link = LINK.match(text)
-        if link is not None:
-            # Another account of an admitted person joins it with the code it was given.
-            return Reply(await self.access.finish_link(event.sender, link["code"], self.clock()))
-        match = CLAIM.match(text)
-        if match is None:
-            return None
-        answer = await self.access.claim(event.sender, match.group("code"), self.clock())
+        answer = await self.access.answer_code(event.sender, event.text, self.clock())
         return None if answer is None else Reply(answer)
 
     def _refuse(self, event: Event) -> Sequence[Reply]:

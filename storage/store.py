@@ -1,10 +1,10 @@
 """The storage facade: the vault (the truth) and the index (derived), kept in step.
 
-Every write goes through the vault (in a worker thread: the vault is synchronous)
-and updates the index in the same call. The index records the vault commit it
-reflects; after one of our writes it moves forward only when the new commit sits
-directly on the one it had, otherwise something changed outside and a sync
-(run at once) picks that up from the git diff.
+Every write goes through the vault (in turn and in a worker thread: the vault is
+synchronous, see storage.writer) and updates the index in the same call. The index
+records the vault commit it reflects; after one of our writes it moves forward only
+when the new commit sits directly on the one it had, otherwise something changed
+outside and a sync (run at once) picks that up from the git diff.
 """
 
 from __future__ import annotations
@@ -13,13 +13,10 @@ import asyncio
 import builtins
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, tzinfo
 from functools import partial
 from pathlib import Path
-from typing import Any, ParamSpec
-
-import pygit2
+from typing import Any
 
 from storage.db.engine import Database
 from storage.db.vault_lock import vault_write_lock
@@ -33,19 +30,17 @@ from storage.entry import (
     SearchResults,
     Written,
 )
-from storage.index import bulk
 from storage.index.embeddings import Embedder
 from storage.index.index import Index
 from storage.index.indexer import WriteListener
-from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
+from storage.index.sync import SyncReport
 from storage.vault.vault import BodyEdit, Then, Vault
+from storage.writer import ImportProgress, Writer
 
 log = logging.getLogger(__name__)
 
 Source = Mapping[str, Any] | str | None
 Fields = Mapping[str, Any] | None
-ImportProgress = Callable[[str, int, int], None]  # (phase: "copy" | "index", done, total)
-_P = ParamSpec("_P")
 
 
 class Store:
@@ -56,8 +51,7 @@ class Store:
         self.index = index
         self.database = database
         self.vault_id = index.vault_id
-        self._write_lock = asyncio.Lock()
-        self._repo = pygit2.Repository(str(vault.root))
+        self._writer = Writer(vault, index, database)  # every write, in turn (storage.writer)
         # What the sync at open did and skipped, for the app to record (bot.app).
         self.opening = SyncReport(0, 0, None)
 
@@ -111,29 +105,6 @@ class Store:
 
     # ---- writes --------------------------------------------------------------------
 
-    async def _write(
-        self, call: Callable[_P, Written], *args: _P.args, **kwargs: _P.kwargs
-    ) -> Written:
-        async with self._write_lock:
-            # Other processes may write to this vault too (see storage.db.vault_lock).
-            async with vault_write_lock(self.database.locks, self.vault_id):
-                written = await asyncio.to_thread(call, *args, **kwargs)
-            await self._index_change(written)
-        return written
-
-    async def _index_change(self, written: Written) -> None:
-        await follow_commit(self.vault, self.index, written, self._parent, self._has_commit)
-
-    def _has_commit(self, commit: str) -> bool:
-        try:
-            return self._repo.get(commit) is not None
-        except (ValueError, pygit2.GitError):
-            return False
-
-    def _parent(self, commit: str) -> str | None:
-        parents = self._repo[commit].parent_ids  # type: ignore[attr-defined]
-        return str(parents[0]) if parents else None
-
     async def create(
         self, category: str, title: str, body: str = "", fields: Fields = None, **how: Any
     ) -> Entry:
@@ -158,7 +129,7 @@ class Store:
         create = partial(
             self.vault.create, author=author, source=source, zone=zone, then=then, attachments=files
         )
-        written = await self._write(create, category, title, body, fields)
+        written = await self._writer.write(create, category, title, body, fields)
         return await self._entry_of(written), written.attachments
 
     async def _entry_of(self, written: Written) -> Entry:
@@ -207,7 +178,7 @@ class Store:
         """`update`, and the change that recorded it: an Undo of exactly this edit
         needs its commit (the vault's head may already be another writer's).
         `operation` names the kind of change in the commit's subject."""
-        written = await self._write(
+        written = await self._writer.write(
             self.vault.update,
             path,
             fields=fields,
@@ -222,7 +193,7 @@ class Store:
 
     async def update_bodies(self, edits: Mapping[str, BodyEdit], **how: Any) -> Change:
         """Several notes' bodies changed in one commit (see Vault.update_bodies), indexed."""
-        return (await self._write(self.vault.update_bodies, edits, **how)).change
+        return (await self._writer.write(self.vault.update_bodies, edits, **how)).change
 
     async def move(
         self,
@@ -235,7 +206,7 @@ class Store:
     ) -> Entry:
         """Move a note to another category (see Vault.move); the index follows, for the
         note and for every note whose links were rewritten."""
-        written = await self._write(
+        written = await self._writer.write(
             self.vault.move,
             path,
             category,
@@ -257,7 +228,7 @@ class Store:
     ) -> tuple[Entry, Change]:
         """New title and file name (see Vault.rename); every relinked note is re-indexed.
         The change says which notes it rewrote."""
-        written = await self._write(
+        written = await self._writer.write(
             self.vault.rename,
             path,
             title,
@@ -277,7 +248,7 @@ class Store:
         source: Source = None,
     ) -> Change:
         """Delete a note (git keeps it) and drop it from the index."""
-        written = await self._write(
+        written = await self._writer.write(
             self.vault.delete, path, expected_hash=expected_hash, author=author, source=source
         )
         return written.change
@@ -291,7 +262,7 @@ class Store:
         expected_hash: str | None = None,
     ) -> Change:
         """Revert an earlier change (see Vault.undo); every note it touches is re-indexed."""
-        written = await self._write(
+        written = await self._writer.write(
             self.vault.undo, commit, author=author, source=source, expected_hash=expected_hash
         )
         return written.change
@@ -316,7 +287,7 @@ class Store:
         source: Source = None,
     ) -> Written:
         """Write a whole Markdown file (e.g. a digest) and index it."""
-        return await self._write(
+        return await self._writer.write(
             self.vault.write_note,
             path,
             text,
@@ -334,7 +305,7 @@ class Store:
         if not files:
             return ()
         write = partial(self.vault.write_attachments, author=author, source=source)
-        return (await self._write(write, files)).attachments
+        return (await self._writer.write(write, files)).attachments
 
     # ---- reads ---------------------------------------------------------------------
 
@@ -389,40 +360,15 @@ class Store:
 
     async def sync(self) -> SyncReport:
         """Index what changed in the vault outside brainbot since the last sync."""
-        async with self._write_lock, vault_write_lock(self.database.locks, self.vault_id):
-            return await sync_index(self.vault, self.index, self._has_commit)
+        return await self._writer.sync()
 
     async def reindex(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Rebuild the whole index from the vault: how many notes it indexed, and what
         it skipped."""
-        async with self._write_lock:
-            await self.index.stop_embedding()  # every note is embedded here anyway
-            every = await asyncio.to_thread(self.vault.changed_since, None)
-            notes = await asyncio.to_thread(read_notes, self.vault, every.changed)
-            refused = await bulk.load(
-                self.index, notes.entries, notes.modified, replace_all=True, progress=progress
-            )
-            await self.index.mark_synced(every.head)
-            skipped = (*every.skipped, *notes.skipped)
-            count = len(notes.entries) - len(refused)
-            return SyncReport(count, 0, every.head, 0, skipped, notes.read_fine, tuple(refused))
+        return await self._writer.reindex(progress)
 
     async def import_folder(
         self, src: Path, progress: ImportProgress | None = None
     ) -> ImportResult:
         """Copy a folder of Markdown into the vault as one commit and index it in bulk."""
-        copy_progress = (lambda done, total: progress("copy", done, total)) if progress else None
-        index_progress = (lambda done, total: progress("index", done, total)) if progress else None
-        async with self._write_lock, vault_write_lock(self.database.locks, self.vault_id):
-            result = await asyncio.to_thread(self.vault.import_tree, src, copy_progress)
-            if result.written is None:
-                return result
-            notes = await asyncio.to_thread(read_notes, self.vault, result.imported)
-            refused = await bulk.load(
-                self.index, notes.entries, notes.modified, progress=index_progress
-            )
-            commit = result.written.change.commit
-            parent = await asyncio.to_thread(self._parent, commit)
-            if not await self.index.advance(commit, parent=parent):
-                await sync_index(self.vault, self.index, self._has_commit)
-        return replace(result, warnings=(*result.warnings, *refused))
+        return await self._writer.import_folder(src, progress)

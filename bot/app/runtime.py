@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot.app.engine_parts import build_engine
 from bot.app.skips import SkipLedger
 from bot.app.tool_checks import unknown_secret_vaults
 from bot.config import Settings
@@ -122,7 +123,7 @@ class Runtime:
         load_plugins()  # before the engine: its tool list is built once
         for line in unknown_secret_vaults(settings):
             log.warning("%s; the secret is not given to it", line)
-        engine = Engine(
+        engine = build_engine(
             vaults=vaults,
             records=records,
             settings=settings,

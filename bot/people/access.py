@@ -4,6 +4,7 @@ a second account linked to a person with a one-time code."""
 from __future__ import annotations
 
 import logging
+import re
 from datetime import datetime, timedelta
 
 from bot.events import Sender
@@ -16,6 +17,8 @@ log = logging.getLogger(__name__)
 LINK_CODE_TTL = timedelta(minutes=10)
 WRONG_CODES_ALLOWED = 5  # claim or link codes, per sender, before a lockout
 LOCKOUT = timedelta(minutes=15)
+LINK = re.compile(r"^/link(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
+CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-9 -]{3,40})$", re.I)
 
 
 class Access:
@@ -63,6 +66,18 @@ class Access:
             self._admitted.add(sender.key)
             return True
         return False
+
+    async def answer_code(self, sender: Sender, text: str, now: datetime) -> str | None:
+        """`/start CODE`, `claim CODE` or `/link CODE` from a stranger: all a closed
+        install listens to from them (see storage.db.admission). None for anything else,
+        and for a claim the sender may not try (yet)."""
+        text = text.strip()
+        link = LINK.match(text)
+        if link is not None:
+            # Another account of an admitted person joins it with the code it was given.
+            return await self.finish_link(sender, link["code"], now)
+        claim = CLAIM.match(text)
+        return None if claim is None else await self.claim(sender, claim["code"], now)
 
     async def claim(self, sender: Sender, code: str, now: datetime) -> str | None:
         """`/start CODE` from a stranger: the owner's welcome when CODE is this install's

@@ -26,12 +26,9 @@ from typing import Any
 
 from storage.entry import (
     BOT_AUTHOR,
-    OUTSIDE_AUTHOR,
     Author,
     Change,
-    ChangedPaths,
     Entry,
-    ImportResult,
     Written,
 )
 from storage.errors import (
@@ -54,9 +51,9 @@ from storage.vault.edits import (
 )
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
-from storage.vault.importer import collect_tree
 from storage.vault.moves import commit_plan, plan_move, plan_rename
 from storage.vault.notefile import render_note
+from storage.vault.outside import OutsideChanges
 from storage.vault.paths import (
     ATTACHMENTS_DIR,
     VaultPaths,
@@ -64,7 +61,7 @@ from storage.vault.paths import (
     is_note_path,
 )
 from storage.vault.previews import Previews
-from storage.vault.scan import changed_since, uncommitted_notes, walk_notes
+from storage.vault.scan import walk_notes
 from storage.vault.undo import plan_undo
 
 log = logging.getLogger(__name__)
@@ -73,11 +70,10 @@ log = logging.getLogger(__name__)
 Then = tuple[str, Callable[[str | None, str], str]]
 BodyEdit = Callable[[Entry], str | None]  # a note as it is now -> its new body (None: as is)
 
-Progress = Callable[[int, int], None]
 _OPERATION_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 
 
-class Vault(Previews):
+class Vault(Previews, OutsideChanges):
     """Markdown notes with YAML frontmatter in a git repository (see the module doc)."""
 
     def __init__(
@@ -360,53 +356,6 @@ class Vault(Previews):
             one = next(iter(kept)) if len(kept) == 1 else f"{len(kept)} files"
             change = self._commits.write(kept, f"attach {one}", author, source)
         return Written(None, change, tuple(kept))
-
-    # -- sync and import -----------------------------------------------------------------
-
-    def commit_outside_edits(self) -> Change | None:
-        """Commit notes edited, added or deleted outside brainbot (Obsidian, an editor) as
-        one commit by OUTSIDE_AUTHOR, so they are in the history and the backups and
-        `git status` is clean again. None when there were none."""
-        with self._lock.hold():
-            files = uncommitted_notes(self._git, self._paths, self.max_bytes)
-            if not files:
-                return None
-            names = next(iter(files)) if len(files) == 1 else f"{len(files)} notes"
-            return self._commits.record(
-                files, f"edit {names}", OUTSIDE_AUTHOR, None, "edited outside brainbot"
-            )
-
-    def changed_since(self, commit: str | None) -> ChangedPaths:
-        """Notes changed or deleted since `commit`: committed changes (a tree diff, so
-        the cost follows the change) plus hand edits and new files not yet committed.
-        With None, or a commit no longer in the repository, every note counts as changed."""
-        with self._lock.hold():
-            return changed_since(self._git, self._paths, commit)
-
-    def import_tree(self, src: Path, progress: Progress | None = None) -> ImportResult:
-        """Copy a folder of Markdown (an Obsidian vault) into the vault as one commit,
-        keeping relative paths. Hidden folders are skipped; other files (images, PDFs)
-        are copied up to the attachment size cap; empty and oversized notes, pipes and
-        folders too deep are skipped; notes not UTF-8 or with broken frontmatter are
-        kept as they are and reported. Files already in the vault are never overwritten."""
-        with self._lock.hold():
-            found = collect_tree(
-                src,
-                self._paths,
-                self._git,
-                max_note_bytes=self.max_bytes,
-                max_other_bytes=self.max_attachment_bytes,
-                progress=progress,
-            )
-            written = None
-            if found.blobs:
-                noun = "note" if len(found.notes) == 1 else "notes"
-                subject = f"import {len(found.notes)} {noun} from {src.name or 'a folder'}"
-                note = f"{len(found.copied)} other files copied, {len(found.skipped)} skipped"
-                written = Written(
-                    None, self._commits.write(found.blobs, subject, BOT_AUTHOR, None, note)
-                )
-        return ImportResult(written, found.notes, found.skipped, found.copied, found.warnings)
 
     def _check_category(self, category: str) -> None:
         if category not in self.categories:

@@ -6,7 +6,7 @@ repeat; `/reminders` lists them."""
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -336,14 +336,18 @@ async def test_a_failed_digest_is_tried_again_within_its_grace(
 async def test_a_digest_that_never_gets_through_is_reported(
     tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    seven_utc = datetime(2026, 11, 20, 7, 0, tzinfo=UTC)
+    # Doctor reports what failed in the last 7 days of the real clock (it runs as a
+    # command, with no clock of ours), so the digest is due yesterday; in UTC, where no
+    # summer time moves 07:00 and the retries' count with it.
+    yesterday = datetime.now(UTC).date() - timedelta(days=1)
+    seven_utc = datetime.combine(yesterday, time(7, 0), UTC)
     clock = Clock(seven_utc)
 
     async def down(conversation: Conversation, reply: Reply) -> None:
         raise NoRoute("test")
 
     async with running_brain(tmp_path, database_url, clock=clock) as brain:
-        ada = await add_ada(brain)
+        ada = await add_ada(brain, timezone="UTC", digest_time="07:00")
         service = build_service(brain, down)
         with caplog.at_level(logging.ERROR, logger="scheduler.delivery"):
             await service.run_due(clock())

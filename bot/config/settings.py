@@ -1,28 +1,30 @@
-"""Settings from the environment (and an optional `.env`), validated once at start."""
+"""Settings from the environment (and an optional `.env`), validated once at start (the
+variables read whole, and the order of the sources: bot.config.sources)."""
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import time
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from dotenv import dotenv_values
 from pydantic import Field, field_validator, model_validator
-from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
-    DotEnvSettingsSource,
-    EnvSettingsSource,
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
-from pydantic_settings.sources import DotenvType
 
+from bot.config.sources import (
+    DIRECT_CHANGES_ENV,
+    SECRET_PREFIX,
+    SECRET_VAULTS_SETTING,
+    SECRET_VAULTS_SUFFIX,
+    read_in_order,
+)
 from bot.dates import time_of_day, zone_named
 
 DEFAULT_CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
@@ -38,7 +40,6 @@ def _split_csv(value: object) -> object:
 # BRAINBOT_DIRECT_CHANGES may let run at once with an Undo button instead of Approve.
 CHANGE_KINDS = ("append", "tag", "tick", "fill")
 DIRECT_CHANGES = ("append", "tag", "tick")
-_DIRECT_CHANGES_ENV = "BRAINBOT_DIRECT_CHANGES"
 
 
 _CATEGORY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -47,76 +48,7 @@ _HOST = re.compile(r"^[A-Za-z0-9.-]+(:\d{1,5})?$")
 _ORIGIN = re.compile(r"^https?://(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$")
 _DEFAULT_PORT = re.compile(r"^(https://[^/]+):443$|^(http://[^/]+):80$")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-
-
-class _WholeSource(PydanticBaseSettingsSource):
-    """A source that reads its variables itself (from the environment and `env_file`)
-    and answers for a whole setting at once, never field by field."""
-
-    def __init__(self, settings_cls: type[BaseSettings], env_file: DotenvType | None) -> None:
-        super().__init__(settings_cls)
-        self.env_file = env_file
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
-
-
-class _EmptyDirectChanges(_WholeSource):
-    """`BRAINBOT_DIRECT_CHANGES=` (set, but empty) means "none": every change waits for
-    Approve. Other empty variables are ignored (a blank line of a compose file)."""
-
-    def __call__(self) -> dict[str, Any]:
-        sources = [
-            EnvSettingsSource(self.settings_cls, env_ignore_empty=False),
-            DotEnvSettingsSource(self.settings_cls, self.env_file, env_ignore_empty=False),
-        ]
-        for source in sources:  # the environment first, as for every other setting
-            value = source.env_vars.get(_DIRECT_CHANGES_ENV.lower())
-            if value is not None:
-                return {} if value.strip() else {_DIRECT_CHANGES_ENV: ""}
-        return {}
-
-
-# A custom HTTP tool's secrets: BRAINBOT_SECRET_<NAME> holds the value of
-# `{secret:NAME}`, BRAINBOT_SECRET_<NAME>_VAULTS the vaults whose tools may use it.
-SECRET_PREFIX = "BRAINBOT_SECRET_"
-SECRET_VAULTS_SUFFIX = "_VAULTS"
-SECRET_VAULTS_SETTING = f"{SECRET_PREFIX}<NAME>{SECRET_VAULTS_SUFFIX}"
 _VAULT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # storage.vaults.folder_name's shape
-
-
-def secret_variables(env_file: DotenvType | None = ".env") -> dict[str, str]:
-    """Every BRAINBOT_SECRET_* variable, read like every other setting: from the
-    environment, else from `.env` (names keep their case: `{secret:Name}` is exact)."""
-    files = [env_file] if isinstance(env_file, (str, os.PathLike)) else list(env_file or ())
-    found: dict[str, str] = {}
-    for path in files:
-        for key, value in dotenv_values(path).items():
-            if key.startswith(SECRET_PREFIX) and value is not None:
-                found[key] = value
-    found.update((k, v) for k, v in os.environ.items() if k.startswith(SECRET_PREFIX))
-    return found
-
-
-def allowance_of(variable: str) -> str | None:
-    """The secret a BRAINBOT_SECRET_<NAME>_VAULTS variable allows; None for any other
-    variable (a secret's own value)."""
-    if not variable.startswith(SECRET_PREFIX) or not variable.endswith(SECRET_VAULTS_SUFFIX):
-        return None
-    return variable[len(SECRET_PREFIX) : -len(SECRET_VAULTS_SUFFIX)] or None
-
-
-class _SecretVaults(_WholeSource):
-    """BRAINBOT_SECRET_<NAME>_VAULTS, one variable per secret, as one setting: the
-    secret's name → the vaults allowed to use it, as written."""
-
-    def __call__(self) -> dict[str, Any]:
-        allowed = {
-            secret: value
-            for key, value in secret_variables(self.env_file).items()
-            if (secret := allowance_of(key)) is not None
-        }
-        return {SECRET_VAULTS_SETTING: allowed} if allowed else {}
 
 
 class Settings(BaseSettings):
@@ -161,7 +93,7 @@ class Settings(BaseSettings):
         None, alias="BRAINBOT_APPROVAL_TOOLS"
     )
     direct_changes: Annotated[tuple[str, ...], NoDecode] = Field(
-        DIRECT_CHANGES, alias=_DIRECT_CHANGES_ENV
+        DIRECT_CHANGES, alias=DIRECT_CHANGES_ENV
     )
     max_tool_calls: int = Field(20, ge=1, alias="BRAINBOT_MAX_TOOL_CALLS")
     rate_limit_per_minute: int = Field(30, ge=0, alias="BRAINBOT_RATE_LIMIT")
@@ -252,16 +184,8 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        env_file = (
-            dotenv_settings.env_file if isinstance(dotenv_settings, DotEnvSettingsSource) else None
-        )
-        return (
-            init_settings,
-            _EmptyDirectChanges(settings_cls, env_file),
-            _SecretVaults(settings_cls, env_file),
-            env_settings,
-            dotenv_settings,
-            file_secret_settings,
+        return read_in_order(
+            settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
         )
 
     @field_validator(
@@ -298,7 +222,7 @@ class Settings(BaseSettings):
         unknown = [kind for kind in kinds if kind not in CHANGE_KINDS]
         if unknown:
             raise ValueError(
-                f"{_DIRECT_CHANGES_ENV} names unknown kinds of change {unknown}; valid: "
+                f"{DIRECT_CHANGES_ENV} names unknown kinds of change {unknown}; valid: "
                 f"{', '.join(CHANGE_KINDS)} (empty or none: every change waits for Approve)"
             )
         return kinds

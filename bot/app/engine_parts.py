@@ -1,0 +1,162 @@
+"""The engine's collaborators, built from the settings and handed in (the composition
+root composes; the engine decides): who may write and who they are, the tool runner and
+what answers with it, the button handlers, the model's turn, and what reads a message's
+links and files after the reply."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from bot import tools
+from bot.buttons import (
+    Approvals,
+    Buttons,
+    DigestButtons,
+    Filing,
+    MentionLinks,
+    PastButtons,
+    ReminderButtons,
+    SourceButtons,
+    UndoButton,
+)
+from bot.commands import NoteChoice, Router
+from bot.config import Settings
+from bot.connect import LinkButton, Related, Timeline, TimelineChoice
+from bot.custom_tools import VaultTools
+from bot.engine import Engine, EngineParts, utcnow
+from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers
+from bot.llm import LLM
+from bot.people import Access, People, RateLimit
+from bot.readers import ReaderPool
+from bot.tools import ToolRunner
+from bot.turn import Agent, Verdict
+from storage.db.digest_messages import DigestMessages
+from storage.db.enrichments import Enrichments
+from storage.db.records import Records
+from storage.vaults import Vaults
+
+
+def build_engine(
+    *,
+    vaults: Vaults,
+    records: Records,
+    settings: Settings,
+    llm: LLM | None,
+    clock: Callable[[], datetime] = utcnow,
+    owner: int = 0,
+) -> Engine:
+    """The engine of one process, its collaborators built from `settings` (`owner`:
+    this process's liveness token, recorded on each event)."""
+    parts = engine_parts(
+        vaults=vaults, records=records, settings=settings, llm=llm, clock=clock, owner=owner
+    )
+    return Engine(
+        parts, vaults=vaults, records=records, settings=settings, clock=clock, owner=owner
+    )
+
+
+def engine_parts(
+    *,
+    vaults: Vaults,
+    records: Records,
+    settings: Settings,
+    llm: LLM | None,
+    clock: Callable[[], datetime],
+    owner: int,
+) -> EngineParts:
+    """Every collaborator of the engine, as the settings ask for them."""
+    access = Access(records, settings.allowed_users)
+    vault_tools = VaultTools(settings.tool_hosts, settings.secret_vaults)
+    runner = ToolRunner(
+        tools.REGISTRY,
+        settings.approval_tools,
+        settings.approval_ttl_seconds,
+        settings.direct_changes,
+        custom=vault_tools.specs_for,
+    )
+    router = Router(runner, access)
+    approvals = Approvals(runner)
+    buttons = Buttons(
+        [
+            approvals,
+            Filing(runner),
+            UndoButton(runner),
+            # Digest buttons work in every process, whichever one sent the digest.
+            DigestButtons(DigestMessages(records.engine)),
+            MentionLinks(DigestMessages(records.engine), runner),
+            PastButtons(DigestMessages(records.engine)),
+            ReminderButtons(),
+            NoteChoice(router.notes),
+            SourceButtons(),
+            TimelineChoice(),
+            LinkButton(runner),
+        ]
+    )
+    agent = (
+        Agent(
+            llm,
+            runner,
+            max_rounds=settings.llm_max_rounds,
+            history_tokens=settings.history_token_budget,
+            max_tool_calls=settings.max_tool_calls,
+            routed=settings.llm_tools == "routed",
+        )
+        if llm is not None
+        else None
+    )
+    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner)
+    return EngineParts(
+        access=access,
+        people=People(records, default_time=settings.digest_time, default_zone=settings.timezone),
+        runner=runner,
+        router=router,
+        approvals=approvals,
+        buttons=buttons,
+        verdict=Verdict(runner, router.answer),
+        agent=agent,
+        enricher=enricher,
+        arrivals=Arrivals(enricher, runner, llm),
+        timeline=Timeline(),  # people and projects a capture names (bot.connect)
+        related=Related(runner, auto_link=settings.auto_link, clock=clock),
+        rate=RateLimit(settings.rate_limit_per_minute),
+    )
+
+
+def _enricher(
+    vaults: Vaults,
+    records: Records,
+    settings: Settings,
+    llm: LLM | None,
+    *,
+    clock: Callable[[], datetime],
+    owner: int,
+) -> Enricher:
+    """What reads a saved note's links and files after the reply (bot.enrich), in
+    reader processes held to the settings' memory and time (bot.readers)."""
+    fetching = FetchPolicy(
+        max_bytes=settings.fetch_max_bytes,
+        timeout=settings.fetch_timeout,
+        allow_private=settings.fetch_allow_private,
+        trusted_hosts=frozenset(settings.fetch_trusted_hosts),
+    )
+    return Enricher(
+        Enrichments(records.engine),
+        vaults,
+        Readers(
+            fetching if settings.fetch_links else None,
+            settings.read_files,
+            llm,
+            settings.vision_model,
+            ReaderPool(
+                memory_bytes=settings.read_memory_mb * 1024 * 1024,
+                seconds=settings.read_timeout,
+            ),
+        ),
+        owner=owner,
+        timeout=settings.enrich_timeout,
+        max_file_bytes=settings.max_attachment_bytes,
+        max_note_bytes=settings.max_note_bytes,
+        records=records,
+        clock=clock,
+    )
