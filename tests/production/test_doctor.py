@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.app.commands.doctor import database as database_check
 from bot.app.commands.doctor import vault as vault_check
+from bot.app.commands.doctor_database import database as database_check
 from bot.config import Settings
 from storage.db import cpu_features
 from storage.db.migrations import migrate
