@@ -17,6 +17,7 @@ from storage.db.embedded_pg import server_crashes
 from storage.db.engine import Database
 from storage.db.migrations import LATEST, applied_versions, migrate
 from storage.db.skipped import NO_VAULT, SkippedItems
+from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
 from storage.errors import EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu, StorageError
 from storage.index.backfill import embedding_progress
 
@@ -48,14 +49,25 @@ async def database(s: Settings) -> list[Finding]:
         admission = await _admission(s, Admission(db.engine))
         admission += await failed_sends(db)
         admission += await skipped_this_week(db)
-        admission += await embedding(s, db)
+        admission += await embedding(s, db) if db.vectors else semantic_search_off_here(s, db)
     finally:
         await db.close()
     schema = f"schema version {max(before, default=0)} of {LATEST}"
     if len(before) < LATEST:
         schema += " (brainbot run migrates it at start; done now)"
-    ok = Finding("ok", "database", f"{where}: Postgres {version}, vector {vector}, {schema}")
+    pgvector = f"vector {vector}" if db.vectors else "no pgvector (this CPU cannot run it)"
+    ok = Finding("ok", "database", f"{where}: Postgres {version}, {pgvector}, {schema}")
     return [ok, *crashes(s), *kept_old_folders(s), *admission]
+
+
+def semantic_search_off_here(s: Settings, db: Database) -> list[Finding]:
+    """The embedded server on a CPU its pgvector cannot run on: keyword search only, and
+    a warning when embeddings are asked for (they are not used)."""
+    detail = semantic_search_off(db.cpu_lacks)
+    if s.embeddings == "none":
+        return [Finding("note", "search", detail, SEMANTIC_SEARCH_FIX)]
+    unused = f"; BRAINBOT_EMBEDDINGS={s.embeddings} is not used"
+    return [Finding("warning", "search", detail + unused, SEMANTIC_SEARCH_FIX)]
 
 
 def crashes(s: Settings) -> list[Finding]:
@@ -74,7 +86,9 @@ def crashes(s: Settings) -> list[Finding]:
                 "database",
                 f"the embedded Postgres crashed {len(found)} time(s) since it started, on an "
                 f"instruction this CPU lacks (SIGILL): {found[-1].strip()}",
-                EmbeddedPostgresUnsupportedCpu.fix,
+                "run brainbot on a newer CPU, or set DATABASE_URL to a Postgres with "
+                "pgvector built for this one (a distribution's package or the "
+                "pgvector/pgvector image)",
             )
         ]
     return [
