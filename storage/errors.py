@@ -84,20 +84,26 @@ class EmbeddedPostgresMismatch(DatabaseUnavailable):
 
 
 class EmbeddedPostgresUnsupportedCpu(DatabaseUnavailable):
-    """This CPU lacks instructions the embedded Postgres' programs are compiled for: the
-    server would die at the first vector (SIGILL), so it is not started."""
+    """This CPU lacks instructions the embedded server's pgvector is compiled for, and the
+    data folder holds what only pgvector reads (vectors, a vector index: made on another
+    machine): the server would die on them (SIGILL), so brainbot does not start on it.
+    Without them the server runs there with no vector side (storage.db.vector_side)."""
 
     fix = (
-        "run brainbot on a newer CPU, or set DATABASE_URL to a Postgres with pgvector "
-        "built for this one (a distribution's packages or the pgvector/pgvector image)"
+        "on a machine with AVX2, drop them first with `BRAINBOT_EMBEDDINGS=none brainbot "
+        "reindex --embed` on this data folder (notes are then found by keyword here); or set "
+        "DATABASE_URL to a Postgres with pgvector built for this CPU (a distribution's "
+        "package or the pgvector/pgvector image)"
     )
 
-    def __init__(self, missing: list[str]) -> None:
+    def __init__(self, missing: list[str], held: list[str]) -> None:
         self.missing = missing
+        self.held = held  # what pgvector holds, as said ("the vector index chunks_…")
         super().__init__(
             f"this CPU lacks {', '.join(missing)}, which the embedded Postgres' pgvector is "
-            f"compiled for (x86-64-v3: AVX2, FMA, BMI2); it would crash at the first vector, "
-            f"so it was not started.\n{self.fix}"
+            f"compiled for (x86-64-v3: AVX2, FMA, BMI2), and the database holds what only "
+            f"pgvector reads ({', '.join(held)}): the server would crash on it, so brainbot "
+            f"did not start (nothing was changed).\n{self.fix}"
         )
 
 

@@ -5,7 +5,8 @@
   reachable, vault writable, adapters connected); 503 with what is wrong, as JSON,
   while starting, stopping or failing (take it out of a load balancer). Work a
   ready process still does in the background (re-embedding every note for a new
-  embedder) is told under "notes" and keeps it ready.
+  embedder), and what it cannot do on this machine (semantic search, on a CPU the
+  embedded server's pgvector cannot run on), is told under "notes" and keeps it ready.
 - `/metrics`: Prometheus text from `bot.metrics`.
 - The platform routes adapters add through `mount(app)`: Slack HTTP mode's
   `/slack/events` and the Telegram webhook.

@@ -22,6 +22,7 @@ from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate
 from storage.db.records import Records
 from storage.db.vault_tables import OWNER_VAULT
+from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
 from storage.index.embeddings import make_embedder
 from storage.store import Store
 from storage.vaults import Vaults, VaultSettings
@@ -41,14 +42,26 @@ def make_vaults(
     replace vectors another one made; `embed_in_background`: notes waiting for vectors
     are embedded meanwhile, else left for `brainbot run`); each store opens when first
     used, and what its first sync skipped, and what any index write leaves out, goes
-    to `skips` (a ledger of its own when None)."""
-    embedder = make_embedder(
-        settings.embeddings,
-        settings.embedding_model,
-        settings.openai_api_key,
-        settings.openai_base_url,
-        settings.embedding_dimensions,
-    )
+    to `skips` (a ledger of its own when None). A database without a vector side
+    (the embedded one on a CPU its pgvector cannot run on) gets no embedder, with a
+    warning: the captures go on, found by keyword."""
+    embedder = None
+    if database.vectors:
+        embedder = make_embedder(
+            settings.embeddings,
+            settings.embedding_model,
+            settings.openai_api_key,
+            settings.openai_base_url,
+            settings.embedding_dimensions,
+        )
+    else:
+        unused = f"; BRAINBOT_EMBEDDINGS={settings.embeddings} is not used"
+        log.warning(
+            "%s%s; for semantic search, %s",
+            semantic_search_off(database.cpu_lacks),
+            "" if settings.embeddings == "none" else unused,
+            SEMANTIC_SEARCH_FIX,
+        )
     vaults = Vaults(
         database,
         embedder,

@@ -42,6 +42,7 @@ from bot.app.watch import sync_store, watch_vaults
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
 from storage.db.vault_tables import OWNER_VAULT_NAME
+from storage.db.vector_side import semantic_search_off
 from storage.index.backfill import embedding_progress
 from storage.index.backfill import running as embedding_running
 
@@ -293,6 +294,13 @@ class Service:
             return f"not connected: {', '.join(down)}" if down else None
 
         self.http.checks.update(database=database, vault=vault, adapters=adapters)
+        if not runtime.database.vectors:
+            off = semantic_search_off(runtime.database.cpu_lacks)
+
+            async def semantic_search() -> str | None:
+                return off
+
+            self.http.notes["search"] = semantic_search
         if runtime.vaults.embedder is not None:
 
             async def embeddings() -> str | None:

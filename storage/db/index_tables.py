@@ -16,7 +16,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pgvector.sqlalchemy import VECTOR
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -87,10 +86,12 @@ class IndexedEntry(SQLModel, table=True):
 
 
 class Chunk(SQLModel, table=True):
-    """One embedded passage of a note. The vector's length is set by the index when it
-    opens (from the embedder), so the column is declared without one here. The HNSW
-    index over it serves every vault; a small vault's chunks are scanned exactly
-    instead (through `chunks_vault`, see storage.index.search)."""
+    """One embedded passage of a note. Its vector, the `embedding` column (pgvector's
+    `vector`), is not declared here: the database has it only where the server can
+    run pgvector (storage.db.vector_side adds it), and its length follows the embedder
+    (storage.index.vector_setup). The HNSW index over it serves every vault; a small
+    vault's chunks are scanned exactly instead (through `chunks_vault`, see
+    storage.index.search)."""
 
     __tablename__ = "chunks"
     __table_args__ = (Index("chunks_vault", "vault_id"),)
@@ -100,7 +101,6 @@ class Chunk(SQLModel, table=True):
     entry_id: int = _entry_fk()
     ord: int = 0
     start: int = 0  # offset of the passage in the body, for the hit's snippet
-    embedding: Any = Field(default=None, sa_column=Column(VECTOR()))
 
 
 class Posting(SQLModel, table=True):

@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 CANDIDATES = 30  # each side of a hybrid search ranks at least this many notes
 KEYWORD_ONLY = "keyword search only: no embeddings are configured"
+NO_VECTORS = "keyword search only: this CPU cannot run pgvector (see `brainbot doctor`)"
 REEMBEDDING = (
     "notes are being embedded in the background: those without vectors yet are found by "
     "keyword only"
@@ -56,9 +57,10 @@ class Index:
         reembed: bool = False,
     ) -> None:
         self.database = database
-        self.embedder = embedder
+        # A database without a vector side (storage.db.vector_side) takes no embedder.
+        self.embedder = embedder if database.vectors else None
         self.vault_id = vault_id
-        self.reembed = reembed  # vectors of another embedder may be replaced
+        self.reembed = reembed and database.vectors  # another embedder's may be replaced
         self.dimensions: int | None = None
         self.needs_embedding = False  # notes without vectors wait for `bulk.embed_pending`
         self.embedding: asyncio.Task[int] | None = None  # see storage.index.backfill
@@ -66,7 +68,7 @@ class Index:
         # waiting for vectors are left for `brainbot run`.
         self.embed_in_background = True
         self.on_written: indexer.WriteListener | None = None
-        self._baselines = Baselines()
+        self._baselines = Baselines() if database.vectors else None
 
     @classmethod
     async def open(
@@ -82,15 +84,15 @@ class Index:
         search), and a different one is refused (`EmbedderChanged`) unless `reembed` lets
         it replace them, those of every vault (all share one vector column)."""
         index = cls(database, embedder, vault_id=vault_id, reembed=reembed)
-        if isinstance(embedder, NeedsProbe):
-            await probe(database, embedder)
-        index.dimensions = embedder.dimensions if embedder else None
+        if isinstance(index.embedder, NeedsProbe):
+            await probe(database, index.embedder)
+        index.dimensions = index.embedder.dimensions if index.embedder else None
         index.needs_embedding = await prepare_vectors(
             database,
             vault_id,
-            embedder.name if embedder else None,
+            index.embedder.name if index.embedder else None,
             index.dimensions,
-            reembed=reembed,
+            reembed=index.reembed,
         )
         return index
 
@@ -317,7 +319,7 @@ class Index:
         embedding = None
         if self.embedder is not None and parsed.text.strip():
             embedding = asyncio.ensure_future(self.embed_queries([parsed.text]))
-        notes: list[str] = [] if self.embedder else [KEYWORD_ONLY]
+        notes = [] if self.embedder else [KEYWORD_ONLY if self.database.vectors else NO_VECTORS]
         if self.embedding is not None and not self.embedding.done():
             notes.append(REEMBEDDING)
         try:

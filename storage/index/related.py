@@ -122,16 +122,13 @@ _BASELINE = text(
 # The note, the vault's statistics, the note's mean vector, the notes it links to,
 # and its terms that occur in some other note but not in most (with what BM25 needs
 # to weigh them in the note itself): one trip.
-_NOTE = text(
-    """
+_NOTE = """
     WITH meta AS (
         SELECT greatest(doc_count, 1) AS n,
                greatest(total_length::float8 / greatest(doc_count, 1), 1.0) AS avgdl
         FROM index_meta WHERE vault_id = :vault
     )
-    SELECT e.id, e.title, meta.n, meta.avgdl,
-           (SELECT avg(c.embedding)::text FROM chunks c
-            WHERE c.entry_id = e.id AND c.embedding IS NOT NULL) AS vector,
+    SELECT e.id, e.title, meta.n, meta.avgdl, {vector} AS vector,
            (SELECT json_agg(json_build_array(l.target_key, l.target_path, l.target_alt))
             FROM links l WHERE l.source_id = e.id) AS linked,
            (SELECT json_agg(json_build_array(p.term, t.df, p.tf, p.dl)) FROM postings p
@@ -140,7 +137,14 @@ _NOTE = text(
               AND t.df <= greatest(:floor, meta.n * :share)) AS terms
     FROM entries e CROSS JOIN meta WHERE e.vault_id = :vault AND e.path = :path
     """
+_NOTE_WITH_VECTOR = text(
+    _NOTE.format(
+        vector="(SELECT avg(c.embedding)::text FROM chunks c"
+        " WHERE c.entry_id = e.id AND c.embedding IS NOT NULL)"
+    )
 )
+# A database without a vector side (storage.db.vector_side) has no column to read.
+_NOTE_WITHOUT_VECTOR = text(_NOTE.format(vector="NULL"))
 
 # Summed over the postings alone; the few best notes are joined to their rows after.
 _SCORES = text(
@@ -180,15 +184,17 @@ async def neighbours(
     conn: AsyncConnection,
     vault_id: int,
     path: str,
-    baselines: Baselines,
+    baselines: Baselines | None,
     *,
     limit: int = CANDIDATES,
 ) -> list[Neighbour]:
     """The notes of vault `vault_id` closest to the note at `path` by either side, each
     scored on both (see the module doc), best keyword score first; [] when the note
-    is not indexed."""
+    is not indexed. `baselines` is None where the database has no vector side: by
+    words alone."""
     params = {"vault": vault_id, "path": path, "floor": COMMON_FLOOR, "share": COMMON_SHARE}
-    note = (await conn.execute(_NOTE, params)).one_or_none()
+    query = _NOTE_WITHOUT_VECTOR if baselines is None else _NOTE_WITH_VECTOR
+    note = (await conn.execute(query, params)).one_or_none()
     if note is None:
         return []
     n, avgdl = float(note.n), float(note.avgdl)
@@ -226,7 +232,7 @@ async def neighbours(
             shared[int(r.entry_id)] = int(r.shared)
             titles[int(r.entry_id)] = (r.path, r.title)
     similarity: dict[int, float] = {}
-    if note.vector is not None:
+    if note.vector is not None and baselines is not None:
         baseline = await baselines.of(conn, vault_id)
         if baseline is not None:
             vector = [float(x) for x in note.vector.strip("[]").split(",")]

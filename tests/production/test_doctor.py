@@ -12,10 +12,8 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.app.commands.doctor import database as database_check
 from bot.app.commands.doctor import vault as vault_check
 from bot.config import Settings
-from storage.db import cpu_features
 from storage.db.migrations import migrate
 from storage.db.skipped import SkippedItems
 from storage.vault.backup import VaultBackup
@@ -24,7 +22,6 @@ from tests.fakes.slack_api import BOT_TOKEN
 from tests.production.conftest import Fakes
 from tests.production.gitremote import bare_remote, commit_file, other_machine
 from tests.production.process import command
-from tests.storage.db.test_cpu_features import IVY_BRIDGE, cpuinfo, x86_64_only
 from tests.storage.vault.vault_support import ANN, make_vault
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
@@ -117,24 +114,6 @@ async def test_an_unmerged_backup_conflict_is_a_problem_until_merged(tmp_path: P
     problem = next(f for f in findings if f.level == "problem")
     assert problem.detail == f"a conflict with the remote waits on branch {branch}"
     assert problem.fix.startswith(f"git -C {vault.root} merge {branch}")
-
-
-@x86_64_only
-async def test_a_cpu_the_embedded_server_cannot_run_on_is_named_with_what_it_lacks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cpu_features, "CPUINFO", tmp_path / "cpuinfo")
-    (tmp_path / "cpuinfo").write_text(cpuinfo(IVY_BRIDGE))
-    settings = Settings(_env_file=None, BRAINBOT_DATA_DIR=str(tmp_path / "data"))  # type: ignore[call-arg]
-
-    [finding] = await database_check(settings)
-
-    assert finding.level == "problem"
-    assert finding.detail.startswith(
-        "the embedded Postgres: this CPU lacks avx2, bmi1, bmi2, fma, abm, movbe, which the "
-        "embedded Postgres' pgvector is compiled for (x86-64-v3: AVX2, FMA, BMI2)"
-    )
-    assert finding.fix.startswith("run brainbot on a newer CPU, or set DATABASE_URL")
 
 
 async def test_an_install_nobody_claimed_shows_its_claim_code(

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import frontmatter
 import pytest
 
-from bot.app.commands.doctor import failed_sends
+from bot.app.commands.doctor_database import failed_sends
 from bot.app.runtime import Runtime
 from bot.app.scheduling import build_service, start_scheduler
 from bot.events import Conversation, Reply

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.app.commands.doctor import skipped_this_week
+from bot.app.commands.doctor_database import skipped_this_week
 from bot.app.runtime import Runtime
 from bot.app.watch import sync_store
 from bot.engine import FAILED, FAILED_KEPT

@@ -9,7 +9,7 @@ import string
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.app.commands.doctor import skipped_this_week
+from bot.app.commands.doctor_database import skipped_this_week
 from bot.app.runtime import Runtime
 from bot.app.watch import sync_store
 from storage.db.skipped import SkippedItems

@@ -13,27 +13,21 @@ elsewhere the tests are skipped, saying what to install."""
 
 from __future__ import annotations
 
-import os
-import platform
 import re
 import shutil
-import signal
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from bot.app.commands.doctor import crashes
+from bot.app.commands.doctor_database import crashes
 from bot.config import Settings
 from storage.db.cpu_features import NEEDED_LEVEL
 from storage.db.embedded_pg import installed_bindir, start_server
-
-X86_64 = platform.machine().lower() in ("x86_64", "amd64")
+from tests.storage.db.emulation import X86_64, emulated_server
 
 # Functions that hold newer instructions than their callers may run, because they are
 # called only after a run-time check of the CPU (cpuid, and xgetbv for the AVX-512
@@ -163,60 +157,6 @@ def test_the_binaries_need_exactly_the_cpu_level_brainbot_checks_for() -> None:
         "pg_dump": 1,
         "pg_restore": 1,
     }
-
-
-def _qemu() -> str | None:
-    """qemu-user's x86-64 emulator, if it emulates AVX2 (7.2 and later: Debian 12's)."""
-    qemu = shutil.which("qemu-x86_64") if X86_64 else None
-    if qemu is None:
-        return None
-    said = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout
-    found = re.search(r"version (\d+)\.(\d+)", said)
-    return qemu if found and (int(found[1]), int(found[2])) >= (7, 2) else None
-
-
-@contextmanager
-def emulated_server(cpu: str, data: Path) -> Iterator[str]:
-    """The shipped server's `postgres` run under qemu-user as the CPU `cpu` would run it,
-    on `data`/pg made natively (initdb by the package: as root, a system user of its own
-    owns the folder and runs the server); logs to the folder's `log`, as the package's
-    server does; yields the admin URI."""
-    qemu = _qemu()
-    if qemu is None:
-        pytest.skip(
-            "needs qemu-x86_64 7.2 or later on x86-64: apt-get install qemu-user (make test does)"
-        )
-    pgdata = data / "pg"
-    start_server(pgdata).cleanup()  # initdb, start, stop
-    owner = pgdata.stat()
-    as_owner = {"user": owner.st_uid, "group": owner.st_gid} if os.geteuid() == 0 else {}
-    postgres = [str(installed_bindir() / "postgres"), "-D", str(pgdata), "-k", str(pgdata)]
-    with (pgdata / "log").open("a") as log:
-        server = subprocess.Popen(
-            [qemu, "-cpu", cpu, *postgres, "-c", "listen_addresses=", "-c", "fsync=off"],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            **as_owner,
-        )
-    uri = f"host={pgdata} user=postgres dbname=postgres"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                psycopg.connect(uri).close()
-                break
-            except psycopg.OperationalError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        yield uri
-    finally:
-        server.send_signal(signal.SIGINT)  # fast shutdown
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 SMOKE_INSERT = (
