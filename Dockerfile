@@ -5,6 +5,7 @@ FROM python:3.11-slim AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY pyproject.toml README.md ./
+COPY app ./app
 COPY bot ./bot
 COPY adapters ./adapters
 COPY storage ./storage

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import aiohttp
 
+from app.api import CaptureApi
+from app.commands.mcp import owner
+from app.http import HttpServer
 from bench.engine import open_runtime
-from bot.app.api import CaptureApi
-from bot.app.commands.mcp import owner
-from bot.app.http import HttpServer
 from storage.db.mcp_tokens import McpTokens
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.scripts import capture_everything

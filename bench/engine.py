@@ -25,8 +25,8 @@ from typing import Any
 from sqlalchemy import Connection, event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.runtime import Runtime
 from bench.digest import write_vault
-from bot.app.runtime import Runtime
 from bot.events import Conversation, InboundMessage, Sender
 from tests.fakes.brain import make_settings
 from tests.fakes.openai_server import FakeOpenAI

@@ -86,7 +86,7 @@ async def _start(env: dict[str, str], log: Path) -> tuple[asyncio.subprocess.Pro
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "bot.app.cli",
+            "app.cli",
             "run",
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -128,7 +128,7 @@ async def run(starts: int = 3) -> dict[str, float]:
             importing = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "bot.app.cli",
+                "app.cli",
                 "import",
                 str(root / "source"),
                 env=env,

@@ -78,11 +78,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from app.runtime import Runtime
 from bench.engine import message as engine_message
 from bench.storage import CATEGORIES, DIMENSIONS
 from bench.storage_corpus import generate, write_notes
 from bench.storage_ranking import pick_embedder
-from bot.app.runtime import Runtime
 from bot.connect import related as rule
 from storage.db.engine import Database
 from storage.index.embeddings import Embedder, HashingEmbedder

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import frontmatter
 
+from app.runtime import Runtime
+from app.scheduling import build_service
 from bench.digest import write_vault
-from bot.app.runtime import Runtime
-from bot.app.scheduling import build_service
 from bot.config import Settings
 from bot.events import Conversation, Reply
 

@@ -346,7 +346,7 @@ async def timings(runs: int) -> Timings:
 
 
 async def _measure(runtime: object, runs: int) -> Timings:
-    from bot.app.runtime import Runtime
+    from app.runtime import Runtime
 
     assert isinstance(runtime, Runtime)
     store = runtime.store

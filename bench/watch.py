@@ -1,4 +1,4 @@
-"""Notes changed by hand, found by the vault watcher (bot.app.watch) in a 10,000-note
+"""Notes changed by hand, found by the vault watcher (app.watch) in a 10,000-note
 vault. Target: a hand edit is searchable within a second (median).
 
 1. edit -> searchable: a note is rewritten as an editor saves it, with a word no
@@ -29,9 +29,9 @@ from pathlib import Path
 
 from sqlalchemy import text
 
+from app.runtime import Runtime
+from app.watch import needs_sync, watch_vaults
 from bench.digest import write_vault
-from bot.app.runtime import Runtime
-from bot.app.watch import needs_sync, watch_vaults
 from bot.config import Settings
 from storage.store import Store
 

@@ -69,7 +69,7 @@ def utcnow() -> datetime:
 @dataclass(frozen=True)
 class EngineParts:
     """The collaborators the engine decides with, built by the composition root
-    (bot.app.engine_parts) and handed in."""
+    (app.engine_parts) and handed in."""
 
     access: Access
     people: People
@@ -197,7 +197,7 @@ class Engine:
     async def _finish(self, event: Event, status: str) -> bool:
         """Mark the event finished; False if the database could not be reached. Then it
         stays recorded as received, and the next start looks at it again
-        (bot.app.recovery: done if the vault has its commit, else processed then)."""
+        (app.recovery: done if the vault has its commit, else processed then)."""
         try:
             await self.records.finish_event(
                 event.conversation.platform, event.event_id, status, self.clock()
@@ -267,7 +267,7 @@ class Engine:
         if isinstance(event, InboundMessage):
             source.update(event.source)
         # Every commit made for this event names it: after a crash, the vault itself
-        # says whether the event's writes happened (see bot.app.recovery).
+        # says whether the event's writes happened (see app.recovery).
         source["event"] = event_key
         return ToolContext(
             store=await self.vaults.store(vault),

@@ -52,7 +52,7 @@ class Store:
         self.database = database
         self.vault_id = index.vault_id
         self._writer = Writer(vault, index, database)  # every write, in turn (storage.writer)
-        # What the sync at open did and skipped, for the app to record (bot.app).
+        # What the sync at open did and skipped, for the app to record (app).
         self.opening = SyncReport(0, 0, None)
 
     @classmethod

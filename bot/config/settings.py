@@ -133,7 +133,7 @@ class Settings(BaseSettings):
 
     http_host: str = Field("127.0.0.1", min_length=1, alias="BRAINBOT_HTTP_HOST")
     http_port: int = Field(8080, ge=0, le=65535, alias="BRAINBOT_HTTP_PORT")
-    # The sites whose pages may call the capture API from a browser (bot.app.cors).
+    # The sites whose pages may call the capture API from a browser (app.cors).
     api_cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         (), alias="BRAINBOT_API_CORS_ORIGINS"
     )

@@ -57,7 +57,7 @@ class MailRules:
 
 
 class MailFiler:
-    """Takes one raw mail at a time (`take`), as bot.app.mail hands them over."""
+    """Takes one raw mail at a time (`take`), as app.mail hands them over."""
 
     def __init__(
         self,
@@ -114,7 +114,7 @@ class MailFiler:
 
     def _verdict(self, mail: Mail) -> Verdict:
         assert mail.sender is not None
-        if self.rules.authserv_id is None:  # mail in refuses to start so (bot.app.mail)
+        if self.rules.authserv_id is None:  # mail in refuses to start so (app.mail)
             return Verdict(False, "BRAINBOT_IMAP_AUTHSERV_ID is not set")
         results = [str(h) for h in mail.headers.get_all("Authentication-Results") or []]
         return authenticated(results, mail.sender, authserv_id=self.rules.authserv_id)

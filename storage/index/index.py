@@ -212,7 +212,7 @@ class Index:
         waiting for vectors counts as indexed (it is not read and written again for
         them: storage.index.backfill embeds it), unless `embedded` asks for notes
         with vectors only (where there is an embedder): a look for what a sync
-        should do (bot.app.watch), which then embeds it."""
+        should do (app.watch), which then embeds it."""
         if not paths:
             return {}
         waiting = " AND embedded" if embedded and self.embedder is not None else ""

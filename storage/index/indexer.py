@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 Vectors = Sequence[Sequence[Sequence[float]]]  # per note, one vector per chunk
 # Told, after each write, the vault, the notes it left out (path, why) and the paths it
-# settled (indexed, or dropped): bot.app.skips keeps the first for `brainbot doctor`
+# settled (indexed, or dropped): app.skips keeps the first for `brainbot doctor`
 # and clears them once settled.
 WriteListener = Callable[[int, Sequence[tuple[str, str]], Sequence[str]], Awaitable[None]]
 

@@ -21,7 +21,7 @@ journal's commit the change landed, and only backups and the git index are tidie
 otherwise every journalled path that holds what the change wrote gets back what it
 held, from its backup (a rename: no free space needed) or from its blob. Back, not
 forward: a change that never committed was never confirmed to anyone, and the event
-that asked for it is resumed or its approval reopened (bot.app.recovery), so the
+that asked for it is resumed or its approval reopened (app.recovery), so the
 person sees it done once or is asked again. A path holding neither state was edited
 by hand after the crash and is kept as it is.
 """

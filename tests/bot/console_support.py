@@ -33,7 +33,7 @@ def piped_chat(
     """Run `brainbot chat` (or `args`) with `lines` on a pipe; its output as text."""
     data = lines if isinstance(lines, bytes) else ("\n".join(lines) + "\n").encode()
     done = subprocess.run(
-        [sys.executable, "-m", "bot.app.cli", *(args or ("chat",))],
+        [sys.executable, "-m", "app.cli", *(args or ("chat",))],
         input=data,
         capture_output=True,
         env=chat_env(tmp_path, database_url),
@@ -62,7 +62,7 @@ class Terminal:
             signal.pthread_sigmask(signal.SIG_SETMASK, set())
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
                 signal.signal(signum, signal.SIG_DFL)
-            os.execve(sys.executable, [sys.executable, "-m", "bot.app.cli", "chat"], env)
+            os.execve(sys.executable, [sys.executable, "-m", "app.cli", "chat"], env)
         self.screen = b""
 
     def read_until(self, expected: bytes, count: int = 1) -> bytes:

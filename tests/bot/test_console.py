@@ -29,7 +29,7 @@ def test_brainbot_chat_through_piped_stdin(tmp_path: Path, database_url: str) ->
         "/list projects",
     ]
     done = subprocess.run(
-        [sys.executable, "-m", "bot.app.cli", "chat"],
+        [sys.executable, "-m", "app.cli", "chat"],
         input="\n".join(lines) + "\n",
         capture_output=True,
         text=True,

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.app.recovery import resume_unfinished
+from app.recovery import resume_unfinished
 from bot.events import Conversation, Reply
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import running_brain

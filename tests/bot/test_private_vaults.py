@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.events import ButtonPress, Reply
 from bot.tools.registry import ToolContext
 from tests.bot.helpers import CHAT, git_log, message, notes, press, sender, vault_of

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.config import Settings
 from tests.fakes.openai_server import FakeOpenAI
 

@@ -33,7 +33,7 @@ async def command(
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.app.cli",
+        "app.cli",
         *args,
         env={**env, "PYTHONPATH": str(ROOT)},
         cwd=cwd,
@@ -58,7 +58,7 @@ def clean_env(**settings: str) -> dict[str, str]:
 
 
 class Brainbot:
-    """One `python -m bot.app.cli run` process; its stderr (the log) goes to a file."""
+    """One `python -m app.cli run` process; its stderr (the log) goes to a file."""
 
     def __init__(self, tmp_path: Path, env: Mapping[str, str], *, name: str = "brainbot") -> None:
         self.env = dict(env)
@@ -77,7 +77,7 @@ class Brainbot:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "bot.app.cli",
+                "app.cli",
                 *(args or ("run",)),
                 env={**self.env, "PYTHONPATH": str(ROOT)},
                 cwd=self.cwd,
@@ -173,11 +173,11 @@ def console_env(tmp_path: Path, database_url: str | None, **settings: str) -> di
 async def start_console(
     tmp_path: Path, env: Mapping[str, str], *, stdout: Any, stderr: Any
 ) -> asyncio.subprocess.Process:
-    """`python -m bot.app.cli run` chatting through a pipe on its standard input."""
+    """`python -m app.cli run` chatting through a pipe on its standard input."""
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.app.cli",
+        "app.cli",
         "run",
         env=dict(env),
         cwd=tmp_path,

@@ -31,7 +31,7 @@ async def brainbot(tmp_path: Path, *args: str, **settings: str) -> tuple[int, st
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.app.cli",
+        "app.cli",
         *args,
         env=console_env(tmp_path, None, **settings),
         cwd=tmp_path,

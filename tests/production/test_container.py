@@ -20,8 +20,8 @@ import pytest
 import yaml
 from aiohttp import web
 
-from bot.app.cli import build_parser
-from bot.app.serve import GRACE_SECONDS
+from app.cli import build_parser
+from app.serve import GRACE_SECONDS
 from bot.config import Settings
 
 ROOT = Path(__file__).parents[2]
@@ -77,7 +77,7 @@ def test_the_entry_command_is_brainbot_run() -> None:
     assert command[:2] == ["tini", "--"]  # reaps the embedded Postgres' children
     program, *arguments = command[2:]
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts[program] == "bot.app.cli:main"
+    assert scripts[program] == "app.cli:main"
     parsed = build_parser().parse_args(arguments)
     assert (parsed.command, callable(parsed.func)) == ("run", True)
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.app.commands.doctor import vault as vault_check
+from app.commands.doctor import vault as vault_check
 from bot.config import Settings
 from storage.db.migrations import migrate
 from storage.db.skipped import SkippedItems

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from bot.app.serve import follow_outside_edits
+from app.serve import follow_outside_edits
 from tests.fakes.brain import running_brain
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.db.people import Person
 

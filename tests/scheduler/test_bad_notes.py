@@ -15,9 +15,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.app.mcp_wiring import mcp_calls
-from bot.app.runtime import Runtime
-from bot.app.scheduling import build_service, start_scheduler
+from app.mcp_wiring import mcp_calls
+from app.runtime import Runtime
+from app.scheduling import build_service, start_scheduler
 from bot.events import Conversation
 from bot.metrics import REGISTRY
 from storage.db.skipped import SkippedItems

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.job import Job
 
-from bot.app.scheduling import start_scheduler
+from app.scheduling import start_scheduler
 from scheduler.service import DigestService, DigestTrigger
 from tests.bot.helpers import message
 from tests.fakes.brain import running_brain

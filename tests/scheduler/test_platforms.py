@@ -13,8 +13,8 @@ import pytest
 
 from adapters.slack import SlackAdapter
 from adapters.telegram import TelegramAdapter
-from bot.app.runtime import Runtime
-from bot.app.scheduling import build_service
+from app.runtime import Runtime
+from app.scheduling import build_service
 from scheduler.delivery import deliver_via
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.slack_api import APP_TOKEN, BOT_TOKEN, MAX_BLOCKS, FakeSlack, block_errors

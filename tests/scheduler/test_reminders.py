@@ -14,9 +14,9 @@ from zoneinfo import ZoneInfo
 import frontmatter
 import pytest
 
-from bot.app.commands.doctor_database import failed_sends
-from bot.app.runtime import Runtime
-from bot.app.scheduling import build_service, start_scheduler
+from app.commands.doctor_database import failed_sends
+from app.runtime import Runtime
+from app.scheduling import build_service, start_scheduler
 from bot.events import Conversation, Reply
 from scheduler.delivery import Deliver, NoRoute
 from scheduler.reminders import Reminders

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from bot.app.scheduling import build_service, start_scheduler
+from app.scheduling import build_service, start_scheduler
 from bot.events import Conversation
 from scheduler.service import job_id
 from tests.bot.helpers import git_log

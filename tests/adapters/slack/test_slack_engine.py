@@ -16,8 +16,8 @@ from aiohttp import web
 from fpdf import FPDF
 
 from adapters.slack import SlackAdapter
-from bot.app.runtime import Runtime
-from bot.app.watch import sync_store
+from app.runtime import Runtime
+from app.watch import sync_store
 from storage.entry import Author
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.helpers import notes

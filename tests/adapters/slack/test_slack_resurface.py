@@ -8,7 +8,7 @@ from typing import Any
 
 import frontmatter
 
-from bot.app.scheduling import build_service
+from app.scheduling import build_service
 from tests.adapters.slack.test_slack_engine import serving
 from tests.bot.digest.test_resurface import MORNING, VECTORS, _vault
 from tests.fakes.brain import Clock, running_brain

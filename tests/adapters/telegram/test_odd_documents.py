@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.app.commands.doctor_database import skipped_this_week
-from bot.app.runtime import Runtime
-from bot.app.watch import sync_store
+from app.commands.doctor_database import skipped_this_week
+from app.runtime import Runtime
+from app.watch import sync_store
 from bot.engine import FAILED, FAILED_KEPT
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import notes

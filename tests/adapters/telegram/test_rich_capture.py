@@ -12,7 +12,7 @@ import frontmatter
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain

@@ -12,7 +12,7 @@ import frontmatter
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.enrich.test_shared_files import photo_of

@@ -16,7 +16,7 @@ from telegram import Update
 from adapters.telegram import TelegramAdapter
 from adapters.telegram.save import ALREADY_SAVED, USAGE, translate_update
 from adapters.telegram.translate import Incoming, Skip
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import notes_by_vault, vault_of
 from tests.fakes.brain import running_brain

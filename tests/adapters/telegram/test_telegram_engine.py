@@ -11,7 +11,7 @@ from typing import Any
 import frontmatter
 import pytest
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from storage.entry import Author
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import git_log, notes

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import frontmatter
 
-from bot.app.scheduling import build_service
+from app.scheduling import build_service
 from bot.events import Reply
 from tests.bot.helpers import git_log, press
 from tests.fakes.brain import Clock, running_brain

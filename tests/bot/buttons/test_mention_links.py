@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from bot.app.scheduling import build_service
+from app.scheduling import build_service
 from bot.events import Reply
 from tests.bot.helpers import git_log, press
 from tests.fakes.brain import Clock, running_brain

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import frontmatter
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.connect.related import LINK_ACTION
 from bot.events import Conversation, Reply
 from tests.bot.enrich.test_shared_links import Told

@@ -13,7 +13,7 @@ from pathlib import Path
 import frontmatter
 from aiohttp import web
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.store import Store
 from tests.bot.helpers import git_log, git_status, message, notes, press

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.tool_server import ToolServer

@@ -80,7 +80,7 @@ async def brainbot(env: dict[str, str], cwd: Path, *args: str, stdin: bytes = b"
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.app.cli",
+        "app.cli",
         *args,
         env=env,
         cwd=cwd,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.app.tool_checks import custom_tools
+from app.tool_checks import custom_tools
 from bot.config import Settings
 from bot.custom_tools import VaultTools, secret_values
 from bot.custom_tools.declarations import parse_tools

@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import text
 
 from adapters.telegram.render import callback_data
-from bot.app.runtime import Runtime
-from bot.app.scheduling import build_service
+from app.runtime import Runtime
+from app.scheduling import build_service
 from bot.digest import compose_digest
 from bot.events import Reply
 from tests.bot.helpers import press

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import frontmatter
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.enrich import find_urls
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.enrich.test_fetch_addresses import REFUSED, redirect

@@ -15,8 +15,8 @@ from typing import Any
 import frontmatter
 from aiohttp import web
 
-from bot.app.mcp_wiring import mcp_calls
-from bot.app.runtime import Runtime
+from app.mcp_wiring import mcp_calls
+from app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.db.enrichments import DONE, WAITING, Enrichments
 from tests.bot.enrich.pages_server import page_server

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from adapters.imap import Mailbox, Taken
-from bot.app.mail import filer_for, mailbox_of
-from bot.app.runtime import Runtime
+from app.mail import filer_for, mailbox_of
+from app.runtime import Runtime
 from bot.events import Conversation, Reply
 from bot.mail import MailFiler
 from storage.db.email_codes import EMAIL

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from bot.app.commands.run import run
-from bot.app.mail import mail_check, refusal
-from bot.app.settings_check import EXIT_CONFIG
+from app.commands.run import run
+from app.mail import mail_check, refusal
+from app.settings_check import EXIT_CONFIG
 from storage.db.email_codes import EMAIL
 from tests.bot.mail.conftest import ADA, MX, MailIn, mail, mail_in, until
 from tests.fakes.brain import make_settings

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.mail import mail_check
-from bot.app.settings_check import SettingsInvalid, load_settings
+from app.mail import mail_check
+from app.settings_check import SettingsInvalid, load_settings
 from tests.bot.mail.conftest import MX, mail, mail_in, until
 from tests.fakes.brain import make_settings
 from tests.fakes.imap_server import PASSWORD, ImapServer

@@ -23,11 +23,11 @@ from tests.production.process import ROOT
 
 
 async def cli(env: Mapping[str, str], *args: str) -> tuple[int, str, str]:
-    """`python -m bot.app.cli ARGS`: exit code, stdout, stderr."""
+    """`python -m app.cli ARGS`: exit code, stdout, stderr."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bot.app.cli",
+        "app.cli",
         *args,
         env={**env, "PYTHONPATH": str(ROOT)},
         stdin=asyncio.subprocess.DEVNULL,
@@ -106,7 +106,7 @@ async def stdio_session(
 ) -> AsyncIterator[ClientSession]:
     server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "bot.app.cli", "mcp"],
+        args=["-m", "app.cli", "mcp"],
         env={**env, "PYTHONPATH": str(ROOT), "BRAINBOT_MCP_TOKEN": token},
         cwd=errors.parent,
     )

@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.app.mcp_http import serve_asgi
+from app.mcp_http import serve_asgi
 
 
 class Streamer:

@@ -129,7 +129,7 @@ async def inspector(
         *inspector_env(env, token),
         sys.executable,
         "-m",
-        "bot.app.cli",
+        "app.cli",
         "mcp",
         *args,
         env={**os.environ, "npm_config_cache": str(ROOT / ".cache" / "npm")},

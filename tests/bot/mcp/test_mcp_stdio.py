@@ -1,5 +1,5 @@
 """`brainbot mcp` over stdio, as a desktop client starts it: the MCP SDK's own client
-spawns `python -m bot.app.cli mcp` with a token in BRAINBOT_MCP_TOKEN. No `brainbot run`
+spawns `python -m app.cli mcp` with a token in BRAINBOT_MCP_TOKEN. No `brainbot run`
 is up, so the approval card goes out through Slack's Web API directly."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.commands.mcp import NO_TOKEN
+from app.commands.mcp import NO_TOKEN
 from bot.custom_tools import TOOLS_FILE
 from bot.mcp_server.server import REFUSED
 from tests.bot.custom_tools.support import TOKEN, declare, tools_yaml

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import frontmatter
 
-from bot.app.mcp_wiring import mcp_calls
+from app.mcp_wiring import mcp_calls
 from bot.events import Conversation, Reply
 from tests.bot.helpers import vault_of
 from tests.fakes.brain import running_brain

@@ -101,7 +101,7 @@ def test_brainbot_run_stops_on_them_and_says_why(tmp_path: Path) -> None:
         PYTHONPATH=str(ROOT),
     )
     done = subprocess.run(
-        [sys.executable, "-m", "bot.app.cli", "run"],
+        [sys.executable, "-m", "app.cli", "run"],
         env=env,
         cwd=tmp_path,
         capture_output=True,

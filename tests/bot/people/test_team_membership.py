@@ -17,8 +17,8 @@ import pytest
 
 from adapters.slack import SlackAdapter
 from adapters.telegram import TelegramAdapter
-from bot.app.runtime import Runtime
-from bot.app.scheduling import build_service
+from app.runtime import Runtime
+from app.scheduling import build_service
 from bot.events import Conversation, InboundMessage, Reply, Sender
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlack

@@ -10,7 +10,7 @@ from typing import Any
 import frontmatter
 import pytest
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.events import Reply
 from storage.entry import Author
 from tests.bot.helpers import git_log, message, notes, press

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.tools import resurfacing
 from storage.entry import Author
 from tests.bot.helpers import message

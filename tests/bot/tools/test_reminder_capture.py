@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import frontmatter
 
-from bot.app.scheduling import build_service
+from app.scheduling import build_service
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, call

@@ -14,7 +14,7 @@ from typing import Any
 import frontmatter
 import pytest
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.events import Reply
 from tests.bot.helpers import git_log, message, press
 from tests.bot.turn.test_planted_text import AUTHOR, BUDGET, PAYMENT, SECRET, ada_brain, server

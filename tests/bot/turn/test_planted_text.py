@@ -16,7 +16,7 @@ from typing import Any
 import frontmatter
 import pytest
 
-from bot.app.runtime import Runtime
+from app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.entry import Author
 from tests.bot.helpers import git_log, message, press

@@ -17,8 +17,8 @@ import aiohttp
 import pytest
 
 import storage.db.engine
-from bot.app.commands.doctor_database import database as database_check
-from bot.app.serve import Service
+from app.commands.doctor_database import database as database_check
+from app.serve import Service
 from bot.events import Conversation, Reply
 from storage.db import cpu_features
 from tests.bot.enrich.test_shared_links import Told

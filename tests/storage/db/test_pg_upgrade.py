@@ -15,8 +15,8 @@ import psycopg
 import pytest
 from sqlalchemy import text
 
-from bot.app.cli import main
-from bot.app.commands.doctor_database import kept_old_folders
+from app.cli import main
+from app.commands.doctor_database import kept_old_folders
 from bot.config import Settings
 from storage.db.chat_tables import Approval, Identity, Message, User
 from storage.db.embedded_pg import installed_major, shipped_bindirs, start_server

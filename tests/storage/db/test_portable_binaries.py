@@ -23,7 +23,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from bot.app.commands.doctor_database import crashes
+from app.commands.doctor_database import crashes
 from bot.config import Settings
 from storage.db.cpu_features import NEEDED_LEVEL
 from storage.db.embedded_pg import installed_bindir, start_server

@@ -1,0 +1,64 @@
+"""`brainbot approvals`, `brainbot approve ID` and `brainbot reject ID`: decide a held
+change where no chat shows its card (an MCP client over stdio, with no Slack or
+Telegram). Whoever has the terminal has the data folder, so any person's approval may
+be decided here; it runs as its requester's press of Approve or Reject would."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any, TextIO
+
+from app.commands.digest import UsageError, find_person, outbound
+from app.mcp_wiring import mcp_calls
+from app.runtime import Runtime
+from app.settings_check import load_settings
+from bot.config import Settings
+from scheduler.delivery import deliver_via
+
+
+def register(subparsers: Any) -> None:
+    listing = subparsers.add_parser("approvals", help="list the changes waiting for approval")
+    listing.add_argument("person", nargs="?", help="only this person's (user id or platform:id)")
+    listing.set_defaults(func=main)
+    for name, verb in (("approve", "run"), ("reject", "drop")):
+        decide = subparsers.add_parser(name, help=f"{verb} a change waiting for approval")
+        decide.add_argument("approval_id", metavar="ID", help="its id (`brainbot approvals`)")
+        decide.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    return asyncio.run(approvals(args, load_settings(), sys.stdout))
+
+
+async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
+    """List (`approvals`) or decide (`approve`, `reject`) held changes."""
+    runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
+    try:
+        now = runtime.engine.clock()
+        if args.command == "approvals":
+            person = await find_person(runtime.records, args.person) if args.person else None
+            waiting = await runtime.records.pending_approvals(person.id if person else None, now)
+            for approval in waiting:
+                print(
+                    f"{approval.id}  user {approval.user_id}  {approval.tool}  "
+                    f"{approval.summary}  (until {approval.expires_at:%Y-%m-%d %H:%M})",
+                    file=out,
+                )
+            if not waiting:
+                print("Nothing waits for approval.", file=out)
+            return 0
+        async with outbound(settings) as senders:
+            calls = mcp_calls(runtime, deliver_via(senders))
+            decided, said = await calls.decide(args.approval_id, args.command == "approve")
+        if not decided:
+            print(f"brainbot {args.command}: {said} Nothing changed.", file=sys.stderr)
+            return 2
+        print(said, file=out)
+        return 0
+    except UsageError as exc:
+        print(f"brainbot {args.command}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        await runtime.close()

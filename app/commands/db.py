@@ -1,0 +1,57 @@
+"""`brainbot db upgrade [--old-postgres DIR]`: move the embedded Postgres' data to the
+installed server's major version (storage.db.pg_upgrade). `brainbot run` does it by
+itself for a folder of PostgreSQL 16, whose programs are shipped; the command runs it
+by hand, or for another version with its programs in DIR."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.settings_check import load_settings
+from storage.db.pg_upgrade import upgrade
+from storage.errors import StorageError
+
+
+def register(subparsers: Any) -> None:
+    db = subparsers.add_parser("db", help="the embedded Postgres' data folder")
+    commands = db.add_subparsers(dest="db_command", required=True)
+    up = commands.add_parser(
+        "upgrade",
+        help="carry the embedded database over to the installed PostgreSQL's major version",
+    )
+    up.add_argument(
+        "--old-postgres",
+        type=Path,
+        metavar="DIR",
+        help="the programs of the PostgreSQL that wrote the folder, when not shipped "
+        "(PostgreSQL 16's are): its bin folder",
+    )
+    up.set_defaults(func=lambda args: run_upgrade(args, sys.stdout))
+
+
+def run_upgrade(args: argparse.Namespace, out: TextIO) -> int:
+    """Upgrade the folder the settings name; print what was done, or why not (exit 1)."""
+    settings = load_settings()
+    if settings.database_url:
+        print(
+            "brainbot db upgrade: DATABASE_URL is set, so brainbot uses that server, not the "
+            "embedded one; upgrade it with its own tools (pg_upgrade, or pg_dump and restore)",
+            file=sys.stderr,
+        )
+        return 1
+    pgdata = settings.data_dir / "pg"
+    try:
+        done = upgrade(pgdata, args.old_postgres)
+    except StorageError as exc:
+        print(f"brainbot db upgrade: {exc} (the data folder was not changed)", file=sys.stderr)
+        return 1
+    out.write(
+        f"{pgdata}: PostgreSQL {done.old_major} -> {done.new_major}, "
+        f"{sum(done.rows.values())} rows in {len(done.rows)} tables, every count the same.\n"
+        f"The old folder is kept as {done.kept_folder} and the dump as {done.dump}: "
+        "delete them once brainbot runs well.\n"
+    )
+    return 0

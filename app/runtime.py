@@ -1,0 +1,166 @@
+"""Everything a running brainbot needs, built once from Settings and closed in order."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from app.engine_parts import build_engine
+from app.skips import SkipLedger
+from app.tool_checks import unknown_secret_vaults
+from bot.config import Settings
+from bot.custom_tools import load_plugins
+from bot.dates import prepare
+from bot.engine import Engine, utcnow
+from bot.llm import LLM, LLMLimits
+from bot.people import TeamMembership
+from storage.db.engine import Database
+from storage.db.liveness import ProcessLiveness
+from storage.db.migrations import migrate
+from storage.db.records import Records
+from storage.db.vault_tables import OWNER_VAULT
+from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
+from storage.index.embeddings import make_embedder
+from storage.store import Store
+from storage.vaults import Vaults, VaultSettings
+
+log = logging.getLogger(__name__)
+
+
+def make_vaults(
+    settings: Settings,
+    database: Database,
+    *,
+    reembed: bool = False,
+    skips: SkipLedger | None = None,
+    embed_in_background: bool = True,
+) -> Vaults:
+    """Every vault as the settings describe them (`reembed`: the settings' embedder may
+    replace vectors another one made; `embed_in_background`: notes waiting for vectors
+    are embedded meanwhile, else left for `brainbot run`); each store opens when first
+    used, and what its first sync skipped, and what any index write leaves out, goes
+    to `skips` (a ledger of its own when None). A database without a vector side
+    (the embedded one on a CPU its pgvector cannot run on) gets no embedder, with a
+    warning: the captures go on, found by keyword."""
+    embedder = None
+    if database.vectors:
+        embedder = make_embedder(
+            settings.embeddings,
+            settings.embedding_model,
+            settings.openai_api_key,
+            settings.openai_base_url,
+            settings.embedding_dimensions,
+        )
+    else:
+        unused = f"; BRAINBOT_EMBEDDINGS={settings.embeddings} is not used"
+        log.warning(
+            "%s%s; for semantic search, %s",
+            semantic_search_off(database.cpu_lacks),
+            "" if settings.embeddings == "none" else unused,
+            SEMANTIC_SEARCH_FIX,
+        )
+    vaults = Vaults(
+        database,
+        embedder,
+        VaultSettings(
+            data_dir=settings.data_dir,
+            owner_dir=settings.vault_dir,
+            categories=settings.categories,
+            max_bytes=settings.max_note_bytes,
+            max_attachment_bytes=settings.max_attachment_bytes,
+        ),
+        reembed=reembed,
+        embed_in_background=embed_in_background,
+    )
+    ledger = skips or SkipLedger(database.engine)
+    vaults.on_open.append(ledger.opened)
+    vaults.on_written = ledger.indexed
+    return vaults
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    database: Database
+    vaults: Vaults
+    store: Store  # the owner's vault (vault 1, BRAINBOT_VAULT_DIR)
+    records: Records
+    llm: LLM | None
+    engine: Engine
+    liveness: ProcessLiveness
+    teams: TeamMembership  # checks team members against their chats once `reach`es them
+    skips: SkipLedger  # what syncs and the watcher left out, for doctor
+
+    @classmethod
+    async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
+        """Connect the database (embedded when no DATABASE_URL), bring its schema up to
+        date (migrations), open the vault and index."""
+        database = await Database.connect(settings.database_url, settings.data_dir)
+        try:
+            applied = await migrate(database.engine)
+            if applied:
+                log.info("database schema migrated: %s", "; ".join(m.name for m in applied))
+            skips = SkipLedger(database.engine)
+            vaults = make_vaults(settings, database, skips=skips)
+            store = await vaults.store(OWNER_VAULT)
+            records = Records(database.engine)
+            await records.create_schema()
+            liveness = await ProcessLiveness.acquire(database.engine)
+            # The date parser's tables load now, not on someone's first dated message.
+            await asyncio.to_thread(prepare)
+        except BaseException:
+            await database.close()
+            raise
+        llm = (
+            LLM(
+                api_key=settings.openai_api_key,
+                base_url=settings.openai_base_url,
+                model=settings.llm_model,
+                transcribe_model=settings.transcribe_model,
+                limits=LLMLimits(
+                    first_token_timeout=settings.llm_first_token_timeout,
+                    total_timeout=settings.llm_timeout,
+                    retries=settings.llm_retries,
+                    max_tokens=settings.llm_max_tokens,
+                    stream=settings.llm_stream,
+                ),
+            )
+            if settings.llm_enabled
+            else None
+        )
+        if llm is None:
+            log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
+        load_plugins()  # before the engine: its tool list is built once
+        for line in unknown_secret_vaults(settings):
+            log.warning("%s; the secret is not given to it", line)
+        engine = build_engine(
+            vaults=vaults,
+            records=records,
+            settings=settings,
+            llm=llm,
+            clock=clock,
+            owner=liveness.token,
+        )
+        teams = TeamMembership(
+            vaults,
+            records,
+            settings.team_vaults,
+            clock,
+            fresh_for=timedelta(hours=settings.team_check_hours),
+        )
+        teams.install()
+        return cls(settings, database, vaults, store, records, llm, engine, liveness, teams, skips)
+
+    async def close(self) -> None:
+        # Reading jobs still running stay waiting in the database for the next start.
+        await self.engine.enricher.close()
+        await self.engine.timeline.close()
+        await self.engine.related.close()
+        if self.llm is not None:
+            await self.llm.close()
+        await self.vaults.close()
+        await self.liveness.release()
+        await self.database.close()
