@@ -13,10 +13,10 @@ from app.skips import SkipLedger
 from app.tool_checks import unknown_secret_vaults
 from bot.config import Settings
 from bot.custom_tools import load_plugins
-from bot.dates import prepare
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
 from bot.people import TeamMembership
+from notetext.dates import prepare
 from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate

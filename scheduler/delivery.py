@@ -19,10 +19,10 @@ from typing import Protocol
 
 from bot import metrics
 from bot.config import Settings
-from bot.dates import local_zone
 from bot.digest import Digest, compose_digest, present, record_shown, with_summary
 from bot.events import Conversation, Reply
 from bot.llm import LLM
+from notetext.dates import local_zone
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
 from storage.db.digest_messages import DigestMessages

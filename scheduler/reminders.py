@@ -34,9 +34,9 @@ from sqlalchemy import select
 
 from bot import metrics
 from bot.config import Settings
-from bot.dates import local_zone, next_occurrence, read_when
 from bot.events import Conversation
 from bot.reminders import reminder_message
+from notetext.dates import local_zone, next_occurrence, read_when
 from scheduler.delivery import Deliver, NoRoute, home_conversations
 from scheduler.retry import next_attempt
 from scheduler.skips import PollSkips

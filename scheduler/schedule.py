@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from bot.dates import NotATimeOfDay, local_zone, time_of_day
+from notetext.dates import NotATimeOfDay, local_zone, time_of_day
 from storage.db.chat_tables import WEEKLY_OFF
 from storage.db.people import Person
 

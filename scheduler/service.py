@@ -35,8 +35,8 @@ from apscheduler.triggers.base import BaseTrigger
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
-from bot.dates import WEEKDAY_NAMES
 from bot.people import TeamMembership
+from notetext.dates import WEEKDAY_NAMES
 from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders

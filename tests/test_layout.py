@@ -12,14 +12,14 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("app", "bot", "adapters", "storage", "scheduler")
+PACKAGES = ("app", "bot", "adapters", "storage", "scheduler", "notetext")
 MAX_LINES = 420  # "~400": a module past this is split by responsibility
 # What stands at bot/'s top beside its rooms: the engine, and what every room uses.
 BOT_TOP = {"__init__", "engine", "events", "llm", "logs", "metrics"}
 # Composes the process: it may open any room's modules (and nobody imports it but tests).
 ENTRY_POINTS = "app"
 # Who may import whom, package by package: each may use those below it.
-FLOORS = {"app": 3, "adapters": 2, "scheduler": 2, "bot": 1, "storage": 0}
+FLOORS = {"app": 3, "adapters": 2, "scheduler": 2, "bot": 1, "storage": 0, "notetext": -1}
 
 
 def _modules() -> dict[str, Path]:
@@ -148,7 +148,7 @@ def _room_of(name: str) -> str | None:
 def test_bot_keeps_a_few_modules_at_its_top_and_the_rest_in_rooms() -> None:
     top = {path.stem for path in (ROOT / "bot").glob("*.py")}
     assert top <= BOT_TOP, f"give {sorted(top - BOT_TOP)} a room"
-    rooms = {"bot.buttons", "bot.commands", "bot.config", "bot.dates", "bot.people", "bot.turn"}
+    rooms = {"bot.buttons", "bot.commands", "bot.config", "bot.people", "bot.turn"}
     assert set(ROOMS) >= rooms
 
 
@@ -190,3 +190,10 @@ def _reach(uses: dict[str, set[str]], start: str) -> set[str]:
 
 def test_the_scheduler_imports_the_messages_it_sends_not_button_handlers() -> None:
     assert _importing("scheduler", ("bot.buttons", "bot.commands", "bot.turn")) == []
+
+
+def test_the_ground_floor_of_text_stands_on_nothing_of_ours() -> None:
+    """`notetext` (wikilinks, URLs, code, names, dates) is below storage: storage and
+    the bot read text through it, and it imports none of brainbot's packages."""
+    assert _importing("notetext", ("app", "adapters", "scheduler", "bot", "storage")) == []
+    assert FLOORS["notetext"] < FLOORS["storage"]

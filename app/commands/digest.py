@@ -15,8 +15,8 @@ from app.commands.run import ConfigurationError, build_adapters
 from app.runtime import Runtime
 from app.settings_check import load_settings
 from bot.config import Settings
-from bot.dates import local_zone
 from bot.digest import compose_digest, with_summary
+from notetext.dates import local_zone
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
 from storage.db.digest_messages import DigestMessages
 from storage.db.people import Person

@@ -15,10 +15,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.buttons.dispatch import ButtonHandler, pressed
-from bot.dates import describe
 from bot.events import Reply
 from bot.reminders import REMINDER_ACTION_KIND, SNOOZES, snoozed
 from bot.tools import ToolContext
+from notetext.dates import describe
 from storage.entry import Entry
 from storage.errors import EntryNotFound, StorageError
 

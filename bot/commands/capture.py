@@ -12,8 +12,8 @@ from typing import Any
 
 from bot.commands.mentions import PEOPLE, Mention, linked, mentioned, person_page
 from bot.commands.structure import read_structure, title_of
-from bot.dates import find_when
 from bot.tools import ToolContext, category_named
+from notetext.dates import find_when
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
 PERSON_NAME = re.compile(

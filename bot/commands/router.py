@@ -12,7 +12,6 @@ from bot.commands.answers import KEEP, search_answer
 from bot.commands.capture import capture_arguments
 from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
-from bot.dates import question_span
 from bot.events import Reply, Sender
 from bot.people import Access, change_from_words, email_setting
 from bot.tools import (
@@ -24,6 +23,7 @@ from bot.tools import (
     log_line,
     source_buttons,
 )
+from notetext.dates import question_span
 
 HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
 ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from bot.dates import find_when
 from bot.tools import title_from, unlinked
+from notetext.dates import find_when
 
 # "Website redesign - next: email Tom", "Roof. Next step: call the roofer".
 _NEXT = re.compile(

@@ -25,7 +25,7 @@ from bot.config.sources import (
     SECRET_VAULTS_SUFFIX,
     read_in_order,
 )
-from bot.dates import time_of_day, zone_named
+from notetext.dates import time_of_day, zone_named
 
 DEFAULT_CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 

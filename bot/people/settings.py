@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import time
 from zoneinfo import ZoneInfo
 
-from bot.dates import (
+from notetext.dates import (
     WEEKDAY_NAMES,
     WEEKDAYS,
     NotATimeOfDay,

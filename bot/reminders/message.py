@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.dates import describe
 from bot.events import Button, Reply
+from notetext.dates import describe
 from storage.db.records import Records
 
 REMINDER_ACTION_KIND = "reminder"  # ButtonAction.kind of a reminder's buttons

@@ -10,9 +10,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
-from bot.dates import local_zone
 from bot.events import Attachment, Button, Conversation
 from bot.people import People
+from notetext.dates import local_zone
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.entry import Author, Entry

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.dates import OutOfRange, describe, read_when
 from bot.tools.registry import ToolContext, ToolResult, tool
+from notetext.dates import OutOfRange, describe, read_when
 from storage.index.reminder_queries import reminder_notes
 from storage.vault.schema import CLOSED_STATUSES
 

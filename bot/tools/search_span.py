@@ -25,7 +25,7 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.dates import Span, question_span
+from notetext.dates import Span, question_span
 from storage.index.filters import Filters
 
 # Asking and capturing, in English, German and French: a question made only of these

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.dates import NotATimeOfDay, UnknownZone, time_of_day, zone_named
 from bot.people import SettingsChange, weekday
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
+from notetext.dates import NotATimeOfDay, UnknownZone, time_of_day, zone_named
 
 
 @tool(idempotent=True)

@@ -223,7 +223,7 @@ def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> 
 
 def without_unasked_reminder(arguments: dict[str, Any], plans: bool, repairs: list[str]) -> None:
     """A `remind` or `repeat` a model set for words that neither ask to be reminded nor
-    name an appointment, a deadline or a repeat (`plans`, read by bot.dates) is dropped:
+    name an appointment, a deadline or a repeat (`plans`, read by notetext.dates) is dropped:
     "Tom suggested we try pair programming on Fridays" is a thought, not a reminder."""
     fields = arguments.get("fields")
     if plans or not isinstance(fields, list):

@@ -19,13 +19,13 @@ from typing import Any
 
 from bot import metrics
 from bot.commands import only_asks
-from bot.dates import When, find_when
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
 from bot.turn.arguments import keep_own_words, mended, not_a_person, without_unasked_reminder
 from bot.turn.verdict import Turn
+from notetext.dates import When, find_when
 from storage.db.conversations import HistoryItem
 
 HISTORY_FETCH = 40

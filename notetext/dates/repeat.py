@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from bot.dates.bounds import LONGEST_REPEAT_YEARS, OutOfRange, bounded, bounded_day
-from bot.dates.words import (
+from notetext.dates.bounds import LONGEST_REPEAT_YEARS, OutOfRange, bounded, bounded_day
+from notetext.dates.words import (
     NUMBERS,
     SHORT_WEEKDAYS,
     WEEKDAY_NAMES,

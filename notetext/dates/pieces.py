@@ -1,6 +1,6 @@
 """The pieces of a date phrase in a text: a day ("tomorrow", "Friday", "4 May",
 "1.12."), a time of day ("at 9", "9:30", "15 Uhr", "21h"), a part of the day
-("tonight", "demain matin"), a span from now ("in 2 hours"). bot.dates.when puts them
+("tonight", "demain matin"), a span from now ("in 2 hours"). notetext.dates.when puts them
 together.
 
 Each piece carries how far it can be believed alone (`level`): a month name with a
@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 
-from bot.dates import words as w
+from notetext.dates import words as w
 
 LEVEL_ALONE, LEVEL_ASKED, LEVEL_COMPANY = 2, 1, 0
 

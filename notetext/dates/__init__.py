@@ -3,10 +3,10 @@ person's time zone: what becomes `due`, `remind` and `repeat`; and times of day 
 zones as settings name them; and the days a question about the past names
 ("what did I capture yesterday?")."""
 
-from bot.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
-from bot.dates.repeat import LONGEST_STEP
-from bot.dates.spans import Span, question_span
-from bot.dates.when import (
+from notetext.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
+from notetext.dates.repeat import LONGEST_STEP
+from notetext.dates.spans import Span, question_span
+from notetext.dates.when import (
     When,
     describe,
     find_when,
@@ -16,8 +16,15 @@ from bot.dates.when import (
     read_due,
     read_when,
 )
-from bot.dates.words import WEEKDAY_NAMES, WEEKDAYS
-from bot.dates.zones import NotATimeOfDay, UnknownZone, clock, local_zone, time_of_day, zone_named
+from notetext.dates.words import WEEKDAY_NAMES, WEEKDAYS
+from notetext.dates.zones import (
+    NotATimeOfDay,
+    UnknownZone,
+    clock,
+    local_zone,
+    time_of_day,
+    zone_named,
+)
 
 __all__ = [
     "FIRST_DAY",
