@@ -197,3 +197,10 @@ def test_the_ground_floor_of_text_stands_on_nothing_of_ours() -> None:
     the bot read text through it, and it imports none of brainbot's packages."""
     assert _importing("notetext", ("app", "adapters", "scheduler", "bot", "storage")) == []
     assert FLOORS["notetext"] < FLOORS["storage"]
+    users = {
+        name.partition(".")[0]
+        for name, imported in GRAPH.items()
+        for other in imported
+        if other.startswith("notetext")
+    }
+    assert {"storage", "bot"} <= users

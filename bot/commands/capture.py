@@ -10,14 +10,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands.mentions import PEOPLE, Mention, linked, mentioned, person_page
+from bot.commands.mentions import PEOPLE, PersonMention, linked, mentioned, person_page
 from bot.commands.structure import read_structure, title_of
 from bot.tools import ToolContext, category_named
 from notetext.dates import find_when
+from notetext.names import NAME_WORD, Mention
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
 PERSON_NAME = re.compile(
-    r"^(?P<name>[^\W\d_][\w'\u2019.-]*(?:\s+[^\W\d_][\w'\u2019.-]*){0,3})\s*(?:[-\u2013\u2014:,(]|$)\s*(?P<rest>.*)$",
+    rf"^(?P<name>{NAME_WORD}(?:\s+{NAME_WORD}){{0,3}})\s*(?:[-\u2013\u2014:,(]|$)\s*(?P<rest>.*)$",
     re.DOTALL,
 )
 KEYWORDS = {
@@ -100,13 +101,13 @@ async def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
     guess = classify(text, categories)
     body = guess.text
     mention = await _person(ctx, guess) if PEOPLE in categories else None
-    if mention is not None and mention.page is None:
+    if mention is not None and mention.note is None:
         # The first thought about someone named in full starts their page, named
         # after them so [[Their Name]] links to it.
         rest = _rest_after_name(guess) if guess.confidence == 1.0 else None
         return _call(mention.name, PEOPLE, max(guess.confidence, 0.7), rest or body, ())
-    if mention is not None and mention.page is not None:
-        body = linked(body, mention.page, mention.said)
+    if mention is not None and mention.note is not None:
+        body = linked(body, mention.note, mention.said)
     if guess.category == PEOPLE:
         # A person's page is only ever that person's: a thought about them (or a
         # birthday of no one known) is filed by its other words and links to it.
@@ -141,13 +142,14 @@ def _call(
     }
 
 
-async def _person(ctx: ToolContext, guess: Guess) -> Mention | None:
+async def _person(ctx: ToolContext, guess: Guess) -> PersonMention | None:
     """Who the thought is about: the person a `[person]` hint names, else a mention."""
     if guess.category == PEOPLE and guess.confidence == 1.0:
         match = PERSON_NAME.match(guess.text)
         if match:
             name = match.group("name")
-            return Mention(name, name, await person_page(ctx.store, name))
+            page = await person_page(ctx.store, name)
+            return Mention(name, (page,) if page is not None else (), name)
     return await mentioned(ctx.store, guess.text)
 
 

@@ -22,6 +22,7 @@ from bot.tools import (
     notes_named,
     split_leading_reference,
 )
+from notetext import wikilinks
 from storage.entry import Entry
 from storage.errors import StorageError
 
@@ -249,9 +250,9 @@ def heading_part(text: str) -> tuple[str, str | None]:
     """`Note#Heading`, `"My note"#Heading` or `[[Note#Heading|shown]]` → (the note, the
     heading); (text, None) when it names no heading."""
     text = text.strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        name, _, heading = text[2:-2].partition("|")[0].partition("#")
-        return (f"[[{name.strip()}]]", heading.strip() or None) if heading.strip() else (text, None)
+    link = wikilinks.read(text)
+    if link is not None:
+        return (wikilinks.wikilink(link.target), link.heading) if link.heading else (text, None)
     match = _HEADING_MARK.search(text)
     if match is None:
         return text, None

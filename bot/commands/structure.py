@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
-from bot.tools import title_from, unlinked
+from bot.tools import title_from
 from notetext.dates import find_when
+from notetext.wikilinks import unlinked
 
 # "Website redesign - next: email Tom", "Roof. Next step: call the roofer".
 _NEXT = re.compile(

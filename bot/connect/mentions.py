@@ -26,9 +26,12 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from notetext import wikilinks
+from notetext.code import without_code
+from notetext.names import Mention, someone_elses
+from notetext.urls import without_addresses
 from storage.index.links import name_key, path_key
 from storage.index.tokens import fold
-from storage.vault.markdown import without_code
 
 PEOPLE, PROJECTS = "people", "projects"
 LONGEST_NAME = 6  # words: longer titles are not looked for in running text
@@ -44,18 +47,6 @@ EVERYDAY = frozenset(
     white young long""".split()  # noqa: SIM905 (a word list reads best as words)
 )
 _WORD = re.compile(r"[^\W_]+")
-# Before a project's name, a word that makes it someone else's: "her book club", "the
-# neighbours' kitchen renovation" (a person's own are "my" and "our").
-_SOMEONE_ELSES = re.compile(r"(?i)(?:\w['\u2019]s?|\b(?:his|her|their|your|its))\s+$")
-_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-# Addresses: a scheme's URL, www., e-mail, or a bare domain with or without a path.
-# Each alternative starts only where a run of its characters starts, so a text of
-# 20,000 "Sarah-" is one look at the run, not one per letter of it.
-_ADDRESS = re.compile(
-    r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*+://\S+|\bwww\.\S+"
-    r"|(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+"
-    r"|(?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|ai|co|de|fr|uk|edu|gov|me)\b\S*"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,17 +65,9 @@ class Named:
         return words[0] if self.category == PEOPLE and len(words) > 1 else None
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """Where the words name a note: as written, and the notes they may mean (one: a
-    mention; several: ask which)."""
-
-    said: str
-    notes: tuple[Named, ...]
-
-    @property
-    def ambiguous(self) -> bool:
-        return len(self.notes) > 1
+# Where the words name a note: as written, and the notes they may mean (one: a
+# mention; several: ask which).
+NoteMention = Mention[Named]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,30 +101,31 @@ class Names:
             if first_names and first is not None:
                 self._first.setdefault((fold(first),), {})[note.path] = note
 
-    def find(self, text: str, *, leave_out: Collection[str] = ()) -> list[Mention]:
+    def find(self, text: str, *, leave_out: Collection[str] = ()) -> list[NoteMention]:
         """The notes `text` names, each once, in the order first named; a note in
         `leave_out` (the capture itself) is never one."""
-        masked = _ADDRESS.sub(_blank, without_code(text))
-        found: list[Mention] = []
+        masked = without_addresses(without_code(text))
+        found: list[NoteMention] = []
         pieces: list[str] = []  # `masked` with each link blanked or shown as its words
         done = 0
-        for link in _WIKILINK.finditer(masked):
-            target = link.group(1).partition("|")[0].partition("#")[0].strip()
+        for link in wikilinks.find(masked):
+            written = masked[link.start : link.end]
+            target = link.target
             notes = self._by_key.get(path_key(target)) or self._by_key.get(name_key(target))
             if notes:
-                found.append(Mention(link.group(0), tuple(notes.values())))
-                shown = " " * len(link.group(0))
+                found.append(Mention(written, tuple(notes.values())))
+                shown = " " * len(written)
             else:  # a link to no such note: the words of its target may name someone
-                raw = link.group(1).partition("|")[0].partition("#")[0]
-                shown = f"  {raw}".ljust(len(link.group(0)))
-            pieces += [masked[done : link.start()], shown]
-            done = link.end()
+                raw = link.inner.partition("|")[0].partition("#")[0]
+                shown = f"{' ' * (link.inner_start - link.start)}{raw}".ljust(len(written))
+            pieces += [masked[done : link.start], shown]
+            done = link.end
         masked = "".join([*pieces, masked[done:]])
         found += self._in_words(text, _words(text, masked))
         return _once(found, leave_out)
 
-    def _in_words(self, text: str, words: Sequence[_Word]) -> list[Mention]:
-        found: list[Mention] = []
+    def _in_words(self, text: str, words: Sequence[_Word]) -> list[NoteMention]:
+        found: list[NoteMention] = []
         i = 0
         while i < len(words):
             hit = self._longest(words, i)
@@ -205,7 +189,7 @@ def _words(text: str, masked: str) -> list[_Word]:
                 joined_before=len(before) == 2 and before[1] == "-" and before[0].isalnum(),
                 joined_after=len(after) == 2 and after[0] == "-" and after[1].isalnum(),
                 sentence_start=_starts_sentence(masked, start),
-                someone_elses=bool(_SOMEONE_ELSES.search(masked[max(0, start - 8) : start])),
+                someone_elses=someone_elses(masked[max(0, start - 8) : start]),
             )
         )
     return words
@@ -219,13 +203,9 @@ def _starts_sentence(text: str, at: int) -> bool:
     return i < 0 or text[i] in ".!?:;\n"
 
 
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group(0))
-
-
-def _once(found: Iterable[Mention], leave_out: Collection[str]) -> list[Mention]:
+def _once(found: Iterable[NoteMention], leave_out: Collection[str]) -> list[NoteMention]:
     """Each note once (a clear mention wins over an ambiguous one naming it too)."""
-    out: list[Mention] = []
+    out: list[NoteMention] = []
     clear = {m.notes[0].path for m in found if not m.ambiguous}
     seen: set[tuple[str, ...]] = set()
     for mention in found:

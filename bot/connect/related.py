@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 
 from bot.enrich import Background, Deliver, where_now
 from bot.events import Button, Reply
-from bot.tools import ToolContext, ToolRunner, undo_button, wikilink
+from bot.tools import ToolContext, ToolRunner, undo_button
+from notetext import wikilinks
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import StaleEdit
 from storage.index.related import Neighbour
@@ -43,7 +44,6 @@ LINK_KIND = "related"  # ButtonAction.kind behind it: the note and the notes to 
 UNTOLD = frozenset({"mcp", "api"})  # nobody there reads a second message
 RELATED = "Related:"
 _LINE = re.compile(r"^Related:\s*(?P<links>.*)$")
-_TARGET = re.compile(r"\[\[([^\]|#]+)")
 
 
 def related_enough(n: Neighbour) -> bool:
@@ -76,11 +76,11 @@ def with_related(body: str, links: Sequence[tuple[str, str]]) -> str:
         lines.pop()
         while lines and not lines[-1].strip():
             lines.pop()
-    named = {t.strip().lower() for link in have for t in _TARGET.findall(link)}
+    named = {t.lower() for link in have for t in wikilinks.targets(link)}
     for path, title in links:
         stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-        if stem.lower() not in named:
-            have.append(wikilink(path, title))
+        if stem.lower() not in named and wikilinks.linkable(stem):
+            have.append(wikilinks.link_to(path, title))
             named.add(stem.lower())
     return "\n".join([*lines, "", f"{RELATED} " + ", ".join(have)]).lstrip("\n") + "\n"
 

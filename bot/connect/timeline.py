@@ -32,10 +32,11 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import date
 
 from bot.buttons import ButtonHandler, pressed
-from bot.connect.mentions import PEOPLE, PROJECTS, Mention, Named, Names
+from bot.connect.mentions import PEOPLE, PROJECTS, Named, Names, NoteMention
 from bot.enrich import Background
 from bot.events import Button, Conversation, Reply
-from bot.tools import ToolContext, undo_button, wikilink
+from bot.tools import ToolContext, undo_button
+from notetext import wikilinks
 from storage.entry import Change, Entry
 from storage.errors import NothingToChange, StorageError
 from storage.store import Store
@@ -84,7 +85,7 @@ class KnownNames:
 
     async def mentions_in(
         self, store: Store, text: str, categories: Sequence[str], leave_out: Collection[str] = ()
-    ) -> list[Mention]:
+    ) -> list[NoteMention]:
         """The people and projects of `store`'s vault that `text` names (see
         bot.connect.mentions); a leading `/command` is not a name."""
         names = await self.of(store, categories)
@@ -93,7 +94,7 @@ class KnownNames:
 
 def timeline_line(day: date, note: Entry) -> str:
     """`- 2026-11-25 [[budget-idea|Budget idea]]`: the day and a link to the note."""
-    return f"- {day.isoformat()} {wikilink(note.path, note.title)}"
+    return f"- {day.isoformat()} {wikilinks.link_to(note.path, note.title)}"
 
 
 def with_timeline_line(body: str, line: str) -> str | None:
@@ -215,7 +216,7 @@ class Timeline:
         return replies
 
     @staticmethod
-    async def _ask(ctx: ToolContext, mention: Mention, line: str) -> Reply:
+    async def _ask(ctx: ToolContext, mention: NoteMention, line: str) -> Reply:
         notes = mention.notes[:MOST_CHOICES]
         payload = {"line": line, "paths": [n.path for n in notes], "said": mention.said}
         action = await ctx.records.add_button_action(

@@ -20,6 +20,7 @@ from typing import Any
 
 from bot.digest.mentions import MENTIONS, LinkOffer, unlinked_mentions
 from bot.digest.resurface import PastSection, past_sections
+from notetext import wikilinks
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
 from storage.vault.schema import CLOSED_STATUSES
@@ -123,7 +124,9 @@ class Digest:
         for section in self.sections:
             out += ["", f"## {section.heading}", ""]
             for item in section.items:
-                link = f" ([[{item.path.removesuffix('.md')}]])" if item.path else ""
+                link = (
+                    f" ({wikilinks.wikilink(item.path.removesuffix('.md'))})" if item.path else ""
+                )
                 box = "- [ ] " if item.action and item.buttons == "task" else "- "
                 out.append(f"{box}{item.text}{link}")
             if section.more:

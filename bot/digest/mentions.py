@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from storage.index.mentions import Mention
+from storage.index.mentions import UnlinkedMention
 from storage.index.mentions import unlinked_mentions as find_mentions
 from storage.store import Store
 
@@ -33,7 +33,7 @@ class MentionLine:
     link: LinkOffer
 
 
-def _line(mention: Mention) -> MentionLine:
+def _line(mention: UnlinkedMention) -> MentionLine:
     shown = f"“{mention.written}”" if mention.written != mention.target_title else ""
     text = f"{mention.title} mentions {mention.target_title}" + (f" as {shown}" if shown else "")
     offer = LinkOffer(mention.target, mention.name, mention.content_hash)

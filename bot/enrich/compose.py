@@ -13,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from notetext import wikilinks
+
 # A section is added once: a job run again after a restart finds its marker line.
 SOURCE_LINE = "Source: {label}"
 CUT = "\n\n(cut here: the note would pass its size limit)"
-_WIKI = re.compile(r"(!?)\[\[")
 _TAG = re.compile(r"(^|\s)#(?=[^\s#])")
 _HEADING = re.compile(r"^(#{1,6})\s", re.M)
 
@@ -36,7 +37,7 @@ class Read:
 def defused(text: str) -> str:
     """Someone else's text, made inert in an Obsidian vault: `[[links]]` and `#tags`
     shown as written but no longer links or tags; its headings pushed below ours."""
-    text = _WIKI.sub(lambda m: m.group(1) + r"\[\[", text)
+    text = wikilinks.inert(text)
     text = _TAG.sub(lambda m: m.group(1) + r"\#", text)
     return _HEADING.sub(lambda m: "#" * min(len(m.group(1)) + 2, 6) + " ", text)
 

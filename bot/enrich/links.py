@@ -4,15 +4,9 @@ Pure text work: no network. `find_urls` is what the pipeline fetches; `normalise
 what it compares, so the same page shared twice (once from a newsletter with
 `utm_source`, once from the address bar without `www.`) is one page, not two.
 
-Choices a person would notice:
-- Only `http` and `https` links are found; `javascript:`, `file:`, `ftp:` and bare
-  `example.org` are not links to fetch.
-- A link inside backticks (inline code or a fenced block) is not fetched: a person who
-  writes `curl https://api.example.org/v1/items` is noting a command, not sharing a page.
-- Adapters turn hidden links into `label (https://url)` (Slack's `<url|label>`,
-  Telegram's `text_link`), and Markdown writes `[label](https://url)`: the closing
-  bracket after the address is punctuation, but a bracket the address opened itself
-  (`https://en.wikipedia.org/wiki/Python_(language)`) is part of it.
+Which links a text holds (http and https, outside code, without the punctuation a
+sentence put after them) is notetext.urls'; this module says which of them are one page.
+
 - `normalise` maps `http` to `https` and drops a leading `www.`: to a person these are
   the same page, and sites that serve different pages on them are rare enough.
 """
@@ -24,19 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import idna
 
-# A candidate runs from the scheme to the first space, quote, angle bracket or
-# full-width punctuation (Japanese and Chinese run text on after a link without a
-# space); what ends it otherwise (a full stop, a bracket it did not open) is trimmed.
-_FULL_WIDTH_STOPS = (
-    "\u3001\u3002\uff0c\uff0e\uff01\uff1f"  # ideographic comma and full stop, full-width ,.!?
-    "\u300c\u300d\u300e\u300f\u3010\u3011\u300a\u300b\uff08\uff09"  # CJK brackets
-)
-_CANDIDATE = re.compile(rf"""(?i)\bhttps?://[^\s<>"'`{_FULL_WIDTH_STOPS}]+""")
-# Fenced blocks first, so their backticks are not taken for inline code.
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
-# Punctuation that ends a message's sentence rather than the address.
-_TRAILING = ".,;:!?'\"*\u2026\uff1a\uff1b"
-_CLOSERS = {")": "(", "]": "[", "}": "{"}
+from notetext import urls
 
 # Query parameters that say where a link was clicked, not which page it is.
 _TRACKING = frozenset(
@@ -84,8 +66,7 @@ def find_urls(text: str) -> list[str]:
     """
     found: list[str] = []
     seen: set[str] = set()
-    for match in _CANDIDATE.finditer(_CODE.sub(_blank, text)):
-        url = _trim(match.group())
+    for url in urls.links(text):
         try:
             key = normalise(url)
         except ValueError:
@@ -119,23 +100,6 @@ def normalise(url: str) -> str:
     path = _escapes(parts.path).rstrip("/") or "/"
     query = _without_tracking(parts.query, host)
     return urlunsplit(("https", netloc, path, query, ""))
-
-
-def _blank(code: re.Match[str]) -> str:
-    """Code is blanked, not removed, so words on either side do not run together."""
-    return " " * len(code.group())
-
-
-def _trim(url: str) -> str:
-    """Drop the punctuation and unopened closing brackets a sentence put after a link."""
-    while url:
-        last = url[-1]
-        unopened = last in _CLOSERS and url.count(last) > url.count(_CLOSERS[last])
-        if last in _TRAILING or unopened:
-            url = url[:-1]
-        else:
-            break
-    return url
 
 
 def _ascii_host(host: str) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -29,6 +28,7 @@ from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
 from bot.events import MAX_FILES, Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
+from notetext import wikilinks
 from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
 from storage.db.records import Records
 from storage.entry import BOT_AUTHOR, Entry
@@ -48,7 +48,6 @@ MOST_ATTEMPTS = 3
 # Where nobody waits for a message: an MCP client reads its notes when it wants them;
 # a mail's sender is answered by no mail (bot.mail).
 UNTOLD = frozenset({"mcp", "email"})
-_EMBED = re.compile(r"!\[\[[^\]]*\]\]")
 
 
 class Enricher:
@@ -302,6 +301,6 @@ def _fields(
             if name not in have and name not in fields:
                 fields[name] = value
     page_title = fields.pop("page_title", None)
-    if page_title and not own_words(_EMBED.sub("", body)) and title != page_title:
+    if page_title and not own_words(wikilinks.without_embeds(body)) and title != page_title:
         fields["title"] = page_title
     return fields

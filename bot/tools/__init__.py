@@ -13,15 +13,13 @@ from bot.tools.context import (
     ToolError,
     ToolResult,
 )
-from bot.tools.daily import log_line, wikilink
+from bot.tools.daily import log_line
 from bot.tools.names import (
     category_named,
     clean_reference,
-    linked_names,
     notes_named,
     split_leading_reference,
     title_from,
-    unlinked,
 )
 from bot.tools.notes import UNSURE
 from bot.tools.reading import Reading
@@ -73,7 +71,6 @@ __all__ = [
     "digest",
     "in_team",
     "last_filed",
-    "linked_names",
     "links",
     "log_line",
     "notes",
@@ -89,8 +86,6 @@ __all__ = [
     "title_from",
     "tool",
     "undo_button",
-    "unlinked",
     "why",
-    "wikilink",
     "with_sources",
 ]

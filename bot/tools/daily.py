@@ -9,6 +9,7 @@ import re
 from datetime import datetime
 
 from bot.tools.context import ToolContext
+from notetext import wikilinks
 from storage.errors import StorageError
 from storage.vault.daily import DailyNotes, daily_notes, named, with_line
 from storage.vault.files import read_regular
@@ -20,14 +21,6 @@ log = logging.getLogger(__name__)
 HEADING = "## Captured"
 TEMPLATE_BYTES = 100_000
 _VARIABLE = re.compile(r"\{\{\s*(date|time|title)\s*(?::\s*([^}]*?))?\s*\}\}")
-
-
-def wikilink(path: str, title: str) -> str:
-    """`[[stem]]`, or `[[stem|Title]]` when the title is not the file's name: Obsidian
-    finds notes by file name, and shows the title (made safe for a link)."""
-    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-    shown = " ".join(title.replace("|", "-").replace("]", ")").replace("[", "(").split())
-    return f"[[{stem}]]" if not shown or shown == stem else f"[[{stem}|{shown}]]"
 
 
 def _today(ctx: ToolContext) -> tuple[DailyNotes, datetime, str] | None:
@@ -54,7 +47,7 @@ def daily_line(ctx: ToolContext, title: str) -> Then | None:
 
     def edit(old: str | None, rel: str) -> str:
         start = _from_template(ctx, notes, local) if old is None else ""
-        return with_line(old, f"- {local:%H:%M} {wikilink(rel, title)}", HEADING, start)
+        return with_line(old, f"- {local:%H:%M} {wikilinks.link_to(rel, title)}", HEADING, start)
 
     return path, edit
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from notetext import urls, wikilinks
 from storage.entry import Entry
 from storage.errors import EntryNotFound, UnsafePath
 from storage.store import Store
@@ -25,38 +26,26 @@ CATEGORY_WORDS = {
     "notes": "inbox",
 }
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}  # noqa: RUF001
-_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
 
 
 def clean_reference(text: str) -> str:
     """The name inside quotes or a `[[wikilink|label]]`, without surrounding spaces."""
     text = text.strip()
-    link = _WIKILINK.fullmatch(text)
+    link = wikilinks.read(text)
     if link:
-        return link.group(1).strip()
+        return link.target
     if len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
         return text[1:-1].strip()
     return text
-
-
-def linked_names(text: str) -> list[str]:
-    """The notes `text` links to with `[[Name]]`, `[[Name|label]]` or `[[Name#part]]`."""
-    return [match.group(1).strip() for match in _WIKILINK.finditer(text)]
-
-
-def unlinked(text: str) -> str:
-    """`text` as it reads with its wikilinks shown as their labels (`[[Sarah Kim|Sarah]]`
-    reads "Sarah"), for a title."""
-    return _WIKILINK.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
 
 
 def split_leading_reference(text: str) -> tuple[str, str] | None:
     """`"My note" rest` or `[[My note]] rest` → (`My note`, `rest`); None when the text
     does not start with a quoted name or a wikilink."""
     text = text.strip()
-    link = _WIKILINK.match(text)
-    if link:
-        return link.group(1).strip(), text[link.end() :].strip()
+    link = wikilinks.leading(text)
+    if link and link.target:
+        return link.target, text[link.end :].strip()
     closing = _QUOTES.get(text[:1])
     if closing is None:
         return None
@@ -84,16 +73,22 @@ async def notes_named(store: Store, reference: str, *, exact: bool = False) -> l
     return await store.find(name, exact=exact)
 
 
-_LINK = re.compile(r"\(?https?://[^\s)]+\)?")
+# What is left of a link's brackets once its address is out: `label ()`, `[label]()`.
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|<\s*>")
 
 
 def title_from(text: str, limit: int = 60) -> str:
     """A title from text: its first sentence or line, cut at a word near `limit`. Links
     are left out (a note that is only a link is named by its address, until its page's
     title is read: bot.enrich)."""
-    words = _LINK.sub(" ", text).strip(" \t,;:-\u2013\u2014")
-    if not words.strip() and _LINK.search(text):
-        words = text.strip().split("://", 1)[-1].split()[0].rstrip("/)")
+    spans = list(urls.link_spans(text))
+    words = text
+    for start, end in reversed(spans):
+        words = words[:start] + " " * (end - start) + words[end:]
+    words = _EMPTY_BRACKETS.sub(" ", words).strip(" \t,;:-\u2013\u2014")
+    if not words.strip() and spans:
+        start, end = spans[0]
+        words = text[start:end].split("://", 1)[-1].rstrip("/")
     first = re.split(r"(?<=[.!?])\s|\n", words.strip(), maxsplit=1)[0].strip() or "Untitled"
     first = " ".join(first.split())
     if len(first) <= limit:

@@ -17,6 +17,7 @@ from bot.tools.context import ReadNote
 from bot.tools.registry import ToolContext
 from bot.tools.runner import Outcome
 from bot.tools.team_notes import source_of
+from notetext import wikilinks
 from storage.entry import Backlink, Entry, SearchHit
 
 # The Button.action of a source button ("open" is a digest item's, which shipped first).
@@ -51,7 +52,10 @@ def backlink_lines(links: Sequence[Backlink]) -> list[str]:
         ((relation, n, link) for n, link in enumerate(links) for relation in link.relations),
         key=lambda t: (t[0].casefold(), t[1]),
     )
-    lines = [f"- {relation} ← [[{link.title}]] ({link.path})" for relation, _, link in typed]
+    lines = [
+        f"- {relation} ← {wikilinks.wikilink(link.title)} ({link.path})"
+        for relation, _, link in typed
+    ]
     return lines + [f"- {link.title} ({link.path})" for link in links if not link.relations]
 
 

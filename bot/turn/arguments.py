@@ -15,13 +15,10 @@ from pydantic import BaseModel
 
 from bot.tools import REGISTRY, UNSURE, ToolContext, category_named, title_from
 from bot.turn.mending import loads_lenient
+from notetext import wikilinks
+from notetext.names import possessive_title
 from storage.errors import StorageError
 
-# "Sarah's Birthday", "Tom's new job": a title about something of a person, never a
-# person's name (a name's apostrophe is inside a word: "O'Brien").
-_POSSESSIVE = re.compile(
-    r"^(?P<name>[^\W\d_][\w-]*(?:\s+[^\W\d_][\w-]*){0,2})['\u2019]s?\s+\w", re.IGNORECASE
-)
 _REMINDER_FIELDS = frozenset({"remind", "repeat"})
 
 MISSING = object()  # no value fits: the tool's validation will say what is wrong
@@ -241,15 +238,16 @@ async def not_a_person(
     that name: it is filed as an ordinary note (an errand when its words carry a date,
     else in the inbox for the person to place) that links to Sarah's page when exactly
     one person's page starts with that name."""
-    match = _POSSESSIVE.match(str(arguments.get("title") or "").strip())
-    if arguments.get("category") != "people" or match is None:
+    # "Sarah's Birthday", "Tom's new job": about something of a person's, not a person.
+    whose = possessive_title(str(arguments.get("title") or ""))
+    if arguments.get("category") != "people" or whose is None:
         return
     if dated and "admin" in ctx.settings.categories:
         arguments["category"] = "admin"
     else:
         arguments.update(category="inbox", confidence=0.0)
     repairs.append("not_a_person")
-    name = match.group("name").lower()
+    name = whose.lower()
     try:
         found = await ctx.store.find(name)
     except StorageError:
@@ -260,5 +258,5 @@ async def not_a_person(
         if e.category == "people" and (e.title.lower() + " ").startswith(name + " ")
     ]
     if len(pages) == 1:
-        stem = pages[0].path.rsplit("/", 1)[-1].removesuffix(".md")
-        arguments["body"] = f"{arguments.get('body') or ''}\n\n[[{stem}]]".strip()
+        link = wikilinks.link_to(pages[0].path)
+        arguments["body"] = f"{arguments.get('body') or ''}\n\n{link}".strip()

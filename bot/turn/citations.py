@@ -16,9 +16,9 @@ from dataclasses import replace
 
 from bot.events import Reply
 from bot.tools import MAX_SOURCES, Outcome, ReadNote, ToolContext, notes_read, with_sources
+from notetext import wikilinks
 from storage.index.links import name_key, path_key
 
-_WIKILINK = re.compile(r"\[\[([^\[\]\n|#]+)(?:#[^\[\]\n|]*)?(?:\|[^\[\]\n]*)?\]\]")
 # A vault path as tools show them: `ideas/tea.md`, a team note's `team:ideas/tea.md`.
 _PATH = re.compile(r"(?<![\w/.:-])(?:[a-z0-9][a-z0-9-]*:)?[\w.-]+(?:/[\w.-]+)*\.md\b")
 # An invented citation goes with what only served it: "(see [[Nope]])", ", [[Nope]]".
@@ -64,15 +64,20 @@ async def cite(
     it cites, in the order first cited."""
     cited: list[ReadNote] = []
     invented: set[str] = set()
-    found = [*_WIKILINK.finditer(answer), *_PATH.finditer(answer)]
-    for match in sorted(found, key=lambda m: m.start()):
-        name = match.group(1) if match.re is _WIKILINK else match.group(0)
+    # (where, the name it cites, the [[link]] as written; "" for a bare path)
+    found = [
+        (link.start, link.target, answer[link.start : link.end])
+        for link in wikilinks.find(answer)
+        if link.target  # `[[#Heading]]` cites no note
+    ]
+    found += [(match.start(), match.group(0), "") for match in _PATH.finditer(answer)]
+    for _, name, link in sorted(found, key=lambda f: f[0]):
         note = _match(name, read) or await _by_alias(ctx, name, read)
         if note is None:
             # A [[link]] is a citation: one to a note not read goes. A bare path may be
             # the note the context listed as recent: it stays in the words, no source.
-            if match.re is _WIKILINK:
-                invented.add(match.group(0))
+            if link:
+                invented.add(link)
         elif note not in cited:
             cited.append(note)
     if not invented:

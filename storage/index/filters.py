@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
+from notetext import wikilinks
 from storage.index.documents import normal_tag
 from storage.index.links import LINKS_TO, target_keys
 from storage.index.tokens import fold
@@ -58,7 +59,9 @@ class LinkedTo:
     @property
     def words(self) -> str:
         """How a reply names it: `linking to [[Acme]] as works_at`."""
-        return f"linking to [[{self.name}]]" + (f" as {self.relation}" if self.relation else "")
+        return f"linking to {wikilinks.wikilink(self.name)}" + (
+            f" as {self.relation}" if self.relation else ""
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ PER_NOTE = 5  # candidate mentions kept per note before existing links are check
 
 
 @dataclass(frozen=True, slots=True)
-class Mention:
+class UnlinkedMention:
     """Note `path` writes `written`, a name (`name`) of the note `target`, unlinked.
     `content_hash` is the mentioning note's as it was read, for a Link made later."""
 
@@ -115,7 +115,7 @@ async def unlinked_mentions(
     until: datetime,
     categories: Sequence[str],
     limit: int = 5,
-) -> list[Mention]:
+) -> list[UnlinkedMention]:
     """Up to `limit` notes changed in [since, until) that mention another note by name
     without linking to it, newest first, each with its first such mention. The notes
     are read PAGE at a time, newest first, until `limit` are found (or SCAN read)."""
@@ -127,7 +127,7 @@ async def unlinked_mentions(
         "chars": BODY_CHARS,
         "page": PAGE,
     }
-    found: list[Mention] = []
+    found: list[UnlinkedMention] = []
     for offset in range(0, SCAN, PAGE):
         recent = (await conn.execute(_RECENT, {**params, "offset": offset})).all()
         found += await _mentions_in(conn, vault_id, recent, limit - len(found))
@@ -138,7 +138,7 @@ async def unlinked_mentions(
 
 async def _mentions_in(
     conn: AsyncConnection, vault_id: int, recent: Sequence[Any], limit: int
-) -> list[Mention]:
+) -> list[UnlinkedMention]:
     """Up to `limit` of the `recent` notes' unlinked mentions, in their order."""
     texts = {row.id: MentionText(row.body) for row in recent}
     terms = sorted(set().union(*(t.terms for t in texts.values()))) if texts else []
@@ -161,7 +161,7 @@ async def _mentions_in(
         if len(chosen) >= limit:
             break
     return [
-        Mention(
+        UnlinkedMention(
             c.source.path,
             c.source.title,
             c.source.content_hash,

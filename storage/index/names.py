@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from notetext import wikilinks
+from notetext.code import without_code
 from storage.index.tokens import fold, tokenize
-from storage.vault.markdown import link_spans, without_code
+from storage.vault.markdown import link_spans
 
 MIN_CHARS = 4
 _WORD = re.compile(r"\w+")
@@ -126,8 +128,7 @@ class MentionText:
             return None
         start, end = span
         written = self.body[start:end]
-        if any(c in written for c in "[]|\n"):
-            return None
         stem = target.rsplit("/", 1)[-1].removesuffix(".md")
-        link = f"[[{stem}]]" if written == stem else f"[[{stem}|{written}]]"
-        return self.body[:start] + link + self.body[end:]
+        if any(c in written for c in "[]|\n") or not wikilinks.linkable(stem):
+            return None  # a link would change the words or name another note
+        return self.body[:start] + wikilinks.link_to(target, written) + self.body[end:]

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from notetext import wikilinks
 from storage.index.filters import Filters, LinkedTo
 from storage.index.tokens import tokenize
 
@@ -37,8 +38,8 @@ _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.DOTALL)
 _DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _MONTH = re.compile(r"(\d{4})-(\d{2})")
 # `linked:[[Two Words]]` is one lexeme, spaces and all.
-_LINKED = re.compile(r"linked:(?:[\w-]+:)?\[\[[^\[\]\n]+\]\]", re.IGNORECASE)
-_LINKED_VALUE = re.compile(r"(?:([\w-]+):)?(?:\[\[([^\[\]\n]+)\]\]|(.+))", re.DOTALL)
+_LINKED = re.compile(rf"linked:(?:[\w-]+:)?{wikilinks.SOURCE}", re.IGNORECASE)
+_LINKED_VALUE = re.compile(r"(?:([\w-]+):)?(.+)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +171,8 @@ class _Fields:
         found = _LINKED_VALUE.fullmatch(value)
         if found is None:
             return False
-        name = (found[2] or found[3]).partition("|")[0].partition("#")[0].strip()
+        link = wikilinks.read(found[2])
+        name = link.target if link else found[2].partition("|")[0].partition("#")[0].strip()
         if not tokenize(name):
             return False
         self.filters = self.filters.merged(Filters(linked=(LinkedTo(name, found[1]),)))

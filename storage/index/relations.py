@@ -18,7 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_WIKI = r"\[\[[^\[\]\n]+?\]\]"
+from notetext import wikilinks
+
+_WIKI = wikilinks.SOURCE
 _LABEL = r"(?P<label>\w[\w-]*|\"[^\"\n]+\"|'[^'\n]+')"
 # basic-memory: `- type [[Target]] (context)` and nothing else on the line.
 _LIST_RELATION = re.compile(

@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
+from notetext.code import without_code
 from storage.errors import StorageError
 from storage.vault import schema
-from storage.vault.markdown import without_code
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from notetext.names import is_person_name
 from storage.vault.paths import windows_safe
 
 # Fields every entry carries, in the order they are written (empty ones are left out).
@@ -41,8 +42,6 @@ CATEGORY_FIELDS: Mapping[str, Mapping[str, Any]] = {
 
 SLUG_MAX_CHARS = 60
 _NOT_WORD = re.compile(r"[^\w]+|_+")
-# One to four capitalised words: "Sarah Kim", "Jean-Luc Picard", "Zoë O'Neill".
-_PERSON_NAME = re.compile(r"[^\W\d_a-z][\w'\u2019-]*(?: [^\W\d_a-z][\w'\u2019-]*){0,3}")
 
 
 def new_id() -> str:
@@ -177,7 +176,7 @@ def entry_slug(title: str) -> str:
 def entry_stem(category: str, title: str) -> str:
     """A new entry's file name without `.md`: a person's note is named like the person
     ("Sarah Kim.md", so Obsidian's [[Sarah Kim]] finds it); everything else gets a slug."""
-    if category == "people" and _PERSON_NAME.fullmatch(title):
+    if category == "people" and is_person_name(title):
         return windows_safe(unicodedata.normalize("NFC", title))
     return entry_slug(title)
 

@@ -24,6 +24,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from notetext import wikilinks
 from storage.entry import (
     BOT_AUTHOR,
     Author,
@@ -180,7 +181,7 @@ class Vault(Previews, OutsideChanges):
         new_fields = schema.new_entry_fields(category, title, fields, source, stamp, zone)
         with self._lock.hold():
             kept = self._paths.attachments(attachments, self.max_attachment_bytes)
-            body += "".join(f"\n\n![[{path}]]" for path in kept)
+            body += "".join(f"\n\n{wikilinks.wikilink(path, embed=True)}" for path in kept)
             rel = self._paths.free(f"{category}/{schema.entry_stem(category, title)}.md")
             new_fields = schema.with_aliases(new_fields, rel.rsplit("/", 1)[-1][:-3])
             data = render_note(new_fields, body).encode("utf-8")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import frontmatter
 
-from bot.commands.mentions import full_name_after_cue
 from bot.commands.structure import read_structure
+from notetext.names import full_name_after_cue
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import Clock, running_brain
 
@@ -145,3 +145,20 @@ async def test_a_linked_full_name_with_a_people_cue_starts_her_page(
         assert "heat pump grant" in (vault / page).read_text(encoding="utf-8")
         (other,) = [n for n in notes(vault) if n != page]
         assert "[[Sarah Kim]], she got the grant" in (vault / other).read_text(encoding="utf-8")
+
+
+async def test_a_person_page_whose_title_holds_a_bar_is_linked_by_its_file_name(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The link names the page's file, as Obsidian finds notes: a title written into
+    the link as its target (`[[Sarah Kim | ACME|Sarah Kim]]`) named no note at all."""
+    async with running_brain(tmp_path, database_url, clock=Clock(TUESDAY)) as brain:
+        vault = brain.settings.vault_dir
+        page = await brain.store.create(
+            "people", "Sarah Kim | ACME", "Works on budget.", {"aliases": ["Sarah Kim"]}
+        )
+        await brain.engine.handle(message("Met Sarah Kim again at the library"))
+        (other,) = [n for n in notes(vault) if not n.startswith("people/")]
+        text = (vault / other).read_text(encoding="utf-8")
+        assert "Met [[sarah-kim-acme|Sarah Kim]] again" in text
+        assert [b.path for b in await brain.store.backlinks(page.path)] == [other]

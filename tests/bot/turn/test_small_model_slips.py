@@ -177,6 +177,24 @@ async def test_a_note_about_sarahs_birthday_is_no_person_called_so(
     assert ("[[Sarah Kim]]" in post.content) is page
 
 
+async def test_a_birthday_of_someone_with_an_apostrophe_in_the_name_is_no_person(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    # "O'Brien's": the apostrophe in the name hid the possessive from the mending.
+    openai_fake.responder = _small_model(
+        {
+            "Classify": {"route": "save"},
+            "File": {"category": "people", "title": "O'Brien's Birthday", "confidence": 0.9},
+        }
+    )
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_LLM_TOOLS="routed"
+    ) as brain:
+        await brain.engine.handle(message("O'Brien's birthday is on June 3"))
+        written = notes(brain.settings.vault_dir)
+    assert len(written) == 1 and written[0].startswith("admin/"), written
+
+
 def _closed_port() -> int:
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
