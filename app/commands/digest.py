@@ -16,12 +16,19 @@ from app.runtime import Runtime
 from app.settings_check import load_settings
 from bot.config import Settings
 from bot.digest import compose_digest, with_summary
-from notetext.dates import local_zone
+from notetext.dates import iso_day, local_zone
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
 from storage.db.digest_messages import DigestMessages
 from storage.db.people import Person
 from storage.db.records import Records
 from storage.db.send_ledger import SendLedger
+
+
+def _day(text: str) -> date:
+    day = iso_day(text)
+    if day is None:
+        raise argparse.ArgumentTypeError(f"not a day written YYYY-MM-DD: {text!r}")
+    return day
 
 
 def register(subparsers: Any) -> None:
@@ -33,7 +40,7 @@ def register(subparsers: Any) -> None:
     )
     digest.add_argument(
         "--date",
-        type=date.fromisoformat,
+        type=_day,
         help="the day, YYYY-MM-DD (default: today in the person's time zone)",
     )
     digest.add_argument("--weekly", action="store_true", help="the weekly review")

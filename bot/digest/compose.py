@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
 from bot.digest.mentions import MENTIONS, LinkOffer, unlinked_mentions
 from bot.digest.resurface import PastSection, past_sections
 from notetext import wikilinks
+from notetext.dates import day_end, day_start, frontmatter_day
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.store import Store
 from storage.vault.schema import CLOSED_STATUSES
@@ -195,19 +196,6 @@ def _with_state(item: DigestItem) -> str:
 # --- composing ------------------------------------------------------------------------
 
 
-def _as_date(value: Any) -> date | None:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str) and len(value) >= 10:
-        try:
-            return date.fromisoformat(value[:10])
-        except ValueError:
-            return None
-    return None
-
-
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"
@@ -219,12 +207,8 @@ def _plain(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _midnight(day: date, zone: tzinfo) -> datetime:
-    return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
-
-
 def _project(row: NoteRow) -> DigestItem:
-    due = _as_date(row.fields.get("due"))
+    due = frontmatter_day(row.fields.get("due"))
     suffix = f" (due {due.isoformat()})" if due else ""
     step = _plain(row.fields.get("next_action"))
     line = f"{row.title}: {step}" if step else f"{row.title} — no next action yet"
@@ -232,7 +216,7 @@ def _project(row: NoteRow) -> DigestItem:
 
 
 def _due_item(row: NoteRow, day: date) -> DigestItem:
-    due = _as_date(row.fields.get("due")) or day
+    due = frontmatter_day(row.fields.get("due")) or day
     if due < day:
         when = f"overdue since {due.isoformat()}"
     else:
@@ -241,7 +225,7 @@ def _due_item(row: NoteRow, day: date) -> DigestItem:
 
 
 def _coming_item(row: NoteRow) -> DigestItem:
-    due = _as_date(row.fields.get("due"))
+    due = frontmatter_day(row.fields.get("due"))
     when = f" — due {due.isoformat()}" if due else ""
     return DigestItem(_short(f"{row.title}{when}"), row.path)
 
@@ -346,12 +330,12 @@ async def compose_digest(
     to `now`, or to the end of `day` when `now` is later or not given. A handful of
     index queries, no LLM."""
     span = 6 if kind == "weekly" else 1
-    end_of_day = _midnight(day + timedelta(days=1), zone)
+    end_of_day = day_end(day, zone)
     query = DigestQuery(
-        start=_midnight(day - timedelta(days=span), zone),
+        start=day_start(day - timedelta(days=span), zone),
         end=end_of_day if now is None else min(now, end_of_day),
         due_by=day + timedelta(days=1),
-        stuck_before=_midnight(day, zone) - STUCK_AFTER,
+        stuck_before=day_start(day, zone) - STUCK_AFTER,
         closed=CLOSED_STATUSES,
         categories=store.vault.categories,
         limit=max(SECTION_LINES, NEXT_ACTION_LINES, MAX_ACTIONS),
@@ -365,7 +349,7 @@ async def compose_digest(
         day=day,
         kind=kind,
         zone=zone,
-        start_of_day=_midnight(day, zone),
+        start_of_day=day_start(day, zone),
         now=query.end,
         listed=listed,
     )

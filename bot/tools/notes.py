@@ -17,6 +17,7 @@ from bot.tools.search_span import plan_search
 from bot.tools.sections import section_of
 from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
+from notetext.dates import iso_day
 from storage.entry import Entry, SearchHit
 from storage.vault.schema import SOURCE_PREFIX
 
@@ -305,11 +306,8 @@ async def search_entries(
         modified_before: YYYY-MM-DD, or null.
         limit: how many results (default 5, at most 20).
     """
-    try:
-        after = date.fromisoformat(modified_after) if modified_after else None
-        before = date.fromisoformat(modified_before) if modified_before else None
-    except ValueError as exc:
-        raise ToolError(f"dates must be YYYY-MM-DD: {exc}") from exc
+    after = _day(modified_after, "modified_after")
+    before = _day(modified_before, "modified_before")
     plan = plan_search(ctx.said, query, ctx.zone, ctx.now, after, before)
     results = await search_with_teams(
         ctx,
@@ -345,3 +343,13 @@ async def list_backlinks(ctx: ToolContext, path: str) -> ToolResult:
     lines = backlink_lines(hits) or [f"Nothing links to {entry.path}."]
     data = {"backlinks": [{**hit_summary(h), "relations": list(h.relations)} for h in hits]}
     return ToolResult(data, "\n".join(lines), read=tuple(read_hit(h) for h in hits))
+
+
+def _day(value: str | None, name: str) -> date | None:
+    """A tool argument's `YYYY-MM-DD` day (None when not given); ToolError otherwise."""
+    if not value:
+        return None
+    day = iso_day(value)
+    if day is None:
+        raise ToolError(f"{name} must be a day written YYYY-MM-DD, not {value!r}")
+    return day

@@ -1,9 +1,12 @@
 """Dates, times and repeats in people's words (English, German, French), read in the
 person's time zone: what becomes `due`, `remind` and `repeat`; and times of day and
 zones as settings name them; and the days a question about the past names
-("what did I capture yesterday?")."""
+("what did I capture yesterday?"). Also the dates brainbot keeps (`bounds`), a day's and
+a month's bounds in a zone (`days`), and ISO and frontmatter dates read (`iso`)."""
 
 from notetext.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
+from notetext.dates.days import day_end, day_start, month_days
+from notetext.dates.iso import frontmatter_day, frontmatter_time, iso_day, iso_moment, iso_month
 from notetext.dates.repeat import LONGEST_STEP
 from notetext.dates.spans import Span, question_span
 from notetext.dates.when import (
@@ -40,9 +43,17 @@ __all__ = [
     "bounded",
     "bounded_day",
     "clock",
+    "day_end",
+    "day_start",
     "describe",
     "find_when",
+    "frontmatter_day",
+    "frontmatter_time",
+    "iso_day",
+    "iso_moment",
+    "iso_month",
     "local_zone",
+    "month_days",
     "next_occurrence",
     "parse_repeat",
     "prepare",

@@ -3,14 +3,20 @@ apart. One bad date in one note (`remind: 0001-01-01T00:00:00+14:00` cannot even
 converted to UTC; `FREQ=MONTHLY;INTERVAL=999999999999999999999` has no next month)
 must not stop the scheduler for everyone, so such values are refused where they
 enter (tool arguments, MCP) and read as invalid where they are found (a note's
-frontmatter): both by `OutOfRange`."""
+frontmatter): both by `OutOfRange`.
+
+A note's `created` and `updated` are also shown to people in any time zone, so a time
+there is kept only while every zone can show it: up to 9999-12-31 10:00 UTC (the end of
+9999 in UTC+14), `shown_everywhere`."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 FIRST_DAY = date(1970, 1, 1)
 LAST_DAY = date(9999, 12, 31)
+# The last instant UTC+14 (the zone furthest ahead) still shows as a day kept.
+SHOWN_UNTIL = datetime.combine(LAST_DAY, time.max, tzinfo=UTC) - timedelta(hours=14)
 # A repeat whose next time is further off than this is a mistake, not a plan.
 LONGEST_REPEAT_YEARS = 100
 
@@ -38,6 +44,11 @@ def bounded(moment: datetime, zone: tzinfo) -> datetime:
     if not all(FIRST_DAY <= d <= LAST_DAY for d in (moment.date(), utc.date(), local.date())):
         raise out_of_range(moment.isoformat())
     return local
+
+
+def shown_everywhere(moment: datetime) -> bool:
+    """Whether every time zone shows the instant `moment` (aware) as a day kept."""
+    return moment <= SHOWN_UNTIL
 
 
 def bounded_day(day: date) -> date:

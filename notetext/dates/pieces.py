@@ -22,6 +22,7 @@ from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 
 from notetext.dates import words as w
+from notetext.dates.days import month_days
 
 LEVEL_ALONE, LEVEL_ASKED, LEVEL_COMPANY = 2, 1, 0
 
@@ -117,8 +118,7 @@ def _group(match: re.Match[str], name: str) -> str:
 
 def _clamped(year: int, month: int, day: int) -> date:
     year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
-    last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day
-    return date(year, month, min(day, last))
+    return date(year, month, min(day, month_days(year, month)[1].day))
 
 
 Handler = Callable[[re.Match[str], str, date, bool], list[Piece]]

@@ -42,6 +42,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from notetext.dates import words as w
+from notetext.dates.days import month_days
 
 __all__ = ["Span", "question_span"]
 
@@ -140,11 +141,6 @@ def _number(word: str) -> int:
     return int(word) if word.isdigit() else _NUMBER_OF[word.lower()]
 
 
-def _month_span(year: int, month: int) -> tuple[date, date]:
-    first = date(year, month, 1)
-    return first, (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
-
-
 def _week_of(day: date) -> tuple[date, date]:
     monday = day - timedelta(days=day.weekday())
     return monday, monday + timedelta(days=6)
@@ -163,7 +159,7 @@ def _unit_span(unit: str, count: int, today: date) -> tuple[date, date]:
     if unit == "week":
         return _week_of(today - timedelta(weeks=count))
     if unit == "month":
-        return _month_span(*_months_back(today, count))
+        return month_days(*_months_back(today, count))
     return date(today.year - count, 1, 1), date(today.year - count, 12, 31)
 
 
@@ -174,7 +170,7 @@ def _recent(unit: str, count: int, today: date) -> tuple[date, date]:
     if unit == "week":
         return today - timedelta(weeks=count) + timedelta(days=1), today
     year, month = _months_back(today, count if unit == "month" else 12 * count)
-    start = date(year, month, min(today.day, _month_span(year, month)[1].day))
+    start = date(year, month, min(today.day, month_days(year, month)[1].day))
     return start + timedelta(days=1), today
 
 
@@ -203,7 +199,7 @@ def _days(m: re.Match[str], text: str, today: date) -> tuple[date, date] | None:
         day = date(int(g("iy")), int(g("im")), int(g("id")))
         return day, day
     if g("iso_month"):
-        return _month_span(int(g("my")), int(g("mm")))
+        return month_days(int(g("my")), int(g("mm")))
     if g("ago"):
         number, unit = (
             (g("an"), g("au"))
@@ -241,13 +237,13 @@ def _days(m: re.Match[str], text: str, today: date) -> tuple[date, date] | None:
         if g("mn").lower() in w.WORDLIKE_MONTHS and _OF.match(text, m.end()):
             return None  # "in March of the penguins"
         if year:
-            return _month_span(int(year), month)
+            return month_days(int(year), month)
         latest = (
             today.year
             if month < today.month or (month == today.month and not g("ml"))
             else (today.year - 1)
         )
-        return _month_span(latest, month)
+        return month_days(latest, month)
     if g("weekday"):
         if _NAMED_DAY.search(text, 0, m.start("wd")):
             return None  # "Black Friday"

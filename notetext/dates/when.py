@@ -52,11 +52,11 @@ note: "remind me to call mom tomorrow at 9" -> "call mom".
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
 from notetext.dates.bounds import bounded, bounded_day, out_of_range
+from notetext.dates.iso import iso_moment
 from notetext.dates.reading import TRIGGER, When, at, read_text
 from notetext.dates.repeat import next_occurrence, parse_repeat
 
@@ -78,7 +78,6 @@ def _local(value: datetime, zone: ZoneInfo) -> datetime:
     return value.astimezone(zone)
 
 
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _FALLBACK_LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pt"]
 
 
@@ -99,16 +98,6 @@ def _dateparser(text: str, now: datetime) -> tuple[datetime, bool] | None:
     if not isinstance(first, datetime) or not isinstance(second, datetime):
         return None
     return first, first == second
-
-
-def _iso(text: str) -> date | datetime | None:
-    """An ISO 8601 date ("2026-11-24") or date and time, the way models write them."""
-    try:
-        if _ISO_DAY.fullmatch(text):
-            return date.fromisoformat(text)
-        return datetime.fromisoformat(text)
-    except ValueError:
-        return None
 
 
 def read_when(
@@ -135,7 +124,7 @@ def _read_when(value: object, now: datetime, zone: ZoneInfo, default_time: time)
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
-    if isinstance(iso := _iso(text), datetime):
+    if isinstance(iso := iso_moment(text), datetime):
         return _local(iso, zone)
     if iso:
         return at(iso, default_time, zone)
@@ -167,7 +156,7 @@ def _read_due(value: object, now: datetime, zone: ZoneInfo) -> date | None:
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
-    if iso := _iso(text):
+    if iso := iso_moment(text):
         return _local(iso, zone).date() if isinstance(iso, datetime) else iso
     local_now = now.astimezone(zone)
     found = read_text(text, local_now, time(9))

@@ -6,10 +6,11 @@ words a reply can show when a filter leaves nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
 from notetext import wikilinks
+from notetext.dates import day_end, day_start
 from storage.index.documents import normal_tag
 from storage.index.links import LINKS_TO, target_keys
 from storage.index.tokens import fold
@@ -136,11 +137,10 @@ class Filters:
         zone = self.filed_zone or UTC
         if self.created_after is not None:
             bounds.append("{col} >= :f_filed_after")
-            params["f_filed_after"] = datetime.combine(self.created_after, time(), zone)
+            params["f_filed_after"] = day_start(self.created_after, zone)
         if self.created_before is not None:
             bounds.append("{col} < :f_filed_before")
-            following = self.created_before + timedelta(days=1)
-            params["f_filed_before"] = datetime.combine(following, time(), zone)
+            params["f_filed_before"] = day_end(self.created_before, zone)
         columns = ["coalesce(e.created, e.updated)"] + (["e.updated"] if self.or_changed else [])
         either = [" AND ".join(b.format(col=c) for b in bounds) for c in columns]
         return "(" + " OR ".join(f"({part})" for part in either) + ")"
@@ -215,8 +215,7 @@ class Filters:
 def _bound(value: datetime | date, *, next_day: bool) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    day = value + timedelta(days=1) if next_day else value
-    return datetime.combine(day, time(), tzinfo=UTC)
+    return day_end(value) if next_day else day_start(value)
 
 
 def _latest(a: datetime | date | None, b: datetime | date | None) -> datetime | date | None:

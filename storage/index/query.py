@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date
 
 from notetext import wikilinks
+from notetext.dates import iso_day, iso_month, month_days
 from storage.index.filters import Filters, LinkedTo
 from storage.index.tokens import tokenize
 
@@ -35,8 +36,6 @@ FIELDS = ("tag", "category", "status", "title", "after", "before", "linked")
 _QUOTES = '"\u201c\u201d\u201e'  # straight, and the curly ones phones type
 _SEPARATORS = "()"
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.DOTALL)
-_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-_MONTH = re.compile(r"(\d{4})-(\d{2})")
 # `linked:[[Two Words]]` is one lexeme, spaces and all.
 _LINKED = re.compile(rf"linked:(?:[\w-]+:)?{wikilinks.SOURCE}", re.IGNORECASE)
 _LINKED_VALUE = re.compile(r"(?:([\w-]+):)?(.+)", re.DOTALL)
@@ -122,17 +121,10 @@ def _lex(text: str) -> list[tuple[str, str | None]]:
 
 def _date_range(value: str) -> tuple[date, date] | None:
     """First and last day of `YYYY-MM-DD` or `YYYY-MM`; None for anything else."""
-    try:
-        if day := _DAY.fullmatch(value):
-            exact = date(int(day[1]), int(day[2]), int(day[3]))
-            return exact, exact
-        if month := _MONTH.fullmatch(value):
-            first = date(int(month[1]), int(month[2]), 1)
-            following = (first + timedelta(days=32)).replace(day=1)
-            return first, following - timedelta(days=1)
-    except (ValueError, OverflowError):  # 2026-02-30; 9999-12 has no following month
-        return None
-    return None
+    if day := iso_day(value):
+        return day, day
+    month = iso_month(value)
+    return None if month is None else month_days(*month)
 
 
 class _Fields:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, tzinfo
+from datetime import date, datetime
 from typing import Any
 
 import yaml
 
 from notetext.code import without_code
+from notetext.dates import FIRST_DAY, LAST_DAY, frontmatter_time
 from storage.errors import StorageError
 from storage.vault import schema
 
@@ -197,44 +198,14 @@ def first_heading(body: str) -> str | None:
     return None
 
 
-# A hand-written date outside these years is "invalid date": read as absent, never
-# converted. The margins keep any valid time representable in every time zone
-# (0001-01-01T00:00+14:00 is before year 1 in UTC, and Python refuses it).
-_EARLIEST = datetime(1969, 12, 31, tzinfo=UTC)
-_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
-FIRST_YEAR, LAST_YEAR = 1970, 9999
 DATE_FIELDS = ("created", "updated")  # the dates the index reads from every note
-
-
-def parse_timestamp(value: object, zone: tzinfo | None = None) -> datetime | None:
-    """A frontmatter time (datetime, date or ISO 8601 text) as an aware UTC datetime,
-    a time without offset read in `zone` (the note's `timezone`, else UTC); None when
-    absent, unparsable or an invalid date (see `timestamp_problem`)."""
-    if isinstance(value, datetime):
-        stamp = value
-    elif isinstance(value, date):
-        stamp = datetime.combine(value, time())
-    elif isinstance(value, str):
-        try:
-            stamp = datetime.fromisoformat(value.strip())
-        except ValueError:
-            return None
-    else:
-        return None
-    if not FIRST_YEAR <= stamp.year <= LAST_YEAR:
-        return None
-    try:
-        local = stamp.replace(tzinfo=zone or UTC) if stamp.tzinfo is None else stamp
-        utc = local.astimezone(UTC)
-    except (OverflowError, ValueError):
-        return None
-    return utc if _EARLIEST <= utc <= _LATEST else None
 
 
 def note_time(fields: Mapping[str, Any], name: str) -> datetime | None:
     """A note's `created` or `updated` as an aware UTC datetime, its wall time read in
-    the note's own `timezone` (see storage.vault.schema)."""
-    return parse_timestamp(fields.get(name), schema.note_zone(fields))
+    the note's own `timezone` (see storage.vault.schema); None when absent or an invalid
+    date (notetext.dates.frontmatter_time: outside the dates kept)."""
+    return frontmatter_time(fields.get(name), schema.note_zone(fields))
 
 
 def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
@@ -249,5 +220,5 @@ def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
         return None
     return (
         f"invalid date ({', '.join(bad)}): read as absent; "
-        f"write a date between {FIRST_YEAR} and {LAST_YEAR}"
+        f"write a date from {FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}"
     )

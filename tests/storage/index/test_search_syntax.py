@@ -105,6 +105,9 @@ async def test_field_filters_and_dates(database_url: str) -> None:
         early = paths(await index.search("morning before:2026-10"))
         assert early[0] == "ideas/tea.md"
         assert set(early) <= {"ideas/tea.md", "projects/budget.md", "admin/fee.md"}
+        # The last day kept is a bound like any other (an OverflowError before).
+        assert "ideas/tea.md" in paths(await index.search("morning before:9999-12-31"))
+        assert "ideas/tea.md" in paths(await index.search("morning after:0001-01-01"))
         # The tool's own filter arguments and the query's narrow each other.
         assert paths(await index.search("morning tag:drinks", category="projects")) == []
 

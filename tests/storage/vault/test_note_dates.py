@@ -1,4 +1,5 @@
-"""Hand-written frontmatter dates: one outside 1970-9999, or one that no time zone can
+"""Hand-written frontmatter dates: one outside the dates kept (1970-01-01 to 9999-12-31,
+as written and in UTC: the range reminders keep too), or one that some time zone cannot
 show, is an "invalid date": read as absent, never raised."""
 
 from __future__ import annotations
@@ -7,9 +8,10 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
+from notetext.dates import frontmatter_time as parse_timestamp
 from storage.index.documents import updated_at
 from storage.vault.edits import entry_from_bytes
-from storage.vault.notefile import parse_timestamp, timestamp_problem
+from storage.vault.notefile import timestamp_problem
 
 
 @pytest.mark.parametrize(
@@ -21,6 +23,7 @@ from storage.vault.notefile import parse_timestamp, timestamp_problem
         "1969-07-20T20:17:00",  # a local time, as YAML reads one without a zone
         date(1, 1, 1),
         "0001-01-01T00:00:00+14:00",
+        "1970-01-01T05:00:00+14:00",  # 1969 in UTC: a reminder refuses it too
         "tomorrow-ish",
     ],
 )
@@ -35,6 +38,9 @@ def test_an_invalid_date_reads_as_absent(value: object) -> None:
         ("2026-11-20T09:00:00+01:00", datetime(2026, 11, 20, 8, 0, tzinfo=UTC)),
         (date(1970, 1, 1), datetime(1970, 1, 1, tzinfo=UTC)),
         ("9999-12-01T00:00:00", datetime(9999, 12, 1, tzinfo=UTC)),
+        # The last day kept, which notes refused a day early while reminders kept it.
+        (date(9999, 12, 31), datetime(9999, 12, 31, tzinfo=UTC)),
+        ("9999-12-31T09:00:00Z", datetime(9999, 12, 31, 9, tzinfo=UTC)),
     ],
 )
 def test_a_good_date_is_read_in_utc(value: object, utc: datetime) -> None:
