@@ -123,6 +123,17 @@ def engine_parts(
     )
 
 
+def fetch_policy(settings: Settings) -> FetchPolicy:
+    """The limits of a shared link's fetch, from the settings (their one home)."""
+    return FetchPolicy(
+        max_bytes=settings.fetch_max_bytes,
+        timeout=settings.fetch_timeout,
+        allow_private=settings.fetch_allow_private,
+        trusted_hosts=frozenset(settings.fetch_trusted_hosts),
+        max_redirects=settings.max_redirects,
+    )
+
+
 def _enricher(
     vaults: Vaults,
     records: Records,
@@ -134,12 +145,7 @@ def _enricher(
 ) -> Enricher:
     """What reads a saved note's links and files after the reply (bot.enrich), in
     reader processes held to the settings' memory and time (bot.readers)."""
-    fetching = FetchPolicy(
-        max_bytes=settings.fetch_max_bytes,
-        timeout=settings.fetch_timeout,
-        allow_private=settings.fetch_allow_private,
-        trusted_hosts=frozenset(settings.fetch_trusted_hosts),
-    )
+    fetching = fetch_policy(settings)
     return Enricher(
         Enrichments(records.engine),
         vaults,

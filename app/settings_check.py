@@ -14,6 +14,7 @@ from adapters.imap import BadMailboxUrl, mailbox_url
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SETTING, Settings
 from bot.logs import redact
 from bot.tools import approval_tools
+from storage.vault.schema import DEFAULT_CATEGORIES
 
 EXIT_CONFIG = 2  # the exit code of a start the settings stop
 
@@ -22,7 +23,7 @@ EXAMPLES: dict[str, str] = {
     "BRAINBOT_TIMEZONE": "Europe/Berlin",
     "BRAINBOT_DIGEST_TIME": "07:30",
     "BRAINBOT_REMINDER_TIME": "09:00",
-    "BRAINBOT_CATEGORIES": "people,projects,ideas,admin,inbox",
+    "BRAINBOT_CATEGORIES": ",".join(DEFAULT_CATEGORIES),
     "BRAINBOT_ALLOWED_USERS": "slack:U0123ABC,telegram:42",
     "BRAINBOT_APPROVAL_TOOLS": "delete,move",
     "BRAINBOT_DIRECT_CHANGES": "append,tag,tick",
@@ -38,9 +39,10 @@ EXAMPLES: dict[str, str] = {
     "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/telegram",
     "BRAINBOT_HTTP_PORT": "8080",
     "BRAINBOT_HTTP_HOST": "127.0.0.1",
-    "BRAINBOT_MAX_NOTE_BYTES": "1000000",
-    "BRAINBOT_MAX_ATTACHMENT_BYTES": "20000000",
-    "BRAINBOT_MAX_MESSAGE_CHARS": "20000",
+    # Sizes: the defaults, from their one home.
+    "BRAINBOT_MAX_NOTE_BYTES": str(Settings.model_fields["max_note_bytes"].default),
+    "BRAINBOT_MAX_ATTACHMENT_BYTES": str(Settings.model_fields["max_attachment_bytes"].default),
+    "BRAINBOT_MAX_MESSAGE_CHARS": str(Settings.model_fields["max_message_chars"].default),
     "BRAINBOT_EMBEDDINGS": "openai, local or none",
     "BRAINBOT_EMBEDDING_DIMENSIONS": "1536",
     "BRAINBOT_LLM_TOOLS": "all or routed",

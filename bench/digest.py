@@ -32,13 +32,14 @@ from zoneinfo import ZoneInfo
 
 import yaml
 
-from bot.config import DEFAULT_CATEGORIES
 from bot.digest.compose import compose_digest
 from bot.digest.mentions import unlinked_mentions
 from bot.digest.resurface import past_sections
 from storage.db.engine import Database
 from storage.index.embeddings import HashingEmbedder
 from storage.store import Store
+from storage.vault.schema import DEFAULT_CATEGORIES
+from tests.storage.vault.vault_support import LIMITS
 
 TARGET_MS = 150.0
 PAST_TARGET_MS = 50.0
@@ -230,6 +231,7 @@ async def run(runs: int = 30) -> dict[str, float]:
                 categories=DEFAULT_CATEGORIES,
                 database=database,
                 embedder=HashingEmbedder(DIMENSIONS),
+                **LIMITS,
             )
             started = time.perf_counter()
             await store.import_folder(root / "source")

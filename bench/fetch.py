@@ -37,8 +37,9 @@ from aiohttp.test_utils import TestServer
 from lxml import html as lxml_html
 from trafilatura import extract_with_metadata
 
-from bot.enrich.fetch import FetchPolicy, fetch, open_session
+from bot.enrich.fetch import fetch, open_session
 from bot.readers.pages import decode, read_page
+from tests.bot.enrich.policy import policy as fetch_policy
 
 TARGET_MEDIAN_MS = 300.0
 ARTICLE = Path(__file__).parents[1] / "tests" / "data" / "pages" / "wikipedia-mozilla.html"
@@ -161,7 +162,7 @@ async def _speed(runs: int) -> tuple[list[float], dict[str, list[float]]]:
     app.add_routes([web.get("/wiki/Mozilla", serve)])
     server = TestServer(app, host="127.0.0.1")
     await server.start_server()
-    policy = FetchPolicy(allow_private=True)
+    policy = fetch_policy(allow_private=True)
     url = f"http://127.0.0.1:{server.port}/wiki/Mozilla"
     fetches: list[float] = []
     totals: dict[str, list[float]] = {name: [] for name in EXTRACTORS}

@@ -22,13 +22,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from bench.digest import NOTES, write_vault
-from bot.config import DEFAULT_CATEGORIES
 from storage.db.engine import Database
 from storage.index.filters import Filters
 from storage.index.lookups import random_entry
 from storage.index.outlinks import outgoing_links
 from storage.store import Store
-from storage.vault.schema import CLOSED_STATUSES
+from storage.vault.schema import CLOSED_STATUSES, DEFAULT_CATEGORIES
+from tests.storage.vault.vault_support import LIMITS
 
 LINKS_TARGET_MS = 150.0
 DRAW_TARGET_MS = 50.0
@@ -60,6 +60,7 @@ async def run(runs: int) -> dict[str, float]:
                 categories=DEFAULT_CATEGORIES,
                 database=database,
                 embedder=None,
+                **LIMITS,
             )
             await store.import_folder(root / "source")
             entry = await store.read(HUB)

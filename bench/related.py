@@ -91,6 +91,7 @@ from storage.store import Store
 from tests.fakes.brain import make_settings
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.scripts import capture_everything
+from tests.storage.vault.vault_support import LIMITS
 
 SET = Path(__file__).parent / "sets" / "related-til-help.json"
 LOOKUP_TARGET_MS = 30.0
@@ -157,6 +158,7 @@ async def score_set(embedder: Embedder) -> list[Scored]:
                 categories=("inbox",),
                 database=database,
                 embedder=embedder,
+                **LIMITS,
             )
             started = time.perf_counter()
             await store.import_folder(root / "pages")
@@ -343,6 +345,7 @@ async def lookup_ms(count: int = 10_000, runs: int = 50) -> tuple[float, float, 
                 categories=CATEGORIES,
                 database=database,
                 embedder=HashingEmbedder(DIMENSIONS),
+                **LIMITS,
             )
             await store.import_folder(root / "import")
             paths = sorted(await store.index.paths())[:: max(1, count // runs)][:runs]

@@ -29,6 +29,7 @@ from bench.storage_corpus import generate, write_notes
 from storage.db.engine import Database
 from storage.index.embeddings import HashingEmbedder, LocalEmbedder
 from storage.store import Store
+from tests.storage.vault.vault_support import LIMITS
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 DIMENSIONS = 384  # as all-MiniLM-L6-v2
@@ -146,6 +147,7 @@ async def run(count: int) -> list[Figure]:
                 categories=CATEGORIES,
                 database=database,
                 embedder=HashingEmbedder(DIMENSIONS),
+                **LIMITS,
             )
             try:
                 return await measure(store, root / "import", [q.text for q in questions])

@@ -35,6 +35,7 @@ from storage.index.index import CANDIDATES
 from storage.index.query import parse_query
 from storage.index.search import Filters, keyword_ranking, vector_ranking
 from storage.store import Store
+from tests.storage.vault.vault_support import LIMITS
 
 SETS = Path(__file__).parent / "sets"
 DEPTH = 10
@@ -166,6 +167,7 @@ async def measure(
                 categories=("inbox",),
                 database=database,
                 embedder=embedder,
+                **LIMITS,
             )
             await store.import_folder(listed_pages(labelled, root / "pages"))
             rankings, candidates = await rank(store, [q for q, _ in labelled.questions])

@@ -39,6 +39,7 @@ from notetext.dates import question_span
 from storage.db.engine import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.store import Store
+from tests.storage.vault.vault_support import LIMITS
 
 MAX_MS = 1.0
 CATEGORIES = ("inbox", "people", "projects", "ideas", "admin")
@@ -96,6 +97,7 @@ async def run(runs: int, embedder: Embedder | None) -> int:
                 database=database,
                 embedder=embedder,
                 embed_in_background=False,
+                **LIMITS,
             )
             await store.import_folder(root / "source")
             without = [await _paths(store, q["question"], zone, now, False) for q in labelled]

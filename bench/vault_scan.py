@@ -30,6 +30,7 @@ from storage.index.sync import read_notes
 from storage.vault import files
 from storage.vault.gitrepo import signature
 from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import LIMITS
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 PER_FOLDER = 500
@@ -63,7 +64,7 @@ def _make_vault(root: Path, count: int) -> Vault:
     tree = repo.index.write_tree()
     who = signature(BOT_AUTHOR)
     repo.create_commit("HEAD", who, who, "generated notes", tree, [])
-    return Vault(root, CATEGORIES)
+    return Vault(root, CATEGORIES, **LIMITS)
 
 
 def _measure(count: int) -> dict[str, float]:

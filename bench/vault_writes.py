@@ -26,6 +26,7 @@ from pathlib import Path
 
 from storage.entry import Author
 from storage.vault.vault import Vault
+from tests.storage.vault.vault_support import LIMITS
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
 AUTHOR = Author("Bench", "bench@example.org")
@@ -53,14 +54,14 @@ def linked_vault(root: Path, linking: int) -> Vault:
         if number % 3 == 0:
             body += "\nAlso [it](../ideas/target-0.md).\n"
         (source / f"inbox/note-{number:04d}.md").write_text(body)
-    vault = Vault(root / "vault", CATEGORIES)
+    vault = Vault(root / "vault", CATEGORIES, **LIMITS)
     vault.import_tree(source)
     return vault
 
 
 def measure(root: Path, rounds: int) -> list[tuple[str, float, float]]:
     figures = []
-    small = Vault(root / "small", CATEGORIES)
+    small = Vault(root / "small", CATEGORIES, **LIMITS)
 
     def create(number: int) -> None:
         small.create("inbox", f"Bench capture {number}", "A quick thought.", author=AUTHOR)

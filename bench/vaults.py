@@ -29,7 +29,9 @@ from storage.db.migrations import migrate
 from storage.index import indexer
 from storage.index.embeddings import HashingEmbedder
 from storage.store import Store
+from storage.vault.schema import DEFAULT_CATEGORIES
 from storage.vaults import Vaults, VaultSettings
+from tests.storage.vault.vault_support import LIMITS
 
 NOTES = 100
 RUNS = 40
@@ -58,7 +60,7 @@ async def run(people: int) -> int:
         vaults = Vaults(
             database,
             HashingEmbedder(DIMENSIONS),
-            VaultSettings(root, root / "vault", ("people", "projects", "ideas", "admin", "inbox")),
+            VaultSettings(root, root / "vault", DEFAULT_CATEGORIES, **LIMITS),
             keep_open=8,
         )
         notes, queries = generate(NOTES, queries=RUNS, seed=11)

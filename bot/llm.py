@@ -52,14 +52,16 @@ class Completion:
 
 @dataclass(frozen=True, slots=True)
 class LLMLimits:
-    """How long to wait and how much to ask for; the README's "Using a local model"
-    section says which values suit a model on a CPU."""
+    """How long to wait and how much to ask for (BRAINBOT_LLM_FIRST_TOKEN_TIMEOUT,
+    _TIMEOUT, _RETRIES, _MAX_TOKENS, _STREAM: the settings are their one home, so these
+    have no defaults here); the README's "Using a local model" section says which
+    values suit a model on a CPU."""
 
-    first_token_timeout: float = 60.0
-    total_timeout: float = 180.0
-    retries: int = 2
-    max_tokens: int = 1000
-    stream: bool = True
+    first_token_timeout: float
+    total_timeout: float
+    retries: int
+    max_tokens: int
+    stream: bool
     # After the server could not be reached at all (nothing listening), messages in
     # the next seconds do not wait through the retries again: they are answered
     # without the model at once.
@@ -111,12 +113,12 @@ class LLM:
         api_key: str | None,
         base_url: str | None,
         model: str,
-        transcribe_model: str = "whisper-1",
-        limits: LLMLimits | None = None,
+        transcribe_model: str,
+        limits: LLMLimits,
     ) -> None:
         self.model = model
         self.transcribe_model = transcribe_model
-        self.limits = limits or LLMLimits()
+        self.limits = limits
         self._unreachable_until = 0.0  # time.monotonic(): not tried again before then
         # httpx's read timeout is the longest silence between two pieces of the
         # answer: before the first token that is the whole prompt's processing.

@@ -32,12 +32,12 @@ from storage.db.send_ledger import DigestKey, Send, SendLedger
 from storage.entry import BOT_AUTHOR
 from storage.errors import StorageError
 from storage.store import Store
+from storage.vault.paths import DIGESTS_DIR
 from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
 
 Deliver = Callable[[Conversation, Reply], Awaitable[object]]
-DIGEST_FOLDER = "digests"
 
 
 class NoRoute(Exception):
@@ -79,7 +79,7 @@ async def home_conversations(records: Records, user_id: int) -> list[Conversatio
 
 
 def note_path(day: date) -> str:
-    return f"{DIGEST_FOLDER}/{day.isoformat()}.md"
+    return f"{DIGESTS_DIR}/{day.isoformat()}.md"
 
 
 @dataclass(frozen=True, slots=True)

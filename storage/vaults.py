@@ -51,8 +51,8 @@ class VaultSettings:
     data_dir: Path
     owner_dir: Path  # vault 1's folder (BRAINBOT_VAULT_DIR)
     categories: Sequence[str]
-    max_bytes: int = 1_000_000
-    max_attachment_bytes: int = 20_000_000
+    max_bytes: int  # a note's size limit (BRAINBOT_MAX_NOTE_BYTES: the one default)
+    max_attachment_bytes: int  # BRAINBOT_MAX_ATTACHMENT_BYTES
 
 
 class Vaults:

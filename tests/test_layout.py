@@ -204,3 +204,36 @@ def test_the_ground_floor_of_text_stands_on_nothing_of_ours() -> None:
         if other.startswith("notetext")
     }
     assert {"storage", "bot"} <= users
+
+
+def _literals(path: Path) -> list[tuple[int, str]]:
+    """The string constants of a module that are not docstrings, with their lines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if id(node) not in docstrings
+    ]
+
+
+def test_the_categories_are_named_by_the_vault_schema_only() -> None:
+    """The categories are configurable: code that means the people or the inbox folder
+    says so with the vault schema's names (storage.vault.schema), never by spelling it."""
+    from storage.vault.schema import DEFAULT_CATEGORIES
+
+    spelled = sorted(
+        f"{name}:{line} {value!r}"
+        for name, path in MODULES.items()
+        if name != "storage.vault.schema" and not name.startswith("notetext")
+        for line, value in _literals(path)
+        if value in DEFAULT_CATEGORIES
+    )
+    assert spelled == []

@@ -68,8 +68,8 @@ class Mailbox:
         url: MailboxUrl,
         *,
         ca_file: str | None = None,
-        poll_seconds: float = 60.0,
-        max_bytes: int = 25_000_000,
+        poll_seconds: float,
+        max_bytes: int,
         timeout: float = 30.0,
         first_pause: float = FIRST_PAUSE,
     ) -> None:

@@ -10,11 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands.mentions import PEOPLE, PersonMention, linked, mentioned, person_page
+from bot.commands.mentions import PersonMention, linked, mentioned, person_page
 from bot.commands.structure import read_structure, title_of
 from bot.tools import ToolContext, category_named
 from notetext.dates import find_when
 from notetext.names import NAME_WORD, Mention
+from storage.vault.schema import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
 PERSON_NAME = re.compile(
@@ -22,7 +23,7 @@ PERSON_NAME = re.compile(
     re.DOTALL,
 )
 KEYWORDS = {
-    "people": (
+    PEOPLE: (
         "met ",
         "meet ",
         "call with",
@@ -36,7 +37,7 @@ KEYWORDS = {
         "he said",
         "she said",
     ),
-    "projects": (
+    PROJECTS: (
         "project",
         "launch",
         "milestone",
@@ -47,7 +48,7 @@ KEYWORDS = {
         "next step",
         "finish the",
     ),
-    "admin": (
+    ADMIN: (
         "pay ",
         "bill",
         "invoice",
@@ -62,7 +63,7 @@ KEYWORDS = {
         "subscription",
         "due ",
     ),
-    "ideas": ("idea", "what if", "maybe we could", "could we", "someday", "wouldn't it be"),
+    IDEAS: ("idea", "what if", "maybe we could", "could we", "someday", "wouldn't it be"),
 }
 HINT = re.compile(r"^\s*(?:\[(?P<bracket>[\w-]+)\]|(?P<colon>[\w-]+):)\s*", re.IGNORECASE)
 
@@ -91,7 +92,7 @@ def classify(text: str, categories: tuple[str, ...]) -> Guess:
     best = max(scores, key=lambda c: scores[c], default=None)
     if best is not None and scores[best] > 0:
         return Guess(best, 0.7, text)
-    return Guess("inbox", 0.3, text)
+    return Guess(INBOX, 0.3, text)
 
 
 async def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
@@ -117,9 +118,9 @@ async def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
         structure, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
     )
     when = find_when(body, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time)
-    if when.found and guess.category == "inbox" and "admin" in categories:
+    if when.found and guess.category == INBOX and ADMIN in categories:
         # A dated task is an errand when nothing else claimed it (the capture reads the date).
-        guess = Guess("admin", 0.7, guess.text)
+        guess = Guess(ADMIN, 0.7, guess.text)
     fields = [{"name": "next_action", "value": action}] if action else []
     return _call(title, guess.category, guess.confidence, body, structure.tags, fields)
 

@@ -12,8 +12,8 @@ from notetext import wikilinks
 from notetext.names import Mention, cue_first_names, full_name_after_cue, possessive_names
 from storage.entry import Entry
 from storage.store import Store
+from storage.vault.schema import PEOPLE
 
-PEOPLE = "people"
 PersonMention = Mention[Entry]
 
 

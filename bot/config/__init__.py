@@ -3,7 +3,7 @@
 than field by field, a custom tool's secrets among them, and the order of the sources
 (`sources`)."""
 
-from bot.config.settings import DEFAULT_CATEGORIES, Settings
+from bot.config.settings import Settings
 from bot.config.sources import (
     SECRET_PREFIX,
     SECRET_VAULTS_SETTING,
@@ -13,7 +13,6 @@ from bot.config.sources import (
 )
 
 __all__ = [
-    "DEFAULT_CATEGORIES",
     "SECRET_PREFIX",
     "SECRET_VAULTS_SETTING",
     "SECRET_VAULTS_SUFFIX",

@@ -26,8 +26,7 @@ from bot.config.sources import (
     read_in_order,
 )
 from notetext.dates import time_of_day, zone_named
-
-DEFAULT_CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
+from storage.vault.schema import DEFAULT_CATEGORIES, INBOX
 
 
 def _split_csv(value: object) -> object:
@@ -104,6 +103,8 @@ class Settings(BaseSettings):
     fetch_links: bool = Field(True, alias="BRAINBOT_FETCH")
     fetch_max_bytes: int = Field(5_000_000, gt=0, alias="BRAINBOT_FETCH_MAX_BYTES")
     fetch_timeout: float = Field(10.0, gt=0, le=120, alias="BRAINBOT_FETCH_TIMEOUT")
+    # Redirects followed by one request: a shared link's page, a vault's HTTP tool.
+    max_redirects: int = Field(5, ge=0, le=20, alias="BRAINBOT_MAX_REDIRECTS")
     fetch_allow_private: bool = Field(False, alias="BRAINBOT_FETCH_ALLOW_PRIVATE")
     fetch_trusted_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
         (), alias="BRAINBOT_FETCH_TRUSTED_HOSTS"
@@ -338,8 +339,8 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _inbox_is_a_category(self) -> Settings:
-        if "inbox" not in self.categories:
-            self.categories = (*self.categories, "inbox")
+        if INBOX not in self.categories:
+            self.categories = (*self.categories, INBOX)
         return self
 
     @property

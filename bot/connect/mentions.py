@@ -32,8 +32,8 @@ from notetext.names import Mention, someone_elses
 from notetext.urls import without_addresses
 from storage.index.links import name_key, path_key
 from storage.index.tokens import fold
+from storage.vault.schema import PEOPLE
 
-PEOPLE, PROJECTS = "people", "projects"
 LONGEST_NAME = 6  # words: longer titles are not looked for in running text
 # Given names that are also everyday words: written in lower case, or first in a
 # sentence, they are the word ("I will call", "Mark the date").

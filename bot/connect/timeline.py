@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import date
 
 from bot.buttons import ButtonHandler, pressed
-from bot.connect.mentions import PEOPLE, PROJECTS, Named, Names, NoteMention
+from bot.connect.mentions import Named, Names, NoteMention
 from bot.enrich import Background
 from bot.events import Button, Conversation, Reply
 from bot.tools import ToolContext, undo_button
@@ -40,6 +40,7 @@ from notetext import wikilinks
 from storage.entry import Change, Entry
 from storage.errors import NothingToChange, StorageError
 from storage.store import Store
+from storage.vault.schema import PEOPLE, PROJECTS
 
 log = logging.getLogger(__name__)
 

@@ -125,7 +125,7 @@ async def _execute(
     if ctx.expected_hash is not None and ctx.expected_hash != fingerprint(tool):
         raise ToolError(f"{tool.name} was changed in {TOOLS_FILE} after the preview; ask again")
     request = plan_request(tool, arguments)
-    data = await send(tool, request, hosts)
+    data = await send(tool, request, hosts, ctx.settings.max_redirects)
     text = f"{tool.name}: {request.method} {request.url} answered {data['status']}."
     return ToolResult(data, text)
 

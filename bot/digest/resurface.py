@@ -30,7 +30,8 @@ from storage.index.resurface_queries import (
     related_older_notes,
 )
 from storage.store import Store
-from storage.vault.schema import CLOSED_STATUSES
+from storage.vault.paths import NOT_THOUGHTS, PUT_AWAY
+from storage.vault.schema import CLOSED_STATUSES, INBOX
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ SEED_DAYS = 3  # what was filed in these days (and today) calls older notes back
 OLDER_THAN = timedelta(days=30)  # only notes filed before this long ago come back
 REST_DAYS = 14  # a note shown is not shown again for this many days
 RELATED_NOTES = 2
-NEVER_CATEGORIES = ("inbox", "archive", "archived")
+NEVER_CATEGORIES = (INBOX, *PUT_AWAY, *NOT_THOUGHTS)
 # The cosine similarity a note must reach, by embedder. Local E5 rates every pair of
 # texts high: on ten hand-written pairs (a new capture, an older note on its topic)
 # related pairs scored 0.847-0.90 (median 0.878), the 90 unrelated ones median 0.821,

@@ -4,7 +4,7 @@ What "safely" means here, each rule because a link in a chat message is untruste
 - only http and https, and only addresses on the public internet (bot.net), checked by
   the connector on the very address it dials, on every redirect hop (no second DNS
   lookup; a host is read as the client spells it, so `127。0。0。1` is 127.0.0.1);
-- redirects followed by hand, at most MAX_REDIRECTS, a loop refused;
+- redirects followed by hand, at most the policy's max_redirects, a loop refused;
 - one time limit over the whole fetch, redirects and a slowly dripping body included;
 - a size limit on the bytes as decoded: Content-Length over it is refused before reading,
   a body is read only to one byte past it, and gzip is inflated here, in bounded steps,
@@ -29,7 +29,6 @@ from yarl import URL
 
 from bot.net import AddressRefused, AddressRules, GuardedConnector
 
-MAX_REDIRECTS = 5
 READABLE_TYPES = frozenset(
     {
         "text/html",
@@ -63,17 +62,20 @@ def _user_agent() -> str:
 
 @dataclass(frozen=True)
 class FetchPolicy:
-    """Limits of one fetch (BRAINBOT_FETCH_MAX_BYTES, _TIMEOUT, _ALLOW_PRIVATE).
+    """Limits of one fetch (BRAINBOT_FETCH_MAX_BYTES, _TIMEOUT, _ALLOW_PRIVATE,
+    _TRUSTED_HOSTS, BRAINBOT_MAX_REDIRECTS): the settings are their one home, so a policy
+    has no defaults of its own.
 
     `trusted_hosts` are host names that may resolve into a private network even when
     `allow_private` is off: one trusted wiki, not the whole home network.
     """
 
-    max_bytes: int = 5_000_000
-    timeout: float = 10.0
-    allow_private: bool = False
+    max_bytes: int
+    timeout: float
+    allow_private: bool
+    trusted_hosts: frozenset[str]
+    max_redirects: int
     user_agent: str = field(default_factory=_user_agent)
-    trusted_hosts: frozenset[str] = frozenset()
 
     @property
     def rules(self) -> AddressRules:
@@ -162,7 +164,7 @@ async def _follow(url: str, policy: FetchPolicy, session: aiohttp.ClientSession)
     """Request `url`, following redirects by hand so each hop is checked like the first."""
     current = url
     seen = {url}
-    for _ in range(MAX_REDIRECTS + 1):
+    for _ in range(policy.max_redirects + 1):
         async with session.get(
             _checked(current, policy),
             allow_redirects=False,
@@ -186,7 +188,7 @@ async def _follow(url: str, policy: FetchPolicy, session: aiohttp.ClientSession)
                 charset=(response.charset or "").lower() or None,
                 data=data,
             )
-    raise FetchFailed(f"it redirects more than {MAX_REDIRECTS} times")
+    raise FetchFailed(f"it redirects more than {policy.max_redirects} times")
 
 
 def _checked(url: str, policy: FetchPolicy) -> URL:

@@ -5,10 +5,9 @@ what it compares, so the same page shared twice (once from a newsletter with
 `utm_source`, once from the address bar without `www.`) is one page, not two.
 
 Which links a text holds (http and https, outside code, without the punctuation a
-sentence put after them) is notetext.urls'; this module says which of them are one page.
-
-- `normalise` maps `http` to `https` and drops a leading `www.`: to a person these are
-  the same page, and sites that serve different pages on them are rare enough.
+sentence put after them) is notetext.urls' to say; this module says which of them are
+one page. `normalise` maps `http` to `https` and drops a leading `www.`: to a person
+these are the same page, and sites that serve different pages on them are rare enough.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class Enricher:
         owner: int,
         timeout: float,
         max_file_bytes: int,
-        max_note_bytes: int = 1_000_000,
+        max_note_bytes: int,
         records: Records | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:

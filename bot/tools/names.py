@@ -12,18 +12,19 @@ from storage.entry import Entry
 from storage.errors import EntryNotFound, UnsafePath
 from storage.store import Store
 from storage.vault.paths import check_relpath
+from storage.vault.schema import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
 
 # The words people and models use for the default categories ("todo" for admin).
 CATEGORY_WORDS = {
-    "person": "people",
-    "project": "projects",
-    "idea": "ideas",
-    "todo": "admin",
-    "task": "admin",
-    "tasks": "admin",
-    "errand": "admin",
-    "note": "inbox",
-    "notes": "inbox",
+    "person": PEOPLE,
+    "project": PROJECTS,
+    "idea": IDEAS,
+    "todo": ADMIN,
+    "task": ADMIN,
+    "tasks": ADMIN,
+    "errand": ADMIN,
+    "note": INBOX,
+    "notes": INBOX,
 }
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»"}  # noqa: RUF001
 

@@ -19,7 +19,7 @@ from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from notetext.dates import iso_day
 from storage.entry import Entry, SearchHit
-from storage.vault.schema import SOURCE_PREFIX
+from storage.vault.schema import INBOX, SOURCE_PREFIX
 
 
 class FieldValue(BaseModel):
@@ -125,7 +125,7 @@ async def capture(
     """
     if category not in ctx.settings.categories:
         raise ToolError(f"unknown category {category!r}; use one of {ctx.settings.categories}")
-    confident = confidence >= ctx.settings.confidence_threshold and category != "inbox"
+    confident = confidence >= ctx.settings.confidence_threshold and category != INBOX
     values = _fields(fields)
     ignored = sorted(set(values) - CAPTURE_FIELDS)
     values = {k: v for k, v in values.items() if k in CAPTURE_FIELDS}
@@ -135,7 +135,7 @@ async def capture(
     if confident:
         target = category
     else:
-        target = "inbox"
+        target = INBOX
         values.update(original_text=body, suggested_category=category, confidence=confidence)
     # The message's files are kept with its note, in the note's one commit.
     arrived = ctx.files.take() if ctx.files is not None else []
@@ -171,7 +171,7 @@ async def capture(
     if confident:
         text = " ".join(filter(None, [f"Saved to {entry.path} ({target}).", when]))
         return ToolResult(data, text, entry_path=entry.path)
-    choices = [c for c in ctx.settings.categories if c != "inbox"]
+    choices = [c for c in ctx.settings.categories if c != INBOX]
     # The hash ties the buttons to this very note: pressed after it changed or went
     # (and another took its path), they change nothing.
     payload = {"path": entry.path, "choices": choices, "content_hash": entry.content_hash}

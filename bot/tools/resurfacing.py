@@ -13,11 +13,12 @@ from bot.tools.registry import ToolContext, ToolResult, tool
 from storage.index.filters import Filters
 from storage.index.lookups import random_entry
 from storage.vault.daily import daily_notes
+from storage.vault.paths import NOT_THOUGHTS, PUT_AWAY
 from storage.vault.schema import CLOSED_STATUSES
 
 # Folders (at any depth, any case) whose notes are not drawn: put away, generated, or
 # scaffolding. An imported vault's own folders (`People/`, the root) are drawn from.
-SKIPPED_FOLDERS = ("archive", "archived", "_archive", "digests", "templates", "attachments")
+SKIPPED_FOLDERS = (*PUT_AWAY, *NOT_THOUGHTS)
 # Where the draws come from; a test seeds it (`DRAW.seed(7)`) to draw the same notes.
 DRAW = random.Random()
 

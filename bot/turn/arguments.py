@@ -18,6 +18,7 @@ from bot.turn.mending import loads_lenient
 from notetext import wikilinks
 from notetext.names import possessive_title
 from storage.errors import StorageError
+from storage.vault.schema import ADMIN, INBOX, PEOPLE
 
 _REMINDER_FIELDS = frozenset({"remind", "repeat"})
 
@@ -189,13 +190,13 @@ def _capture(
     category = args.get("category")
     if isinstance(category, str) and category.lower() not in categories:
         known = category_named(category, categories)
-        args["category"] = known or "inbox"
+        args["category"] = known or INBOX
         args["confidence"] = args.get("confidence") if known else 0.0
         fixes.append("category")
     elif isinstance(category, str):
         args["category"] = category.lower()
     if not isinstance(args.get("category"), str):
-        args["category"], args["confidence"] = "inbox", 0.0
+        args["category"], args["confidence"] = INBOX, 0.0
         fixes.append("category")
     if not isinstance(args.get("body"), str) or not args["body"].strip():
         args["body"] = said
@@ -240,12 +241,12 @@ async def not_a_person(
     one person's page starts with that name."""
     # "Sarah's Birthday", "Tom's new job": about something of a person's, not a person.
     whose = possessive_title(str(arguments.get("title") or ""))
-    if arguments.get("category") != "people" or whose is None:
+    if arguments.get("category") != PEOPLE or whose is None:
         return
-    if dated and "admin" in ctx.settings.categories:
-        arguments["category"] = "admin"
+    if dated and ADMIN in ctx.settings.categories:
+        arguments["category"] = ADMIN
     else:
-        arguments.update(category="inbox", confidence=0.0)
+        arguments.update(category=INBOX, confidence=0.0)
     repairs.append("not_a_person")
     name = whose.lower()
     try:
@@ -253,9 +254,7 @@ async def not_a_person(
     except StorageError:
         return
     pages = [
-        e
-        for e in found
-        if e.category == "people" and (e.title.lower() + " ").startswith(name + " ")
+        e for e in found if e.category == PEOPLE and (e.title.lower() + " ").startswith(name + " ")
     ]
     if len(pages) == 1:
         link = wikilinks.link_to(pages[0].path)

@@ -36,6 +36,7 @@ from bot.events import Reply
 from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, notes_read, title_from
 from bot.turn.citations import with_citations
 from storage.db.conversations import HistoryItem
+from storage.vault.schema import INBOX
 
 log = logging.getLogger(__name__)
 
@@ -297,7 +298,7 @@ class Verdict:
             ctx,
             "capture",
             {
-                "category": "inbox",
+                "category": INBOX,
                 "title": title_from(text),
                 "body": text,
                 "confidence": 0.0,

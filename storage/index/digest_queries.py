@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.index.documents import decode_fields
 from storage.vault.notefile import note_time
+from storage.vault.schema import ADMIN, INBOX, PEOPLE, PROJECTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,8 @@ class DigestQuery:
     with_finished: bool = False
 
 
+# The categories whose notes the sections list, as the vault schema names them.
+_CATEGORIES = {"c_projects": PROJECTS, "c_admin": ADMIN, "c_people": PEOPLE, "c_inbox": INBOX}
 _COLUMNS = "e.path, e.category, e.title, e.status, e.fields, e.updated, count(*) OVER () AS total"
 _DUE = (
     "left(coalesce(e.fields->'due'->>'$date', e.fields->'due'->>'$datetime', e.fields->>'due'), 10)"
@@ -81,7 +84,7 @@ _CLOSED = "lower(coalesce(e.status, '')) = ANY(CAST(:closed AS text[]))"
 # next action.
 _OPEN_PROJECTS = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.vault_id = :vault AND e.category = 'projects' AND {_OPEN}
+WHERE e.vault_id = :vault AND e.category = :c_projects AND {_OPEN}
 ORDER BY CASE WHEN {_DUE_KNOWN} THEN {_DUE} END NULLS LAST,
   coalesce(e.fields->>'next_action', '') IN ('', 'null'), e.updated DESC, e.id
 LIMIT :limit
@@ -101,7 +104,7 @@ SELECT * FROM (
       SELECT e.id, e.path, e.category, e.title, e.status, e.fields, e.updated,
              CASE WHEN {_DUE_KNOWN} THEN {_DUE} END AS due
       FROM entries e
-      WHERE e.vault_id = :vault AND e.category = 'admin' AND {_OPEN}
+      WHERE e.vault_id = :vault AND e.category = :c_admin AND {_OPEN}
       OFFSET 0
     ) d
   ) a
@@ -111,7 +114,7 @@ ORDER BY part, n
 """
 _FOLLOW_UPS = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.vault_id = :vault AND e.category = 'people'
+WHERE e.vault_id = :vault AND e.category = :c_people
   AND CASE jsonb_typeof(e.fields->'follow_ups')
         WHEN 'array' THEN jsonb_array_length(e.fields->'follow_ups') > 0
         WHEN 'string' THEN e.fields->>'follow_ups' <> ''
@@ -129,17 +132,17 @@ WHERE e.vault_id = :vault AND e.updated >= :start
                     e.fields->>'created'), 10) BETWEEN :first_day AND :last_day
 ORDER BY e.updated DESC, e.id
 """
-_INBOX = "SELECT count(*) FROM entries e WHERE e.vault_id = :vault AND e.category = 'inbox'"
+_INBOX = "SELECT count(*) FROM entries e WHERE e.vault_id = :vault AND e.category = :c_inbox"
 _STUCK = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.vault_id = :vault AND e.category = 'projects' AND {_OPEN}
+WHERE e.vault_id = :vault AND e.category = :c_projects AND {_OPEN}
   AND e.updated < :stuck_before
 ORDER BY e.updated, e.id
 LIMIT :limit
 """
 _FINISHED = f"""
 SELECT {_COLUMNS} FROM entries e
-WHERE e.vault_id = :vault AND e.category IN ('projects', 'admin') AND {_CLOSED}
+WHERE e.vault_id = :vault AND e.category IN (:c_projects, :c_admin) AND {_CLOSED}
   AND e.updated >= :start AND e.updated < :end
 ORDER BY e.updated DESC, e.id
 LIMIT :limit
@@ -199,6 +202,7 @@ async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int
     on one connection."""
     params: dict[str, Any] = {
         "vault": vault_id,
+        **_CATEGORIES,
         "closed": [s.lower() for s in query.closed],
         "limit": query.limit,
         "due_by": query.due_by.isoformat(),
@@ -211,7 +215,7 @@ async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int
         admin = await _open_admin(conn, params)
         follow_ups = await _listing(conn, _FOLLOW_UPS, params)
         captured = await _captured(conn, vault_id, query)
-        inbox = int((await conn.execute(text(_INBOX), {"vault": vault_id})).scalar_one())
+        inbox = int((await conn.execute(text(_INBOX), params)).scalar_one())
         stuck = await _listing(conn, _STUCK, params)
         finished = (
             await _listing(conn, _FINISHED, params) if query.with_finished else Listing((), 0)

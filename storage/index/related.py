@@ -31,6 +31,7 @@ from storage.index.filters import Filters
 from storage.index.links import Link, reaches
 from storage.index.lookups import backlinks
 from storage.index.search import K1, B, vector_literal, vector_ranking
+from storage.vault.paths import NOT_THOUGHTS
 
 TERMS = 24  # the note's most distinctive terms make the keyword query...
 # ...as long as their postings stay within this many (the query's cost in a large
@@ -59,7 +60,6 @@ BASELINE_SECONDS = 3600.0
 # Pairs of notes below which there is no baseline (a vault of under ten notes): the
 # words alone decide there.
 BASELINE_LEAST = 45
-LEFT_OUT = ("digests",)
 # Past this many vector values (chunks x dimensions) the note's nearest chunks come from
 # the HNSW index, not an exact scan: a search's answer must be exact, a suggestion of
 # three notes need not, and must not cost the person's next message its time (an exact
@@ -224,7 +224,7 @@ async def neighbours(
             "k1": K1,
             "b": B,
             "avgdl": avgdl,
-            "left_out": list(LEFT_OUT),
+            "left_out": list(NOT_THOUGHTS),
             "limit": limit,
         }
         for r in await conn.execute(_SCORES, params):
@@ -266,7 +266,7 @@ async def neighbours(
             titles[i][0], titles[i][1], keyword.get(i, 0.0), similarity.get(i), shared.get(i, 0)
         )
         for i in ids
-        if i in titles and titles[i][0] not in tied and categories.get(i) not in LEFT_OUT
+        if i in titles and titles[i][0] not in tied and categories.get(i) not in NOT_THOUGHTS
     ]
     found.sort(key=lambda x: (-x.keyword, -(x.similarity or 0.0), x.path))
     return found

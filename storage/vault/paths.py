@@ -15,6 +15,13 @@ from pathlib import Path, PurePosixPath
 from storage.errors import EntryTooLarge, StorageError, UnsafePath
 
 ATTACHMENTS_DIR = "attachments"
+DIGESTS_DIR = "digests"  # the digests brainbot keeps (`digests/2026-11-20.md`)
+TEMPLATES_DIR = "templates"
+# Folders whose files are no thoughts of the person's: files they shared, digests
+# brainbot wrote, templates. Nothing there is related, drawn or brought back.
+NOT_THOUGHTS = (ATTACHMENTS_DIR, DIGESTS_DIR, TEMPLATES_DIR)
+# Folders of notes put away: not drawn at random or brought back by the digest.
+PUT_AWAY = ("archive", "archived", "_archive")
 NOTE_SUFFIX = ".md"
 # Notes nest at most this many folders deep. Deeper folders are left out of the vault:
 # libgit2 refuses to walk a working tree past 100 levels (`directory nesting too

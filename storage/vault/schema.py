@@ -31,13 +31,17 @@ MANAGED_FIELDS = frozenset({"id", "created", "updated"})
 # A `status` that closes a note: no digest lists it, no reminder is sent for it.
 CLOSED_STATUSES = ("done", "cancelled", "canceled", "archived", "dropped", "complete", "completed")
 
+# The categories a vault starts with (BRAINBOT_CATEGORIES may name others; the inbox is
+# always one): the folders of people, projects, ideas, errands and what is not yet filed.
+PEOPLE, PROJECTS, IDEAS, ADMIN, INBOX = "people", "projects", "ideas", "admin", "inbox"
+DEFAULT_CATEGORIES = (PEOPLE, PROJECTS, IDEAS, ADMIN, INBOX)
 # Category-specific fields and their defaults (a fresh list per entry for list fields).
 CATEGORY_FIELDS: Mapping[str, Mapping[str, Any]] = {
-    "projects": {"status": None, "next_action": None, "due": None},
-    "people": {"context": None, "follow_ups": [], "last_touched": None},
-    "admin": {"due": None, "status": None},
-    "ideas": {},
-    "inbox": {"original_text": None, "suggested_category": None, "confidence": None},
+    PROJECTS: {"status": None, "next_action": None, "due": None},
+    PEOPLE: {"context": None, "follow_ups": [], "last_touched": None},
+    ADMIN: {"due": None, "status": None},
+    IDEAS: {},
+    INBOX: {"original_text": None, "suggested_category": None, "confidence": None},
 }
 
 SLUG_MAX_CHARS = 60
@@ -176,7 +180,7 @@ def entry_slug(title: str) -> str:
 def entry_stem(category: str, title: str) -> str:
     """A new entry's file name without `.md`: a person's note is named like the person
     ("Sarah Kim.md", so Obsidian's [[Sarah Kim]] finds it); everything else gets a slug."""
-    if category == "people" and is_person_name(title):
+    if category == PEOPLE and is_person_name(title):
         return windows_safe(unicodedata.normalize("NFC", title))
     return entry_slug(title)
 
@@ -238,7 +242,7 @@ def moved_fields(
     new_schema = category_defaults(new_category)
     old_only = set(CATEGORY_FIELDS.get(old_category, {})) - set(new_schema)
     # The inbox's fields describe a guess that filing the note settles.
-    settled = old_only if old_category == "inbox" else set()
+    settled = old_only if old_category == INBOX else set()
     out = {
         name: value
         for name, value in fields.items()

@@ -82,8 +82,8 @@ class Vault(Previews, OutsideChanges):
         root: Path,
         categories: Sequence[str],
         *,
-        max_bytes: int = 1_000_000,
-        max_attachment_bytes: int = 25_000_000,
+        max_bytes: int,
+        max_attachment_bytes: int,
     ) -> None:
         for category in categories:
             if "/" in category or check_relpath(category) == ATTACHMENTS_DIR:

@@ -67,6 +67,9 @@ class ToolServer:
             return web.Response(status=302, headers={"Location": request.query["to"]})
         if path == "/here":
             raise web.HTTPFound("/weather/redirected")
+        if path.startswith("/hops/"):  # /hops/3 → /hops/2 → … → the weather
+            left = int(path.removeprefix("/hops/"))
+            raise web.HTTPFound(f"/hops/{left - 1}" if left else "/weather/at-last")
         if path == "/odd-charset":
             body = "caf\u00e9 ok".encode() + b"\xff"
             charset = request.query.get("charset", "x-klingon")

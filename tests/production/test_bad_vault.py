@@ -18,6 +18,7 @@ from tests.production.conftest import Fakes
 from tests.production.process import Brainbot
 from tests.production.test_watch import index_of, wait_until_found
 from tests.storage.vault.bad_content import nest, put_bad_things, unnest
+from tests.storage.vault.vault_support import LIMITS
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
 
@@ -34,7 +35,7 @@ async def test_a_vault_of_bad_things_starts_syncs_and_stops_promptly(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
     owner = tmp_path / "data" / "vault"
-    Vault(owner, ("ideas", "inbox")).create("ideas", "Good", "A good heron.")
+    Vault(owner, ("ideas", "inbox"), **LIMITS).create("ideas", "Good", "A good heron.")
     put_bad_things(owner / "ideas", "a", pipe=False)
     nest(owner, 1000)
     env = fakes.env(tmp_path, database_url, slack=None, BRAINBOT_SYNC_INTERVAL="3600")

@@ -13,7 +13,7 @@ from storage.errors import DatabaseUnavailable, EmbedderChanged
 from storage.index.embeddings import HashingEmbedder
 from storage.store import Store
 from tests.storage.index.index_support import connected, opened_store
-from tests.storage.vault.vault_support import ANN, CATEGORIES
+from tests.storage.vault.vault_support import ANN, CATEGORIES, LIMITS
 
 
 async def test_writes_are_searchable_at_once_and_the_index_knows_the_commit(
@@ -134,7 +134,11 @@ async def test_another_embedder_is_refused_until_asked_to_re_embed_every_note(
 async def test_without_embedder_search_is_keyword_only(tmp_path: Path, database_url: str) -> None:
     async with connected(database_url) as database:
         store = await Store.open(
-            vault_dir=tmp_path / "vault", categories=CATEGORIES, database=database, embedder=None
+            vault_dir=tmp_path / "vault",
+            categories=CATEGORIES,
+            database=database,
+            embedder=None,
+            **LIMITS,
         )
         await store.create("ideas", "Kite", "A red kite.")
         results = await store.search("kite")

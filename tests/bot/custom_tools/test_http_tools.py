@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bot.events import Reply
 from tests.bot.custom_tools.support import (
     TOKEN,
@@ -127,6 +129,44 @@ async def test_a_redirect_within_the_host_is_followed(
         await brain.engine.handle(message("What does the here service say?"))
     assert [s.path_qs for s in server.seen] == ["/here", "/weather/redirected"]
     assert json.loads(tool_result(openai_fake.chat_requests()[-1])["body"])["sky"] == "sunny"
+
+
+def _hops(server: ToolServer, count: int) -> str:
+    return f"""\
+tools:
+  - name: moved
+    description: A service that moved within its host, several times.
+    url: {server.url}/hops/{count}
+    parameters: {{type: object, properties: {{}}}}
+    needs_approval: false
+"""
+
+
+@pytest.mark.parametrize(("limit", "followed"), [(None, True), ("2", False)])
+async def test_as_many_redirects_are_followed_as_the_settings_allow(
+    tmp_path: Path,
+    database_url: str,
+    openai_fake: FakeOpenAI,
+    server: ToolServer,
+    limit: str | None,
+    followed: bool,
+) -> None:
+    """BRAINBOT_MAX_REDIRECTS (5 unless set) holds for a vault's HTTP tool as for a
+    shared link: the tool stopped after 3 of its own before."""
+    openai_fake.script = [call("moved"), say("Found it.")]
+    settings = {"BRAINBOT_MAX_REDIRECTS": limit} if limit else {}
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_TOOL_HOSTS=server.host, **settings
+    ) as brain:
+        declare(brain.settings.vault_dir, _hops(server, 4))
+        await brain.engine.handle(message("What does the moved service say?"))
+    result = tool_result(openai_fake.chat_requests()[-1])
+    if followed:
+        assert [s.path_qs for s in server.seen][-1] == "/weather/at-last"
+        assert json.loads(result["body"])["sky"] == "sunny"
+    else:
+        assert result["error"] == f"{server.host} redirected more than 2 times"
+        assert len(server.seen) == 3
 
 
 async def test_an_approval_does_not_run_a_declaration_edited_since_the_card(

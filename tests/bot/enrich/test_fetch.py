@@ -18,8 +18,9 @@ from aiohttp.test_utils import TestServer
 
 from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch, open_session
 from bot.readers.pages import read_page
+from tests.bot.enrich.policy import policy as fetch_policy
 
-LOCAL = FetchPolicy(allow_private=True, timeout=2.0)
+LOCAL = fetch_policy(allow_private=True, timeout=2.0)
 PAGE = b"<!doctype html><html><head><title>Tea</title></head><body><p>Oolong.</p></body></html>"
 JAPANESE = "<html><head><title>お茶</title></head><body><p>緑茶と烏龍茶。</p></body></html>"
 
@@ -216,20 +217,20 @@ async def test_a_redirect_loop_is_refused(site: Site) -> None:
 
 async def test_a_server_that_never_answers_fails_within_the_time_limit(site: Site) -> None:
     started = time.monotonic()
-    reason = await _reason(site.url("/hang"), FetchPolicy(allow_private=True, timeout=0.5))
+    reason = await _reason(site.url("/hang"), fetch_policy(allow_private=True, timeout=0.5))
     assert reason == "it took longer than 0.5 s"
     assert time.monotonic() - started < 1.5
 
 
 async def test_a_body_that_drips_fails_within_the_time_limit(site: Site) -> None:
     started = time.monotonic()
-    reason = await _reason(site.url("/drip"), FetchPolicy(allow_private=True, timeout=0.5))
+    reason = await _reason(site.url("/drip"), fetch_policy(allow_private=True, timeout=0.5))
     assert reason == "it took longer than 0.5 s"
     assert time.monotonic() - started < 1.5
 
 
 async def test_a_50_mb_page_is_refused_and_the_download_stopped_early(site: Site) -> None:
-    policy = FetchPolicy(allow_private=True, max_bytes=1_000_000, timeout=5.0)
+    policy = fetch_policy(allow_private=True, max_bytes=1_000_000, timeout=5.0)
     assert await _reason(site.url("/huge"), policy) == "it is larger than 1 MB"
     await asyncio.sleep(0.2)  # the server notices the closed connection
     assert site.sent["huge"] < 16_000_000  # a few socket buffers past the limit, not 50 MB
@@ -242,7 +243,7 @@ async def test_a_declared_length_over_the_limit_is_refused_before_reading(site: 
 
 
 async def test_a_gzip_bomb_is_refused_at_the_limit_as_decoded(site: Site) -> None:
-    policy = FetchPolicy(allow_private=True, max_bytes=2_000_000, timeout=5.0)
+    policy = fetch_policy(allow_private=True, max_bytes=2_000_000, timeout=5.0)
     assert await _reason(site.url("/bomb"), policy) == "it is larger than 2 MB"
     assert site.sent["bomb"] < 2_000_000  # it was small on the wire
 
@@ -252,18 +253,18 @@ async def test_a_gzipped_page_arrives_decoded(site: Site) -> None:
 
 
 async def test_the_default_policy_refuses_the_loopback_address(site: Site) -> None:
-    reason = await _reason(site.url("/page"), FetchPolicy())
+    reason = await _reason(site.url("/page"), fetch_policy())
     assert reason == "the address points into a private network"
 
 
 async def test_the_default_policy_refuses_a_name_that_resolves_to_loopback(site: Site) -> None:
-    reason = await _reason(f"http://localhost:{site.server.port}/page", FetchPolicy())
+    reason = await _reason(f"http://localhost:{site.server.port}/page", fetch_policy())
     assert reason == "the address points into a private network"
 
 
 async def test_a_redirect_from_an_allowed_host_into_loopback_is_refused(site: Site) -> None:
     """`localhost` is trusted here (the allowed first hop); 127.0.0.1 is not."""
-    policy = FetchPolicy(trusted_hosts=frozenset({"localhost"}), timeout=2.0)
+    policy = fetch_policy(trusted_hosts=frozenset({"localhost"}), timeout=2.0)
     first = f"http://localhost:{site.server.port}"
     assert (await fetch(f"{first}/page", policy)).data == PAGE
     for target in (site.url("/page"), f"http://[::ffff:127.0.0.1]:{site.server.port}/page"):
@@ -287,7 +288,7 @@ async def test_cloud_metadata_is_refused_even_when_private_addresses_are_allowed
     "url", ["ftp://example.org/file.txt", "file:///etc/passwd", "javascript:alert(1)"]
 )
 async def test_only_http_and_https_are_fetched(url: str) -> None:
-    assert await _reason(url, FetchPolicy()) == "only http and https links are fetched"
+    assert await _reason(url, fetch_policy()) == "only http and https links are fetched"
 
 
 async def test_a_shared_session_serves_many_fetches_and_a_foreign_one_is_refused(
@@ -298,14 +299,14 @@ async def test_a_shared_session_serves_many_fetches_and_a_foreign_one_is_refused
         second = await fetch(site.url("/gzipped"), LOCAL, session=session)
         assert first.data == second.data == PAGE
         with pytest.raises(ValueError, match="open_session"):
-            await fetch(site.url("/page"), FetchPolicy(), session=session)
+            await fetch(site.url("/page"), fetch_policy(), session=session)
     async with aiohttp.ClientSession() as plain:
         with pytest.raises(ValueError, match="open_session"):
             await fetch(site.url("/page"), LOCAL, session=plain)
 
 
 def test_the_user_agent_says_who_fetches_and_why() -> None:
-    agent = FetchPolicy().user_agent
+    agent = fetch_policy().user_agent
     assert agent.startswith("brainbot/")
     assert "fetches a link its user saved" in agent
 
@@ -333,7 +334,7 @@ def test_the_user_agent_says_who_fetches_and_why() -> None:
     ],
 )
 async def test_the_default_policy_refuses_every_private_kind_of_address(host: str) -> None:
-    reason = await _reason(f"http://{host}:9/", FetchPolicy())
+    reason = await _reason(f"http://{host}:9/", fetch_policy())
     assert reason == "the address points into a private network"
 
 

@@ -14,11 +14,12 @@ from aiohttp import web
 
 from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch
 from tests.bot.enrich.pages_server import page_server
+from tests.bot.enrich.policy import policy as fetch_policy
 from tests.bot.net.spellings import LOOPBACK, METADATA
 
 REFUSED = "the address points into a private network"
 # The allowed first hop listens on 127.0.0.2, trusted by its address; 127.0.0.1 is not.
-GUARDED = FetchPolicy(timeout=2.0, trusted_hosts=frozenset({"127.0.0.2"}))
+GUARDED = fetch_policy(timeout=2.0, trusted_hosts=frozenset({"127.0.0.2"}))
 
 
 async def redirect(request: web.Request) -> web.Response:
@@ -88,7 +89,7 @@ async def test_metadata_in_any_spelling_is_refused_with_private_addresses_allowe
 ) -> None:
     """Nothing listens on the metadata address here: an attempt would say "could not
     be reached" or run into the time limit instead."""
-    policy = FetchPolicy(allow_private=True, timeout=2.0)
+    policy = fetch_policy(allow_private=True, timeout=2.0)
     url = f"http://{spelling}/latest/meta-data/iam/security-credentials/"
     assert await _reason(url, policy) == REFUSED
     assert await _reason(sites.via_redirect(url), policy) == REFUSED

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bot.config import DEFAULT_CATEGORIES
 from bot.tools import REGISTRY
+from storage.vault.schema import DEFAULT_CATEGORIES
 
 PINNED = Path(__file__).with_name("tool_schemas.json")
 

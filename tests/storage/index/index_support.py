@@ -14,7 +14,7 @@ from storage.entry import Entry
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import Index
 from storage.store import Store
-from tests.storage.vault.vault_support import CATEGORIES
+from tests.storage.vault.vault_support import CATEGORIES, LIMITS
 
 
 @asynccontextmanager
@@ -49,6 +49,7 @@ async def opened_store(
             database=database,
             embedder=None if keyword_only else embedder or HashingEmbedder(64),
             reembed=reembed,
+            **LIMITS,
         )
         try:
             yield store

@@ -22,7 +22,7 @@ from storage.index.query import parse_query
 from storage.index.search import Filters, keyword_ranking, vector_ranking
 from storage.store import Store
 from tests.storage.index.index_support import connected, note
-from tests.storage.vault.vault_support import CATEGORIES
+from tests.storage.vault.vault_support import CATEGORIES, LIMITS
 
 ALICE = (
     note(
@@ -272,6 +272,7 @@ async def test_stores_of_two_vaults_share_one_database(tmp_path: Path, database_
                 database=database,
                 embedder=HashingEmbedder(64),
                 vault_id=vault_id,
+                **LIMITS,
             )
 
         alice, bob = await open_store("alice", 1), await open_store("bob", 2)

@@ -19,7 +19,7 @@ from storage.errors import (
 )
 from storage.vault.schema import SLUG_MAX_CHARS, slugify
 from storage.vault.vault import Vault
-from tests.storage.vault.vault_support import ANN, commit_count, git, make_vault, status
+from tests.storage.vault.vault_support import ANN, LIMITS, commit_count, git, make_vault, status
 
 SLACK = {"platform": "slack", "chat_id": "C123", "message_id": "1700000000.1234"}
 
@@ -358,7 +358,7 @@ def test_a_hand_edit_is_committed_on_its_own_before_a_change(vault: Vault) -> No
 
 
 def test_a_new_category_gets_its_folder_when_the_vault_opens(vault: Vault) -> None:
-    bigger = Vault(vault.root, (*vault.categories, "recipes"))
+    bigger = Vault(vault.root, (*vault.categories, "recipes"), **LIMITS)
     assert (bigger.root / "recipes/.gitkeep").is_file()
     assert git(vault.root, "log", "-1", "--format=%s").strip() == "add categories recipes"
     assert bigger.create("recipes", "Soup").change.paths == ("recipes/soup.md",)

@@ -6,15 +6,22 @@ import os
 import subprocess
 from pathlib import Path
 
+from bot.config import Settings
 from storage.entry import Author
+from storage.vault.schema import DEFAULT_CATEGORIES
 from storage.vault.vault import Vault
 
-CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")
+CATEGORIES = DEFAULT_CATEGORIES
 ANN = Author("Ann Example", "ann@example.org")
+# A vault's limits as brainbot starts with them: the settings' defaults, their one home.
+LIMITS = {
+    "max_bytes": Settings.model_fields["max_note_bytes"].default,
+    "max_attachment_bytes": Settings.model_fields["max_attachment_bytes"].default,
+}
 
 
 def make_vault(root: Path, **options: int) -> Vault:
-    return Vault(root, CATEGORIES, **options)
+    return Vault(root, CATEGORIES, **{**LIMITS, **options})
 
 
 def git(root: Path, *args: str) -> str:
