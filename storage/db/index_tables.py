@@ -13,12 +13,13 @@ The ids come from outside the index (it keeps no table of vaults).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
     BigInteger,
     Column,
+    Date,
     DateTime,
     ForeignKey,
     Index,
@@ -80,6 +81,9 @@ class IndexedEntry(SQLModel, table=True):
     # When the note was filed (its `created` field); None for a note without one, and
     # for notes indexed before the column existed until they are indexed again.
     created: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    # Its `due` day as notetext.dates.frontmatter_day reads it (None: no due day), read
+    # once when the note is indexed: queries compare this, never the field's text.
+    due: date | None = Field(default=None, sa_column=Column(Date))
     length: int = 0  # in terms, the BM25 document length
     embedded: bool = False  # False until its chunks have vectors (or when the embedder failed)
     tsv: Any = Field(default=None, sa_column=Column(TSVECTOR))

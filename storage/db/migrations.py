@@ -41,7 +41,7 @@ import storage.db.skipped
 import storage.db.vault_tables  # (these modules register every table)
 from storage.errors import DatabaseUnavailable
 from storage.index.indexer import remove as remove_notes
-from storage.index.rederive import rederive_links_and_names
+from storage.index.rederive import rederive_dates, rederive_links_and_names
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
 
@@ -328,6 +328,12 @@ async def _attachments_unindexed(conn: AsyncConnection) -> None:
         await remove_notes(conn, row.vault_id, row.paths)
 
 
+async def _entry_due(conn: AsyncConnection) -> None:
+    await conn.execute(text("ALTER TABLE entries ADD COLUMN IF NOT EXISTS due DATE"))
+    # Every note's `due` day, and its `created` where it was indexed before that column.
+    await rederive_dates(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -347,6 +353,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "links.relation, note_names: link types and mentionable names", _link_types),
     Migration(17, "resurfaced: older notes the digest brought back", _resurfaced),
     Migration(18, "entries: files under attachments/ are no notes", _attachments_unindexed),
+    Migration(19, "entries.due: each note's due day, read once as notetext reads it", _entry_due),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -3,22 +3,22 @@
 A digest lists a handful of notes out of thousands, so each section is one query
 on the vault's rows of the `entries` table (the admin items' three sections share
 one) that returns only what the digest shows (no bodies) plus how many more matched.
-Frontmatter dates are read leniently: a `due` written as a date, a datetime or a
-string all count; anything else is no due date.
+A note's dates are read once, when it is indexed (notetext.dates, through
+storage.index.documents): the queries compare the `due` and `created` columns, never
+the text of a field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.index.documents import decode_fields
-from storage.vault.notefile import note_time
 from storage.vault.schema import ADMIN, INBOX, PEOPLE, PROJECTS
 
 
@@ -72,10 +72,6 @@ class DigestQuery:
 # The categories whose notes the sections list, as the vault schema names them.
 _CATEGORIES = {"c_projects": PROJECTS, "c_admin": ADMIN, "c_people": PEOPLE, "c_inbox": INBOX}
 _COLUMNS = "e.path, e.category, e.title, e.status, e.fields, e.updated, count(*) OVER () AS total"
-_DUE = (
-    "left(coalesce(e.fields->'due'->>'$date', e.fields->'due'->>'$datetime', e.fields->>'due'), 10)"
-)
-_DUE_KNOWN = f"{_DUE} ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$'"
 _OPEN = "lower(coalesce(e.status, '')) <> ALL(CAST(:closed AS text[]))"
 _CLOSED = "lower(coalesce(e.status, '')) = ANY(CAST(:closed AS text[]))"
 
@@ -85,28 +81,22 @@ _CLOSED = "lower(coalesce(e.status, '')) = ANY(CAST(:closed AS text[]))"
 _OPEN_PROJECTS = f"""
 SELECT {_COLUMNS} FROM entries e
 WHERE e.vault_id = :vault AND e.category = :c_projects AND {_OPEN}
-ORDER BY CASE WHEN {_DUE_KNOWN} THEN {_DUE} END NULLS LAST,
+ORDER BY e.due NULLS LAST,
   coalesce(e.fields->>'next_action', '') IN ('', 'null'), e.updated DESC, e.id
 LIMIT :limit
 """
 # Every open admin item in one scan, split three ways: due by `due_by`, without a
 # due date (a to-do), and due later; the first `limit` of each part and its size.
-# OFFSET 0 keeps the innermost select apart, so each row's due date is read once.
 _OPEN_ADMIN = f"""
 SELECT * FROM (
   SELECT a.*, row_number() OVER (PARTITION BY a.part ORDER BY a.due, a.updated, a.id) AS n,
          count(*) OVER (PARTITION BY a.part) AS total
   FROM (
-    SELECT d.*,
-           CASE WHEN d.due IS NULL THEN 'todo' WHEN d.due <= :due_by THEN 'due' ELSE 'later' END
+    SELECT e.id, e.path, e.category, e.title, e.status, e.fields, e.updated, e.due,
+           CASE WHEN e.due IS NULL THEN 'todo' WHEN e.due <= :due_by THEN 'due' ELSE 'later' END
              AS part
-    FROM (
-      SELECT e.id, e.path, e.category, e.title, e.status, e.fields, e.updated,
-             CASE WHEN {_DUE_KNOWN} THEN {_DUE} END AS due
-      FROM entries e
-      WHERE e.vault_id = :vault AND e.category = :c_admin AND {_OPEN}
-      OFFSET 0
-    ) d
+    FROM entries e
+    WHERE e.vault_id = :vault AND e.category = :c_admin AND {_OPEN}
   ) a
 ) ranked
 WHERE n <= :limit
@@ -122,15 +112,14 @@ WHERE e.vault_id = :vault AND e.category = :c_people
 ORDER BY e.updated, e.id
 LIMIT :limit
 """
-# `updated` is never before `created`, so the indexed `updated` bound narrows the scan;
-# the exact `created` test happens in Python on the few rows left.
-_CAPTURED = """
-SELECT e.path, e.category, e.title, e.status, e.fields, e.updated FROM entries e
+# `updated` is never before `created`, so the indexed `updated` bound narrows the scan.
+_CAPTURED = f"""
+SELECT {_COLUMNS} FROM entries e
 WHERE e.vault_id = :vault AND e.updated >= :start
   AND e.category = ANY(CAST(:categories AS text[]))
-  AND left(coalesce(e.fields->'created'->>'$datetime', e.fields->'created'->>'$date',
-                    e.fields->>'created'), 10) BETWEEN :first_day AND :last_day
-ORDER BY e.updated DESC, e.id
+  AND e.created >= :start AND e.created < :end
+ORDER BY e.created DESC, e.id
+LIMIT :limit
 """
 _INBOX = "SELECT count(*) FROM entries e WHERE e.vault_id = :vault AND e.category = :c_inbox"
 _STUCK = f"""
@@ -178,25 +167,6 @@ async def _open_admin(conn: AsyncConnection, params: Mapping[str, Any]) -> dict[
     }
 
 
-async def _captured(conn: AsyncConnection, vault_id: int, query: DigestQuery) -> Listing:
-    params = {
-        "vault": vault_id,
-        "start": query.start,
-        "categories": list(query.categories),
-        # Calendar dates in any offset: a day either side, then exact in Python.
-        "first_day": (query.start.date() - timedelta(days=1)).isoformat(),
-        "last_day": (query.end.date() + timedelta(days=1)).isoformat(),
-    }
-    rows = [_row(r) for r in (await conn.execute(text(_CAPTURED), params)).all()]
-    created = [(c, r) for r in rows if (c := note_time(r.fields, "created")) is not None]
-    inside = [
-        r
-        for c, r in sorted(created, key=lambda cr: cr[0], reverse=True)
-        if query.start <= c < query.end
-    ]
-    return Listing(tuple(inside[: query.limit]), len(inside))
-
-
 async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int) -> DigestFacts:
     """Everything one digest of vault `vault_id` lists, in a handful of indexed queries
     on one connection."""
@@ -205,7 +175,8 @@ async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int
         **_CATEGORIES,
         "closed": [s.lower() for s in query.closed],
         "limit": query.limit,
-        "due_by": query.due_by.isoformat(),
+        "due_by": query.due_by,
+        "categories": list(query.categories),
         "stuck_before": query.stuck_before,
         "start": query.start,
         "end": query.end,
@@ -214,7 +185,7 @@ async def digest_facts(engine: AsyncEngine, query: DigestQuery, *, vault_id: int
         open_projects = await _listing(conn, _OPEN_PROJECTS, params)
         admin = await _open_admin(conn, params)
         follow_ups = await _listing(conn, _FOLLOW_UPS, params)
-        captured = await _captured(conn, vault_id, query)
+        captured = await _listing(conn, _CAPTURED, params)
         inbox = int((await conn.execute(text(_INBOX), params)).scalar_one())
         stuck = await _listing(conn, _STUCK, params)
         finished = (

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
+from notetext.dates import frontmatter_day
 from storage.entry import Entry
 from storage.index.chunking import Chunk, chunk_note
 from storage.index.links import Link, extract_links
@@ -35,6 +36,7 @@ class Document:
     entry: Entry
     updated: datetime
     created: datetime | None  # the note's `created` field, for "what did I file yesterday"
+    due: date | None  # its `due` day (notetext.dates.frontmatter_day)
     fields_json: str
     tags: list[str]
     terms: Counter[str]
@@ -91,6 +93,7 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
         entry=entry,
         updated=updated_at(entry, modified),
         created=note_time(entry.fields, "created"),
+        due=frontmatter_day(entry.fields.get("due")),
         fields_json=encode_fields(entry.fields),
         tags=sorted({normal_tag(t) for t in entry.tags if t.strip()}),
         terms=terms,

@@ -74,9 +74,10 @@ _RESERVE_IDS = text(
 _INSERT_ENTRY = text(
     """
     INSERT INTO entries (id, vault_id, path, category, title, status, tags, fields, body,
-                         content_hash, frontmatter_error, updated, created, length, embedded, tsv)
+                         content_hash, frontmatter_error, updated, created, due, length,
+                         embedded, tsv)
     VALUES (:id, :vault, :path, :category, :title, :status, :tags, CAST(:fields AS jsonb), :body,
-            :content_hash, :frontmatter_error, :updated, :created, :length, :embedded,
+            :content_hash, :frontmatter_error, :updated, :created, :due, :length, :embedded,
             to_tsvector('simple', :folded))
     """
 )
@@ -241,6 +242,7 @@ async def write(
                 "frontmatter_error": d.entry.frontmatter_error,
                 "updated": d.updated,
                 "created": d.created,
+                "due": d.due,
                 "length": d.length,
                 "embedded": vectors is not None,
                 "folded": d.folded,

@@ -1,5 +1,6 @@
 """Rows derived from the text the index already holds, made again after an upgrade
-taught the index to read more of it (link types, the names notes are mentioned by).
+taught the index to read more of it (link types, the names notes are mentioned by, the
+dates of its fields).
 
 The bodies and fields are in `entries`, so nothing is read from the vaults and no
 note is embedded again: re-indexing the vaults instead would re-embed every note
@@ -11,10 +12,12 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from notetext.dates import frontmatter_day
 from storage.index.documents import decode_fields
 from storage.index.indexer import insert_links_and_names
 from storage.index.links import extract_links
 from storage.index.names import note_names
+from storage.vault.notefile import note_time
 
 BATCH = 500  # notes read per round, so a vault of clipped articles is not read at once
 
@@ -48,3 +51,31 @@ async def rederive_links_and_names(conn: AsyncConnection) -> int:
                 notes.append((r.id, extract_links(r.body, r.path), note_names(r.title, fields)))
             await insert_links_and_names(conn, vault_id, notes)
         after, count = ids[-1], count + len(rows)
+
+
+_FIELDS = text("SELECT id, fields FROM entries WHERE id > :after ORDER BY id LIMIT :n")
+_SET_DATES = text(
+    "UPDATE entries SET due = CAST(:due AS date), created = coalesce(created, :created)"
+    " WHERE id = :id"
+)
+
+
+async def rederive_dates(conn: AsyncConnection) -> int:
+    """Set every note's `due` day, and its `created` where it has none, from the fields
+    the index holds, as indexing reads them (storage.index.documents); how many notes
+    were read. Runs in the caller's transaction."""
+    after, count = 0, 0
+    while True:
+        rows = (await conn.execute(_FIELDS, {"after": after, "n": BATCH})).all()
+        if not rows:
+            return count
+        changes = []
+        for row in rows:
+            fields = decode_fields(row.fields)
+            fields = fields if isinstance(fields, dict) else {}
+            due, created = frontmatter_day(fields.get("due")), note_time(fields, "created")
+            if due is not None or created is not None:
+                changes.append({"id": row.id, "due": due, "created": created})
+        if changes:
+            await conn.execute(_SET_DATES, changes)
+        after, count = rows[-1].id, count + len(rows)

@@ -97,6 +97,22 @@ async def test_daily_digest_lists_what_matters_today(tmp_path: Path, database_ur
     assert "• Tea shop (ideas)" in text
 
 
+async def test_a_due_that_is_no_day_is_a_to_do_not_due_today(
+    tmp_path: Path, database_url: str
+) -> None:
+    """A hand-written `due` no calendar has is read as no due day, in the index as
+    everywhere else: the index's own reading took 2026-02-30 for a day, due today."""
+    notes = {
+        "admin/visa.md": note_text("Renew visa", due="2026-02-30"),
+        "admin/taxes.md": note_text("Taxes", due=str(DAY - timedelta(days=2))),
+    }
+    async with running_brain(tmp_path, database_url) as brain:
+        await add_notes(brain.store, tmp_path / "import", notes)
+        digest = await compose_digest(brain.store, day=DAY, zone=ZoneInfo("Europe/Berlin"))
+    assert _section(digest, "Due and overdue") == ["Taxes — overdue since 2026-11-18"]
+    assert any("Renew visa" in line for line in _section(digest, "To do"))
+
+
 async def test_weekly_review_covers_the_week_and_what_was_finished(
     tmp_path: Path, database_url: str
 ) -> None:

@@ -24,7 +24,8 @@ async def test_attachments_indexed_before_leave_the_index(empty_database_url: st
                     note("ideas/gannet.md", "A gannet over the sea."),
                 ]
             )
-        assert [m.version for m in await migrate(database.engine)] == [MIGRATIONS[STEP].version]
+        applied = [m.version for m in await migrate(database.engine)]
+        assert applied == [m.version for m in MIGRATIONS[STEP:]]
         for vault_id in (1, 2):
             index = await Index.open(database, None, vault_id=vault_id)
             assert await index.paths() == ["ideas/gannet.md"]
