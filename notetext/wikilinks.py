@@ -14,9 +14,10 @@ within the same note.
 
 Writing: a target names a note by its file name (or path) without `.md`, as Obsidian
 finds notes; a shown text is added when it differs. Neither may break the link: a line
-break or run of spaces becomes one space, a `|` becomes `-` (it would end the target,
-and split a table's cell), `[` and `]` become `(` and `)`, and a target's `#` (it would
-start a heading) becomes `-`. `linkable` says whether a name can be linked as it is.
+break becomes a space (in a shown text, so does a run of spaces), a `|` becomes `-` (it
+would end the target, and split a table's cell), `[` and `]` become `(` and `)`, and a
+target's `#` (it would start a heading) becomes `-`. `linkable` says whether a name can
+be linked as it is.
 
 Someone else's text (a fetched page) is made inert with `inert`: every `[[` that could
 open a link is escaped, so it shows as written and links nowhere.
@@ -153,6 +154,9 @@ def linkable(target: str) -> bool:
     return bool(target.strip()) and _NOT_IN_TARGET.search(target) is None
 
 
+_BREAKS = str.maketrans({"\n": " ", "\r": " "})
+
+
 def _one_line(text: str, table: dict[int, str]) -> str:
     return " ".join(text.translate(table).split())
 
@@ -161,7 +165,7 @@ def wikilink(target: str, shown: str | None = None, *, embed: bool = False) -> s
     """`[[target]]`, or `[[target|shown]]` when the shown text differs, or an embed;
     each part made safe for a link (see the module doc). ValueError for a target of
     nothing but spaces."""
-    name = _one_line(target, _TARGET_SAFE)
+    name = target.translate(_TARGET_SAFE).translate(_BREAKS).strip()  # a file's own spaces
     if not name:
         raise ValueError(f"{target!r} names no note to link to")
     label = _one_line(shown or "", _SHOWN_SAFE)

@@ -1,7 +1,7 @@
 """The house rules of the layout (issues: rooms a newcomer can find without a guide; the
 house, second and third floors): no import circles, between modules or between the
-top-level packages, which depend one way (app → adapters, scheduler → bot → storage),
-no module past ~400 lines; `bot/` keeps a few modules at its top and the rest in rooms
+top-level packages, which depend one way (app → adapters, scheduler → bot → storage →
+notetext, the ground floor of text), no module past ~400 lines; `bot/` keeps a few modules at its top and the rest in rooms
 that depend on each other one way, and a room is entered by its door only. Read from
 the source with `ast`, so a lazy import or one only for the type checker counts as
 much as one at the top."""

@@ -72,8 +72,11 @@ def linked(text: str, page: Entry, said: str) -> str:
     saying who it is about is added when the text never names them so. A text that
     links to the page already (by any name it goes by) is left as it is."""
     linked_to = {target.casefold() for target in wikilinks.targets(text)}
+    stem = page.path.rsplit("/", 1)[-1].removesuffix(".md")
     if wikilinks.read(said) is not None or _names_of(page) & linked_to:
         return text
+    if not wikilinks.linkable(stem):
+        return text  # a file name no wikilink can hold (`C# club.md`): left unlinked
     link = wikilinks.link_to(page.path, said)
     at = re.search(rf"(?<![\w\[]){re.escape(said)}(?!\w)", text)
     if at is None:

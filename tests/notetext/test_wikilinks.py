@@ -80,6 +80,8 @@ def test_a_written_link_names_the_file_and_shows_the_title() -> None:
     assert link_to("people/Sarah Kim.md", "Sarah Kim") == "[[Sarah Kim]]"
     assert link_to("ideas/tea.md") == "[[tea]]"
     assert wikilinks.wikilink("attachments/a b.pdf", embed=True) == "![[attachments/a b.pdf]]"
+    # A file's own spaces are its name's: only a line break could break the link.
+    assert wikilinks.wikilink("attachments/My  scan.pdf") == "[[attachments/My  scan.pdf]]"
 
 
 def test_nothing_written_into_a_link_can_break_it() -> None:
