@@ -34,7 +34,7 @@ def set_values(values: list[FieldValue] | None) -> dict[str, Any]:
     return out
 
 
-@tool(needs_approval=True, destructive=True)
+@tool(needs_approval=True, destructive=True, aliases=("update", "update_note", "edit", "edit_note"))
 async def update_entry(
     ctx: ToolContext,
     path: str,
@@ -164,7 +164,11 @@ async def _update_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     return update_kinds(entry, fields, a["remove_fields"], text.replaced, text.added)
 
 
-@tool(needs_approval=True, idempotent=True)
+@tool(
+    needs_approval=True,
+    idempotent=True,
+    aliases=("tick", "check_off", "mark_done", "complete_task", "complete_tasks", "toggle_task"),
+)
 async def tick_tasks(ctx: ToolContext, path: str, items: list[str], done: bool) -> ToolResult:
     """Tick or untick task lines (`- [ ] milk`) of a note, e.g. "mark milk and eggs as
     done". Use it instead of rewriting the note's text.
@@ -229,7 +233,12 @@ async def _tick_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     return ChangeKinds(frozenset({"tick"}), note=note, tasks=TASKS_JOINED.join(a["items"]))
 
 
-@tool(needs_approval=True, destructive=True, idempotent=True)
+@tool(
+    needs_approval=True,
+    destructive=True,
+    idempotent=True,
+    aliases=("move", "move_note", "refile"),
+)
 async def move_entry(ctx: ToolContext, path: str, category: str) -> ToolResult:
     """Move a note to another category (its fields follow the new category).
     Use it for corrections like "actually that's a project".
@@ -282,7 +291,12 @@ def _relocation(verb: str, path: str, preview: Preview) -> str:
     return text
 
 
-@tool(needs_approval=True, destructive=True, idempotent=True)
+@tool(
+    needs_approval=True,
+    destructive=True,
+    idempotent=True,
+    aliases=("rename", "rename_note"),
+)
 async def rename_entry(
     ctx: ToolContext, path: str, title: str, file_name: str | None
 ) -> ToolResult:
@@ -325,7 +339,12 @@ async def _preview_rename(ctx: ToolContext, args: BaseModel) -> Proposal:
     return Proposal(_relocation("Rename", entry.path, preview), preview.diff, preview.content_hash)
 
 
-@tool(needs_approval=True, destructive=True, idempotent=True)
+@tool(
+    needs_approval=True,
+    destructive=True,
+    idempotent=True,
+    aliases=("delete", "delete_note", "remove"),
+)
 async def delete_entry(ctx: ToolContext, path: str) -> ToolResult:
     """Delete a note. Git keeps its history, so it can be undone.
 
@@ -363,7 +382,7 @@ async def _change_to_undo(ctx: ToolContext, change: str | None) -> Change:
     )
 
 
-@tool(needs_approval=True, destructive=True)
+@tool(needs_approval=True, destructive=True, aliases=("revert",))
 async def undo(ctx: ToolContext, change: str | None) -> ToolResult:
     """Undo an earlier change to the notes (reverts its commit).
 
