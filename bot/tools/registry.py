@@ -12,6 +12,9 @@ schema, its argument validation and its executor.
 The docstring's first paragraph is the tool's description and its `Args:` section
 describes each parameter; that is what the model reads. Everything else brainbot knows
 of a tool is said on its `@tool(...)` line (see `tool`), and nowhere else.
+
+`@tool` only makes the spec: the tools are registered by name, in one list
+(`bot.tools.REGISTRY`, made with `registered`), and a plugin's when it loads.
 """
 
 from __future__ import annotations
@@ -27,7 +30,15 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bot.tools.change_kinds import ChangeKinds
 from bot.tools.context import Proposal, ToolContext, ToolError, ToolResult
 
-__all__ = ["REGISTRY", "Proposal", "ToolContext", "ToolError", "ToolResult", "ToolSpec", "tool"]
+__all__ = [
+    "Proposal",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "registered",
+    "tool",
+]
 
 Executor = Callable[..., Awaitable[ToolResult]]
 Previewer = Callable[[ToolContext, BaseModel], Awaitable[Proposal]]
@@ -106,9 +117,6 @@ class ToolSpec:
         }
 
 
-REGISTRY: dict[str, ToolSpec] = {}
-
-
 def tool(
     *,
     needs_approval: bool | ApprovalRule = False,
@@ -121,12 +129,12 @@ def tool(
     approval_follows: str | None = None,
     captures: bool = False,
 ) -> Callable[[Executor], ToolSpec]:
-    """Register a tool, with every fact of it (ToolSpec says what each means).
+    """Make a tool's spec, with every fact of it (ToolSpec says what each means).
     `needs_approval` may be a rule that looks at the call (an async predicate);
     `read_only`, `destructive` and `idempotent` describe it to clients that show or
     gate calls by them (MCP annotations); they decide nothing here."""
 
-    def register(func: Executor) -> ToolSpec:
+    def make(func: Executor) -> ToolSpec:
         description, arg_docs = _parse_docstring(inspect.getdoc(func) or "")
         hints = get_type_hints(func)
         fields: dict[str, Any] = {}
@@ -153,10 +161,20 @@ def tool(
             approval_follows=approval_follows,
             captures=captures,
         )
-        REGISTRY[spec.name] = spec
         return spec
 
-    return register
+    return make
+
+
+def registered(*specs: ToolSpec) -> dict[str, ToolSpec]:
+    """The tools by name, in the order given (the order the model is offered them);
+    ValueError when two share a name."""
+    tools: dict[str, ToolSpec] = {}
+    for spec in specs:
+        if spec.name in tools:
+            raise ValueError(f"two tools are named {spec.name!r}")
+        tools[spec.name] = spec
+    return tools
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

@@ -21,7 +21,7 @@ from bot import metrics
 from bot.events import Button, Reply, storable_json
 from bot.tools.change_kinds import NOT_YOUR_WORDS, ChangeKinds, asked_for, in_your_words
 from bot.tools.reading import AFTER_READING, ANSWERING, Reading
-from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
+from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 from storage.db.approvals import short_id
 from storage.db.chat_tables import Approval
 from storage.errors import StorageError
@@ -97,15 +97,13 @@ async def last_filed(ctx: ToolContext) -> str | None:
     )
 
 
-def approvable(tools: Mapping[str, ToolSpec] = REGISTRY) -> tuple[str, ...]:
+def approvable(tools: Mapping[str, ToolSpec]) -> tuple[str, ...]:
     """The tools that can wait for Approve: those that ask for it and show a preview."""
     return tuple(name for name, spec in tools.items() if spec.needs_approval and spec.previewer)
 
 
-def approval_tools(
-    names: Sequence[str] | None, tools: Mapping[str, ToolSpec] = REGISTRY
-) -> tuple[str, ...]:
-    """BRAINBOT_APPROVAL_TOOLS as tool names (None: every tool that can wait). A name may
+def approval_tools(names: Sequence[str] | None, tools: Mapping[str, ToolSpec]) -> tuple[str, ...]:
+    """BRAINBOT_APPROVAL_TOOLS as names of `tools` (None: every one that can wait). A name may
     be a tool's or its command word (`delete` for delete_entry); ticking a task is an
     update, so it waits wherever updates do. ValueError names what is not a tool that
     can wait, and the names that are."""
@@ -126,8 +124,8 @@ def approval_tools(
 
 
 class ToolRunner:
-    """Runs the registered tools (`bot.tools` registers them; the runner is handed the
-    registry, so it needs no tool module at import time)."""
+    """Runs the registered tools (the runner is handed `bot.tools.REGISTRY`, so it needs
+    no tool module at import time)."""
 
     def __init__(
         self,
