@@ -4,7 +4,7 @@ approval, Undo) and what they share: the context of an event, how notes are name
 notes a turn read and how an answer names them as its sources."""
 
 from bot.tools.change_kinds import asks_to_change
-from bot.tools.changes import delete_entry, move_entry, rename_entry, tick_tasks, undo, update_entry
+from bot.tools.changes import delete_entry, tick_tasks, undo, update_entry
 from bot.tools.context import (
     ArrivedFiles,
     Proposal,
@@ -28,6 +28,7 @@ from bot.tools.names import (
 from bot.tools.notes import UNSURE, capture, get_entry, list_backlinks, list_entries, search_entries
 from bot.tools.reading import Reading
 from bot.tools.registry import ToolSpec, registered, tool
+from bot.tools.relocation import move_entry, rename_entry
 from bot.tools.reminders import list_reminders
 from bot.tools.replace import search_replace
 from bot.tools.resurfacing import get_random_note
