@@ -28,7 +28,7 @@ from bot.tools.names import (
 from bot.tools.notes import UNSURE, capture, get_entry, list_backlinks, list_entries, search_entries
 from bot.tools.reading import Reading
 from bot.tools.registry import ToolSpec, registered, tool
-from bot.tools.relocation import move_entry, rename_entry
+from bot.tools.relocation import last_filed, move_entry, rename_entry
 from bot.tools.reminders import list_reminders
 from bot.tools.replace import search_replace
 from bot.tools.resurfacing import get_random_note
@@ -38,7 +38,6 @@ from bot.tools.runner import (
     Outcome,
     ToolRunner,
     approval_tools,
-    last_filed,
     undo_button,
 )
 from bot.tools.settings import update_settings

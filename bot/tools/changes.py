@@ -168,6 +168,8 @@ async def _update_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     needs_approval=True,
     idempotent=True,
     aliases=("tick", "check_off", "mark_done", "complete_task", "complete_tasks", "toggle_task"),
+    # Ticking a task is an update: it waits wherever updates do.
+    approval_follows=update_entry.name,
 )
 async def tick_tasks(ctx: ToolContext, path: str, items: list[str], done: bool) -> ToolResult:
     """Tick or untick task lines (`- [ ] milk`) of a note, e.g. "mark milk and eggs as

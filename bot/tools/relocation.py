@@ -1,20 +1,45 @@
 """Tools that relocate a note: to another category (move_entry) or to a new name
 (rename_entry), the links to it following. Each waits for Approve with a preview that
-names the notes whose links change."""
+names the notes whose links change, but a correction: the note this chat filed last
+(`last_filed`) moves at once ("actually that's a project", `fix: idea`)."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 from pydantic import BaseModel
 
-from bot.tools.notes import entry_summary, resolve_entry
+from bot.tools.notes import capture, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
 from storage.entry import Preview
 
+# How long after filing a note "actually that's a project" or `fix: idea` still means
+# that note, and moves it without asking.
+CORRECTION_WINDOW = timedelta(minutes=30)
+
+
+async def last_filed(ctx: ToolContext) -> str | None:
+    """The path of the note this conversation filed (or refiled) last, while a
+    correction may still mean it (CORRECTION_WINDOW)."""
+    return await ctx.records.last_written_entry(
+        ctx.conversation.key,
+        ctx.person.id,
+        ctx.now - CORRECTION_WINDOW,
+        tools=(capture.name, move_entry.name),
+    )
+
+
+async def _unless_a_correction(ctx: ToolContext, args: BaseModel) -> bool:
+    """A move waits for Approve, but a correction's: the note this chat filed last
+    moves at once."""
+    last = await last_filed(ctx)
+    path = str(args.model_dump().get("path", ""))
+    return last is None or path not in (last, last.removesuffix(".md"))
+
 
 @tool(
-    needs_approval=True,
+    needs_approval=_unless_a_correction,
     destructive=True,
     idempotent=True,
     aliases=("move", "move_note", "refile"),

@@ -28,9 +28,6 @@ from storage.errors import StorageError
 
 log = logging.getLogger(__name__)
 
-# How long after filing a note "actually that's a project" or `fix: idea` still means
-# that note, and moves it without asking.
-CORRECTION_WINDOW = timedelta(minutes=30)
 APPROVAL_SETTING = "BRAINBOT_APPROVAL_TOOLS"
 UNDO_ACTION = "undo_change"  # Button.action of an Undo button
 UNDO_KIND = "undo"  # ButtonAction.kind behind it: the commit, the note, the conversation
@@ -89,14 +86,6 @@ def approval_buttons(approval_id: str) -> tuple[Button, ...]:
     )
 
 
-async def last_filed(ctx: ToolContext) -> str | None:
-    """The path of the note this conversation filed last, while a correction may still
-    mean it (CORRECTION_WINDOW)."""
-    return await ctx.records.last_written_entry(
-        ctx.conversation.key, ctx.person.id, ctx.now - CORRECTION_WINDOW
-    )
-
-
 def approvable(tools: Mapping[str, ToolSpec]) -> tuple[str, ...]:
     """The tools that can wait for Approve: those that ask for it and show a preview."""
     return tuple(name for name, spec in tools.items() if spec.needs_approval and spec.previewer)
@@ -104,9 +93,9 @@ def approvable(tools: Mapping[str, ToolSpec]) -> tuple[str, ...]:
 
 def approval_tools(names: Sequence[str] | None, tools: Mapping[str, ToolSpec]) -> tuple[str, ...]:
     """BRAINBOT_APPROVAL_TOOLS as names of `tools` (None: every one that can wait). A name may
-    be a tool's or its command word (`delete` for delete_entry); ticking a task is an
-    update, so it waits wherever updates do. ValueError names what is not a tool that
-    can wait, and the names that are."""
+    be a tool's or its command word (`delete` for delete_entry); a tool that follows
+    another's approval (`approval_follows`) waits wherever that one does. ValueError
+    names what is not a tool that can wait, and the names that are."""
     choices = approvable(tools)
     if names is None:
         return choices
@@ -118,9 +107,8 @@ def approval_tools(names: Sequence[str] | None, tools: Mapping[str, ToolSpec]) -
             f"{APPROVAL_SETTING} names unknown tools {unknown}; valid names: "
             f"{', '.join(choices)} (or {', '.join(words)})"
         )
-    if "update_entry" in found and "tick_tasks" in choices and "tick_tasks" not in found:
-        found = (*found, "tick_tasks")
-    return found
+    followers = [name for name in choices if tools[name].approval_follows in found]
+    return (*found, *(name for name in followers if name not in found))
 
 
 class ToolRunner:
@@ -253,14 +241,11 @@ class ToolRunner:
             if carried is not None:
                 return carried
             return "" if spec.needs_approval else None
-        if spec.name not in self.approval_tools:
+        if spec.name not in self.approval_tools or not await spec.waits(ctx, args):
+            # The settings let it run, or its declaration says this call needs no
+            # Approve (moving the note just filed: a correction).
             return _doubted(heard)
-        if spec.name == "move_entry":
-            last = await last_filed(ctx)
-            path = str(args.model_dump().get("path", ""))
-            if last is not None and path in (last, last.removesuffix(".md")):
-                return _doubted(heard)
-        elif spec.classifier is not None:
+        if spec.classifier is not None:
             change = await spec.classifier(ctx, args)
             if not change.kinds:
                 return None  # it would change nothing: the tool says so
