@@ -103,6 +103,7 @@ __all__ = [
     "log_line",
     "notes_named",
     "notes_read",
+    "search_entries",
     "source_buttons",
     "source_line",
     "split_leading_reference",

@@ -97,6 +97,7 @@ def _fields(values: list[FieldValue] | None) -> dict[str, Any]:
 
 
 @tool(
+    captures=True,
     aliases=(
         "save",
         "save_note",

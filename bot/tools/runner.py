@@ -43,6 +43,7 @@ class Outcome:
     result: ToolResult | None = None
     approval: Reply | None = None  # the approval card, when the call waits for a press
     writes: bool = False  # the tool is not flagged read-only: its success acted on something
+    captures: bool = False  # the tool files a thought (ToolSpec.captures)
 
 
 def _error(name: str, message: str) -> Outcome:
@@ -173,23 +174,30 @@ class ToolRunner:
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in exc.errors()
             )
-            await self._log(ctx, name, arguments, "error", f"invalid arguments: {detail}", started)
+            await self._log(ctx, spec, arguments, "error", f"invalid arguments: {detail}", started)
             return _error(name, f"invalid arguments: {detail}")
         try:
             why = await self._waits(ctx, spec, args, said, reading)
             if why is not None:
                 outcome = await self._hold(ctx, spec, args, why)
-                await self._log(ctx, name, args.model_dump(), "approval", outcome.content, started)
+                await self._log(ctx, spec, args.model_dump(), "approval", outcome.content, started)
                 return outcome
             result = await spec.run(ctx, args)
         except (ToolError, StorageError) as exc:
-            await self._log(ctx, name, args.model_dump(), "error", str(exc), started)
+            await self._log(ctx, spec, args.model_dump(), "error", str(exc), started)
             return _error(name, str(exc))
-        await self._log(ctx, name, args.model_dump(), "ok", "", started, result.entry_path)
+        await self._log(ctx, spec, args.model_dump(), "ok", "", started, result.entry_path)
         if result.commit is not None:
             result = await self.with_undo(ctx, result)
         content = json.dumps(result.data, default=str)
-        return Outcome(name, content, ok=True, result=result, writes=not spec.read_only)
+        return Outcome(
+            name,
+            content,
+            ok=True,
+            result=result,
+            writes=not spec.read_only,
+            captures=spec.captures,
+        )
 
     async def run_now(
         self, ctx: ToolContext, name: str, arguments: dict[str, Any], detail: str = ""
@@ -204,9 +212,9 @@ class ToolRunner:
         try:
             result = await spec.run(ctx, args)
         except (ToolError, StorageError) as exc:
-            await self._log(ctx, name, arguments, "error", str(exc), started)
+            await self._log(ctx, spec, arguments, "error", str(exc), started)
             raise
-        await self._log(ctx, name, arguments, "ok", detail, started, result.entry_path)
+        await self._log(ctx, spec, arguments, "ok", detail, started, result.entry_path)
         return result
 
     async def run_approved(self, ctx: ToolContext, approval: Approval) -> ToolResult:
@@ -302,19 +310,21 @@ class ToolRunner:
                 "nothing changed yet.",
             }
         )
-        return Outcome(spec.name, content, ok=True, approval=card)
+        return Outcome(spec.name, content, ok=True, approval=card, captures=spec.captures)
 
     async def _log(
         self,
         ctx: ToolContext,
-        name: str,
+        spec: ToolSpec,
         arguments: Any,
         outcome: str,
         detail: str,
         started: float,
         entry_path: str | None = None,
     ) -> None:
-        metrics.tool_called(name, outcome, entry_path)
+        metrics.tool_called(spec.name, outcome)
+        if spec.captures and outcome == "ok":
+            metrics.captured(entry_path)
         if not isinstance(arguments, dict):
             arguments = {"raw": str(arguments)[:2000]}
         await ctx.records.log_tool_calls(
@@ -322,7 +332,7 @@ class ToolRunner:
                 {
                     "user_id": ctx.person.id,
                     "conversation_key": ctx.conversation.key,
-                    "tool": name,
+                    "tool": spec.name,
                     "arguments": json.loads(json.dumps(arguments, default=str)),
                     "outcome": outcome,
                     "detail": detail[:2000],

@@ -138,7 +138,7 @@ def mended(
     spec = REGISTRY[name]
     model = spec.arguments
     args = _rename(spec, value, fixes)
-    if name == "capture" and not isinstance(args.get("title"), str):
+    if spec.captures and not isinstance(args.get("title"), str):
         args.pop("title", None)  # a number or a list is no title: one is made from the body
     for key, info in model.model_fields.items():
         if key not in args:
@@ -148,7 +148,7 @@ def mended(
                 fixes.append("missing_optional")
         else:
             args[key] = coerce(args[key], info.annotation, fixes)
-    if name == "capture":
+    if spec.captures:
         _capture(args, categories, said, fixes)
     return args, list(dict.fromkeys(fixes))
 
