@@ -242,13 +242,14 @@ class ToolRunner:
         if spec.read_only and ours:
             return None  # the note tools that only read: nothing leaves, nothing changes
         if spec.name not in self.approvable:
-            # A vault's own tool, or a plugin's without a preview: its declaration says
-            # (the setting BRAINBOT_APPROVAL_TOOLS names the tools that can wait).
+            # A vault's own tool, or a plugin's without a preview: its declaration (a
+            # flag, or a rule on the call) says (the setting BRAINBOT_APPROVAL_TOOLS
+            # names the tools that can wait).
             sent = _without_path(args) if ours else args.model_dump()
             carried = heard.carried(sent) if heard is not None else None
             if carried is not None:
                 return carried
-            return "" if spec.needs_approval else None
+            return "" if await spec.waits(ctx, args) else None
         if spec.name not in self.approval_tools or not await spec.waits(ctx, args):
             # The settings let it run, or its declaration says this call needs no
             # Approve (moving the note just filed: a correction).

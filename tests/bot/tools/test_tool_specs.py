@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from bot.config import DEFAULT_CATEGORIES
 from bot.mcp_server.tools import input_schema
 from bot.tools import REGISTRY, UNSURE, ToolContext, ToolResult, approval_tools, tool
 from bot.turn.arguments import mended
 from bot.turn.mending import tool_name
+from tests.bot.helpers import message
+from tests.fakes.brain import running_brain
+from tests.fakes.openai_server import FakeOpenAI, Step, ToolCall, say
 
 ROOT = Path(__file__).resolve().parents[3]
 ALIASED = [(spec.name, alias) for spec in REGISTRY.values() for alias in spec.aliases]
@@ -79,6 +84,50 @@ def test_a_tool_is_registered_by_name_not_by_its_decorator() -> None:
 
     assert stray.name == "stray" and "stray" not in REGISTRY
     assert tool_name("stray_alias") == (None, None)
+
+
+async def _only_the_safe(ctx: ToolContext, args: BaseModel) -> bool:
+    """The rule of the test's tool: opening the safe waits for Approve, a door does not."""
+    return bool(args.model_dump()["door"] == "safe")
+
+
+@pytest.fixture
+def door_tool() -> Iterator[list[str]]:
+    """A plugin's tool whose approval is a rule on the call, and no preview."""
+    opened: list[str] = []
+
+    @tool(needs_approval=_only_the_safe)
+    async def open_door(ctx: ToolContext, door: str) -> ToolResult:
+        """Open a door.
+
+        Args:
+            door: which one.
+        """
+        opened.append(door)
+        return ToolResult({"opened": door}, f"Opened the {door}.")
+
+    REGISTRY[open_door.name] = open_door  # as loading the plugin registers it
+    try:
+        yield opened
+    finally:
+        REGISTRY.pop(open_door.name)
+
+
+async def test_a_tools_approval_rule_decides_each_call(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, door_tool: list[str]
+) -> None:
+    openai_fake.script = [
+        Step(tool_calls=[ToolCall("open_door", {"door": "garden"})]),
+        say("The garden door is open."),
+        Step(tool_calls=[ToolCall("open_door", {"door": "safe"})]),
+    ]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await brain.engine.handle(message("Could you open the garden door?"))
+        assert door_tool == ["garden"]  # ran at once: the rule says a door needs no Approve
+        replies = await brain.engine.handle(message("Could you open the safe?"))
+    (card,) = [r for r in replies if r.buttons]
+    assert card.text == "Run open_door? This needs your approval."
+    assert door_tool == ["garden"]
 
 
 # Words that are a tool's name but are compared as something else: the small-model
