@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from adapters.imap import BadMailboxUrl, mailbox_url
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SETTING, Settings
 from bot.logs import redact
-from bot.tools import approval_tools
+from bot.tools import REGISTRY, approval_tools
 
 EXIT_CONFIG = 2  # the exit code of a start the settings stop
 
@@ -66,7 +66,7 @@ def load_settings() -> Settings:
     except ValidationError as exc:
         raise SettingsInvalid([problem_line(error) for error in exc.errors()]) from None
     try:
-        approval_tools(settings.approval_tools)
+        approval_tools(settings.approval_tools, REGISTRY)
     except ValueError as exc:
         raw = os.environ.get("BRAINBOT_APPROVAL_TOOLS", ",".join(settings.approval_tools or ()))
         raise SettingsInvalid([_line("BRAINBOT_APPROVAL_TOOLS", raw, str(exc))]) from None

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics
 from bot.buttons import Approvals, Buttons
-from bot.commands import Router, is_question, kind_of
+from bot.commands import Router, as_command, is_question, kind_of
 from bot.config import Settings
 from bot.connect import Related, Timeline
 from bot.enrich import Arrivals, Enricher, find_urls
@@ -59,7 +58,6 @@ FAILED_QUEUED = (
 FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
-LOG_PREFIX = re.compile(r"^log:\s*", re.I)
 
 
 def utcnow() -> datetime:
@@ -314,8 +312,7 @@ class Engine:
         reason = await self.approvals.after_reject(ctx, text)
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
-        if LOG_PREFIX.match(text):  # "log: ..." writes into today's daily note
-            text = LOG_PREFIX.sub("/log ", text, count=1)
+        text = as_command(text)  # "log: ..." is /log: a line in today's daily note
         # A question's own dates bound its searches (bot.tools.search_span); a thought's
         # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
         asked = text if kind_of(text) == "question" else ""

@@ -39,6 +39,7 @@ from adapters.telegram.render import keyboard, render_text
 from adapters.telegram.retry import RetryAfterLimiter
 from adapters.telegram.save import translate_update
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip
+from bot.commands import menu
 from bot.events import Attachment, Conversation, Event, InboundMessage, RecentEvents, Reply
 
 log = logging.getLogger(__name__)
@@ -47,17 +48,10 @@ WEBHOOK_PATH = "/telegram/webhook"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MAX_DOWNLOAD = 20 * 1024 * 1024  # the Bot API refuses getFile above this
 ALLOWED_UPDATES = ("message", "callback_query")
+# The menu: brainbot's commands (their records in bot.commands), then Telegram's own.
 COMMANDS = (
-    BotCommand("start", "What this bot does"),
-    BotCommand("help", "How to capture, find and change notes"),
-    BotCommand("list", "Recent entries, e.g. /list projects"),
-    BotCommand("search", "Search your notes, e.g. /search budget"),
-    BotCommand("digest", "Today's digest, now"),
-    BotCommand("reminders", "What I will remind you of"),
+    *(BotCommand(name, about) for name, about in menu()),
     BotCommand("save", "Reply /save to a message to keep it in your notes"),
-    BotCommand("undo", "Undo a recent change"),
-    BotCommand("link", "Link this chat to your other accounts"),
-    BotCommand("settings", "Your timezone and digest time"),
 )
 TOO_BIG = (
     "That file is too big for me: I keep files up to {limit}. "

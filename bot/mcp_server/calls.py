@@ -90,7 +90,7 @@ class McpCalls:
                     "only, not over MCP. Nothing ran."
                 )
             return _error(f"unknown tool {name!r}; known: {', '.join(sorted(self.tools))}")
-        if name == "capture" and self.arrivals is not None:
+        if spec.captures and self.arrivals is not None:
             ctx = replace(ctx, links=tuple(find_urls(str(arguments.get("body", "")))), filed=[])
         outcome = await self.runner.call(ctx, name, arguments_for(spec, arguments))
         if self.arrivals is not None and ctx.filed:

@@ -9,7 +9,7 @@ from bot.tools.registry import ToolContext, ToolResult, tool
 from storage.db.digest_messages import DigestMessages
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("digest",))
 async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) -> ToolResult:
     """Build the digest now: open projects and their next actions, due items and
     to-dos, people to follow up, new captures, inbox and stuck projects.

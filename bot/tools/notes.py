@@ -96,7 +96,38 @@ def _fields(values: list[FieldValue] | None) -> dict[str, Any]:
     return {fv.name: fv.value for fv in values or [] if fv.name}
 
 
-@tool()
+@tool(
+    captures=True,
+    aliases=(
+        "save",
+        "save_note",
+        "save_thought",
+        "create_note",
+        "create_entry",
+        "add_note",
+        "new_note",
+        "note",
+        "remember",
+        "store",
+        "file",
+        "file_note",
+        "capture_thought",
+        "capture_note",
+    ),
+    argument_aliases={
+        "text": "body",
+        "content": "body",
+        "note": "body",
+        "thought": "body",
+        "description": "body",
+        "name": "title",
+        "subject": "title",
+        "tag": "tags",
+        "type": "category",
+    },
+    # Unsure how sure: below any sensible threshold, so the person picks.
+    mcp_defaults={"confidence": UNSURE},
+)
 async def capture(
     ctx: ToolContext,
     category: str,
@@ -187,7 +218,7 @@ async def capture(
     return ToolResult(data, text, buttons, entry_path=entry.path)
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("list", "list_notes"))
 async def list_entries(
     ctx: ToolContext,
     category: str | None,
@@ -211,7 +242,7 @@ async def list_entries(
     return ToolResult(data, "\n".join(lines), read=tuple(read_entry(e) for e in entries))
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("get", "get_note", "read", "read_note", "open"))
 async def get_entry(ctx: ToolContext, path: str, section: str | None = None) -> ToolResult:
     """Read one note in full: its fields and its text (or only one section of it).
 
@@ -276,7 +307,12 @@ def properties_line(entry: Entry, zone: ZoneInfo) -> str:
     return " · ".join(parts)
 
 
-@tool(read_only=True, idempotent=True)
+@tool(
+    read_only=True,
+    idempotent=True,
+    aliases=("search", "search_notes", "find", "find_notes", "lookup", "query"),
+    argument_aliases={"q": "query", "text": "query", "keywords": "query", "search": "query"},
+)
 async def search_entries(
     ctx: ToolContext,
     query: str,
@@ -333,7 +369,7 @@ async def search_entries(
     return ToolResult(data, "\n".join(lines), read=read)
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("backlinks",))
 async def list_backlinks(ctx: ToolContext, path: str) -> ToolResult:
     """List the notes that link to a note (wikilinks or Markdown links).
 

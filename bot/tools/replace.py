@@ -119,7 +119,7 @@ def _counted(change: Replacement) -> str:
     return f"hit {change.nth} of {change.total}"
 
 
-@tool(needs_approval=True, destructive=True)
+@tool(needs_approval=True, destructive=True, aliases=("replace", "find_replace"))
 async def search_replace(
     ctx: ToolContext, path: str, find: str, replace: str, occurrence: str | None
 ) -> ToolResult:

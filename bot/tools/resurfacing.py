@@ -22,7 +22,7 @@ SKIPPED_FOLDERS = ("archive", "archived", "_archive", "digests", "templates", "a
 DRAW = random.Random()
 
 
-@tool(read_only=True)
+@tool(read_only=True, aliases=("random", "random_note"))
 async def get_random_note(ctx: ToolContext, tag: str | None, category: str | None) -> ToolResult:
     """Show one note picked at random from the open ones (not done or archived), to
     resurface something forgotten; optionally only notes with a tag or of a category.

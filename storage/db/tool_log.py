@@ -33,9 +33,10 @@ class ToolCallRecords:
             return bool((await conn.execute(stmt)).scalar())
 
     async def last_written_entry(
-        self, conversation_key: str, user_id: int, since: datetime
+        self, conversation_key: str, user_id: int, since: datetime, tools: Sequence[str]
     ) -> str | None:
-        """The note this person most recently filed (or refiled) in this conversation."""
+        """The note this person's last successful call of one of `tools` in this
+        conversation wrote (the tools that file or refile a note: the caller says)."""
         c = TOOL_CALLS.c
         stmt = (
             select(c.entry_path)
@@ -43,7 +44,7 @@ class ToolCallRecords:
                 and_(
                     c.conversation_key == conversation_key,
                     c.user_id == user_id,
-                    c.tool.in_(("capture", "move_entry")),
+                    c.tool.in_(tools),
                     c.outcome == "ok",
                     c.entry_path.is_not(None),
                     c.created_at >= since,
