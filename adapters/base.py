@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.events import Conversation, Event, Reply, Sender
-
-EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
-# Asked before anything is downloaded for a sender: a stranger's files are never fetched.
-MayUse = Callable[[Sender], Awaitable[bool]]
+from bot.events import Conversation, EventHandler, MayUse, Reply
 
 
 @dataclass(frozen=True, slots=True)

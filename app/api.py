@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import BytesParser
@@ -37,9 +37,8 @@ from bot.events import (
     MAX_FILES,
     Attachment,
     Conversation,
-    Event,
+    EventHandler,
     InboundMessage,
-    Reply,
     Sender,
     attachment_kind,
     storable,
@@ -49,7 +48,6 @@ from storage.db.people import Person
 
 log = logging.getLogger(__name__)
 
-EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
 Handler = Callable[[web.Request], Awaitable[web.Response]]
 PLATFORM = "api"
 PREFIX = "/api/v1"

@@ -4,9 +4,9 @@ the person's direct chat the way digests and reminders find it."""
 from __future__ import annotations
 
 from app.runtime import Runtime
-from bot.events import Reply
+from bot.events import Deliver, NoRoute, Reply
 from bot.mcp_server import McpCalls, NoChat, SendCard
-from scheduler.delivery import Deliver, NoRoute, home_conversations
+from scheduler.delivery import home_conversations
 from storage.db.records import Records
 
 NO_HOME = (

@@ -40,7 +40,7 @@ from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
 from bot import metrics
 from bot.config import Settings
-from bot.events import Conversation, Event, Reply, Sender
+from bot.events import Conversation, Deliver, Event, EventHandler, MayUse, Reply
 from storage.db.vault_tables import OWNER_VAULT_NAME
 from storage.db.vector_side import semantic_search_off
 from storage.index.backfill import embedding_progress
@@ -48,8 +48,6 @@ from storage.index.backfill import running as embedding_running
 
 log = logging.getLogger(__name__)
 
-EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 GRACE_SECONDS = 20.0
 FINAL_PUSH_SECONDS = 10.0
 
@@ -60,9 +58,7 @@ class RunAdapter(Protocol):
     @property
     def platform(self) -> str: ...
 
-    async def start(
-        self, on_event: EventHandler, may_use: Callable[[Sender], Awaitable[bool]] | None = None
-    ) -> None: ...
+    async def start(self, on_event: EventHandler, may_use: MayUse | None = None) -> None: ...
 
     async def send(self, conversation: Conversation, reply: Reply) -> object: ...
 

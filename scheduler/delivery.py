@@ -12,7 +12,7 @@ this module knows no adapter.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Protocol
@@ -21,7 +21,7 @@ from bot import metrics
 from bot.config import Settings
 from bot.dates import local_zone
 from bot.digest import Digest, compose_digest, present, record_shown, with_summary
-from bot.events import Conversation, Reply
+from bot.events import Conversation, Deliver, NoRoute, Reply
 from bot.llm import LLM
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
@@ -36,16 +36,7 @@ from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
 
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 DIGEST_FOLDER = "digests"
-
-
-class NoRoute(Exception):
-    """Raised by a `deliver` callable for a platform this process cannot reach."""
-
-    def __init__(self, platform: str) -> None:
-        super().__init__(f"cannot reach {platform} from here (not configured or not running)")
-        self.platform = platform
 
 
 class Sends(Protocol):

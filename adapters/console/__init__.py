@@ -16,10 +16,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from adapters.base import EventHandler, MayUse, SentRef
+from adapters.base import SentRef
 from adapters.console.lines import LineReader
 from bot.commands import is_leave_word
-from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
+from bot.events import (
+    ButtonPress,
+    Conversation,
+    EventHandler,
+    InboundMessage,
+    MayUse,
+    Reply,
+    Sender,
+)
 
 GREETING = (
     "brainbot: write a thought to file it, ask a question to search your notes, "

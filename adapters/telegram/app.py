@@ -33,13 +33,22 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application, ApplicationBuilder, TypeHandler
 
-from adapters.base import EventHandler, MayUse, SentRef
+from adapters.base import SentRef
 from adapters.telegram.albums import ALBUM_QUIET, Albums
 from adapters.telegram.render import keyboard, render_text
 from adapters.telegram.retry import RetryAfterLimiter
 from adapters.telegram.save import translate_update
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip
-from bot.events import Attachment, Conversation, Event, InboundMessage, RecentEvents, Reply
+from bot.events import (
+    Attachment,
+    Conversation,
+    Event,
+    EventHandler,
+    InboundMessage,
+    MayUse,
+    RecentEvents,
+    Reply,
+)
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,11 @@ from typing import Any
 
 from app.mail import refusal as mail_refusal
 from app.runtime import Runtime
-from app.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
+from app.serve import GRACE_SECONDS, RunAdapter, Service, Stoppable
 from app.settings_check import EXIT_CONFIG, load_settings
 from bot import logs
 from bot.config import Settings
+from bot.events import Deliver
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.enrich import Background, Deliver, where_now
-from bot.events import Button, Reply
+from bot.enrich import Background, where_now
+from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, ToolRunner, undo_button, wikilink
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import StaleEdit

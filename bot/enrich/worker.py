@@ -27,7 +27,7 @@ from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
 from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
-from bot.events import MAX_FILES, Button, Conversation, Reply
+from bot.events import MAX_FILES, Button, Conversation, Deliver, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
 from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
 from storage.db.records import Records
@@ -40,7 +40,6 @@ from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
 
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 START_AFTER = 0.5  # seconds: the capture's own reply goes out first
 AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
 RESUME_WITHIN = timedelta(days=1)
