@@ -18,10 +18,11 @@ import asyncio
 import errno
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from aiohttp import web
 
+from adapters.base import Mountable
 from bot import metrics
 
 log = logging.getLogger(__name__)
@@ -33,11 +34,6 @@ CHECK_TIMEOUT = 3.0
 HEAD_TIMEOUT = 5.0
 BODY_TIMEOUT = 10.0
 KEEPALIVE_TIMEOUT = 15.0
-
-
-@runtime_checkable
-class Mountable(Protocol):
-    def mount(self, app: web.Application) -> None: ...
 
 
 class PortInUse(Exception):

@@ -15,8 +15,8 @@ own); then the backup's last push, the vault watcher, the MCP endpoint, the HTTP
 server, and the runtime (the embedded database last). A second signal skips the
 waiting.
 
-This module knows adapters and the scheduler only by the small protocols below;
-`app.commands.run` builds the concrete ones from the settings.
+This module knows adapters by their protocol (adapters.base) and the scheduler by
+the small one below; `app.commands.run` builds the concrete ones from the settings.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from sqlalchemy import text
 
+from adapters.base import Adapter, EndsByItself
 from app.api import CaptureApi
 from app.backups import Backups, remote_for, restore
 from app.http import HttpServer, PortInUse
@@ -40,7 +41,7 @@ from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
 from bot import metrics
 from bot.config import Settings
-from bot.events import Conversation, Deliver, Event, EventHandler, MayUse, Reply
+from bot.events import Conversation, Deliver, Event, EventHandler, Reply
 from storage.db.vault_tables import OWNER_VAULT_NAME
 from storage.db.vector_side import semantic_search_off
 from storage.index.backfill import embedding_progress
@@ -52,32 +53,12 @@ GRACE_SECONDS = 20.0
 FINAL_PUSH_SECONDS = 10.0
 
 
-class RunAdapter(Protocol):
-    """What `brainbot run` needs of a platform adapter (see adapters.base)."""
-
-    @property
-    def platform(self) -> str: ...
-
-    async def start(self, on_event: EventHandler, may_use: MayUse | None = None) -> None: ...
-
-    async def send(self, conversation: Conversation, reply: Reply) -> object: ...
-
-    async def stop(self) -> None: ...
-
-
-@runtime_checkable
-class EndsByItself(Protocol):
-    """An adapter that can finish on its own (the console, at end of input)."""
-
-    async def wait_closed(self) -> None: ...
-
-
 class Stoppable(Protocol):
     async def stop(self) -> None: ...
 
 
 SchedulerStarter = Callable[[Runtime, Deliver], Awaitable[Stoppable]]
-DeliverFactory = Callable[[Sequence[RunAdapter]], Deliver]
+DeliverFactory = Callable[[Sequence[Adapter]], Deliver]
 
 
 class InFlight:
@@ -119,7 +100,7 @@ class Service:
     def __init__(
         self,
         settings: Settings,
-        adapters: Sequence[RunAdapter],
+        adapters: Sequence[Adapter],
         *,
         deliver_via: DeliverFactory,
         start_scheduler: SchedulerStarter | None = None,
@@ -141,7 +122,7 @@ class Service:
         self.api = CaptureApi(settings.api_cors_origins)
         self.mail = MailIn.of(settings)  # BRAINBOT_IMAP_URL: mails become notes
         self.runtime: Runtime | None = None
-        self.started: list[RunAdapter] = []
+        self.started: list[Adapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
         self._scheduler: Stoppable | None = None
         self._backups: Backups | None = None

@@ -22,12 +22,12 @@ import anyio
 from app.commands.digest import UsageError, find_person, outbound
 from app.commands.run import ConfigurationError, configure_logs
 from app.mcp_wiring import mcp_calls
+from app.platforms import deliver_via
 from app.runtime import Runtime
 from app.settings_check import load_settings
 from bot.config import Settings
 from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
-from scheduler.delivery import deliver_via
 from storage.db.mcp_tokens import McpTokens, TokenInfo
 from storage.db.people import Person
 from storage.db.vault_tables import OWNER_VAULT

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from adapters.base import Adapter
 from app.mail import refusal as mail_refusal
 from app.runtime import Runtime
-from app.serve import GRACE_SECONDS, RunAdapter, Service, Stoppable
+from app.serve import GRACE_SECONDS, Service, Stoppable
 from app.settings_check import EXIT_CONFIG, load_settings
 from bot import logs
 from bot.config import Settings
@@ -36,10 +37,10 @@ def register(subparsers: Any) -> None:
     chat.set_defaults(func=lambda args: main_chat())
 
 
-def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list[RunAdapter]:
+def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list[Adapter]:
     """An adapter per configured platform; the console when none is configured (and
     `console_fallback`). Each SDK is imported only when its platform is on."""
-    adapters: list[RunAdapter] = []
+    adapters: list[Adapter] = []
     if settings.slack_bot_token:
         if not (settings.slack_app_token or settings.slack_signing_secret):
             raise ConfigurationError(
@@ -97,8 +98,8 @@ def configure_logs(settings: Settings, *, console: bool) -> None:
         logs.configure(settings)
 
 
-def _deliver_via(adapters: Sequence[RunAdapter]) -> Deliver:
-    from scheduler.delivery import deliver_via
+def _deliver_via(adapters: Sequence[Adapter]) -> Deliver:
+    from app.platforms import deliver_via
 
     return deliver_via(adapters)
 
