@@ -1,5 +1,5 @@
 """The platforms, as the process uses them once they are built: sending through the
-one that serves a conversation."""
+one that serves a conversation, and asking the ones that can who is in a chat."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from adapters.base import Adapter
 from bot.events import Conversation, Deliver, NoRoute, Reply
+from bot.people import ChatMembers
 
 
 def deliver_via(adapters: Iterable[Adapter]) -> Deliver:
@@ -21,3 +22,8 @@ def deliver_via(adapters: Iterable[Adapter]) -> Deliver:
         return await adapter.send(conversation, reply)
 
     return deliver
+
+
+def chat_members(adapters: Iterable[Adapter]) -> dict[str, ChatMembers]:
+    """The adapters that can say who is in a chat (for team vaults), by platform."""
+    return {a.platform: a for a in adapters if isinstance(a, ChatMembers)}

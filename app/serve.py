@@ -36,6 +36,7 @@ from app.backups import Backups, remote_for, restore
 from app.http import HttpServer, PortInUse
 from app.mail import MailIn
 from app.mcp_http import McpHttp
+from app.platforms import chat_members, deliver_via
 from app.recovery import resume_unfinished
 from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
@@ -58,7 +59,6 @@ class Stoppable(Protocol):
 
 
 SchedulerStarter = Callable[[Runtime, Deliver], Awaitable[Stoppable]]
-DeliverFactory = Callable[[Sequence[Adapter]], Deliver]
 
 
 class InFlight:
@@ -102,13 +102,11 @@ class Service:
         settings: Settings,
         adapters: Sequence[Adapter],
         *,
-        deliver_via: DeliverFactory,
         start_scheduler: SchedulerStarter | None = None,
         grace: float = GRACE_SECONDS,
     ) -> None:
         self.settings = settings
         self.adapters = adapters
-        self.deliver_via = deliver_via
         self.start_scheduler = start_scheduler
         self.grace = grace
         # A body may carry a file for the capture API (app.api): the largest kept.
@@ -161,17 +159,17 @@ class Service:
             # A terminal chat needs no health or metrics endpoint: chat on without them.
             log.warning("%s; chatting without /healthz, /readyz and /metrics", exc)
         await self._restore_backup()
-        self.runtime = runtime = await Runtime.open(self.settings)
+        # What the engine says after a reply goes through the adapters, built already
+        # and started below, before any event is let in (the gate opens after that).
+        deliver = deliver_via(self.adapters)
+        self.runtime = runtime = await Runtime.open(
+            self.settings, deliver=deliver, chats=chat_members(self.adapters)
+        )
         await self._announce_claim(runtime)
         self._gate = InFlight(runtime.engine.handle)
         for adapter in self.adapters:
             await adapter.start(self._gate, runtime.engine.access.is_allowed)
             self.started.append(adapter)
-        runtime.teams.reach(self.started)  # team members are checked against their chats
-        deliver = self.deliver_via(self.started)
-        runtime.engine.enricher.deliver = deliver  # "couldn't fetch the page: 404"
-        runtime.engine.timeline.deliver = deliver  # "Added to the timeline of Sarah Kim."
-        runtime.engine.related.deliver = deliver  # "Related: A · B" [Link]
         await self.mcp.start(runtime, deliver)
         self.api.start(runtime, self._gate)
         if self.mail is not None:

@@ -7,7 +7,6 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,12 +97,6 @@ def configure_logs(settings: Settings, *, console: bool) -> None:
         logs.configure(settings)
 
 
-def _deliver_via(adapters: Sequence[Adapter]) -> Deliver:
-    from app.platforms import deliver_via
-
-    return deliver_via(adapters)
-
-
 async def _start_scheduler(runtime: Runtime, deliver: Deliver) -> Stoppable:
     from app.scheduling import start_scheduler
 
@@ -121,9 +114,7 @@ async def run(settings: Settings) -> int:
     except ConfigurationError as exc:
         log.error("%s", exc)
         return EXIT_CONFIG
-    service = Service(
-        settings, adapters, deliver_via=_deliver_via, start_scheduler=_start_scheduler
-    )
+    service = Service(settings, adapters, start_scheduler=_start_scheduler)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 

@@ -140,11 +140,12 @@ class Related:
         *,
         auto_link: bool,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        deliver: Deliver | None = None,
     ) -> None:
         self.runner = runner
         self.auto_link = auto_link
         self.clock = clock
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "Related: A · B" [Link]; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
 

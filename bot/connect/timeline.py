@@ -146,9 +146,9 @@ def _titles(notes: Sequence[Named]) -> str:
 class Timeline:
     """The timeline rule after a capture (see the module doc); `follow` is its door."""
 
-    def __init__(self, *, first_names: bool = True) -> None:
+    def __init__(self, *, first_names: bool = True, deliver: Deliver | None = None) -> None:
         self.names = KnownNames(first_names=first_names)
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "Added to the timeline of Sarah Kim."; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
 

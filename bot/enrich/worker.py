@@ -65,6 +65,7 @@ class Enricher:
         max_note_bytes: int = 1_000_000,
         records: Records | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        deliver: Deliver | None = None,
     ) -> None:
         self.ledger = ledger
         self.vaults = vaults
@@ -75,7 +76,7 @@ class Enricher:
         self.max_note_bytes = max_note_bytes  # frontmatter included: 4 KB are left for it
         self.records = records  # for the Undo button of what was added (None: no button)
         self.clock = clock
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "couldn't fetch the page: 404"; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
         self._at_once = asyncio.Semaphore(AT_ONCE)
