@@ -85,6 +85,7 @@ from bench.storage import CATEGORIES, DIMENSIONS
 from bench.storage_corpus import generate, write_notes
 from bench.storage_ranking import pick_embedder
 from bot.connect import related as rule
+from bot.events import Conversation, Reply
 from storage.db.engine import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.related import Neighbour
@@ -382,8 +383,9 @@ async def reply_ms(notes: int = 1_000, runs: int = 60) -> dict[str, float]:
             settings = make_settings(Path(tmp), None, openai, BRAINBOT_RATE_LIMIT=0)  # type: ignore[arg-type]
             told: list[object] = []
 
-            async def sink(conversation: object, reply: object) -> None:
-                told.append(reply)
+            async def sink(conversation: Conversation, reply: Reply) -> None:
+                if reply.text.startswith((rule.RELATED, "Linked to")):  # not a timeline line
+                    told.append(reply)
 
             # Suggestions are made where someone can be told: "on" is the runtime's engine,
             # which tells `sink`; "off" a second engine on the same vaults, telling nobody.
