@@ -53,4 +53,10 @@ class Mountable(Protocol):
 class EndsByItself(Protocol):
     """An adapter that can finish on its own (the console, at the end of input)."""
 
-    async def wait_closed(self) -> None: ...
+    async def wait_closed(self) -> None:
+        """Return once it has finished."""
+        ...
+
+    def end(self) -> None:
+        """Finish now, as at the end of input (Ctrl-C at a terminal); `stop` still follows."""
+        ...

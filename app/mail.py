@@ -8,7 +8,7 @@ import asyncio
 import logging
 
 from adapters.imap import BadMailboxUrl, Mailbox, MailboxError, Taken, mailbox_url
-from app.probes import TIMEOUT, Finding
+from adapters.platform import PROBE_TIMEOUT, Finding
 from app.runtime import Runtime
 from bot.config import Settings
 from bot.events import Deliver, EventHandler, Reply
@@ -128,7 +128,7 @@ async def mail_check(settings: Settings) -> list[Finding]:
     mailbox = mailbox_of(settings)
     if mailbox is None:
         return []
-    mailbox.timeout = TIMEOUT
+    mailbox.timeout = PROBE_TIMEOUT
     try:
         checked = await mailbox.check("Authentication-Results")
     except MailboxError as exc:

@@ -3,6 +3,7 @@ the person's direct chat the way digests and reminders find it."""
 
 from __future__ import annotations
 
+from app.platforms import titles
 from app.runtime import Runtime
 from bot.events import Deliver, NoRoute, Reply
 from bot.mcp_server import McpCalls, NoChat, SendCard
@@ -10,7 +11,7 @@ from scheduler.delivery import home_conversations
 from storage.db.records import Records
 
 NO_HOME = (
-    "you have no direct chat with brainbot in Slack or Telegram yet to approve it in: "
+    f"you have no direct chat with brainbot in {titles()} yet to approve it in: "
     "send it a message there first"
 )
 

@@ -36,7 +36,7 @@ from app.backups import Backups, remote_for, restore
 from app.http import HttpServer, PortInUse
 from app.mail import MailIn
 from app.mcp_http import McpHttp
-from app.platforms import chat_members, deliver_via
+from app.platforms import FALLBACK, chat_members, deliver_via, how_to_claim
 from app.recovery import resume_unfinished
 from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
@@ -154,7 +154,7 @@ class Service:
         try:
             await self.http.start()
         except PortInUse as exc:
-            if any(a.platform != "console" for a in self.adapters):
+            if any(a.platform != FALLBACK.name for a in self.adapters):
                 raise
             # A terminal chat needs no health or metrics endpoint: chat on without them.
             log.warning("%s; chatting without /healthz, /readyz and /metrics", exc)
@@ -207,15 +207,14 @@ class Service:
 
     async def _announce_claim(self, runtime: Runtime) -> None:
         """A platform install with no allow-list is closed until its owner claims it."""
-        if self.settings.allowed_users or all(a.platform == "console" for a in self.adapters):
+        if self.settings.allowed_users or all(a.platform == FALLBACK.name for a in self.adapters):
             return
         code = await runtime.engine.access.admission.claim_code(runtime.engine.clock())
         if code is not None:
             log.warning(
-                "nobody may use this brainbot yet: send `/start %s` to the bot (in Slack: "
-                "`claim %s` in a DM) to become its owner, or set BRAINBOT_ALLOWED_USERS",
-                code,
-                code,
+                "nobody may use this brainbot yet: %s to become its owner, or set "
+                "BRAINBOT_ALLOWED_USERS",
+                how_to_claim(code),
             )
 
     async def _restore_backup(self) -> None:

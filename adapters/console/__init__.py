@@ -1,5 +1,6 @@
-"""The console: chat with brainbot in a terminal or through a pipe."""
+"""The console: chat with brainbot in a terminal or through a pipe. The folder's one
+export is its platform contract; the adapter (`terminal`) is built from it."""
 
-from adapters.console.terminal import ConsoleAdapter
+from adapters.console.platform import CONSOLE
 
-__all__ = ["ConsoleAdapter"]
+__all__ = ["CONSOLE"]

@@ -34,10 +34,11 @@ GREETING = (
     "/help for commands, /quit to leave."
 )
 STALE_CHOICE = "That choice is no longer open; nothing changed."
+PLATFORM = "console"  # the `platform` of the terminal's events
 
 
 class ConsoleAdapter:
-    platform = "console"
+    platform = PLATFORM
 
     def __init__(
         self,
@@ -51,8 +52,8 @@ class ConsoleAdapter:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         name = user or getpass.getuser()
-        self.sender = Sender("console", name, name)
-        self.conversation = Conversation("console", name)
+        self.sender = Sender(PLATFORM, name, name)
+        self.conversation = Conversation(PLATFORM, name)
         self.prompt = self.stdin.isatty() if prompt is None else prompt
         self.history_file = history_file
         self._session = uuid.uuid4().hex[:8]
@@ -68,6 +69,10 @@ class ConsoleAdapter:
     async def wait_closed(self) -> None:
         """Return when standard input ends (EOF) or the adapter is stopped."""
         await self.closed.wait()
+
+    def end(self) -> None:
+        """Finish the session now (Ctrl-C): `wait_closed` returns."""
+        self.closed.set()
 
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():
@@ -145,5 +150,5 @@ class ConsoleAdapter:
             self.sender,
             text,
             now,
-            source={"platform": "console", "message_id": event_id},
+            source={"platform": PLATFORM, "message_id": event_id},
         )

@@ -23,8 +23,8 @@ from bot.events import Attachment, Conversation, EventHandler, MayUse, RecentEve
 
 from .render import SlackMessage, plain_message, render
 from .save import ALREADY_SAVED, SHORTCUT, parse_reaction, parse_shortcut, read_saved
+from .settings import PLATFORM
 from .translate import (
-    PLATFORM,
     Incoming,
     Origin,
     parse_button,

@@ -16,8 +16,8 @@ import re
 from telegram import Message, Update
 from telegram.constants import ChatType
 
+from adapters.telegram.settings import PLATFORM
 from adapters.telegram.translate import (
-    PLATFORM,
     Incoming,
     Skip,
     Translation,

@@ -26,9 +26,8 @@ from telegram.constants import ChatType
 
 from adapters.links import labelled_link
 from adapters.telegram.render import parse_callback_data
+from adapters.telegram.settings import PLATFORM
 from bot.events import ButtonPress, Conversation, InboundMessage, Sender
-
-PLATFORM = "telegram"
 
 UNSUPPORTED = (
     "I can file text, voice notes, audio, photos and documents — not this kind of message."

@@ -12,9 +12,10 @@ from datetime import date
 from typing import Any, TextIO
 
 from adapters.base import Adapter
-from app.commands.run import ConfigurationError, build_adapters
-from app.platforms import deliver_via
+from adapters.platform import ConfigurationError
+from app.platforms import build_adapters, deliver_via
 from app.runtime import Runtime
+from app.serve import GRACE_SECONDS
 from app.settings_check import load_settings
 from bot.config import Settings
 from bot.dates import local_zone
@@ -75,7 +76,7 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
 async def outbound(settings: Settings) -> AsyncIterator[list[Adapter]]:
     """The configured platforms, for sending only. They are not started: a started
     adapter would compete with the running bot for Telegram updates and Slack events."""
-    senders: list[Any] = build_adapters(settings, console_fallback=False)
+    senders = build_adapters(settings, GRACE_SECONDS, fallback=False)
     try:
         yield senders
     finally:

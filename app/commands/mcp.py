@@ -21,10 +21,11 @@ from typing import Any, TextIO
 import anyio
 
 from adapters.base import Adapter
+from adapters.platform import ConfigurationError
 from app.commands.digest import UsageError, find_person, outbound
-from app.commands.run import ConfigurationError, configure_logs
+from app.commands.run import configure_logs
 from app.mcp_wiring import mcp_calls
-from app.platforms import chat_members, deliver_via
+from app.platforms import chat_members, configured, deliver_via, how_to_claim
 from app.runtime import Runtime
 from app.settings_check import load_settings
 from bot.config import Settings
@@ -149,12 +150,12 @@ async def owner(runtime: Runtime) -> Person | None:
     if vault is not None and vault.user_id is not None:
         return await runtime.records.person(vault.user_id)
     settings = runtime.settings
-    if not settings.allowed_users and (settings.slack_bot_token or settings.telegram_bot_token):
+    if not settings.allowed_users and configured(settings):
         code = await runtime.engine.access.admission.claim_code(now)
         if code is not None:
             raise UsageError(
-                f"nobody has claimed this brainbot yet: send `/start {code}` to the bot (in "
-                f"Slack: `claim {code}` in a DM) to become its owner, then make the token"
+                f"nobody has claimed this brainbot yet: {how_to_claim(code)} to become its "
+                "owner, then make the token"
             )
     user = getpass.getuser()
     person = await runtime.engine.people.resolve(

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from app.platforms import settings_class
 from app.runtime import Runtime
 from bot.config import Settings
 from bot.events import Conversation, Deliver, Reply
@@ -65,7 +66,7 @@ def make_settings(
         values["OPENAI_BASE_URL"] = openai.base_url
         values["OPENAI_API_KEY"] = "test-key"
     values.update(overrides)
-    return Settings(_env_file=None, **values)
+    return settings_class()(_env_file=None, **values)  # brainbot's and each platform's
 
 
 @asynccontextmanager

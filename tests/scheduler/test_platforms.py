@@ -11,8 +11,8 @@ from typing import Any
 import frontmatter
 import pytest
 
-from adapters.slack import SlackAdapter
-from adapters.telegram import TelegramAdapter
+from adapters.slack.app import SlackAdapter
+from adapters.telegram.app import TelegramAdapter
 from app.platforms import deliver_via
 from app.runtime import Runtime
 from app.scheduling import build_service

@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 from fpdf import FPDF
 
-from adapters.slack import SlackAdapter
+from adapters.slack.app import SlackAdapter
 from app.runtime import Runtime
 from app.watch import sync_store
 from storage.entry import Author

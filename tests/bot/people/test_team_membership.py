@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.slack import SlackAdapter
-from adapters.telegram import TelegramAdapter
+from adapters.slack.app import SlackAdapter
+from adapters.telegram.app import TelegramAdapter
 from app.platforms import chat_members
 from app.runtime import Runtime
 from app.scheduling import build_service
