@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from app.platforms import titles
 from bot import tools
 from bot.buttons import (
     Approvals,
@@ -77,7 +78,7 @@ def engine_parts(
     deliver: Deliver | None,
 ) -> EngineParts:
     """Every collaborator of the engine, as the settings ask for them."""
-    access = Access(records, settings.allowed_users)
+    access = Access(records, settings.allowed_users, platforms=titles())
     vault_tools = VaultTools(settings.tool_hosts, settings.secret_vaults)
     runner = ToolRunner(
         tools.REGISTRY,
