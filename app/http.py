@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from adapters.base import Mountable
 from bot import metrics
@@ -166,9 +167,6 @@ class HttpServer:
         response = web.Response(body=body)
         response.headers["Content-Type"] = content_type
         return response
-
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _body_deadline(timeout: float, max_body: int) -> Any:

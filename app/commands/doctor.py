@@ -38,7 +38,8 @@ from storage.vault.backup import BackupError, VaultBackup
 from storage.vault.gitlocks import lock_files
 from storage.vault.journal import pending
 
-Check = Callable[[Settings], Awaitable[list[Finding]]]
+# One of doctor's checks: the settings in, the report's lines out.
+DoctorCheck = Callable[[Settings], Awaitable[list[Finding]]]
 
 
 def register(subparsers: Any) -> None:
@@ -67,7 +68,7 @@ async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list
     async def settings_of(s: Settings) -> list[Finding]:
         return await configuration(s, platforms)
 
-    checks: list[tuple[str, Check]] = [
+    checks: list[tuple[str, DoctorCheck]] = [
         ("configuration", settings_of),
         *((check.__name__, check) for check in (database, vault, reading, custom_tools)),
         *((p.name, _probe(p)) for p in configured(settings, platforms)),
@@ -82,7 +83,7 @@ async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list
     return findings
 
 
-def _probe(platform: Platform[Any]) -> Check:
+def _probe(platform: Platform[Any]) -> DoctorCheck:
     async def probe(s: Settings) -> list[Finding]:
         return await platform.probe(own(platform, s))
 
