@@ -200,3 +200,24 @@ def test_a_platform_whose_setting_is_taken_is_refused() -> None:
     squatter.settings = SquattingSettings  # type: ignore[assignment]
     with pytest.raises(ValueError, match="Squatter's setting SLACK_BOT_TOKEN is taken"):
         settings_class((*PLATFORMS, squatter))  # type: ignore[arg-type]
+
+
+def test_a_platform_whose_validator_name_is_taken_is_refused() -> None:
+    """In one composed class a validator of the same name replaces the other, so a
+    platform's check (or bot's OPENAI_BASE_URL check) would silently stop: refused."""
+
+    class Shadowing(Echo):
+        title = "Shadowing"
+
+    class ShadowingSettings(PlatformSettings):
+        shadow_url: str = Field("https://shadow.example", alias="SHADOW_URL")
+
+        @field_validator("shadow_url")
+        @classmethod
+        def _web_address(cls, value: str) -> str:
+            return value
+
+    shadowing = Shadowing()
+    shadowing.settings = ShadowingSettings  # type: ignore[assignment]
+    with pytest.raises(ValueError, match="Shadowing's settings validator _web_address is taken"):
+        settings_class((*PLATFORMS, shadowing))  # type: ignore[arg-type]
