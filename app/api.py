@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import BytesParser
@@ -31,15 +31,14 @@ from typing import Any
 from aiohttp import web
 
 from app.api_spec import OPENAPI
-from app.cors import Cors
+from app.cors import Cors, Handler
 from app.runtime import Runtime
 from bot.events import (
     MAX_FILES,
     Attachment,
     Conversation,
-    Event,
+    EventHandler,
     InboundMessage,
-    Reply,
     Sender,
     attachment_kind,
     storable,
@@ -49,8 +48,6 @@ from storage.db.people import Person
 
 log = logging.getLogger(__name__)
 
-EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
-Handler = Callable[[web.Request], Awaitable[web.Response]]
 PLATFORM = "api"
 PREFIX = "/api/v1"
 FILED_WITHIN = 10.0  # seconds a replayed key waits for its first request's note

@@ -22,8 +22,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from app.mcp_wiring import mcp_calls
 from app.runtime import Runtime
+from bot.events import Deliver
 from bot.mcp_server import build_server
-from scheduler.delivery import Deliver
 from storage.db.mcp_tokens import McpTokens, TokenInfo
 
 log = logging.getLogger(__name__)

@@ -10,19 +10,25 @@ back to pending, and its owner is asked to press again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC
 from typing import cast
 
 from bot.engine import Engine
-from bot.events import Attachment, AttachmentKind, Conversation, InboundMessage, Reply, Sender
+from bot.events import (
+    Attachment,
+    AttachmentKind,
+    Conversation,
+    Deliver,
+    InboundMessage,
+    Reply,
+    Sender,
+)
 from storage.db.chat_tables import InboundEvent
 from storage.db.events import StoredFile
 from storage.db.liveness import ProcessLiveness
 
 log = logging.getLogger(__name__)
-
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 
 
 async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: Deliver) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -15,8 +15,9 @@ from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
 from bot.engine import Engine, utcnow
+from bot.events import Deliver
 from bot.llm import LLM, LLMLimits
-from bot.people import TeamMembership
+from bot.people import ChatMembers, TeamMembership
 from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
 from storage.db.migrations import migrate
@@ -91,13 +92,22 @@ class Runtime:
     llm: LLM | None
     engine: Engine
     liveness: ProcessLiveness
-    teams: TeamMembership  # checks team members against their chats once `reach`es them
+    teams: TeamMembership  # checks team members against their chats
     skips: SkipLedger  # what syncs and the watcher left out, for doctor
 
     @classmethod
-    async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
+    async def open(
+        cls,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        deliver: Deliver | None = None,
+        chats: Mapping[str, ChatMembers] | None = None,
+    ) -> Runtime:
         """Connect the database (embedded when no DATABASE_URL), bring its schema up to
-        date (migrations), open the vault and index."""
+        date (migrations), open the vault and index. `deliver` sends what the engine
+        says after a reply (None: nobody is told); `chats` are the platforms that say
+        who is in a team's chat (none: memberships are kept while trusted)."""
         database = await Database.connect(settings.database_url, settings.data_dir)
         try:
             applied = await migrate(database.engine)
@@ -143,6 +153,7 @@ class Runtime:
             llm=llm,
             clock=clock,
             owner=liveness.token,
+            deliver=deliver,
         )
         teams = TeamMembership(
             vaults,
@@ -150,6 +161,7 @@ class Runtime:
             settings.team_vaults,
             clock,
             fresh_for=timedelta(hours=settings.team_check_hours),
+            platforms=dict(chats or {}),
         )
         teams.install()
         return cls(settings, database, vaults, store, records, llm, engine, liveness, teams, skips)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from app.runtime import Runtime
 from bot import metrics
-from scheduler.delivery import Deliver, DigestDelivery
+from bot.events import Deliver
+from scheduler.delivery import DigestDelivery
 from scheduler.reminders import Reminders
 from scheduler.service import DigestService
 from storage.db.digest_messages import DigestMessages

@@ -5,23 +5,22 @@ The claim comes first and cannot succeed twice, so whatever happens later (a cra
 mid-send, a second process, a late timer) the digest goes out at most once. A send
 that fails is tried again with backoff while it is within the grace period
 (scheduler.retry), then recorded as failed and reported; `brainbot digest --send`
-sends one by hand. Platforms are reached through a `deliver(conversation, reply)` callable, so
-this module knows no adapter.
+sends one by hand. Platforms are reached through a `deliver(conversation, reply)`
+callable (bot.events.Deliver, made by app.platforms), so this module knows no adapter.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Protocol
 
 from bot import metrics
 from bot.config import Settings
 from bot.dates import local_zone
 from bot.digest import Digest, compose_digest, present, record_shown, with_summary
-from bot.events import Conversation, Reply
+from bot.events import Conversation, Deliver, NoRoute
 from bot.llm import LLM
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
@@ -36,39 +35,7 @@ from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
 
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 DIGEST_FOLDER = "digests"
-
-
-class NoRoute(Exception):
-    """Raised by a `deliver` callable for a platform this process cannot reach."""
-
-    def __init__(self, platform: str) -> None:
-        super().__init__(f"cannot reach {platform} from here (not configured or not running)")
-        self.platform = platform
-
-
-class Sends(Protocol):
-    """What `deliver_via` needs of an adapter."""
-
-    @property
-    def platform(self) -> str: ...
-
-    async def send(self, conversation: Conversation, reply: Reply) -> object: ...
-
-
-def deliver_via(adapters: Iterable[Sends]) -> Deliver:
-    """A `deliver` callable that sends through the running adapter of the
-    conversation's platform (NoRoute when there is none)."""
-    by_platform = {adapter.platform: adapter for adapter in adapters}
-
-    async def deliver(conversation: Conversation, reply: Reply) -> object:
-        adapter = by_platform.get(conversation.platform)
-        if adapter is None:
-            raise NoRoute(conversation.platform)
-        return await adapter.send(conversation, reply)
-
-    return deliver
 
 
 async def home_conversations(records: Records, user_id: int) -> list[Conversation]:

@@ -35,9 +35,9 @@ from sqlalchemy import select
 from bot import metrics
 from bot.config import Settings
 from bot.dates import local_zone, next_occurrence, read_when
-from bot.events import Conversation
+from bot.events import Conversation, Deliver, NoRoute
 from bot.reminders import reminder_message
-from scheduler.delivery import Deliver, NoRoute, home_conversations
+from scheduler.delivery import home_conversations
 from scheduler.retry import next_attempt
 from scheduler.skips import PollSkips
 from storage.db.people import Person

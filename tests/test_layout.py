@@ -190,3 +190,56 @@ def _reach(uses: dict[str, set[str]], start: str) -> set[str]:
 
 def test_the_scheduler_imports_the_messages_it_sends_not_button_handlers() -> None:
     assert _importing("scheduler", ("bot.buttons", "bot.commands", "bot.turn")) == []
+
+
+# Adapter folders that are doors rather than chat platforms: email in (adapters.imap) is
+# a transport app.mail drives; nobody chats there, so it has no platform contract.
+NOT_PLATFORMS = {"imap"}
+CONTRACT = ("name", "title", "settings", "claim", "configured", "describe", "problems")
+CONTRACT += ("build", "probe", "menu")
+
+
+def _platform_folders() -> list[Path]:
+    return sorted(
+        path.parent
+        for path in (ROOT / "adapters").glob("*/__init__.py")
+        if path.parent.name not in NOT_PLATFORMS
+    )
+
+
+def test_each_platform_folder_exports_its_contract_and_nothing_else() -> None:
+    """A platform is one folder: its door lets out one object, the contract that app
+    registers (adapters.platform), and everything else is reached through it."""
+    from app.platforms import FALLBACK, PLATFORMS
+
+    registered = {id(p) for p in (*PLATFORMS, FALLBACK)}
+    folders = _platform_folders()
+    assert {f.name for f in folders} >= {"console", "slack", "telegram"}
+    for folder in folders:
+        door = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
+        exported = [
+            ast.literal_eval(node.value)
+            for node in door.body
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        ]
+        assert len(exported) == 1 and len(exported[0]) == 1, f"{folder.name}: one export"
+        (name,) = exported[0]
+        module = __import__(f"adapters.{folder.name}", fromlist=[name])
+        contract = getattr(module, name)
+        assert [m for m in CONTRACT if not hasattr(contract, m)] == [], folder.name
+        assert contract.name == folder.name
+        assert id(contract) in registered, f"{folder.name} is not registered in app.platforms"
+
+
+def test_app_enters_a_platform_folder_by_its_door() -> None:
+    """app knows a platform by its contract, never by the modules behind it."""
+    folders = {f"adapters.{f.name}" for f in _platform_folders()}
+    behind = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if name == ENTRY_POINTS or name.startswith(ENTRY_POINTS + ".")
+        for other in imported
+        if other.rpartition(".")[0] in folders
+    )
+    assert behind == []

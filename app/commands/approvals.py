@@ -12,10 +12,10 @@ from typing import Any, TextIO
 
 from app.commands.digest import UsageError, find_person, outbound
 from app.mcp_wiring import mcp_calls
+from app.platforms import deliver_via
 from app.runtime import Runtime
 from app.settings_check import load_settings
 from bot.config import Settings
-from scheduler.delivery import deliver_via
 
 
 def register(subparsers: Any) -> None:

@@ -11,13 +11,16 @@ from contextlib import asynccontextmanager
 from datetime import date
 from typing import Any, TextIO
 
-from app.commands.run import ConfigurationError, build_adapters
+from adapters.base import Adapter
+from adapters.platform import ConfigurationError
+from app.platforms import build_adapters, deliver_via
 from app.runtime import Runtime
+from app.serve import GRACE_SECONDS
 from app.settings_check import load_settings
 from bot.config import Settings
 from bot.dates import local_zone
 from bot.digest import compose_digest, with_summary
-from scheduler.delivery import DigestDelivery, Sends, deliver_via
+from scheduler.delivery import DigestDelivery
 from storage.db.digest_messages import DigestMessages
 from storage.db.people import Person
 from storage.db.records import Records
@@ -70,10 +73,10 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
 
 
 @asynccontextmanager
-async def outbound(settings: Settings) -> AsyncIterator[list[Sends]]:
+async def outbound(settings: Settings) -> AsyncIterator[list[Adapter]]:
     """The configured platforms, for sending only. They are not started: a started
     adapter would compete with the running bot for Telegram updates and Slack events."""
-    senders: list[Any] = build_adapters(settings, console_fallback=False)
+    senders = build_adapters(settings, GRACE_SECONDS, fallback=False)
     try:
         yield senders
     finally:

@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 
 from sqlalchemy import text
 
-from app.probes import Finding
+from adapters.platform import Finding
+from app.platforms import configured, how_to_claim
 from bot.config import Settings
 from storage.db.admission import Admission
 from storage.db.embedded_pg import server_crashes
@@ -183,7 +184,7 @@ async def skipped_this_week(db: Database) -> list[Finding]:
 
 async def _admission(s: Settings, admission: Admission) -> list[Finding]:
     """Who may use the bot when BRAINBOT_ALLOWED_USERS is empty: nobody until claimed."""
-    if s.allowed_users or not (s.slack_bot_token or s.telegram_bot_token):
+    if s.allowed_users or not configured(s):
         return []
     code = await admission.claim_code(datetime.now(UTC))
     if code is None:
@@ -193,7 +194,6 @@ async def _admission(s: Settings, admission: Admission) -> list[Finding]:
             "warning",
             "access",
             "nobody may use the bot yet (BRAINBOT_ALLOWED_USERS is empty)",
-            f"send `/start {code}` to the bot (in Slack: `claim {code}` in a DM) to become "
-            "its owner, or list people in BRAINBOT_ALLOWED_USERS",
+            f"{how_to_claim(code)} to become its owner, or list people in BRAINBOT_ALLOWED_USERS",
         )
     ]

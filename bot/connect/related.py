@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.enrich import Background, Deliver, where_now
-from bot.events import Button, Reply
+from bot.enrich import Background, where_now
+from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, ToolRunner, undo_button, wikilink
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import StaleEdit
@@ -140,11 +140,12 @@ class Related:
         *,
         auto_link: bool,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        deliver: Deliver | None = None,
     ) -> None:
         self.runner = runner
         self.auto_link = auto_link
         self.clock = clock
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "Related: A · B" [Link]; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
 

@@ -28,13 +28,13 @@ import asyncio
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 
 from bot.buttons import ButtonHandler, pressed
 from bot.connect.mentions import PEOPLE, PROJECTS, Mention, Named, Names
 from bot.enrich import Background
-from bot.events import Button, Conversation, Reply
+from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, undo_button, wikilink
 from storage.entry import Change, Entry
 from storage.errors import NothingToChange, StorageError
@@ -42,7 +42,6 @@ from storage.store import Store
 
 log = logging.getLogger(__name__)
 
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 HEADING = "## Timeline"
 PICK_ACTION = "timeline_pick"  # Button.action of "which Sarah?"
 PICK_KIND = "timeline"
@@ -147,9 +146,9 @@ def _titles(notes: Sequence[Named]) -> str:
 class Timeline:
     """The timeline rule after a capture (see the module doc); `follow` is its door."""
 
-    def __init__(self, *, first_names: bool = True) -> None:
+    def __init__(self, *, first_names: bool = True, deliver: Deliver | None = None) -> None:
         self.names = KnownNames(first_names=first_names)
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "Added to the timeline of Sarah Kim."; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
 

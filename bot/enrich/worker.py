@@ -27,7 +27,7 @@ from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
 from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
-from bot.events import MAX_FILES, Button, Conversation, Reply
+from bot.events import MAX_FILES, Button, Conversation, Deliver, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
 from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
 from storage.db.records import Records
@@ -40,7 +40,6 @@ from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
 
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 START_AFTER = 0.5  # seconds: the capture's own reply goes out first
 AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
 RESUME_WITHIN = timedelta(days=1)
@@ -66,6 +65,7 @@ class Enricher:
         max_note_bytes: int = 1_000_000,
         records: Records | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        deliver: Deliver | None = None,
     ) -> None:
         self.ledger = ledger
         self.vaults = vaults
@@ -76,7 +76,7 @@ class Enricher:
         self.max_note_bytes = max_note_bytes  # frontmatter included: 4 KB are left for it
         self.records = records  # for the Undo button of what was added (None: no button)
         self.clock = clock
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "couldn't fetch the page: 404"; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
         self._at_once = asyncio.Semaphore(AT_ONCE)

@@ -16,12 +16,12 @@ import asyncio
 import dataclasses
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from bot.events import Attachment, Conversation, Event, InboundMessage, Reply, Sender
+from bot.events import Attachment, Conversation, EventHandler, InboundMessage, Sender
 from bot.mail.reading import Mail, read_mail
 from bot.mail.trust import Verdict, authenticated
 from bot.readers import ReaderPool, Unreadable
@@ -33,7 +33,6 @@ from storage.db.records import Records
 log = logging.getLogger(__name__)
 
 Taken = Literal["seen", "leave", "later"]
-Handle = Callable[[Event], Awaitable[Sequence[Reply]]]
 Tell = Callable[[int, str], Awaitable[bool]]  # (person id, text) -> told in a chat
 # Every 8 letters or digits in two fours, overlapping ("code ABCD-EFGH" holds
 # "code ABCD" and "ABCD-EFGH").
@@ -62,7 +61,7 @@ class MailFiler:
     def __init__(
         self,
         records: Records,
-        handle: Handle,
+        handle: EventHandler,
         rules: MailRules,
         *,
         clock: Callable[[], datetime],

@@ -23,10 +23,13 @@ CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-
 
 class Access:
     """Allow-list checks (the setting, then who a claim or a link admitted), claim codes,
-    link codes, and the lockout after wrong codes."""
+    link codes, and the lockout after wrong codes. `platforms` says where a person's
+    other accounts may be, as they read it ("Slack or Telegram": the platforms the
+    process registers)."""
 
-    def __init__(self, records: Records, allowed: tuple[str, ...]) -> None:
+    def __init__(self, records: Records, allowed: tuple[str, ...], *, platforms: str) -> None:
         self.records = records
+        self.platforms = platforms
         self.admission = Admission(records.engine)
         self.allowed = frozenset(allowed)
         self._admitted: set[str] = set()  # nobody is un-admitted: a cache that stays true
@@ -112,7 +115,7 @@ class Access:
         code = await self.records.new_link_code(person.id, now + LINK_CODE_TTL)
         return (
             f"Your link code is {code}. Within 10 minutes, send `/link {code}` to me from your "
-            "other account (Slack or Telegram) and both will reach the same brain."
+            f"other account ({self.platforms}) and both will reach the same brain."
         )
 
     async def finish_link(self, sender: Sender, code: str, now: datetime) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol, runtime_checkable
@@ -68,18 +68,12 @@ class TeamMembership:
     clock: Callable[[], datetime]
     fresh_for: timedelta = timedelta(hours=24)
     trust_for: timedelta = timedelta(days=TRUST_DAYS)
-    platforms: dict[str, ChatMembers] = field(default_factory=dict)
+    platforms: Mapping[str, ChatMembers] = field(default_factory=dict)  # by platform name
     _undecided: dict[tuple[int, int], datetime] = field(default_factory=dict)
 
     def install(self) -> None:
         """Make every team access in this process go through `allows`."""
         self.vaults.member_check = self.allows
-
-    def reach(self, adapters: Iterable[object]) -> None:
-        """Ask the platforms among `adapters` (those that can say who is in a chat)."""
-        for adapter in adapters:
-            if isinstance(adapter, ChatMembers):
-                self.platforms[adapter.platform] = adapter
 
     async def allows(self, vault: VaultInfo, user_id: int, checked_at: datetime) -> bool:
         """Whether a recorded member may use the team vault now: confirmed recently, or

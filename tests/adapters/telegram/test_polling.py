@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from bot.events import Attachment, Conversation, InboundMessage, Reply
 from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram

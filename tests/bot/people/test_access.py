@@ -79,6 +79,8 @@ async def test_link_codes_are_long_and_guessing_them_is_locked_out(
         (offer,) = await brain.engine.handle(telegram("/link"))
         code = offer.text.split("code is ")[1].split(".")[0]
         assert len(code.replace("-", "")) == 8
+        # Where the other account may be: the platforms app registers, as people read them.
+        assert "from your other account (Slack or Telegram)" in offer.text
         for n in range(5):
             (wrong,) = await brain.engine.handle(
                 telegram(f"/link WRONG{n}XX", user="77", event_id=f"w{n}")
