@@ -19,11 +19,11 @@ from bot.llm import LLM, LLMLimits
 from bot.people import TeamMembership
 from storage.db.engine import Database
 from storage.db.liveness import ProcessLiveness
-from storage.db.migrations import migrate
 from storage.db.records import Records
 from storage.db.vault_tables import OWNER_VAULT
 from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
 from storage.index.embeddings import make_embedder
+from storage.migrations import migrate
 from storage.store import Store
 from storage.vaults import Vaults, VaultSettings
 

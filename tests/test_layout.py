@@ -190,3 +190,9 @@ def _reach(uses: dict[str, set[str]], start: str) -> set[str]:
 
 def test_the_scheduler_imports_the_messages_it_sends_not_button_handlers() -> None:
     assert _importing("scheduler", ("bot.buttons", "bot.commands", "bot.turn")) == []
+
+
+def test_the_database_knows_nothing_of_the_index() -> None:
+    """The index is built on the database (its tables, its connection), never the other
+    way: what needs both, the schema's migrations, lives above them (storage.migrations)."""
+    assert _importing("storage.db", ("storage.index",)) == []

@@ -19,11 +19,11 @@ from app.skips import SkipLedger
 from bot.config import Settings
 from bot.tools import why
 from storage.db.engine import Database
-from storage.db.migrations import migrate
 from storage.db.records import Records
 from storage.db.vault_tables import OWNER_VAULT
 from storage.entry import ImportResult, SearchResults
 from storage.errors import StorageError
+from storage.migrations import migrate
 from storage.store import Store
 from storage.vaults import Vaults
 
