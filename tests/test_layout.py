@@ -196,3 +196,29 @@ def test_the_database_knows_nothing_of_the_index() -> None:
     """The index is built on the database (its tables, its connection), never the other
     way: what needs both, the schema's migrations, lives above them (storage.migrations)."""
     assert _importing("storage.db", ("storage.index",)) == []
+
+
+STORAGE_DOORS = ("storage", "storage.db", "storage.index", "storage.vault")
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_each_storage_door_names_what_it_lets_out() -> None:
+    for door in STORAGE_DOORS:
+        assert "__all__" in MODULES[door].read_text(encoding="utf-8"), f"{door} names nothing"
+
+
+def test_inside_storage_modules_import_each_other_not_the_doors() -> None:
+    """A door imports the modules behind it, so a module behind a door that imported a
+    door could run that door before what it lets out: inside storage, modules import
+    each other directly."""
+    through_a_door = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if _in(name, "storage") and name not in STORAGE_DOORS
+        for other in imported
+        if other in STORAGE_DOORS
+    )
+    assert through_a_door == []

@@ -29,7 +29,7 @@ from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
 from bot.events import MAX_FILES, Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
-from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
+from storage.db.enrichments import Enrichment, Enrichments
 from storage.db.records import Records
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import EntryNotFound, StaleEdit, StorageError
@@ -127,7 +127,7 @@ class Enricher:
                 continue  # another running process has it
             if now - job.created_at > RESUME_WITHIN or job.attempts >= MOST_ATTEMPTS:
                 reason = "too old" if job.attempts < MOST_ATTEMPTS else "tried too often"
-                await self.ledger.finish(job.id, SKIPPED, now, reason)
+                await self.ledger.finish(job.id, Enrichment.SKIPPED, now, reason)
                 continue
             self.submit(job.id)
             started += 1
@@ -158,7 +158,7 @@ class Enricher:
             except Exception as exc:
                 log.exception("reading what note %s shares failed", job.path)
                 metrics.error("enrich")
-                status, message = FAILED, f"Couldn't read what you shared: {exc}."
+                status, message = Enrichment.FAILED, f"Couldn't read what you shared: {exc}."
             await self.ledger.finish(job.id, status, self.clock(), message)
             if message:
                 await self._tell(job, message, commit)
@@ -168,13 +168,13 @@ class Enricher:
         note (None when nothing was added)."""
         vault = await self.vaults.get(job.vault_id)
         if vault is None:
-            return SKIPPED, "", None
+            return Enrichment.SKIPPED, "", None
         store = await self.vaults.store(vault)
         if await store.has_event_commit(job.commit_key, since=job.created_at):
-            return DONE, "", None  # landed before a restart: done, and not told twice
+            return Enrichment.DONE, "", None  # landed before a restart: done, and not told twice
         note = await where_now(store, job.path, job.note_id)
         if note is None:
-            return SKIPPED, "", None  # deleted before it could be read
+            return Enrichment.SKIPPED, "", None  # deleted before it could be read
         path = note.path
         try:
             async with asyncio.timeout(self.timeout):
@@ -184,10 +184,14 @@ class Enricher:
                 f"Reading what you shared took longer than {self.timeout:g} s; "
                 "the note stays as you sent it."
             )
-            return FAILED, message, None
+            return Enrichment.FAILED, message, None
         title, commit = await self._apply(store, job, path, reads)
         message = told(title, reads) if title is not None else ""
-        return (FAILED if any(r.failed for r in reads) else DONE), message, commit
+        return (
+            (Enrichment.FAILED if any(r.failed for r in reads) else Enrichment.DONE),
+            message,
+            commit,
+        )
 
     async def _read_all(self, store: Store, job: Enrichment) -> list[Read]:
         several = sum(1 for item in job.items if item.get("kind") == "photo") > 1

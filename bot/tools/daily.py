@@ -10,7 +10,7 @@ from datetime import datetime
 
 from bot.tools.context import ToolContext
 from storage.errors import StorageError
-from storage.vault.daily import DailyNotes, daily_notes, named, with_line
+from storage.vault.daily import DailyNotes, daily_notes, moment_format, with_line
 from storage.vault.files import read_regular
 from storage.vault.paths import VaultPaths
 from storage.vault.vault import Then
@@ -75,10 +75,10 @@ def _from_template(ctx: ToolContext, notes: DailyNotes, local: datetime) -> str:
     def fill(match: re.Match[str]) -> str:
         what, fmt = match.group(1), match.group(2)
         if what == "date":
-            return named(local.date(), fmt or notes.date_format)
+            return moment_format(local.date(), fmt or notes.date_format)
         if what == "time":
-            return local.strftime("%H:%M") if not fmt else named(local.date(), fmt)
-        return named(local.date(), notes.date_format)
+            return local.strftime("%H:%M") if not fmt else moment_format(local.date(), fmt)
+        return moment_format(local.date(), notes.date_format)
 
     return _VARIABLE.sub(fill, text)
 
