@@ -34,8 +34,6 @@ from storage.db.records import Records
 from storage.entry import BOT_AUTHOR, Entry
 from storage.errors import EntryNotFound, StaleEdit, StorageError
 from storage.store import Store
-from storage.vault.files import read_regular
-from storage.vault.paths import VaultPaths
 from storage.vaults import Vaults
 
 log = logging.getLogger(__name__)
@@ -213,17 +211,13 @@ class Enricher:
         if kind == "link":
             return await read_link(label, self.readers)
         try:
-            data = await asyncio.to_thread(self._file, store, str(item["path"]))
+            data = await store.read_file(str(item["path"]), self.max_file_bytes)
         except StorageError as exc:
             return Read(kind, label, failed=f"Couldn't read {label}: {exc}.")
         mime = item.get("mime")
         if kind == "photo":
             return await read_photo(label, data, mime, self.readers, several=several)
         return await read_document(label, data, mime, self.readers)
-
-    def _file(self, store: Store, path: str) -> bytes:
-        rel, full = VaultPaths(store.vault.root).resolve(path, note=False)
-        return read_regular(full, rel, self.max_file_bytes, store.vault.root)
 
     async def _apply(
         self, store: Store, job: Enrichment, path: str, reads: Sequence[Read]

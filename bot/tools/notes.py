@@ -148,7 +148,7 @@ async def capture(
             author=ctx.author,
             source=dict(ctx.source),
             zone=ctx.vault_zone,
-            then=daily_line(ctx, title),  # today's daily note, in the same commit
+            then=await daily_line(ctx, title),  # today's daily note, in the same commit
         )
     except BaseException:
         if ctx.files is not None:
