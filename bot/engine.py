@@ -31,11 +31,8 @@ from bot.llm import LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
-from storage.db.events import Arrival, NewEvent, StoredFile
-from storage.db.records import Records
-from storage.entry import Entry
-from storage.store import Store
-from storage.vaults import VaultInfo, Vaults
+from storage import Entry, Store, VaultInfo, Vaults
+from storage.db import Arrival, NewEvent, Records, StoredFile
 
 log = logging.getLogger(__name__)
 

@@ -25,14 +25,8 @@ from bot.events import Conversation, Reply
 from bot.llm import LLM
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
-from storage.db.digest_messages import DigestMessages
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import DigestKey, Send, SendLedger
-from storage.entry import BOT_AUTHOR
-from storage.errors import StorageError
-from storage.store import Store
-from storage.vaults import Vaults
+from storage import BOT_AUTHOR, StorageError, Store, Vaults
+from storage.db import DigestKey, DigestMessages, Person, Records, Send, SendLedger
 
 log = logging.getLogger(__name__)
 

@@ -42,10 +42,7 @@ from scheduler.leader import Leadership
 from scheduler.reminders import Reminders
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
 from scheduler.skips import PollSkips
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import DigestKey, SendLedger
-from storage.db.skipped import NO_VAULT, SkippedItems
+from storage.db import NO_VAULT, DigestKey, Person, Records, SendLedger, SkippedItems
 
 log = logging.getLogger(__name__)
 

@@ -222,3 +222,21 @@ def test_inside_storage_modules_import_each_other_not_the_doors() -> None:
         if other in STORAGE_DOORS
     )
     assert through_a_door == []
+
+
+# The packages that use storage from outside: each enters it by a door only.
+STORAGE_USERS = ("bot", "scheduler", "adapters")
+
+
+def test_the_bot_and_the_scheduler_enter_storage_by_its_doors() -> None:
+    """Outside storage a module imports `storage`, `storage.db`, `storage.index` or
+    `storage.vault`, never a module behind them: what a door does not let out is
+    storage's own business."""
+    past_a_door = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if any(_in(name, package) for package in STORAGE_USERS)
+        for other in imported
+        if _in(other, "storage") and other not in STORAGE_DOORS
+    )
+    assert past_a_door == []

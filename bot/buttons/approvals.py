@@ -11,9 +11,8 @@ from bot import metrics
 from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner
-from storage.db.chat_tables import Approval
-from storage.db.conversations import HistoryItem
-from storage.errors import StaleEdit, StorageError
+from storage import StaleEdit, StorageError
+from storage.db import Approval, HistoryItem
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,8 @@ from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.digest import DIGEST_ACTION_KIND, draw
 from bot.events import Reply
 from bot.tools import ToolContext
-from storage.db.chat_tables import ButtonAction
-from storage.db.digest_messages import DigestMessages
-from storage.errors import EntryNotFound, StorageError
+from storage import EntryNotFound, StorageError
+from storage.db import ButtonAction, DigestMessages
 
 log = logging.getLogger(__name__)
 

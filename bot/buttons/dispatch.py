@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from bot.events import Reply
 from bot.tools import ToolContext
-from storage.db.chat_tables import ButtonAction
+from storage.db import ButtonAction
 
 
 class Refused(Exception):

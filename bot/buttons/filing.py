@@ -10,7 +10,7 @@ from datetime import timedelta
 from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner
-from storage.errors import StaleEdit, StorageError
+from storage import StaleEdit, StorageError
 
 
 class Filing(ButtonHandler):

@@ -13,9 +13,9 @@ from bot.buttons.dispatch import ButtonHandler
 from bot.digest import LINK_ACTION, draw
 from bot.events import Reply
 from bot.tools import ToolContext, ToolResult, ToolRunner
-from storage.db.digest_messages import DigestMessages
-from storage.errors import EntryNotFound, StaleEdit, StorageError
-from storage.index.names import MentionText
+from storage import EntryNotFound, StaleEdit, StorageError
+from storage.db import DigestMessages
+from storage.index import MentionText
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,7 @@ from bot.dates import describe
 from bot.events import Reply
 from bot.reminders import REMINDER_ACTION_KIND, SNOOZES, snoozed
 from bot.tools import ToolContext
-from storage.entry import Entry
-from storage.errors import EntryNotFound, StorageError
+from storage import Entry, EntryNotFound, StorageError
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,8 @@ from bot.buttons.dispatch import ButtonHandler
 from bot.digest import LESS_ACTION, PAST_DONE_ACTION, draw
 from bot.events import Reply
 from bot.tools import ToolContext, undo_button
-from storage.db.digest_messages import DigestMessages
-from storage.db.resurfaced import NEVER_BELOW, Resurfaced
-from storage.errors import EntryNotFound, StorageError
+from storage import EntryNotFound, StorageError
+from storage.db import NEVER_BELOW, DigestMessages, Resurfaced
 
 log = logging.getLogger(__name__)
 

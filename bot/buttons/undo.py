@@ -12,8 +12,8 @@ from __future__ import annotations
 from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolError, ToolRunner
-from storage.db.conversations import HistoryItem
-from storage.errors import NothingToChange, StorageError, UndoConflict
+from storage import NothingToChange, StorageError, UndoConflict
+from storage.db import HistoryItem
 
 
 class UndoButton(ButtonHandler):

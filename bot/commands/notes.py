@@ -22,8 +22,7 @@ from bot.tools import (
     notes_named,
     split_leading_reference,
 )
-from storage.entry import Entry
-from storage.errors import StorageError
+from storage import Entry, StorageError
 
 CHOICES_SHOWN = 8
 # The shortest leading words taken as part of a note's title: shorter ones ("a", "to")

@@ -19,7 +19,7 @@ from bot.connect.related import (
 from bot.enrich import where_now
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner, undo_button
-from storage.errors import StorageError
+from storage import StorageError
 
 
 class LinkButton(ButtonHandler):

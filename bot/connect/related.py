@@ -22,9 +22,8 @@ from datetime import UTC, datetime
 from bot.enrich import Background, Deliver, where_now
 from bot.events import Button, Reply
 from bot.tools import ToolContext, ToolRunner, undo_button, wikilink
-from storage.entry import BOT_AUTHOR, Entry
-from storage.errors import StaleEdit
-from storage.index.related import Neighbour
+from storage import BOT_AUTHOR, Entry, StaleEdit
+from storage.index import Neighbour
 
 log = logging.getLogger(__name__)
 

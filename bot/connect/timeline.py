@@ -36,9 +36,7 @@ from bot.connect.mentions import PEOPLE, PROJECTS, Mention, Named, Names
 from bot.enrich import Background
 from bot.events import Button, Conversation, Reply
 from bot.tools import ToolContext, undo_button, wikilink
-from storage.entry import Change, Entry
-from storage.errors import NothingToChange, StorageError
-from storage.store import Store
+from storage import Change, Entry, NothingToChange, StorageError, Store
 
 log = logging.getLogger(__name__)
 

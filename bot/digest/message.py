@@ -12,8 +12,7 @@ from typing import Any
 
 from bot.digest.compose import PAST_ITEM, Digest
 from bot.events import Button, Reply
-from storage.db.digest_messages import DigestMessages, new_message_id
-from storage.db.records import Records
+from storage.db import DigestMessages, Records, new_message_id
 
 DIGEST_ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
 PAST_DONE_ACTION = "past_done"  # Button.action of Done on an older note (with an Undo)

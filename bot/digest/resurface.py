@@ -22,15 +22,10 @@ import logging
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
-from storage.db.resurfaced import Resurfaced
-from storage.index.resurface_queries import (
-    PastNote,
-    PastQuery,
-    notes_filed_between,
-    related_older_notes,
-)
-from storage.store import Store
-from storage.vault.schema import CLOSED_STATUSES
+from storage import Store
+from storage.db import Resurfaced
+from storage.index import PastNote, PastQuery, notes_filed_between, related_older_notes
+from storage.vault import CLOSED_STATUSES
 
 log = logging.getLogger(__name__)
 

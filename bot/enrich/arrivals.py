@@ -14,8 +14,8 @@ from bot.enrich.worker import Enricher
 from bot.events import Attachment, Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.tools import ArrivedFiles, ToolContext, ToolRunner
-from storage.db.enrichments import Enrichment
-from storage.errors import StorageError
+from storage import StorageError
+from storage.db import Enrichment
 
 log = logging.getLogger(__name__)
 

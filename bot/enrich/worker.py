@@ -29,12 +29,8 @@ from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
 from bot.events import MAX_FILES, Button, Conversation, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
-from storage.db.enrichments import Enrichment, Enrichments
-from storage.db.records import Records
-from storage.entry import BOT_AUTHOR, Entry
-from storage.errors import EntryNotFound, StaleEdit, StorageError
-from storage.store import Store
-from storage.vaults import Vaults
+from storage import BOT_AUTHOR, Entry, EntryNotFound, StaleEdit, StorageError, Store, Vaults
+from storage.db import Enrichment, Enrichments, Records
 
 log = logging.getLogger(__name__)
 

@@ -25,10 +25,7 @@ from bot.events import Attachment, Conversation, Event, InboundMessage, Reply, S
 from bot.mail.reading import Mail, read_mail
 from bot.mail.trust import Verdict, authenticated
 from bot.readers import ReaderPool, Unreadable
-from storage.db.admission import normal_code
-from storage.db.email_codes import EMAIL, EmailCodes
-from storage.db.people import Person
-from storage.db.records import Records
+from storage.db import EMAIL, EmailCodes, Person, Records, normal_code
 
 log = logging.getLogger(__name__)
 

@@ -28,10 +28,8 @@ from bot.events import Conversation, Reply
 from bot.mcp_server.tools import arguments_for
 from bot.people import People
 from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.entry import Author
-from storage.vaults import Vaults
+from storage import Author, Vaults
+from storage.db import Person, Records
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,7 @@ import re
 from datetime import datetime, timedelta
 
 from bot.events import Sender
-from storage.db.admission import Admission
-from storage.db.people import Person
-from storage.db.records import Records
+from storage.db import Admission, Person, Records
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,8 @@ from zoneinfo import ZoneInfo
 
 from bot.events import Conversation, Sender
 from bot.people.settings import SettingsChange, describe_settings
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.entry import Author
+from storage import Author
+from storage.db import Person, Records
 
 SettingsListener = Callable[[Person], Awaitable[None]]
 

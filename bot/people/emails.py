@@ -12,9 +12,7 @@ import re
 from datetime import datetime, timedelta
 from urllib.parse import unquote, urlsplit
 
-from storage.db.email_codes import EMAIL, EmailCodes, normal_address
-from storage.db.people import Person
-from storage.db.records import Records
+from storage.db import EMAIL, EmailCodes, Person, Records, normal_address
 
 EMAIL_CODE_TTL = timedelta(hours=1)
 _ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+$")

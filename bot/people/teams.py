@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-from storage.db.records import Records
-from storage.vaults import VaultInfo, Vaults, folder_name
+from storage import VaultInfo, Vaults, folder_name
+from storage.db import Records
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from bot.dates import describe
 from bot.events import Button, Reply
-from storage.db.records import Records
+from storage.db import Records
 
 REMINDER_ACTION_KIND = "reminder"  # ButtonAction.kind of a reminder's buttons
 SNOOZES = {"hour": "Snooze 1 h", "day": "Tomorrow", "week": "Next week"}

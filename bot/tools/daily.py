@@ -9,9 +9,8 @@ import re
 from datetime import datetime
 
 from bot.tools.context import ToolContext
-from storage.errors import StorageError
-from storage.vault.daily import DailyNotes, moment_format, with_line
-from storage.vault.vault import Then
+from storage import StorageError, Then
+from storage.vault import DailyNotes, moment_format, with_line
 
 log = logging.getLogger(__name__)
 

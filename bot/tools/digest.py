@@ -6,7 +6,7 @@ from typing import Literal
 
 from bot.digest import compose_digest, present
 from bot.tools.registry import ToolContext, ToolResult, tool
-from storage.db.digest_messages import DigestMessages
+from storage.db import DigestMessages
 
 
 @tool(read_only=True, idempotent=True)

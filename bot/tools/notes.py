@@ -17,8 +17,8 @@ from bot.tools.search_span import plan_search
 from bot.tools.sections import section_of
 from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
-from storage.entry import Entry, SearchHit
-from storage.vault.schema import SOURCE_PREFIX
+from storage import Entry, SearchHit
+from storage.vault import SOURCE_PREFIX
 
 
 class FieldValue(BaseModel):

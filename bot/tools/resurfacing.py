@@ -10,9 +10,8 @@ import random
 from bot.tools.names import category_named
 from bot.tools.notes import get_entry
 from bot.tools.registry import ToolContext, ToolResult, tool
-from storage.index.filters import Filters
-from storage.index.lookups import random_entry
-from storage.vault.schema import CLOSED_STATUSES
+from storage.index import Filters, random_entry
+from storage.vault import CLOSED_STATUSES
 
 # Folders (at any depth, any case) whose notes are not drawn: put away, generated, or
 # scaffolding. An imported vault's own folders (`People/`, the root) are drawn from.

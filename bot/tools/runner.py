@@ -22,9 +22,8 @@ from bot.events import Button, Reply, storable_json
 from bot.tools.change_kinds import NOT_YOUR_WORDS, ChangeKinds, asked_for, in_your_words
 from bot.tools.reading import AFTER_READING, ANSWERING, Reading
 from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
-from storage.db.approvals import short_id
-from storage.db.chat_tables import Approval
-from storage.errors import StorageError
+from storage import StorageError
+from storage.db import Approval, short_id
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from bot.commands import kind_of
 from bot.events import Reply
 from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, notes_read, title_from
 from bot.turn.citations import with_citations
-from storage.db.conversations import HistoryItem
+from storage.db import HistoryItem
 
 log = logging.getLogger(__name__)
 
