@@ -44,8 +44,7 @@ from bot.events import (
     attachment_kind,
     storable,
 )
-from storage.db.mcp_tokens import McpTokens
-from storage.db.people import Person
+from storage.db import McpTokens, Person
 
 log = logging.getLogger(__name__)
 

@@ -31,10 +31,8 @@ from bot.people import Access, People, RateLimit
 from bot.readers import ReaderPool
 from bot.tools import ToolRunner
 from bot.turn import Agent, Verdict
-from storage.db.digest_messages import DigestMessages
-from storage.db.enrichments import Enrichments
-from storage.db.records import Records
-from storage.vaults import Vaults
+from storage import Vaults
+from storage.db import DigestMessages, Enrichments, Records
 
 
 def build_engine(

@@ -24,7 +24,7 @@ from app.mcp_wiring import mcp_calls
 from app.runtime import Runtime
 from bot.mcp_server import build_server
 from scheduler.delivery import Deliver
-from storage.db.mcp_tokens import McpTokens, TokenInfo
+from storage.db import McpTokens, TokenInfo
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from app.runtime import Runtime
 from bot.events import Reply
 from bot.mcp_server import McpCalls, NoChat, SendCard
 from scheduler.delivery import Deliver, NoRoute, home_conversations
-from storage.db.records import Records
+from storage.db import Records
 
 NO_HOME = (
     "you have no direct chat with brainbot in Slack or Telegram yet to approve it in: "

@@ -16,9 +16,7 @@ from typing import cast
 
 from bot.engine import Engine
 from bot.events import Attachment, AttachmentKind, Conversation, InboundMessage, Reply, Sender
-from storage.db.chat_tables import InboundEvent
-from storage.db.events import StoredFile
-from storage.db.liveness import ProcessLiveness
+from storage.db import InboundEvent, ProcessLiveness, StoredFile
 
 log = logging.getLogger(__name__)
 

@@ -17,15 +17,9 @@ from bot.dates import prepare
 from bot.engine import Engine, utcnow
 from bot.llm import LLM, LLMLimits
 from bot.people import TeamMembership
-from storage.db.engine import Database
-from storage.db.liveness import ProcessLiveness
-from storage.db.records import Records
-from storage.db.vault_tables import OWNER_VAULT
-from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
-from storage.index.embeddings import make_embedder
-from storage.migrations import migrate
-from storage.store import Store
-from storage.vaults import Vaults, VaultSettings
+from storage import OWNER_VAULT, Store, Vaults, VaultSettings, migrate
+from storage.db import SEMANTIC_SEARCH_FIX, Database, ProcessLiveness, Records, semantic_search_off
+from storage.index import make_embedder
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,7 @@ from bot import metrics
 from scheduler.delivery import Deliver, DigestDelivery
 from scheduler.reminders import Reminders
 from scheduler.service import DigestService
-from storage.db.digest_messages import DigestMessages
-from storage.db.send_ledger import SendLedger
-from storage.db.skipped import SkippedItems
+from storage.db import DigestMessages, SendLedger, SkippedItems
 
 
 def build_service(

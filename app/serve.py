@@ -41,10 +41,9 @@ from app.watch import sync_store, watch_vaults
 from bot import metrics
 from bot.config import Settings
 from bot.events import Conversation, Event, Reply, Sender
-from storage.db.vault_tables import OWNER_VAULT_NAME
-from storage.db.vector_side import semantic_search_off
-from storage.index.backfill import embedding_progress
-from storage.index.backfill import running as embedding_running
+from storage import OWNER_VAULT_NAME
+from storage.db import semantic_search_off
+from storage.index import embedding_progress, embedding_running
 
 log = logging.getLogger(__name__)
 

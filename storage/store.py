@@ -35,6 +35,7 @@ from storage.index.index import Index
 from storage.index.indexer import WriteListener
 from storage.index.sync import SyncReport
 from storage.vault.daily import DailyNotes, daily_notes
+from storage.vault.outside import NoteHashes
 from storage.vault.vault import BodyEdit, Then, Vault
 from storage.writer import ImportProgress, Writer
 
@@ -323,6 +324,10 @@ class Store:
         """Where the vault keeps its daily notes and how it names them, as `setting`
         (BRAINBOT_DAILY_NOTE) and Obsidian's settings in the vault say; None: nowhere."""
         return await asyncio.to_thread(daily_notes, self.vault.root, setting)
+
+    async def hashes_on_disk(self, paths: Sequence[str]) -> NoteHashes:
+        """Notes changed on disk as they are now, without a sync (Vault.hashes_on_disk)."""
+        return await asyncio.to_thread(self.vault.hashes_on_disk, paths)
 
     async def history(self, path: str | None = None, limit: int = 20) -> builtins.list[Change]:
         """Changes newest first, of one note or of the whole vault."""

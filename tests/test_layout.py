@@ -225,10 +225,10 @@ def test_inside_storage_modules_import_each_other_not_the_doors() -> None:
 
 
 # The packages that use storage from outside: each enters it by a door only.
-STORAGE_USERS = ("bot", "scheduler", "adapters")
+STORAGE_USERS = ("app", "bot", "scheduler", "adapters")
 
 
-def test_the_bot_and_the_scheduler_enter_storage_by_its_doors() -> None:
+def test_the_rest_of_the_house_enters_storage_by_its_doors() -> None:
     """Outside storage a module imports `storage`, `storage.db`, `storage.index` or
     `storage.vault`, never a module behind them: what a door does not let out is
     storage's own business."""

@@ -18,10 +18,7 @@ from bot.config import Settings
 from bot.dates import local_zone
 from bot.digest import compose_digest, with_summary
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
-from storage.db.digest_messages import DigestMessages
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import SendLedger
+from storage.db import DigestMessages, Person, Records, SendLedger
 
 
 def register(subparsers: Any) -> None:

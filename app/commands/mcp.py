@@ -28,9 +28,8 @@ from bot.config import Settings
 from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
 from scheduler.delivery import deliver_via
-from storage.db.mcp_tokens import McpTokens, TokenInfo
-from storage.db.people import Person
-from storage.db.vault_tables import OWNER_VAULT
+from storage import OWNER_VAULT
+from storage.db import McpTokens, Person, TokenInfo
 
 TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
 OWNER = "me"  # `brainbot mcp token me`: the owner's token

@@ -9,7 +9,7 @@ Search and reads of one note go through `storage.Store`; this door lets out the
 queries the digest, reminders and a few tools ask of the index directly, with the
 rows they return, and the embedders."""
 
-from storage.index.backfill import EmbeddingProgress, embedding_progress
+from storage.index.backfill import EmbeddingProgress, embedding_progress, embedding_running
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
 from storage.index.embeddings import Embedder, make_embedder
 from storage.index.filters import Filters
@@ -49,6 +49,7 @@ __all__ = [
     "SyncReport",
     "digest_facts",
     "embedding_progress",
+    "embedding_running",
     "fold",
     "make_embedder",
     "name_key",

@@ -12,6 +12,7 @@ from storage.vault.backup import BackupError, BackupPusher, VaultBackup
 from storage.vault.daily import DailyNotes, moment_format, with_line
 from storage.vault.edits import content_hash
 from storage.vault.gitlocks import git_at_work, lock_files
+from storage.vault.journal import files_cut_short
 from storage.vault.markdown import without_code
 from storage.vault.paths import check_relpath, is_attachment
 from storage.vault.schema import CLOSED_STATUSES, MANAGED_FIELDS, SOURCE_PREFIX
@@ -38,6 +39,7 @@ __all__ = [
     "check_relpath",
     "content_hash",
     "edited",
+    "files_cut_short",
     "find_section",
     "git_at_work",
     "headings",
