@@ -1,5 +1,6 @@
-"""Database access for the conversation engine: one method per question or write,
-grouped by what they keep (events, people, conversations, approvals, the tool log)."""
+"""The records the engine keeps, one repository per kind over one database engine
+(basic-memory's repositories): `Records` holds them, built once by the composition
+root and handed to whoever reads or writes them (`records.events.arrive(...)`)."""
 
 from __future__ import annotations
 
@@ -36,11 +37,12 @@ _ENGINE_TABLES = [
 ]
 
 
-class Records(EventRecords, PeopleRecords, ConversationRecords, ApprovalRecords, ToolCallRecords):
-    """The engine's tables. Every method is one short transaction."""
+class Records(PeopleRecords, ConversationRecords, ApprovalRecords, ToolCallRecords):
+    """Every repository of the engine's records. Every method is one short transaction."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self.events = EventRecords(engine)
 
     async def create_schema(self) -> None:
         async with self.engine.begin() as conn:

@@ -184,7 +184,7 @@ async def test_unknown_user_gets_one_polite_refusal_and_nothing_is_stored(
         (reply,) = await brain.engine.handle(event)
         assert await brain.engine.handle(event) == []
         assert await brain.records.people() == []
-        assert await brain.records.unfinished_events() == []
+        assert await brain.records.events.unfinished() == []
         assert notes(brain.settings.vault_dir) == []
     assert "only work for" in reply.text
     assert openai_fake.chat_requests() == []
