@@ -208,12 +208,12 @@ class CaptureApi:
         info = await tokens.bearer(request.headers.get("Authorization", ""), runtime.engine.clock())
         if info is None:
             raise ApiError(401, UNAUTHORISED)
-        person = await runtime.records.person(info.user_id)
+        person = await runtime.records.people.get(info.user_id)
         if person is None:
             raise ApiError(403, "the person this token belongs to no longer exists")
         if person.id not in self._known:
             # The token vouches for the person: its `api` identity leads to them.
-            await runtime.records.add_identity(
+            await runtime.records.people.add_identity(
                 person.id, PLATFORM, str(person.id), person.name, runtime.engine.clock()
             )
             runtime.engine.access.vouch(Sender(PLATFORM, str(person.id), person.name))

@@ -68,7 +68,7 @@ def deliver_via(adapters: Iterable[Sends]) -> Deliver:
 async def home_conversations(records: Records, user_id: int) -> list[Conversation]:
     """Where a person gets proactive messages: the direct chat of each linked
     account, the account they started with first."""
-    identities = sorted(await records.identities_of(user_id), key=lambda i: i.created_at)
+    identities = sorted(await records.people.identities_of(user_id), key=lambda i: i.created_at)
     return [Conversation(i.platform, i.home_chat_id) for i in identities if i.home_chat_id]
 
 

@@ -102,7 +102,7 @@ class Reminders:
         by_vault: dict[int, list[ReminderNote]] = {}
         for note in notes:
             by_vault.setdefault(note.vault_id, []).append(note)
-        people = {p.id: p for p in await self.records.people()}
+        people = {p.id: p for p in await self.records.people.all()}
         skips = await PollSkips.load(self.skipped, WHERE, now)
         outcomes: list[tuple[ReminderKey, str]] = []
         failed_vaults: set[int] = set()

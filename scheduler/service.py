@@ -153,7 +153,7 @@ class DigestService:
 
     async def refresh(self) -> None:
         """Bring the jobs in line with the users table."""
-        self._apply({p.id: self.plan_for(p) for p in await self.records.people()})
+        self._apply({p.id: self.plan_for(p) for p in await self.records.people.all()})
 
     async def on_settings_changed(self, person: Person) -> None:
         """People.listeners callback: reschedule this person now (when leading here)."""
@@ -252,7 +252,7 @@ class DigestService:
         ledger lets it through only once), else record it as skipped. A person whose
         digest raises is recorded as skipped (`digest`); the others go on."""
         wanted = None if user_ids is None else set(user_ids)
-        people = [p for p in await self.records.people() if wanted is None or p.id in wanted]
+        people = [p for p in await self.records.people.all() if wanted is None or p.id in wanted]
         gate = asyncio.Semaphore(PARALLEL_SENDS)
         skips = await PollSkips.load(self.skipped, WHERE, now)
 
@@ -304,7 +304,7 @@ class DigestService:
         due = await self.ledger.retries_due("digest", now)
         if not due:
             return []  # the usual poll: no people to load
-        people = {p.id: p for p in await self.records.people()}
+        people = {p.id: p for p in await self.records.people.all()}
         outcomes: list[Sent] = []
         for entry in due:
             person = people.get(entry.digest.user_id)

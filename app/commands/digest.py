@@ -48,7 +48,7 @@ class UsageError(Exception):
 
 async def find_person(records: Records, wanted: str | None) -> Person | None:
     """The person `--user` names (a user id or platform:id), else the only one."""
-    people = await records.people()
+    people = await records.people.all()
     if wanted is None:
         if len(people) > 1:
             known = ", ".join(f"{p.id} ({p.name})" for p in people)
@@ -60,7 +60,7 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
             return found[0]
     elif ":" in wanted:
         platform, _, platform_id = wanted.partition(":")
-        person = await records.person_for(platform, platform_id)
+        person = await records.people.person_for(platform, platform_id)
         if person is not None:
             return person
     raise UsageError(f"no person {wanted!r}; known: {', '.join(str(p.id) for p in people)}")

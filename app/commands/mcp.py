@@ -144,7 +144,7 @@ async def owner(runtime: Runtime) -> Person | None:
     now = runtime.engine.clock()
     vault = await runtime.vaults.get(OWNER_VAULT)
     if vault is not None and vault.user_id is not None:
-        return await runtime.records.person(vault.user_id)
+        return await runtime.records.people.get(vault.user_id)
     settings = runtime.settings
     if not settings.allowed_users and (settings.slack_bot_token or settings.telegram_bot_token):
         code = await runtime.engine.access.admission.claim_code(now)

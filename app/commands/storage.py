@@ -195,7 +195,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
 
 async def _list_vaults() -> int:
     async with opened_vaults(load_settings()) as vaults:
-        people = {p.id: p.name for p in await Records(vaults.database.engine).people()}
+        people = {p.id: p.name for p in await Records(vaults.database.engine).people.all()}
         counts = await vaults.note_counts()
         for vault in await vaults.all():
             whose = (

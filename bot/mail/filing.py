@@ -90,7 +90,7 @@ class MailFiler:
         if mail.sender is None:
             log.info("mail %s names no single sender: left unread", mail.message_id)
             return "leave"
-        person = await self.records.person_for(EMAIL, mail.sender)
+        person = await self.records.people.person_for(EMAIL, mail.sender)
         pending = [] if person is not None else await self.codes.pending(mail.sender, self.clock())
         if person is None and not pending:
             log.info("mail from %s, an address nobody verified: left unread", mail.sender)

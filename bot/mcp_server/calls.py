@@ -152,7 +152,7 @@ class McpCalls:
         return True, said
 
     async def _person(self, user_id: int) -> Person | None:
-        return next((p for p in await self.records.people() if p.id == user_id), None)
+        return next((p for p in await self.records.people.all() if p.id == user_id), None)
 
     async def _context(self, person: Person, client: str) -> ToolContext:
         """The person's own vault, as a DM would use it (team vaults belong to chats)."""

@@ -107,7 +107,7 @@ class Access:
         self._wrong_codes[sender.key] = (count + 1, since)
 
     async def start_link(self, person: Person, now: datetime) -> str:
-        code = await self.records.new_link_code(person.id, now + LINK_CODE_TTL)
+        code = await self.records.people.new_link_code(person.id, now + LINK_CODE_TTL)
         return (
             f"Your link code is {code}. Within 10 minutes, send `/link {code}` to me from your "
             "other account (Slack or Telegram) and both will reach the same brain."
@@ -118,7 +118,7 @@ class Access:
         (and may use the bot from then on). Wrong codes count towards a lockout."""
         if self.locked_out(sender, now):
             return "Too many wrong codes. Wait a quarter of an hour, then ask for a new one."
-        person = await self.records.redeem_link_code(
+        person = await self.records.people.redeem_link_code(
             code.strip(),
             platform=sender.platform,
             platform_user_id=sender.id,

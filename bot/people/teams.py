@@ -136,7 +136,7 @@ class TeamMembership:
     async def _accounts(self, user_id: int) -> dict[str, set[str]]:
         """The person's user ids on each platform (every linked account)."""
         accounts: dict[str, set[str]] = {}
-        for identity in await self.records.identities_of(user_id):
+        for identity in await self.records.people.identities_of(user_id):
             accounts.setdefault(identity.platform, set()).add(identity.platform_user_id)
         return accounts
 

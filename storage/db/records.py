@@ -37,12 +37,13 @@ _ENGINE_TABLES = [
 ]
 
 
-class Records(PeopleRecords, ConversationRecords, ApprovalRecords, ToolCallRecords):
+class Records(ConversationRecords, ApprovalRecords, ToolCallRecords):
     """Every repository of the engine's records. Every method is one short transaction."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.events = EventRecords(engine)
+        self.people = PeopleRecords(engine)
 
     async def create_schema(self) -> None:
         async with self.engine.begin() as conn:

@@ -183,7 +183,7 @@ async def test_unknown_user_gets_one_polite_refusal_and_nothing_is_stored(
         event = message("let me in", user="U666")
         (reply,) = await brain.engine.handle(event)
         assert await brain.engine.handle(event) == []
-        assert await brain.records.people() == []
+        assert await brain.records.people.all() == []
         assert await brain.records.events.unfinished() == []
         assert notes(brain.settings.vault_dir) == []
     assert "only work for" in reply.text

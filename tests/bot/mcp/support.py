@@ -88,7 +88,7 @@ async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
             ("telegram", "77", "Bo", None),
             ("telegram", "42", "Cleo", "42"),
         ):
-            await records.add_person(
+            await records.people.add(
                 platform=platform,
                 platform_user_id=user,
                 name=name,

@@ -86,7 +86,7 @@ async def test_link_codes_are_long_and_guessing_them_is_locked_out(
             assert "unknown or has expired" in wrong.text
         (locked,) = await brain.engine.handle(telegram(f"/link {code}", user="77", event_id="r"))
         assert "Too many wrong codes" in locked.text
-        assert len(await brain.records.people()) == 1
+        assert len(await brain.records.people.all()) == 1
         # Another account with the right code (typed in lower case) joins the person.
         (linked,) = await brain.engine.handle(
             telegram(f"/link {code.lower()}", user="88", event_id="ok")
