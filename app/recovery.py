@@ -37,7 +37,7 @@ async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: 
         conversation = Conversation(row.platform, row.chat_id, row.thread_id)
         key = f"{row.platform}:{row.event_id}"
         store = await engine.store_for(_message(row, ()))
-        if await engine.records.event_has_tool_calls(key) or await store.has_event_commit(
+        if await engine.records.tool_log.has_event(key) or await store.has_event_commit(
             key, since=row.received_at
         ):
             log.info("event %s finished its work before the restart; marking it done", key)

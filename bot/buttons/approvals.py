@@ -87,7 +87,7 @@ class Approvals(ButtonHandler):
             return [await self._failed(ctx, approval, head, exc)]
         await records.settle_approval(approval.id, "approved", result.text)
         metrics.approval_decided("approved")
-        await records.add_messages(
+        await records.conversations.add(
             approval.conversation_key,
             ctx.person.id,
             [HistoryItem("assistant", f"(Approved) {result.text}", None, None)],
@@ -140,7 +140,7 @@ class Approvals(ButtonHandler):
         metrics.approval_decided("rejected")
         # The rejection joins the conversation, so the user's next words (the reason)
         # reach the model with it.
-        await records.add_messages(
+        await records.conversations.add(
             approval.conversation_key,
             ctx.person.id,
             [
@@ -177,7 +177,7 @@ class Approvals(ButtonHandler):
             f'Thanks, noted why you rejected "{rejected[0].summary}". I did not file it as a '
             "note (to keep it, send /capture TEXT); tell me what to do instead, if anything."
         )
-        await ctx.records.add_messages(
+        await ctx.records.conversations.add(
             ctx.conversation.key,
             ctx.person.id,
             [

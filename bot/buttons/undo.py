@@ -52,7 +52,7 @@ class UndoButton(ButtonHandler):
         except (ToolError, StorageError) as exc:
             return [Reply(f"{summary}\nCould not undo it: {exc}. Nothing changed.", replace=True)]
         # The model hears of it with the next message, like an approval or a rejection.
-        await ctx.records.add_messages(
+        await ctx.records.conversations.add(
             str(stored.payload["conversation"]),
             ctx.person.id,
             [

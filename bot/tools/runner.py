@@ -91,7 +91,7 @@ def approval_buttons(approval_id: str) -> tuple[Button, ...]:
 async def last_filed(ctx: ToolContext) -> str | None:
     """The path of the note this conversation filed last, while a correction may still
     mean it (CORRECTION_WINDOW)."""
-    return await ctx.records.last_written_entry(
+    return await ctx.records.tool_log.last_written_entry(
         ctx.conversation.key, ctx.person.id, ctx.now - CORRECTION_WINDOW
     )
 
@@ -333,7 +333,7 @@ class ToolRunner:
         metrics.tool_called(name, outcome, entry_path)
         if not isinstance(arguments, dict):
             arguments = {"raw": str(arguments)[:2000]}
-        await ctx.records.log_tool_calls(
+        await ctx.records.tool_log.add(
             [
                 {
                     "user_id": ctx.person.id,

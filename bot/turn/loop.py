@@ -245,7 +245,7 @@ class Agent:
         """The messages for the model, the history among them, and the context line
         after the person's words (the time, the newest notes)."""
         history, recent = await asyncio.gather(
-            ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH),
+            ctx.records.conversations.recent(ctx.conversation.key, HISTORY_FETCH),
             ctx.store.recent(limit=RECENT_ENTRIES),
         )
         zone = ctx.zone

@@ -318,4 +318,6 @@ class Verdict:
 
     @staticmethod
     async def _remember(ctx: ToolContext, turn: Turn) -> None:
-        await ctx.records.add_messages(ctx.conversation.key, ctx.person.id, turn.history, ctx.now)
+        await ctx.records.conversations.add(
+            ctx.conversation.key, ctx.person.id, turn.history, ctx.now
+        )

@@ -37,13 +37,15 @@ _ENGINE_TABLES = [
 ]
 
 
-class Records(ConversationRecords, ApprovalRecords, ToolCallRecords):
+class Records(ApprovalRecords):
     """Every repository of the engine's records. Every method is one short transaction."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.events = EventRecords(engine)
         self.people = PeopleRecords(engine)
+        self.conversations = ConversationRecords(engine)
+        self.tool_log = ToolCallRecords(engine)
 
     async def create_schema(self) -> None:
         async with self.engine.begin() as conn:
