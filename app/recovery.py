@@ -76,8 +76,8 @@ async def _reopen(
 ) -> None:
     action, _, value = row.text.partition(":")
     await engine.records.events.finish(row.platform, row.event_id, "failed", engine.clock())
-    if action == "approve" and await engine.records.reopen_approval(value):
-        approval = await engine.records.get_approval(value)
+    if action == "approve" and await engine.records.approvals.reopen(value):
+        approval = await engine.records.approvals.get(value)
         summary = approval.summary if approval else "the change"
         await deliver(
             conversation,

@@ -57,7 +57,7 @@ class DigestButtons(ButtonHandler):
 
     async def _act(self, ctx: ToolContext, value: str, what: str) -> list[Reply]:
         action, ctx = await digest_pressed(ctx, value)
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # this item was already done or snoozed: a second press changes nothing
         path = str(action.payload["path"])
         source = {**ctx.source, "via": f"digest-{what}"}

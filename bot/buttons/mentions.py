@@ -31,7 +31,7 @@ class MentionLinks(ButtonHandler):
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
         stored, ctx = await digest_pressed(ctx, value)
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # linked (or refused) already: a second press changes nothing
         payload = stored.payload
         path = str(payload["path"])

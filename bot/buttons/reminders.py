@@ -46,7 +46,7 @@ class ReminderButtons(ButtonHandler):
             unknown="I don't know that reminder any more; nothing changed.",
             not_yours="Only the person this reminder is for can use its buttons.",
         )
-        if await ctx.records.use_button_action(action_id, ctx.now) is None:
+        if await ctx.records.buttons.use(action_id, ctx.now) is None:
             return []  # pressed before: a second press changes nothing
         payload = action.payload
         path, title = str(payload["path"]), str(payload["title"])

@@ -34,7 +34,7 @@ class PastButtons(ButtonHandler):
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
         stored, ctx = await digest_pressed(ctx, value)
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # done or lowered already: a second press changes nothing
         path = str(stored.payload["path"])
         if action == LESS_ACTION:

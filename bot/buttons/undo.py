@@ -33,7 +33,7 @@ class UndoButton(ButtonHandler):
             unknown="I don't know that Undo button; nothing changed.",
             not_yours="Only the person who made this change can undo it.",
         )
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # undone already: a second press changes and says nothing
         summary = str(stored.payload["summary"])
         commit = str(stored.payload["commit"])

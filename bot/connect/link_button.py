@@ -39,7 +39,7 @@ class LinkButton(ButtonHandler):
             unknown="I don't know that Link button; nothing changed.",
             not_yours="Only the person who captured this note can link it.",
         )
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # linked already: a second press changes and says nothing
         path = str(stored.payload["path"])
         links = [(str(p), str(t)) for p, t in stored.payload["links"]]

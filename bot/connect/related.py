@@ -117,7 +117,7 @@ async def write_links(
             continue
         updated = await ctx.store.read(result.entry_path or note.path)
         # Its category buttons (an inbox note's) still file it.
-        await ctx.records.follow_note_change(
+        await ctx.records.buttons.follow_note_change(
             ctx.store.vault_id, note.path, note.content_hash, updated.content_hash
         )
         assert result.commit is not None
@@ -195,7 +195,7 @@ class Related:
             "links": [list(link) for link in links],
             "conversation": ctx.conversation.key,
         }
-        action = await ctx.records.add_button_action(
+        action = await ctx.records.buttons.add(
             ctx.person.id, LINK_KIND, payload, ctx.now, vault_id=ctx.store.vault_id
         )
         text = f"{RELATED} " + " · ".join(n.title for n in found)

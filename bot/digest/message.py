@@ -35,7 +35,7 @@ async def present(
     content = digest.to_content()
     for index, item in enumerate(content["items"]):
         if item["action"] and item["path"]:
-            item["button"] = await records.add_button_action(
+            item["button"] = await records.buttons.add(
                 user_id,
                 DIGEST_ACTION_KIND,
                 {"message": message_id, "item": index, "path": item["path"]},
@@ -43,7 +43,7 @@ async def present(
                 vault_id=vault_id,
             )
         elif item.get("link") and item["path"]:
-            item["button"] = await records.add_button_action(
+            item["button"] = await records.buttons.add(
                 user_id,
                 DIGEST_ACTION_KIND,
                 {"message": message_id, "item": index, "path": item["path"], **item["link"]},

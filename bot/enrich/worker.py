@@ -240,7 +240,7 @@ class Enricher:
                 stale = exc  # written meanwhile (the person, a watcher's sync): read again
                 continue
             if self.records is not None:  # its category buttons still file it
-                await self.records.follow_note_change(
+                await self.records.buttons.follow_note_change(
                     job.vault_id, path, entry.content_hash, updated.content_hash
                 )
             return updated.title, change.commit
@@ -262,7 +262,7 @@ class Enricher:
                     "summary": message,
                     "conversation": conversation.key,
                 }
-                action = await self.records.add_button_action(
+                action = await self.records.buttons.add(
                     job.person_id, UNDO_KIND, payload, self.clock(), vault_id=job.vault_id
                 )
                 buttons = (Button("Undo", UNDO_ACTION, action),)

@@ -122,7 +122,7 @@ class McpCalls:
         except Exception as exc:
             # Slack or Telegram refused or is down: a card nobody sees must not stay open.
             log.warning("approval card %s not sent: %r", approval_id, exc)
-            await self.records.settle_approval(approval_id, "failed", f"card not sent: {exc}")
+            await self.records.approvals.settle(approval_id, "failed", f"card not sent: {exc}")
             return _error(
                 f"{held['summary']} needs your approval, but the card could not be sent "
                 f"({exc}). Nothing changed; try again later."
@@ -138,7 +138,7 @@ class McpCalls:
         """Approve or reject a held call from the command line, as its requester's press
         of the card's button would (the same handler): whether this decided it, and
         what it did."""
-        approval = await self.records.get_approval(approval_id)
+        approval = await self.records.approvals.get(approval_id)
         if approval is None:
             return False, f"No approval {approval_id!r}; `{PENDING}` lists what waits."
         person = await self._person(approval.user_id)

@@ -27,7 +27,7 @@ async def reminder_message(
 ) -> Reply:
     """The reminder of `path` due at `at`, with Done and the Snooze buttons."""
     payload = {"path": path, "title": title, "at": at.isoformat()}
-    action = await records.add_button_action(
+    action = await records.buttons.add(
         user_id, REMINDER_ACTION_KIND, payload, now, vault_id=vault_id
     )
     local = at.astimezone(zone)

@@ -174,7 +174,7 @@ async def capture(
     # The hash ties the buttons to this very note: pressed after it changed or went
     # (and another took its path), they change nothing.
     payload = {"path": entry.path, "choices": choices, "content_hash": entry.content_hash}
-    action_id = await ctx.records.add_button_action(
+    action_id = await ctx.records.buttons.add(
         ctx.person.id, "file", payload, ctx.now, vault_id=ctx.store.vault_id
     )
     buttons = tuple(

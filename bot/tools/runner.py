@@ -301,7 +301,7 @@ class ToolRunner:
             created_at=ctx.now,
             expires_at=ctx.now + self.approval_ttl,
         )
-        await ctx.records.add_approval(approval)
+        await ctx.records.approvals.add(approval)
         because = f" ({why})" if why else ""
         card = Reply(
             f"{proposal.summary}? This needs your approval{because}.",
@@ -357,7 +357,7 @@ async def undo_button(
     """An Undo button for `commit` (bot.buttons.undo reverts exactly it), for the person
     and the vault of this change only: a tool's change run at once, a timeline line,
     a Related line, an older note marked done."""
-    action_id = await ctx.records.add_button_action(
+    action_id = await ctx.records.buttons.add(
         ctx.person.id,
         UNDO_KIND,
         {"commit": commit, "path": path, "summary": summary, "conversation": ctx.conversation.key},

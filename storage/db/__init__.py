@@ -6,7 +6,7 @@ one repository per kind (`records` holds them all).
 This door lets out the connection, the repositories and the rows they hand back."""
 
 from storage.db.admission import Admission, normal_code
-from storage.db.approvals import short_id
+from storage.db.button_actions import short_id
 from storage.db.chat_tables import (
     WEEKLY_DEFAULT,
     WEEKLY_OFF,

@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import SQLModel
 
 from storage.db.approvals import ApprovalRecords
+from storage.db.button_actions import ButtonActions
 from storage.db.chat_tables import (
     APPROVALS,
     BUTTON_ACTIONS,
@@ -37,7 +38,7 @@ _ENGINE_TABLES = [
 ]
 
 
-class Records(ApprovalRecords):
+class Records:
     """Every repository of the engine's records. Every method is one short transaction."""
 
     def __init__(self, engine: AsyncEngine) -> None:
@@ -46,6 +47,8 @@ class Records(ApprovalRecords):
         self.people = PeopleRecords(engine)
         self.conversations = ConversationRecords(engine)
         self.tool_log = ToolCallRecords(engine)
+        self.approvals = ApprovalRecords(engine)
+        self.buttons = ButtonActions(engine)
 
     async def create_schema(self) -> None:
         async with self.engine.begin() as conn:
