@@ -114,7 +114,7 @@ class CaptureApi:
         """Serve from now on; events go to `handle` (the engine's, through the gate
         that holds them while a restart re-processes what a crash cut short)."""
         self._runtime = runtime
-        self._tokens = McpTokens(runtime.database.engine)
+        self._tokens = runtime.records.mcp_tokens
         self._handle = handle or runtime.engine.handle
 
     def stop(self) -> None:

@@ -32,7 +32,7 @@ from bot.readers import ReaderPool
 from bot.tools import ToolRunner
 from bot.turn import Agent, Verdict
 from storage import Vaults
-from storage.db import DigestMessages, Enrichments, Records
+from storage.db import Records
 
 
 def build_engine(
@@ -81,9 +81,9 @@ def engine_parts(
             Filing(runner),
             UndoButton(runner),
             # Digest buttons work in every process, whichever one sent the digest.
-            DigestButtons(DigestMessages(records.engine)),
-            MentionLinks(DigestMessages(records.engine), runner),
-            PastButtons(DigestMessages(records.engine)),
+            DigestButtons(records.digest_messages),
+            MentionLinks(records.digest_messages, runner),
+            PastButtons(records.digest_messages),
             ReminderButtons(),
             NoteChoice(router.notes),
             SourceButtons(),
@@ -139,7 +139,7 @@ def _enricher(
         trusted_hosts=frozenset(settings.fetch_trusted_hosts),
     )
     return Enricher(
-        Enrichments(records.engine),
+        records.enrichments,
         vaults,
         Readers(
             fetching if settings.fetch_links else None,

@@ -60,7 +60,7 @@ class McpHttp:
         app.router.add_route("*", PATH, self._serve)
 
     async def start(self, runtime: Runtime, deliver: Deliver) -> None:
-        tokens = McpTokens(runtime.database.engine)
+        tokens = runtime.records.mcp_tokens
         server = build_server(mcp_calls(runtime, deliver), _token_of_request)
         manager = StreamableHTTPSessionManager(server, stateless=True)
         ready = asyncio.Event()

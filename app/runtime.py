@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from app.engine_parts import build_engine
 from app.skips import SkipLedger
 from app.tool_checks import unknown_secret_vaults
+from bot import metrics
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
@@ -100,7 +101,7 @@ class Runtime:
             skips = SkipLedger(database.engine)
             vaults = make_vaults(settings, database, skips=skips)
             store = await vaults.store(OWNER_VAULT)
-            records = Records(database.engine)
+            records = Records(database.engine, counted=metrics.error)
             await records.create_schema()
             liveness = await ProcessLiveness.acquire(database.engine)
             # The date parser's tables load now, not on someone's first dated message.

@@ -233,7 +233,7 @@ class Service:
         """A platform install with no allow-list is closed until its owner claims it."""
         if self.settings.allowed_users or all(a.platform == "console" for a in self.adapters):
             return
-        code = await runtime.engine.access.admission.claim_code(runtime.engine.clock())
+        code = await runtime.records.admission.claim_code(runtime.engine.clock())
         if code is not None:
             log.warning(
                 "nobody may use this brainbot yet: send `/start %s` to the bot (in Slack: "

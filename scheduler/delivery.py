@@ -214,7 +214,7 @@ class DigestDelivery:
             except NoRoute as exc:
                 unreachable.append(exc.platform)
                 continue
-            await record_shown(store, digest.brought_back, digest.day)
+            await record_shown(self.records, store, digest.brought_back, digest.day)
             return Sent("sent", conversation=conversation), message_id
         reason = f"cannot reach {', '.join(unreachable)} from here (not configured or not running)"
         return Sent("failed", reason), message_id

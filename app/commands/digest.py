@@ -18,7 +18,7 @@ from bot.config import Settings
 from bot.dates import local_zone
 from bot.digest import compose_digest, with_summary
 from scheduler.delivery import DigestDelivery, Sends, deliver_via
-from storage.db import DigestMessages, Person, Records, SendLedger
+from storage.db import Person, Records
 
 
 def register(subparsers: Any) -> None:
@@ -114,8 +114,8 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
         delivery = DigestDelivery(
             vaults=runtime.vaults,
             records=runtime.records,
-            ledger=SendLedger(runtime.database.engine),
-            messages=DigestMessages(runtime.database.engine),
+            ledger=runtime.records.send_ledger,
+            messages=runtime.records.digest_messages,
             settings=settings,
             llm=runtime.llm,
             deliver=deliver_via(senders),

@@ -29,7 +29,7 @@ from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
 from scheduler.delivery import deliver_via
 from storage import OWNER_VAULT
-from storage.db import McpTokens, Person, TokenInfo
+from storage.db import Person, TokenInfo
 
 TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
 OWNER = "me"  # `brainbot mcp token me`: the owner's token
@@ -83,7 +83,7 @@ async def manage_tokens(
     (for scripts: `brainbot token me | tail -1`)."""
     runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
-        tokens = McpTokens(runtime.database.engine)
+        tokens = runtime.records.mcp_tokens
         now = runtime.engine.clock()
         if args.revoke:
             if not await tokens.revoke(args.revoke, now):
@@ -147,7 +147,7 @@ async def owner(runtime: Runtime) -> Person | None:
         return await runtime.records.people.get(vault.user_id)
     settings = runtime.settings
     if not settings.allowed_users and (settings.slack_bot_token or settings.telegram_bot_token):
-        code = await runtime.engine.access.admission.claim_code(now)
+        code = await runtime.records.admission.claim_code(now)
         if code is not None:
             raise UsageError(
                 f"nobody has claimed this brainbot yet: send `/start {code}` to the bot (in "
@@ -200,7 +200,7 @@ async def serve_stdio(settings: Settings, token: str, protocol: TextIO) -> int:
 
     runtime = await Runtime.open(settings)
     try:
-        tokens = McpTokens(runtime.database.engine)
+        tokens = runtime.records.mcp_tokens
         clock = runtime.engine.clock
         # A client shows what a call answers, not what goes to stderr: with no token or
         # a wrong one the server still starts, and every call answers why nothing ran.

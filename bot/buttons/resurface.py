@@ -19,7 +19,7 @@ from bot.digest import LESS_ACTION, PAST_DONE_ACTION, draw
 from bot.events import Reply
 from bot.tools import ToolContext, undo_button
 from storage import EntryNotFound, StorageError
-from storage.db import NEVER_BELOW, DigestMessages, Resurfaced
+from storage.db import NEVER_BELOW, DigestMessages
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +38,7 @@ class PastButtons(ButtonHandler):
             return []  # done or lowered already: a second press changes nothing
         path = str(stored.payload["path"])
         if action == LESS_ACTION:
-            weight = await Resurfaced(ctx.store.database.engine).lower(
-                ctx.store.vault_id, path, ctx.now
-            )
+            weight = await ctx.records.resurfaced.lower(ctx.store.vault_id, path, ctx.now)
             gone = weight < NEVER_BELOW
             state = "less like this: " + ("it won't come back" if gone else "shown less often")
             told: list[Reply] = []

@@ -25,7 +25,7 @@ from bot.events import Attachment, Conversation, Event, InboundMessage, Reply, S
 from bot.mail.reading import Mail, read_mail
 from bot.mail.trust import Verdict, authenticated
 from bot.readers import ReaderPool, Unreadable
-from storage.db import EMAIL, EmailCodes, Person, Records, normal_code
+from storage.db import EMAIL, Person, Records, normal_code
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,6 @@ class MailFiler:
     ) -> None:
         self.records = records
         self.readers = readers  # an HTML-only mail's HTML is read there
-        self.codes = EmailCodes(records.engine)
         self.handle = handle
         self.rules = rules
         self.clock = clock
@@ -91,7 +90,11 @@ class MailFiler:
             log.info("mail %s names no single sender: left unread", mail.message_id)
             return "leave"
         person = await self.records.people.person_for(EMAIL, mail.sender)
-        pending = [] if person is not None else await self.codes.pending(mail.sender, self.clock())
+        pending = (
+            []
+            if person is not None
+            else await self.records.email_codes.pending(mail.sender, self.clock())
+        )
         if person is None and not pending:
             log.info("mail from %s, an address nobody verified: left unread", mail.sender)
             return "leave"
@@ -136,7 +139,7 @@ class MailFiler:
             user_id = codes[code]
             name = mail.sender_name or mail.sender
             event_id = _event_id(user_id, mail)
-            if await self.codes.confirm(
+            if await self.records.email_codes.confirm(
                 user_id, mail.sender, code, name, self.clock(), event_id=event_id
             ):
                 log.info("%s verified as an address of person %d", mail.sender, user_id)

@@ -8,7 +8,7 @@ import re
 from datetime import datetime, timedelta
 
 from bot.events import Sender
-from storage.db import Admission, Person, Records
+from storage.db import Person, Records
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,6 @@ class Access:
 
     def __init__(self, records: Records, allowed: tuple[str, ...]) -> None:
         self.records = records
-        self.admission = Admission(records.engine)
         self.allowed = frozenset(allowed)
         self._admitted: set[str] = set()  # nobody is un-admitted: a cache that stays true
         self._wrong_codes: dict[str, tuple[int, datetime]] = {}
@@ -60,7 +59,7 @@ class Access:
         """Who `known_allowed` names, or who was admitted by a claim or a link."""
         if self.known_allowed(sender):
             return True
-        if await self.admission.is_admitted(sender.key):
+        if await self.records.admission.is_admitted(sender.key):
             self._admitted.add(sender.key)
             return True
         return False
@@ -82,7 +81,7 @@ class Access:
         claim code, a refusal when it is not, None when the sender may not try (yet)."""
         if self.locked_out(sender, now):
             return None
-        if await self.admission.claim(code, sender.key, now):
+        if await self.records.admission.claim(code, sender.key, now):
             self._admitted.add(sender.key)
             self._wrong_codes.pop(sender.key, None)
             log.warning("brainbot was claimed by %s, its owner", sender.key)
@@ -130,6 +129,6 @@ class Access:
             return "That code is unknown or has expired. Ask for a new one with /link."
         self._wrong_codes.pop(sender.key, None)
         if not self.at_the_terminal(sender) and not self.in_setting(sender):
-            await self.admission.admit(sender.key, "link", now)
+            await self.records.admission.admit(sender.key, "link", now)
             self._admitted.add(sender.key)
         return f"Linked: this {sender.platform} account now reaches the brain of {person.name}."

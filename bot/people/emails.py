@@ -41,7 +41,7 @@ async def email_setting(
     mailbox = mailbox_named(imap_url)
     if mailbox is None:
         return NOT_SET_UP
-    codes = EmailCodes(records.engine)
+    codes = records.email_codes
     if not words:
         return await _listed(records, codes, person, now, mailbox)
     if words[0].lower() in ("forget", "remove") and len(words) == 2:
