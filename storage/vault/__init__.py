@@ -10,7 +10,6 @@ sections, daily notes' names, paths) and of git beside the bot (backups, locks).
 
 from storage.vault.backup import BackupError, BackupPusher, VaultBackup
 from storage.vault.daily import DailyNotes, moment_format, with_line
-from storage.vault.edits import content_hash
 from storage.vault.gitlocks import git_at_work, lock_files
 from storage.vault.journal import files_cut_short
 from storage.vault.markdown import without_code
@@ -37,7 +36,6 @@ __all__ = [
     "Vault",
     "VaultBackup",
     "check_relpath",
-    "content_hash",
     "edited",
     "files_cut_short",
     "find_section",
