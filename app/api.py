@@ -43,8 +43,7 @@ from bot.events import (
     attachment_kind,
     storable,
 )
-from storage.db.mcp_tokens import McpTokens
-from storage.db.people import Person
+from storage.db import McpTokens, Person
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +111,7 @@ class CaptureApi:
         """Serve from now on; events go to `handle` (the engine's, through the gate
         that holds them while a restart re-processes what a crash cut short)."""
         self._runtime = runtime
-        self._tokens = McpTokens(runtime.database.engine)
+        self._tokens = runtime.records.mcp_tokens
         self._handle = handle or runtime.engine.handle
 
     def stop(self) -> None:
@@ -206,12 +205,12 @@ class CaptureApi:
         info = await tokens.bearer(request.headers.get("Authorization", ""), runtime.engine.clock())
         if info is None:
             raise ApiError(401, UNAUTHORISED)
-        person = await runtime.records.person(info.user_id)
+        person = await runtime.records.people.get(info.user_id)
         if person is None:
             raise ApiError(403, "the person this token belongs to no longer exists")
         if person.id not in self._known:
             # The token vouches for the person: its `api` identity leads to them.
-            await runtime.records.add_identity(
+            await runtime.records.people.add_identity(
                 person.id, PLATFORM, str(person.id), person.name, runtime.engine.clock()
             )
             runtime.engine.access.vouch(Sender(PLATFORM, str(person.id), person.name))

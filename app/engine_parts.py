@@ -34,10 +34,8 @@ from bot.people import Access, People, RateLimit
 from bot.readers import ReaderPool
 from bot.tools import ToolRunner
 from bot.turn import Agent, Verdict
-from storage.db.digest_messages import DigestMessages
-from storage.db.enrichments import Enrichments
-from storage.db.records import Records
-from storage.vaults import Vaults
+from storage import Vaults
+from storage.db import Records
 
 
 def build_engine(
@@ -95,9 +93,9 @@ def engine_parts(
             Filing(runner),
             UndoButton(runner),
             # Digest buttons work in every process, whichever one sent the digest.
-            DigestButtons(DigestMessages(records.engine)),
-            MentionLinks(DigestMessages(records.engine), runner),
-            PastButtons(DigestMessages(records.engine)),
+            DigestButtons(records.digest_messages),
+            MentionLinks(records.digest_messages, runner),
+            PastButtons(records.digest_messages),
             ReminderButtons(),
             NoteChoice(router.notes),
             SourceButtons(),
@@ -154,7 +152,7 @@ def _enricher(
         trusted_hosts=frozenset(settings.fetch_trusted_hosts),
     )
     return Enricher(
-        Enrichments(records.engine),
+        records.enrichments,
         vaults,
         Readers(
             fetching if settings.fetch_links else None,

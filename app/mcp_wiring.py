@@ -8,7 +8,7 @@ from app.runtime import Runtime
 from bot.events import Deliver, NoRoute, Reply
 from bot.mcp_server import McpCalls, NoChat, SendCard
 from scheduler.delivery import home_conversations
-from storage.db.records import Records
+from storage.db import Records
 
 NO_HOME = (
     f"you have no direct chat with brainbot in {titles()} yet to approve it in: "

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from app.engine_parts import build_engine
 from app.skips import SkipLedger
 from app.tool_checks import unknown_secret_vaults
+from bot import metrics
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.dates import prepare
@@ -18,15 +19,9 @@ from bot.engine import Engine, utcnow
 from bot.events import Deliver
 from bot.llm import LLM, LLMLimits
 from bot.people import ChatMembers, TeamMembership
-from storage.db.engine import Database
-from storage.db.liveness import ProcessLiveness
-from storage.db.migrations import migrate
-from storage.db.records import Records
-from storage.db.vault_tables import OWNER_VAULT
-from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
-from storage.index.embeddings import make_embedder
-from storage.store import Store
-from storage.vaults import Vaults, VaultSettings
+from storage import OWNER_VAULT, Store, Vaults, VaultSettings, migrate
+from storage.db import SEMANTIC_SEARCH_FIX, Database, ProcessLiveness, Records, semantic_search_off
+from storage.index import make_embedder
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +111,7 @@ class Runtime:
             skips = SkipLedger(database.engine)
             vaults = make_vaults(settings, database, skips=skips)
             store = await vaults.store(OWNER_VAULT)
-            records = Records(database.engine)
+            records = Records(database.engine, counted=metrics.error)
             await records.create_schema()
             liveness = await ProcessLiveness.acquire(database.engine)
             # The date parser's tables load now, not on someone's first dated message.

@@ -43,10 +43,9 @@ from app.watch import sync_store, watch_vaults
 from bot import metrics
 from bot.config import Settings
 from bot.events import Conversation, Deliver, Event, EventHandler, Reply
-from storage.db.vault_tables import OWNER_VAULT_NAME
-from storage.db.vector_side import semantic_search_off
-from storage.index.backfill import embedding_progress
-from storage.index.backfill import running as embedding_running
+from storage import OWNER_VAULT_NAME
+from storage.db import semantic_search_off
+from storage.index import embedding_progress, embedding_running
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +208,7 @@ class Service:
         """A platform install with no allow-list is closed until its owner claims it."""
         if self.settings.allowed_users or all(a.platform == FALLBACK.name for a in self.adapters):
             return
-        code = await runtime.engine.access.admission.claim_code(runtime.engine.clock())
+        code = await runtime.records.admission.claim_code(runtime.engine.clock())
         if code is not None:
             log.warning(
                 "nobody may use this brainbot yet: %s to become its owner, or set "

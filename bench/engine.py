@@ -117,7 +117,7 @@ async def concurrent(runtime: Runtime) -> tuple[float, int, int]:
     elapsed = time.perf_counter() - started
     logged = [
         row
-        for row in await runtime.records.tool_calls()
+        for row in await runtime.records.tool_log.calls()
         if row.tool == "capture" and row.conversation_key.startswith("bench:c")
     ]
     on_disk = _ideas_everywhere(runtime) - before

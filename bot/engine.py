@@ -30,11 +30,8 @@ from bot.llm import LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
-from storage.db.events import Arrival, NewEvent, StoredFile
-from storage.db.records import Records
-from storage.entry import Entry
-from storage.store import Store
-from storage.vaults import VaultInfo, Vaults
+from storage import Entry, Store, VaultInfo, Vaults
+from storage.db import Arrival, NewEvent, Records, StoredFile
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +135,7 @@ class Engine:
             # Not recorded, so nothing is half-kept: the person is told to send it again.
             limit = self.settings.rate_limit_per_minute
             return [Reply(SLOW_DOWN.format(limit=limit), not_kept=True)]
-        arrival = await self.records.arrive(
+        arrival = await self.records.events.arrive(
             self._new_event(event),
             by_setting=self.access.known_allowed(event.sender),
             files=[
@@ -197,7 +194,7 @@ class Engine:
         stays recorded as received, and the next start looks at it again
         (app.recovery: done if the vault has its commit, else processed then)."""
         try:
-            await self.records.finish_event(
+            await self.records.events.finish(
                 event.conversation.platform, event.event_id, status, self.clock()
             )
         except Exception:

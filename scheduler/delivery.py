@@ -24,14 +24,8 @@ from bot.events import Conversation, Deliver, NoRoute
 from bot.llm import LLM
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
-from storage.db.digest_messages import DigestMessages
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import DigestKey, Send, SendLedger
-from storage.entry import BOT_AUTHOR
-from storage.errors import StorageError
-from storage.store import Store
-from storage.vaults import Vaults
+from storage import BOT_AUTHOR, StorageError, Store, Vaults
+from storage.db import DigestKey, DigestMessages, Person, Records, Send, SendLedger
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +35,7 @@ DIGEST_FOLDER = "digests"
 async def home_conversations(records: Records, user_id: int) -> list[Conversation]:
     """Where a person gets proactive messages: the direct chat of each linked
     account, the account they started with first."""
-    identities = sorted(await records.identities_of(user_id), key=lambda i: i.created_at)
+    identities = sorted(await records.people.identities_of(user_id), key=lambda i: i.created_at)
     return [Conversation(i.platform, i.home_chat_id) for i in identities if i.home_chat_id]
 
 
@@ -187,7 +181,7 @@ class DigestDelivery:
             except NoRoute as exc:
                 unreachable.append(exc.platform)
                 continue
-            await record_shown(store, digest.brought_back, digest.day)
+            await record_shown(self.records, store, digest.brought_back, digest.day)
             return Sent("sent", conversation=conversation), message_id
         reason = f"cannot reach {', '.join(unreachable)} from here (not configured or not running)"
         return Sent("failed", reason), message_id

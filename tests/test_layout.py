@@ -243,3 +243,53 @@ def test_app_enters_a_platform_folder_by_its_door() -> None:
         if other.rpartition(".")[0] in folders
     )
     assert behind == []
+
+
+def test_the_database_knows_nothing_of_the_index() -> None:
+    """The index is built on the database (its tables, its connection), never the other
+    way: what needs both, the schema's migrations, lives above them (storage.migrations)."""
+    assert _importing("storage.db", ("storage.index",)) == []
+
+
+STORAGE_DOORS = ("storage", "storage.db", "storage.index", "storage.vault")
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_each_storage_door_names_what_it_lets_out() -> None:
+    for door in STORAGE_DOORS:
+        assert "__all__" in MODULES[door].read_text(encoding="utf-8"), f"{door} names nothing"
+
+
+def test_inside_storage_modules_import_each_other_not_the_doors() -> None:
+    """A door imports the modules behind it, so a module behind a door that imported a
+    door could run that door before what it lets out: inside storage, modules import
+    each other directly."""
+    through_a_door = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if _in(name, "storage") and name not in STORAGE_DOORS
+        for other in imported
+        if other in STORAGE_DOORS
+    )
+    assert through_a_door == []
+
+
+# The packages that use storage from outside: each enters it by a door only.
+STORAGE_USERS = ("app", "bot", "scheduler", "adapters")
+
+
+def test_the_rest_of_the_house_enters_storage_by_its_doors() -> None:
+    """Outside storage a module imports `storage`, `storage.db`, `storage.index` or
+    `storage.vault`, never a module behind them: what a door does not let out is
+    storage's own business."""
+    past_a_door = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if any(_in(name, package) for package in STORAGE_USERS)
+        for other in imported
+        if _in(other, "storage") and other not in STORAGE_DOORS
+    )
+    assert past_a_door == []

@@ -39,7 +39,7 @@ async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -
         now = runtime.engine.clock()
         if args.command == "approvals":
             person = await find_person(runtime.records, args.person) if args.person else None
-            waiting = await runtime.records.pending_approvals(person.id if person else None, now)
+            waiting = await runtime.records.approvals.pending(person.id if person else None, now)
             for approval in waiting:
                 print(
                     f"{approval.id}  user {approval.user_id}  {approval.tool}  "

@@ -21,10 +21,7 @@ from bot.config import Settings
 from bot.dates import local_zone
 from bot.digest import compose_digest, with_summary
 from scheduler.delivery import DigestDelivery
-from storage.db.digest_messages import DigestMessages
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import SendLedger
+from storage.db import Person, Records
 
 
 def register(subparsers: Any) -> None:
@@ -54,7 +51,7 @@ class UsageError(Exception):
 
 async def find_person(records: Records, wanted: str | None) -> Person | None:
     """The person `--user` names (a user id or platform:id), else the only one."""
-    people = await records.people()
+    people = await records.people.all()
     if wanted is None:
         if len(people) > 1:
             known = ", ".join(f"{p.id} ({p.name})" for p in people)
@@ -66,7 +63,7 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
             return found[0]
     elif ":" in wanted:
         platform, _, platform_id = wanted.partition(":")
-        person = await records.person_for(platform, platform_id)
+        person = await records.people.person_for(platform, platform_id)
         if person is not None:
             return person
     raise UsageError(f"no person {wanted!r}; known: {', '.join(str(p.id) for p in people)}")
@@ -120,8 +117,8 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
         delivery = DigestDelivery(
             vaults=runtime.vaults,
             records=runtime.records,
-            ledger=SendLedger(runtime.database.engine),
-            messages=DigestMessages(runtime.database.engine),
+            ledger=runtime.records.send_ledger,
+            messages=runtime.records.digest_messages,
             settings=settings,
             llm=runtime.llm,
             deliver=deliver_via(senders),

@@ -34,9 +34,7 @@ from app.settings_check import SettingsInvalid, load_settings
 from app.tool_checks import custom_tools, vault_folders
 from bot.config import Settings
 from bot.logs import redact, secrets_of
-from storage.vault.backup import BackupError, VaultBackup
-from storage.vault.gitlocks import lock_files
-from storage.vault.journal import pending
+from storage.vault import BackupError, VaultBackup, files_cut_short, lock_files
 
 # One of doctor's checks: the settings in, the report's lines out.
 DoctorCheck = Callable[[Settings], Awaitable[list[Finding]]]
@@ -201,7 +199,9 @@ def _vault(s: Settings) -> list[Finding]:
                     "if no git command is running, brainbot removes it at the next start",
                 )
             )
-    found += [_cut_short(root, files) for _, root in vault_folders(s) if (files := pending(root))]
+    found += [
+        _cut_short(root, files) for _, root in vault_folders(s) if (files := files_cut_short(root))
+    ]
     if s.git_remote and has_git:
         found.extend(_backup(s))
     return found

@@ -13,14 +13,24 @@ from sqlalchemy import text
 from adapters.platform import Finding
 from app.platforms import configured, how_to_claim
 from bot.config import Settings
-from storage.db.admission import Admission
-from storage.db.embedded_pg import server_crashes
-from storage.db.engine import Database
-from storage.db.migrations import LATEST, applied_versions, migrate
-from storage.db.skipped import NO_VAULT, SkippedItems
-from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
-from storage.errors import EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu, StorageError
-from storage.index.backfill import embedding_progress
+from storage import (
+    LATEST,
+    EmbeddedPostgresMismatch,
+    EmbeddedPostgresUnsupportedCpu,
+    StorageError,
+    applied_versions,
+    migrate,
+)
+from storage.db import (
+    NO_VAULT,
+    SEMANTIC_SEARCH_FIX,
+    Admission,
+    Database,
+    SkippedItems,
+    semantic_search_off,
+    server_crashes,
+)
+from storage.index import embedding_progress
 
 
 async def database(s: Settings) -> list[Finding]:

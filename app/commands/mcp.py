@@ -31,9 +31,8 @@ from app.settings_check import load_settings
 from bot.config import Settings
 from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
-from storage.db.mcp_tokens import McpTokens, TokenInfo
-from storage.db.people import Person
-from storage.db.vault_tables import OWNER_VAULT
+from storage import OWNER_VAULT
+from storage.db import Person, TokenInfo
 
 TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
 OWNER = "me"  # `brainbot mcp token me`: the owner's token
@@ -87,7 +86,7 @@ async def manage_tokens(
     (for scripts: `brainbot token me | tail -1`)."""
     runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
-        tokens = McpTokens(runtime.database.engine)
+        tokens = runtime.records.mcp_tokens
         now = runtime.engine.clock()
         if args.revoke:
             if not await tokens.revoke(args.revoke, now):
@@ -148,10 +147,10 @@ async def owner(runtime: Runtime) -> Person | None:
     now = runtime.engine.clock()
     vault = await runtime.vaults.get(OWNER_VAULT)
     if vault is not None and vault.user_id is not None:
-        return await runtime.records.person(vault.user_id)
+        return await runtime.records.people.get(vault.user_id)
     settings = runtime.settings
     if not settings.allowed_users and configured(settings):
-        code = await runtime.engine.access.admission.claim_code(now)
+        code = await runtime.records.admission.claim_code(now)
         if code is not None:
             raise UsageError(
                 f"nobody has claimed this brainbot yet: {how_to_claim(code)} to become its "
@@ -216,7 +215,7 @@ async def serve_stdio(settings: Settings, token: str, protocol: TextIO) -> int:
 async def _serve(runtime: Runtime, senders: Sequence[Adapter], token: str, protocol: TextIO) -> int:
     from mcp.server.stdio import stdio_server
 
-    tokens = McpTokens(runtime.database.engine)
+    tokens = runtime.records.mcp_tokens
     clock = runtime.engine.clock
     # A client shows what a call answers, not what goes to stderr: with no token or
     # a wrong one the server still starts, and every call answers why nothing ran.

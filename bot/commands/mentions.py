@@ -10,8 +10,7 @@ import re
 from dataclasses import dataclass
 
 from bot.tools import linked_names, unlinked
-from storage.entry import Entry
-from storage.store import Store
+from storage import Entry, Store
 
 PEOPLE = "people"
 _NAME_WORD = r"[^\W\d_][\w\u2019'.-]*"

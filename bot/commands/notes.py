@@ -23,8 +23,7 @@ from bot.tools import (
     notes_named,
     split_leading_reference,
 )
-from storage.entry import Entry
-from storage.errors import StorageError
+from storage import Entry, StorageError
 
 CHOICES_SHOWN = 8
 # The shortest leading words taken as part of a note's title: shorter ones ("a", "to")
@@ -152,13 +151,13 @@ class NoteCommands:
         """One of several same-named notes was picked (`NoteChoice`): run the command
         on it."""
         action_id, _, index = value.partition(".")
-        action = await ctx.records.get_button_action(action_id)
+        action = await ctx.records.buttons.get(action_id)
         if action is None or action.kind != "pick" or action.user_id != ctx.person.id:
             return [Reply("That choice is unknown; nothing changed.")]
         paths = list(action.payload["paths"])
         if not index.isdigit() or int(index) >= len(paths):
             return [Reply("That choice is unknown; nothing changed.")]
-        if await ctx.records.use_button_action(action_id, ctx.now) is None:
+        if await ctx.records.buttons.use(action_id, ctx.now) is None:
             return []
         try:
             entry = await ctx.store.read(paths[int(index)])
@@ -179,7 +178,7 @@ class NoteCommands:
         if len(found) == 1:
             return await self._run(ctx, found[0], tool, arguments)
         shown = found[:CHOICES_SHOWN]
-        action_id = await ctx.records.add_button_action(
+        action_id = await ctx.records.buttons.add(
             ctx.person.id,
             "pick",
             {"tool": tool, "arguments": arguments, "paths": [e.path for e in shown]},

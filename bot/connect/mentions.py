@@ -26,9 +26,8 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from storage.index.links import name_key, path_key
-from storage.index.tokens import fold
-from storage.vault.markdown import without_code
+from storage.index import fold, name_key, path_key
+from storage.vault import without_code
 
 PEOPLE, PROJECTS = "people", "projects"
 LONGEST_NAME = 6  # words: longer titles are not looked for in running text

@@ -36,9 +36,7 @@ from bot.connect.mentions import PEOPLE, PROJECTS, Mention, Named, Names
 from bot.enrich import Background
 from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, undo_button, wikilink
-from storage.entry import Change, Entry
-from storage.errors import NothingToChange, StorageError
-from storage.store import Store
+from storage import Change, Entry, NothingToChange, StorageError, Store
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +215,7 @@ class Timeline:
     async def _ask(ctx: ToolContext, mention: Mention, line: str) -> Reply:
         notes = mention.notes[:MOST_CHOICES]
         payload = {"line": line, "paths": [n.path for n in notes], "said": mention.said}
-        action = await ctx.records.add_button_action(
+        action = await ctx.records.buttons.add(
             ctx.person.id, PICK_KIND, payload, ctx.now, vault_id=ctx.store.vault_id
         )
         buttons = [Button(n.title, PICK_ACTION, f"{action}.{i}") for i, n in enumerate(notes)]
@@ -246,7 +244,7 @@ class TimelineChoice(ButtonHandler):
         paths = [str(p) for p in stored.payload["paths"]]
         if pick != "none" and (not pick.isdigit() or int(pick) >= len(paths)):
             return [Reply("That choice is unknown; nothing changed.")]
-        if await scoped.records.use_button_action(action_id, ctx.now) is None:
+        if await scoped.records.buttons.use(action_id, ctx.now) is None:
             return []  # chosen already
         if pick == "none":
             return [Reply("Left off every timeline.", replace=True)]

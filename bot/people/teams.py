@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-from storage.db.records import Records
-from storage.vaults import VaultInfo, Vaults, folder_name
+from storage import VaultInfo, Vaults, folder_name
+from storage.db import Records
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class TeamMembership:
     async def _accounts(self, user_id: int) -> dict[str, set[str]]:
         """The person's user ids on each platform (every linked account)."""
         accounts: dict[str, set[str]] = {}
-        for identity in await self.records.identities_of(user_id):
+        for identity in await self.records.people.identities_of(user_id):
             accounts.setdefault(identity.platform, set()).add(identity.platform_user_id)
         return accounts
 

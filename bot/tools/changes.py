@@ -17,7 +17,7 @@ from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
 from bot.tools.sections import body_change
 from bot.tools.tasklist import TaskMatchError, Ticked, only_ticks, tasks, tick
-from storage.entry import Change, Entry
+from storage import Change, Entry
 
 QUOTED = 60  # characters of appended text a reply repeats
 

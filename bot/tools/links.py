@@ -8,7 +8,7 @@ from typing import Any
 from bot.tools.context import ReadNote
 from bot.tools.notes import resolve_entry
 from bot.tools.registry import ToolContext, ToolResult, tool
-from storage.index.outlinks import OutLink, outgoing_links
+from storage.index import OutLink, outgoing_links
 
 
 def link_summary(link: OutLink) -> dict[str, Any]:

@@ -7,10 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from storage.entry import Entry
-from storage.errors import EntryNotFound, UnsafePath
-from storage.store import Store
-from storage.vault.paths import check_relpath
+from storage import Entry, EntryNotFound, Store, UnsafePath
+from storage.vault import check_relpath
 
 # The words people and models use for the default categories ("todo" for admin).
 CATEGORY_WORDS = {

@@ -17,8 +17,8 @@ from bot.tools.search_span import plan_search
 from bot.tools.sections import section_of
 from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
-from storage.entry import Entry, SearchHit
-from storage.vault.schema import SOURCE_PREFIX
+from storage import Entry, SearchHit
+from storage.vault import SOURCE_PREFIX
 
 
 class FieldValue(BaseModel):
@@ -179,7 +179,7 @@ async def capture(
             author=ctx.author,
             source=dict(ctx.source),
             zone=ctx.vault_zone,
-            then=daily_line(ctx, title),  # today's daily note, in the same commit
+            then=await daily_line(ctx, title),  # today's daily note, in the same commit
         )
     except BaseException:
         if ctx.files is not None:
@@ -205,7 +205,7 @@ async def capture(
     # The hash ties the buttons to this very note: pressed after it changed or went
     # (and another took its path), they change nothing.
     payload = {"path": entry.path, "choices": choices, "content_hash": entry.content_hash}
-    action_id = await ctx.records.add_button_action(
+    action_id = await ctx.records.buttons.add(
         ctx.person.id, "file", payload, ctx.now, vault_id=ctx.store.vault_id
     )
     buttons = tuple(

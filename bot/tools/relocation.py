@@ -22,7 +22,7 @@ CORRECTION_WINDOW = timedelta(minutes=30)
 async def last_filed(ctx: ToolContext) -> str | None:
     """The path of the note this conversation filed (or refiled) last, while a
     correction may still mean it (CORRECTION_WINDOW)."""
-    return await ctx.records.last_written_entry(
+    return await ctx.records.tool_log.last_written_entry(
         ctx.conversation.key,
         ctx.person.id,
         ctx.now - CORRECTION_WINDOW,

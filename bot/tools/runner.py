@@ -22,9 +22,8 @@ from bot.events import Button, Reply, storable_json
 from bot.tools.change_kinds import NOT_YOUR_WORDS, ChangeKinds, asked_for, in_your_words
 from bot.tools.reading import AFTER_READING, ANSWERING, Reading
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
-from storage.db.approvals import short_id
-from storage.db.chat_tables import Approval
-from storage.errors import StorageError
+from storage import StorageError
+from storage.db import Approval, short_id
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +293,7 @@ class ToolRunner:
             created_at=ctx.now,
             expires_at=ctx.now + self.approval_ttl,
         )
-        await ctx.records.add_approval(approval)
+        await ctx.records.approvals.add(approval)
         because = f" ({why})" if why else ""
         card = Reply(
             f"{proposal.summary}? This needs your approval{because}.",
@@ -328,7 +327,7 @@ class ToolRunner:
             metrics.captured(entry_path)
         if not isinstance(arguments, dict):
             arguments = {"raw": str(arguments)[:2000]}
-        await ctx.records.log_tool_calls(
+        await ctx.records.tool_log.add(
             [
                 {
                     "user_id": ctx.person.id,
@@ -352,7 +351,7 @@ async def undo_button(
     """An Undo button for `commit` (bot.buttons.undo reverts exactly it), for the person
     and the vault of this change only: a tool's change run at once, a timeline line,
     a Related line, an older note marked done."""
-    action_id = await ctx.records.add_button_action(
+    action_id = await ctx.records.buttons.add(
         ctx.person.id,
         UNDO_KIND,
         {"commit": commit, "path": path, "summary": summary, "conversation": ctx.conversation.key},

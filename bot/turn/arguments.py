@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from bot.tools import REGISTRY, UNSURE, ToolContext, ToolSpec, category_named, title_from
 from bot.turn.mending import loads_lenient
-from storage.errors import StorageError
+from storage import StorageError
 
 # "Sarah's Birthday", "Tom's new job": a title about something of a person, never a
 # person's name (a name's apostrophe is inside a word: "O'Brien").

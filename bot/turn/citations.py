@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from bot.events import Reply
 from bot.tools import MAX_SOURCES, Outcome, ReadNote, ToolContext, notes_read, with_sources
-from storage.index.links import name_key, path_key
+from storage.index import name_key, path_key
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n|#]+)(?:#[^\[\]\n|]*)?(?:\|[^\[\]\n]*)?\]\]")
 # A vault path as tools show them: `ideas/tea.md`, a team note's `team:ideas/tea.md`.

@@ -26,7 +26,7 @@ from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
 from bot.turn.arguments import keep_own_words, mended, not_a_person, without_unasked_reminder
 from bot.turn.verdict import Turn
-from storage.db.conversations import HistoryItem
+from storage.db import HistoryItem
 
 HISTORY_FETCH = 40
 RECENT_ENTRIES = 8
@@ -245,7 +245,7 @@ class Agent:
         """The messages for the model, the history among them, and the context line
         after the person's words (the time, the newest notes)."""
         history, recent = await asyncio.gather(
-            ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH),
+            ctx.records.conversations.recent(ctx.conversation.key, HISTORY_FETCH),
             ctx.store.recent(limit=RECENT_ENTRIES),
         )
         zone = ctx.zone

@@ -29,7 +29,7 @@ from bot.commands import asks_for_digest, classify, kind_of, search_words
 from bot.llm import LLM, ModelToolCall
 from bot.tools import ToolContext, notes_named, title_from
 from bot.turn.mending import loads_lenient
-from storage.errors import StorageError
+from storage import StorageError
 
 PICK_PROMPT = """Classify the user's message.
 save: a thought, note, idea, task or fact to remember

@@ -43,7 +43,7 @@ from bot.tools import (
     title_from,
 )
 from bot.turn.citations import with_citations
-from storage.db.conversations import HistoryItem
+from storage.db import HistoryItem
 
 log = logging.getLogger(__name__)
 
@@ -327,4 +327,6 @@ class Verdict:
 
     @staticmethod
     async def _remember(ctx: ToolContext, turn: Turn) -> None:
-        await ctx.records.add_messages(ctx.conversation.key, ctx.person.id, turn.history, ctx.now)
+        await ctx.records.conversations.add(
+            ctx.conversation.key, ctx.person.id, turn.history, ctx.now
+        )

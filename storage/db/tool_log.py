@@ -20,14 +20,16 @@ from storage.db.engine import autocommit
 class ToolCallRecords:
     """The tool-call log."""
 
-    engine: AsyncEngine
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
 
-    async def log_tool_calls(self, rows: Sequence[dict[str, Any]]) -> None:
+    async def add(self, rows: Sequence[dict[str, Any]]) -> None:
         if rows:
             async with autocommit(self.engine).connect() as conn:  # one statement: atomic
                 await conn.execute(insert(TOOL_CALLS), list(rows))
 
-    async def event_has_tool_calls(self, event_key: str) -> bool:
+    async def has_event(self, event_key: str) -> bool:
+        """Whether a tool call was logged for the event `event_key`."""
         stmt = select(exists().where(TOOL_CALLS.c.event_key == event_key))
         async with self.engine.connect() as conn:
             return bool((await conn.execute(stmt)).scalar())
@@ -57,7 +59,7 @@ class ToolCallRecords:
             value = (await conn.execute(stmt)).scalar()
         return None if value is None else str(value)
 
-    async def tool_calls(self, conversation_key: str | None = None) -> list[ToolCallLog]:
+    async def calls(self, conversation_key: str | None = None) -> list[ToolCallLog]:
         stmt = select(TOOL_CALLS).order_by(TOOL_CALLS.c.id)
         if conversation_key is not None:
             stmt = stmt.where(TOOL_CALLS.c.conversation_key == conversation_key)

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from app.mcp_wiring import mcp_calls
 from app.runtime import Runtime
-from storage.db.enrichments import DONE, WAITING, Enrichments
+from storage.db.enrichments import Enrichment, Enrichments
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.helpers import git_log, message, notes, press
 from tests.fakes.brain import Told, running_brain
@@ -251,8 +251,8 @@ async def test_a_restart_reads_what_a_crash_left_and_never_applies_a_job_twice(
             assert len(git_log(vault)) == 3 and len(told.texts) == 1
             # The commit landed, then the process died before marking the job done:
             ledger = Enrichments(restarted.database.engine)
-            assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
-            await ledger.finish(job.id, WAITING, job.created_at)
+            assert (await ledger.get(job.id)).status == Enrichment.DONE  # type: ignore[union-attr]
+            await ledger.finish(job.id, Enrichment.WAITING, job.created_at)
 
         told = Told()
         async with running_brain(tmp_path, database_url, **LOCAL, deliver=told) as again:
@@ -262,7 +262,7 @@ async def test_a_restart_reads_what_a_crash_left_and_never_applies_a_job_twice(
             text = (vault / path).read_text()
             assert text.count("## From the page") == 1
             ledger = Enrichments(again.database.engine)
-            assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
+            assert (await ledger.get(job.id)).status == Enrichment.DONE  # type: ignore[union-attr]
 
 
 async def test_a_pdf_behind_a_link_is_read_as_a_document(tmp_path: Path, database_url: str) -> None:
