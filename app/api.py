@@ -22,7 +22,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import BytesParser
@@ -31,26 +31,22 @@ from typing import Any
 from aiohttp import web
 
 from app.api_spec import OPENAPI
-from app.cors import Cors
+from app.cors import Cors, Handler
 from app.runtime import Runtime
 from bot.events import (
     MAX_FILES,
     Attachment,
     Conversation,
-    Event,
+    EventHandler,
     InboundMessage,
-    Reply,
     Sender,
     attachment_kind,
     storable,
 )
-from storage.db.mcp_tokens import McpTokens
-from storage.db.people import Person
+from storage.db import McpTokens, Person
 
 log = logging.getLogger(__name__)
 
-EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
-Handler = Callable[[web.Request], Awaitable[web.Response]]
 PLATFORM = "api"
 PREFIX = "/api/v1"
 FILED_WITHIN = 10.0  # seconds a replayed key waits for its first request's note
@@ -115,7 +111,7 @@ class CaptureApi:
         """Serve from now on; events go to `handle` (the engine's, through the gate
         that holds them while a restart re-processes what a crash cut short)."""
         self._runtime = runtime
-        self._tokens = McpTokens(runtime.database.engine)
+        self._tokens = runtime.records.mcp_tokens
         self._handle = handle or runtime.engine.handle
 
     def stop(self) -> None:
@@ -209,12 +205,12 @@ class CaptureApi:
         info = await tokens.bearer(request.headers.get("Authorization", ""), runtime.engine.clock())
         if info is None:
             raise ApiError(401, UNAUTHORISED)
-        person = await runtime.records.person(info.user_id)
+        person = await runtime.records.people.get(info.user_id)
         if person is None:
             raise ApiError(403, "the person this token belongs to no longer exists")
         if person.id not in self._known:
             # The token vouches for the person: its `api` identity leads to them.
-            await runtime.records.add_identity(
+            await runtime.records.people.add_identity(
                 person.id, PLATFORM, str(person.id), person.name, runtime.engine.clock()
             )
             runtime.engine.access.vouch(Sender(PLATFORM, str(person.id), person.name))

@@ -9,10 +9,8 @@ import logging
 from pathlib import Path
 
 from bot import metrics
-from storage.db.vault_tables import OWNER_VAULT
-from storage.store import Store
-from storage.vault.backup import BackupError, BackupPusher, VaultBackup
-from storage.vaults import VaultInfo
+from storage import OWNER_VAULT, Store, VaultInfo
+from storage.vault import BackupError, BackupPusher, VaultBackup
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from app.settings_check import EXIT_CONFIG, SettingsInvalid
-from storage.errors import StorageError
+from storage import StorageError
 
 # Each module defines `register(subparsers)`, adding its sub-commands; a sub-command
 # stores its handler as `func(args) -> int` (the exit code).

@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
+# A route's handler that answers with a whole response (the capture API's, and a
+# preflight's), which the API wraps with its CORS headers.
 Handler = Callable[[web.Request], Awaitable[web.Response]]
 # What the API reads from a request besides its body, and how long a browser may keep
 # a preflight's answer.

@@ -1,13 +1,15 @@
 """The engine's collaborators, built from the settings and handed in (the composition
 root composes; the engine decides): who may write and who they are, the tool runner and
 what answers with it, the button handlers, the model's turn, and what reads a message's
-links and files after the reply."""
+links and files after the reply. What they say later (a page that could not be read,
+related notes, a timeline line) goes out through the `deliver` they are built with."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
 
+from app.platforms import titles
 from bot import tools
 from bot.buttons import (
     Approvals,
@@ -26,15 +28,14 @@ from bot.connect import LinkButton, Related, Timeline, TimelineChoice
 from bot.custom_tools import VaultTools
 from bot.engine import Engine, EngineParts, utcnow
 from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers
+from bot.events import Deliver
 from bot.llm import LLM
 from bot.people import Access, People, RateLimit
 from bot.readers import ReaderPool
 from bot.tools import ToolRunner
 from bot.turn import Agent, Verdict
-from storage.db.digest_messages import DigestMessages
-from storage.db.enrichments import Enrichments
-from storage.db.records import Records
-from storage.vaults import Vaults
+from storage import Vaults
+from storage.db import Records
 
 
 def build_engine(
@@ -45,11 +46,19 @@ def build_engine(
     llm: LLM | None,
     clock: Callable[[], datetime] = utcnow,
     owner: int = 0,
+    deliver: Deliver | None = None,
 ) -> Engine:
     """The engine of one process, its collaborators built from `settings` (`owner`:
-    this process's liveness token, recorded on each event)."""
+    this process's liveness token, recorded on each event; `deliver`: where what they
+    say after a reply goes, None when nobody is told)."""
     parts = engine_parts(
-        vaults=vaults, records=records, settings=settings, llm=llm, clock=clock, owner=owner
+        vaults=vaults,
+        records=records,
+        settings=settings,
+        llm=llm,
+        clock=clock,
+        owner=owner,
+        deliver=deliver,
     )
     return Engine(
         parts, vaults=vaults, records=records, settings=settings, clock=clock, owner=owner
@@ -64,9 +73,10 @@ def engine_parts(
     llm: LLM | None,
     clock: Callable[[], datetime],
     owner: int,
+    deliver: Deliver | None,
 ) -> EngineParts:
     """Every collaborator of the engine, as the settings ask for them."""
-    access = Access(records, settings.allowed_users)
+    access = Access(records, settings.allowed_users, platforms=titles())
     vault_tools = VaultTools(settings.tool_hosts, settings.secret_vaults)
     runner = ToolRunner(
         tools.REGISTRY,
@@ -83,9 +93,9 @@ def engine_parts(
             Filing(runner),
             UndoButton(runner),
             # Digest buttons work in every process, whichever one sent the digest.
-            DigestButtons(DigestMessages(records.engine)),
-            MentionLinks(DigestMessages(records.engine), runner),
-            PastButtons(DigestMessages(records.engine)),
+            DigestButtons(records.digest_messages),
+            MentionLinks(records.digest_messages, runner),
+            PastButtons(records.digest_messages),
             ReminderButtons(),
             NoteChoice(router.notes),
             SourceButtons(),
@@ -105,7 +115,7 @@ def engine_parts(
         if llm is not None
         else None
     )
-    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner)
+    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner, deliver=deliver)
     return EngineParts(
         access=access,
         people=People(records, default_time=settings.digest_time, default_zone=settings.timezone),
@@ -117,8 +127,8 @@ def engine_parts(
         agent=agent,
         enricher=enricher,
         arrivals=Arrivals(enricher, runner, llm),
-        timeline=Timeline(),  # people and projects a capture names (bot.connect)
-        related=Related(runner, auto_link=settings.auto_link, clock=clock),
+        timeline=Timeline(deliver=deliver),  # people and projects a capture names (bot.connect)
+        related=Related(runner, auto_link=settings.auto_link, clock=clock, deliver=deliver),
         rate=RateLimit(settings.rate_limit_per_minute),
     )
 
@@ -142,12 +152,13 @@ def _enricher(
     *,
     clock: Callable[[], datetime],
     owner: int,
+    deliver: Deliver | None,
 ) -> Enricher:
     """What reads a saved note's links and files after the reply (bot.enrich), in
     reader processes held to the settings' memory and time (bot.readers)."""
     fetching = fetch_policy(settings)
     return Enricher(
-        Enrichments(records.engine),
+        records.enrichments,
         vaults,
         Readers(
             fetching if settings.fetch_links else None,
@@ -165,4 +176,5 @@ def _enricher(
         max_note_bytes=settings.max_note_bytes,
         records=records,
         clock=clock,
+        deliver=deliver,
     )

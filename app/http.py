@@ -18,10 +18,12 @@ import asyncio
 import errno
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
+from adapters.base import Mountable
 from bot import metrics
 
 log = logging.getLogger(__name__)
@@ -33,11 +35,6 @@ CHECK_TIMEOUT = 3.0
 HEAD_TIMEOUT = 5.0
 BODY_TIMEOUT = 10.0
 KEEPALIVE_TIMEOUT = 15.0
-
-
-@runtime_checkable
-class Mountable(Protocol):
-    def mount(self, app: web.Application) -> None: ...
 
 
 class PortInUse(Exception):
@@ -170,9 +167,6 @@ class HttpServer:
         response = web.Response(body=body)
         response.headers["Content-Type"] = content_type
         return response
-
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def _body_deadline(timeout: float, max_body: int) -> Any:

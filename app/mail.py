@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
 
 from adapters.imap import BadMailboxUrl, Mailbox, MailboxError, Taken, mailbox_url
-from app.probes import TIMEOUT, Finding
+from adapters.platform import PROBE_TIMEOUT, Finding
 from app.runtime import Runtime
 from bot.config import Settings
-from bot.events import Conversation, Event, Reply
+from bot.events import Deliver, EventHandler, Reply
 from bot.mail import TOPMOST, MailFiler, MailRules, authserv_id_of
 from bot.people import mailbox_named
 from scheduler.delivery import home_conversations
 
 log = logging.getLogger(__name__)
-
-Handle = Callable[[Event], Awaitable[Sequence[Reply]]]
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 
 
 UNVOUCHED = (
@@ -60,7 +56,7 @@ def mailbox_of(settings: Settings, *, first_pause: float = 1.0) -> Mailbox | Non
 
 
 def filer_for(
-    runtime: Runtime, handle: Handle, deliver: Deliver | None, mailbox: Mailbox | None = None
+    runtime: Runtime, handle: EventHandler, deliver: Deliver | None, mailbox: Mailbox | None = None
 ) -> MailFiler:
     """The filer of `runtime`'s mails; `deliver` tells a person their address is verified."""
     settings = runtime.settings
@@ -112,7 +108,7 @@ class MailIn:
             return None  # load_settings refused it already; nothing to follow
         return None if mailbox is None else cls(mailbox)
 
-    def start(self, runtime: Runtime, handle: Handle, deliver: Deliver | None) -> None:
+    def start(self, runtime: Runtime, handle: EventHandler, deliver: Deliver | None) -> None:
         filer = filer_for(runtime, handle, deliver, self.mailbox)
 
         async def on_mail(raw: bytes) -> Taken:
@@ -132,7 +128,7 @@ async def mail_check(settings: Settings) -> list[Finding]:
     mailbox = mailbox_of(settings)
     if mailbox is None:
         return []
-    mailbox.timeout = TIMEOUT
+    mailbox.timeout = PROBE_TIMEOUT
     try:
         checked = await mailbox.check("Authentication-Results")
     except MailboxError as exc:

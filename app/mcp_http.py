@@ -22,9 +22,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from app.mcp_wiring import mcp_calls
 from app.runtime import Runtime
+from bot.events import Deliver
 from bot.mcp_server import build_server
-from scheduler.delivery import Deliver
-from storage.db.mcp_tokens import McpTokens, TokenInfo
+from storage.db import McpTokens, TokenInfo
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class McpHttp:
         app.router.add_route("*", PATH, self._serve)
 
     async def start(self, runtime: Runtime, deliver: Deliver) -> None:
-        tokens = McpTokens(runtime.database.engine)
+        tokens = runtime.records.mcp_tokens
         server = build_server(mcp_calls(runtime, deliver), _token_of_request)
         manager = StreamableHTTPSessionManager(server, stateless=True)
         ready = asyncio.Event()

@@ -3,14 +3,15 @@ the person's direct chat the way digests and reminders find it."""
 
 from __future__ import annotations
 
+from app.platforms import titles
 from app.runtime import Runtime
-from bot.events import Reply
+from bot.events import Deliver, NoRoute, Reply
 from bot.mcp_server import McpCalls, NoChat, SendCard
-from scheduler.delivery import Deliver, NoRoute, home_conversations
-from storage.db.records import Records
+from scheduler.delivery import home_conversations
+from storage.db import Records
 
 NO_HOME = (
-    "you have no direct chat with brainbot in Slack or Telegram yet to approve it in: "
+    f"you have no direct chat with brainbot in {titles()} yet to approve it in: "
     "send it a message there first"
 )
 

@@ -10,46 +10,50 @@ back to pending, and its owner is asked to press again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC
 from typing import cast
 
 from bot.engine import Engine
-from bot.events import Attachment, AttachmentKind, Conversation, InboundMessage, Reply, Sender
-from storage.db.chat_tables import InboundEvent
-from storage.db.events import StoredFile
-from storage.db.liveness import ProcessLiveness
+from bot.events import (
+    Attachment,
+    AttachmentKind,
+    Conversation,
+    Deliver,
+    InboundMessage,
+    Reply,
+    Sender,
+)
+from storage.db import InboundEvent, ProcessLiveness, StoredFile
 
 log = logging.getLogger(__name__)
-
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 
 
 async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: Deliver) -> int:
     """Finish every unfinished event of a dead process exactly once (an event a live
     process is handling is left to it); returns how many were re-processed."""
     resumed = 0
-    for row in await engine.records.unfinished_events():
+    for row in await engine.records.events.unfinished():
         if await liveness.is_alive(row.owner):
             continue
-        if not await engine.records.claim_event(
+        if not await engine.records.events.claim(
             row.platform, row.event_id, old=row.owner, new=liveness.token
         ):
             continue  # another process took it over first
         conversation = Conversation(row.platform, row.chat_id, row.thread_id)
         key = f"{row.platform}:{row.event_id}"
         store = await engine.store_for(_message(row, ()))
-        if await engine.records.event_has_tool_calls(key) or await store.has_event_commit(
+        if await engine.records.tool_log.has_event(key) or await store.has_event_commit(
             key, since=row.received_at
         ):
             log.info("event %s finished its work before the restart; marking it done", key)
-            await engine.records.finish_event(row.platform, row.event_id, "done", engine.clock())
+            await engine.records.events.finish(row.platform, row.event_id, "done", engine.clock())
             continue
         if row.kind == "button":
             await _reopen(engine, row, conversation, deliver)
             continue
         log.info("re-processing event %s after a restart", key)
-        files = await engine.records.event_files(row.platform, row.event_id)
+        files = await engine.records.events.files(row.platform, row.event_id)
         for reply in await engine.process(_message(row, files)):
             await deliver(conversation, reply)
         resumed += 1
@@ -77,9 +81,9 @@ async def _reopen(
     engine: Engine, row: InboundEvent, conversation: Conversation, deliver: Deliver
 ) -> None:
     action, _, value = row.text.partition(":")
-    await engine.records.finish_event(row.platform, row.event_id, "failed", engine.clock())
-    if action == "approve" and await engine.records.reopen_approval(value):
-        approval = await engine.records.get_approval(value)
+    await engine.records.events.finish(row.platform, row.event_id, "failed", engine.clock())
+    if action == "approve" and await engine.records.approvals.reopen(value):
+        approval = await engine.records.approvals.get(value)
         summary = approval.summary if approval else "the change"
         await deliver(
             conversation,

@@ -4,28 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.engine_parts import build_engine
 from app.skips import SkipLedger
 from app.tool_checks import unknown_secret_vaults
+from bot import metrics
 from bot.config import Settings
 from bot.custom_tools import load_plugins
 from bot.engine import Engine, utcnow
+from bot.events import Deliver
 from bot.llm import LLM, LLMLimits
-from bot.people import TeamMembership
+from bot.people import ChatMembers, TeamMembership
 from notetext.dates import prepare
-from storage.db.engine import Database
-from storage.db.liveness import ProcessLiveness
-from storage.db.migrations import migrate
-from storage.db.records import Records
-from storage.db.vault_tables import OWNER_VAULT
-from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
-from storage.index.embeddings import make_embedder
-from storage.store import Store
-from storage.vaults import Vaults, VaultSettings
+from storage import OWNER_VAULT, Store, Vaults, VaultSettings, migrate
+from storage.db import SEMANTIC_SEARCH_FIX, Database, ProcessLiveness, Records, semantic_search_off
+from storage.index import make_embedder
 
 log = logging.getLogger(__name__)
 
@@ -91,13 +87,22 @@ class Runtime:
     llm: LLM | None
     engine: Engine
     liveness: ProcessLiveness
-    teams: TeamMembership  # checks team members against their chats once `reach`es them
+    teams: TeamMembership  # checks team members against their chats
     skips: SkipLedger  # what syncs and the watcher left out, for doctor
 
     @classmethod
-    async def open(cls, settings: Settings, *, clock: Callable[[], datetime] = utcnow) -> Runtime:
+    async def open(
+        cls,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        deliver: Deliver | None = None,
+        chats: Mapping[str, ChatMembers] | None = None,
+    ) -> Runtime:
         """Connect the database (embedded when no DATABASE_URL), bring its schema up to
-        date (migrations), open the vault and index."""
+        date (migrations), open the vault and index. `deliver` sends what the engine
+        says after a reply (None: nobody is told); `chats` are the platforms that say
+        who is in a team's chat (none: memberships are kept while trusted)."""
         database = await Database.connect(settings.database_url, settings.data_dir)
         try:
             applied = await migrate(database.engine)
@@ -106,7 +111,7 @@ class Runtime:
             skips = SkipLedger(database.engine)
             vaults = make_vaults(settings, database, skips=skips)
             store = await vaults.store(OWNER_VAULT)
-            records = Records(database.engine)
+            records = Records(database.engine, counted=metrics.error)
             await records.create_schema()
             liveness = await ProcessLiveness.acquire(database.engine)
             # The date parser's tables load now, not on someone's first dated message.
@@ -143,6 +148,7 @@ class Runtime:
             llm=llm,
             clock=clock,
             owner=liveness.token,
+            deliver=deliver,
         )
         teams = TeamMembership(
             vaults,
@@ -150,6 +156,7 @@ class Runtime:
             settings.team_vaults,
             clock,
             fresh_for=timedelta(hours=settings.team_check_hours),
+            platforms=dict(chats or {}),
         )
         teams.install()
         return cls(settings, database, vaults, store, records, llm, engine, liveness, teams, skips)

@@ -4,13 +4,10 @@ from the runtime's vaults, records, settings and model."""
 from __future__ import annotations
 
 from app.runtime import Runtime
-from bot import metrics
-from scheduler.delivery import Deliver, DigestDelivery
+from bot.events import Deliver
+from scheduler.delivery import DigestDelivery
 from scheduler.reminders import Reminders
 from scheduler.service import DigestService
-from storage.db.digest_messages import DigestMessages
-from storage.db.send_ledger import SendLedger
-from storage.db.skipped import SkippedItems
 
 
 def build_service(
@@ -18,9 +15,9 @@ def build_service(
 ) -> DigestService:
     """The digest service of a runtime, not started: the settings listener is
     registered; `start_scheduler` also starts it."""
-    ledger = SendLedger(runtime.database.engine)
+    ledger = runtime.records.send_ledger
     # A bad note or a person's failing digest is skipped, counted and shown by doctor.
-    skipped = SkippedItems(runtime.database.engine, counted=metrics.error)
+    skipped = runtime.records.skipped
     reminders = Reminders(
         vaults=runtime.vaults,
         records=runtime.records,
@@ -34,7 +31,7 @@ def build_service(
         vaults=runtime.vaults,
         records=runtime.records,
         ledger=ledger,
-        messages=DigestMessages(runtime.database.engine),
+        messages=runtime.records.digest_messages,
         settings=runtime.settings,
         llm=runtime.llm,
         deliver=deliver,

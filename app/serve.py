@@ -15,8 +15,8 @@ own); then the backup's last push, the vault watcher, the MCP endpoint, the HTTP
 server, and the runtime (the embedded database last). A second signal skips the
 waiting.
 
-This module knows adapters and the scheduler only by the small protocols below;
-`app.commands.run` builds the concrete ones from the settings.
+This module knows adapters by their protocol (adapters.base) and the scheduler by
+the small one below; `app.commands.run` builds the concrete ones from the settings.
 """
 
 from __future__ import annotations
@@ -26,54 +26,31 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from sqlalchemy import text
 
+from adapters.base import Adapter, EndsByItself
 from app.api import CaptureApi
 from app.backups import Backups, remote_for, restore
 from app.http import HttpServer, PortInUse
 from app.mail import MailIn
 from app.mcp_http import McpHttp
+from app.platforms import FALLBACK, chat_members, deliver_via, how_to_claim
 from app.recovery import resume_unfinished
 from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
 from bot import metrics
 from bot.config import Settings
-from bot.events import Conversation, Event, Reply, Sender
-from storage.db.vault_tables import OWNER_VAULT_NAME
-from storage.db.vector_side import semantic_search_off
-from storage.index.backfill import embedding_progress
-from storage.index.backfill import running as embedding_running
+from bot.events import Conversation, Deliver, Event, EventHandler, Reply
+from storage import OWNER_VAULT_NAME
+from storage.db import semantic_search_off
+from storage.index import embedding_progress, embedding_running
 
 log = logging.getLogger(__name__)
 
-EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 GRACE_SECONDS = 20.0
 FINAL_PUSH_SECONDS = 10.0
-
-
-class RunAdapter(Protocol):
-    """What `brainbot run` needs of a platform adapter (see adapters.base)."""
-
-    @property
-    def platform(self) -> str: ...
-
-    async def start(
-        self, on_event: EventHandler, may_use: Callable[[Sender], Awaitable[bool]] | None = None
-    ) -> None: ...
-
-    async def send(self, conversation: Conversation, reply: Reply) -> object: ...
-
-    async def stop(self) -> None: ...
-
-
-@runtime_checkable
-class EndsByItself(Protocol):
-    """An adapter that can finish on its own (the console, at end of input)."""
-
-    async def wait_closed(self) -> None: ...
 
 
 class Stoppable(Protocol):
@@ -81,7 +58,6 @@ class Stoppable(Protocol):
 
 
 SchedulerStarter = Callable[[Runtime, Deliver], Awaitable[Stoppable]]
-DeliverFactory = Callable[[Sequence[RunAdapter]], Deliver]
 
 
 class InFlight:
@@ -123,15 +99,13 @@ class Service:
     def __init__(
         self,
         settings: Settings,
-        adapters: Sequence[RunAdapter],
+        adapters: Sequence[Adapter],
         *,
-        deliver_via: DeliverFactory,
         start_scheduler: SchedulerStarter | None = None,
         grace: float = GRACE_SECONDS,
     ) -> None:
         self.settings = settings
         self.adapters = adapters
-        self.deliver_via = deliver_via
         self.start_scheduler = start_scheduler
         self.grace = grace
         # A body may carry a file for the capture API (app.api): the largest kept.
@@ -145,7 +119,7 @@ class Service:
         self.api = CaptureApi(settings.api_cors_origins)
         self.mail = MailIn.of(settings)  # BRAINBOT_IMAP_URL: mails become notes
         self.runtime: Runtime | None = None
-        self.started: list[RunAdapter] = []
+        self.started: list[Adapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
         self._scheduler: Stoppable | None = None
         self._backups: Backups | None = None
@@ -179,22 +153,22 @@ class Service:
         try:
             await self.http.start()
         except PortInUse as exc:
-            if any(a.platform != "console" for a in self.adapters):
+            if any(a.platform != FALLBACK.name for a in self.adapters):
                 raise
             # A terminal chat needs no health or metrics endpoint: chat on without them.
             log.warning("%s; chatting without /healthz, /readyz and /metrics", exc)
         await self._restore_backup()
-        self.runtime = runtime = await Runtime.open(self.settings)
+        # What the engine says after a reply goes through the adapters, built already
+        # and started below, before any event is let in (the gate opens after that).
+        deliver = deliver_via(self.adapters)
+        self.runtime = runtime = await Runtime.open(
+            self.settings, deliver=deliver, chats=chat_members(self.adapters)
+        )
         await self._announce_claim(runtime)
         self._gate = InFlight(runtime.engine.handle)
         for adapter in self.adapters:
             await adapter.start(self._gate, runtime.engine.access.is_allowed)
             self.started.append(adapter)
-        runtime.teams.reach(self.started)  # team members are checked against their chats
-        deliver = self.deliver_via(self.started)
-        runtime.engine.enricher.deliver = deliver  # "couldn't fetch the page: 404"
-        runtime.engine.timeline.deliver = deliver  # "Added to the timeline of Sarah Kim."
-        runtime.engine.related.deliver = deliver  # "Related: A · B" [Link]
         await self.mcp.start(runtime, deliver)
         self.api.start(runtime, self._gate)
         if self.mail is not None:
@@ -232,15 +206,14 @@ class Service:
 
     async def _announce_claim(self, runtime: Runtime) -> None:
         """A platform install with no allow-list is closed until its owner claims it."""
-        if self.settings.allowed_users or all(a.platform == "console" for a in self.adapters):
+        if self.settings.allowed_users or all(a.platform == FALLBACK.name for a in self.adapters):
             return
-        code = await runtime.engine.access.admission.claim_code(runtime.engine.clock())
+        code = await runtime.records.admission.claim_code(runtime.engine.clock())
         if code is not None:
             log.warning(
-                "nobody may use this brainbot yet: send `/start %s` to the bot (in Slack: "
-                "`claim %s` in a DM) to become its owner, or set BRAINBOT_ALLOWED_USERS",
-                code,
-                code,
+                "nobody may use this brainbot yet: %s to become its owner, or set "
+                "BRAINBOT_ALLOWED_USERS",
+                how_to_claim(code),
             )
 
     async def _restore_backup(self) -> None:

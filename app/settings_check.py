@@ -5,20 +5,23 @@ never a pydantic dump or a traceback."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
 from adapters.imap import BadMailboxUrl, mailbox_url
+from app.platforms import PLATFORMS, Platforms, settings_class
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SETTING, Settings
 from bot.logs import redact
-from bot.tools import approval_tools
-from storage.vault.schema import DEFAULT_CATEGORIES
+from bot.tools import REGISTRY, approval_tools
+from storage.vault import DEFAULT_CATEGORIES
 
 EXIT_CONFIG = 2  # the exit code of a start the settings stop
 
-# An example of a good value for each setting whose value has a format.
+# An example of a good value for each setting whose value has a format (a platform's
+# settings give theirs on their fields: `examples`).
 EXAMPLES: dict[str, str] = {
     "BRAINBOT_TIMEZONE": "Europe/Berlin",
     "BRAINBOT_DIGEST_TIME": "07:30",
@@ -34,9 +37,6 @@ EXAMPLES: dict[str, str] = {
     SECRET_VAULTS_SETTING: "vault,ops",
     "DATABASE_URL": "postgresql://brainbot@localhost:5432/brainbot",
     "OPENAI_BASE_URL": "http://localhost:11434/v1",
-    "SLACK_API_URL": "https://slack.com/api/",
-    "TELEGRAM_API_URL": "https://api.telegram.org",
-    "TELEGRAM_WEBHOOK_URL": "https://bot.example.org/telegram",
     "BRAINBOT_HTTP_PORT": "8080",
     "BRAINBOT_HTTP_HOST": "127.0.0.1",
     # Sizes: the defaults, from their one home.
@@ -61,14 +61,17 @@ class SettingsInvalid(Exception):
         self.lines = lines
 
 
-def load_settings() -> Settings:
-    """The settings, every formatted value parsed; SettingsInvalid if any is bad."""
+def load_settings(platforms: Platforms = PLATFORMS) -> Settings:
+    """The settings, brainbot's and each of `platforms`', every formatted value parsed;
+    SettingsInvalid if any is bad."""
+    model = settings_class(platforms)
     try:
-        settings = Settings()
+        settings = model()
     except ValidationError as exc:
-        raise SettingsInvalid([problem_line(error) for error in exc.errors()]) from None
+        examples = {**examples_of(model), **EXAMPLES}
+        raise SettingsInvalid([problem_line(error, examples) for error in exc.errors()]) from None
     try:
-        approval_tools(settings.approval_tools)
+        approval_tools(settings.approval_tools, REGISTRY)
     except ValueError as exc:
         raw = os.environ.get("BRAINBOT_APPROVAL_TOOLS", ",".join(settings.approval_tools or ()))
         raise SettingsInvalid([_line("BRAINBOT_APPROVAL_TOOLS", raw, str(exc))]) from None
@@ -84,17 +87,26 @@ def load_settings() -> Settings:
     return settings
 
 
-def problem_line(error: Any) -> str:
+def examples_of(model: type[Settings]) -> dict[str, str]:
+    """The examples the settings' fields give, by variable."""
+    return {
+        field.alias: str(field.examples[0])
+        for field in model.model_fields.values()
+        if field.alias and field.examples
+    }
+
+
+def problem_line(error: Any, examples: Mapping[str, str] = EXAMPLES) -> str:
     """One pydantic error as `NAME='value' is not …; e.g. …`."""
     name = str(error["loc"][0]) if error["loc"] else "the settings"
     message = str(error["msg"]).removeprefix("Value error, ")
     value = error.get("input")
     if not isinstance(value, str):
         value = os.environ.get(name, value)
-    return _line(name, value, message)
+    return _line(name, value, message, examples)
 
 
-def _line(name: str, value: object, message: str) -> str:
+def _line(name: str, value: object, message: str, examples: Mapping[str, str] = EXAMPLES) -> str:
     if message.startswith(name) and isinstance(value, str):  # the validator named it
         line = f"{name}={value!r}{message[len(name) :]}"
     elif message.startswith(SECRET_PREFIX):  # one of BRAINBOT_SECRET_<NAME>_VAULTS
@@ -105,7 +117,7 @@ def _line(name: str, value: object, message: str) -> str:
         line = f"{name}={value!r}{' ' if message.startswith('is ') else ': '}{message}"
     else:
         line = f"{name}: {message}"
-    example = EXAMPLES.get(name)
+    example = examples.get(name)
     if example is not None and "e.g." not in line and "such as" not in line:
         line += f"; e.g. {example}"
     return redact(line, _credentials(value))

@@ -18,10 +18,9 @@ from datetime import UTC, datetime
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot import metrics
-from storage.db.skipped import SkippedItems
-from storage.db.vault_tables import VaultInfo
-from storage.index.sync import SyncReport
-from storage.store import Store
+from storage import Store, VaultInfo
+from storage.db import SkippedItems
+from storage.index import SyncReport
 
 log = logging.getLogger(__name__)
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.probes import Finding
+from adapters.platform import Finding
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SUFFIX, Settings
 from bot.custom_tools import TOOLS_FILE, load_file, load_plugins
-from storage.db.vault_tables import OWNER_VAULT_NAME
-from storage.vaults import folder_name
+from storage import OWNER_VAULT_NAME, folder_name
 
 
 async def custom_tools(s: Settings) -> list[Finding]:

@@ -35,13 +35,8 @@ from typing import TypeVar
 from watchfiles import Change, awatch
 
 from app.skips import SkipLedger
-from storage.errors import EntryNotFound, NotAFile, StorageError
-from storage.store import Store
-from storage.vault.edits import content_hash
-from storage.vault.files import read_regular
-from storage.vault.gitlocks import git_at_work
-from storage.vault.paths import is_attachment
-from storage.vaults import Vaults
+from storage import Store, Vaults
+from storage.vault import git_at_work, is_attachment
 
 log = logging.getLogger(__name__)
 GIT_WAIT_SECONDS = 0.2  # how often a sync looks whether a git command in the vault is done
@@ -115,37 +110,11 @@ async def look_at_changes(store: Store, paths: Sequence[str]) -> Look:
     paths = [path for path in paths if not is_attachment(path)]
     if not paths:
         return Look(False)
-    on_disk, skipped = await asyncio.to_thread(
-        _hashes_on_disk, store.vault.root, paths, store.vault.max_bytes
-    )
+    on_disk, skipped = await store.hashes_on_disk(paths)
     if on_disk is None:
         return Look(True, skipped)
     indexed = await store.index.content_hashes(list(on_disk), embedded=True)
     return Look(any(indexed.get(path) != digest for path, digest in on_disk.items()), skipped)
-
-
-def _hashes_on_disk(
-    root: Path, paths: Sequence[str], max_bytes: int
-) -> tuple[dict[str, str | None] | None, tuple[tuple[str, str], ...]]:
-    """Each note's content hash (None: deleted), and the paths that are no regular file
-    (never opened: reading a named pipe would wait forever). None instead of hashes
-    for a folder, a note over the cap or another file: only a sync can tell what they
-    change."""
-    hashes: dict[str, str | None] = {}
-    skipped: list[tuple[str, str]] = []
-    for rel in paths:
-        full = root / rel
-        if not rel.endswith(".md") or full.is_dir():
-            return None, tuple(skipped)
-        try:
-            hashes[rel] = content_hash(read_regular(full, rel, max_bytes, root))
-        except EntryNotFound:
-            hashes[rel] = None
-        except NotAFile as exc:
-            skipped.append((rel, str(exc)))
-        except (StorageError, OSError):
-            return None, tuple(skipped)
-    return hashes, tuple(skipped)
 
 
 async def watch_vaults(

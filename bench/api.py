@@ -25,7 +25,6 @@ from app.api import CaptureApi
 from app.commands.mcp import owner
 from app.http import HttpServer
 from bench.engine import open_runtime
-from storage.db.mcp_tokens import McpTokens
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.scripts import capture_everything
 
@@ -58,7 +57,7 @@ async def run(runs: int) -> tuple[list[float], int, int, int]:
 async def _measure(runtime: object, port: int, runs: int) -> tuple[list[float], int, int, int]:
     person = await owner(runtime)  # type: ignore[arg-type]
     assert person is not None
-    tokens = McpTokens(runtime.database.engine)  # type: ignore[attr-defined]
+    tokens = runtime.records.mcp_tokens  # type: ignore[attr-defined]
     _, token = await tokens.create(person.id, "bench", runtime.engine.clock())  # type: ignore[attr-defined]
     url = f"http://127.0.0.1:{port}/api/v1/capture"
     headers = {"Authorization": f"Bearer {token}"}

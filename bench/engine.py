@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.runtime import Runtime
 from bench.digest import write_vault
-from bot.events import Conversation, InboundMessage, Sender
+from bot.events import Conversation, Deliver, InboundMessage, Sender
 from tests.fakes.brain import make_settings
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.scripts import capture_everything
@@ -48,13 +48,16 @@ def message(chat: str, event_id: str, text: str) -> InboundMessage:
     )
 
 
-async def open_runtime(root: Path, notes: int, openai: FakeOpenAI) -> Runtime:
-    """An embedded-Postgres runtime whose vault holds `notes` imported notes."""
+async def open_runtime(
+    root: Path, notes: int, openai: FakeOpenAI, deliver: Deliver | None = None
+) -> Runtime:
+    """An embedded-Postgres runtime whose vault holds `notes` imported notes (what its
+    engine says after a reply goes to `deliver`)."""
     write_vault(root / "source", notes)
     # One bench sender sends far more than a person's 30 messages a minute: the flood
     # limit is not what this bench measures.
     settings = make_settings(root, None, openai, BRAINBOT_RATE_LIMIT=0)  # type: ignore[arg-type]
-    runtime = await Runtime.open(settings)
+    runtime = await Runtime.open(settings, deliver=deliver)
     await runtime.store.import_folder(root / "source")
     return runtime
 
@@ -114,7 +117,7 @@ async def concurrent(runtime: Runtime) -> tuple[float, int, int]:
     elapsed = time.perf_counter() - started
     logged = [
         row
-        for row in await runtime.records.tool_calls()
+        for row in await runtime.records.tool_log.calls()
         if row.tool == "capture" and row.conversation_key.startswith("bench:c")
     ]
     on_disk = _ideas_everywhere(runtime) - before

@@ -78,12 +78,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from app.engine_parts import build_engine
 from app.runtime import Runtime
 from bench.engine import message as engine_message
 from bench.storage import CATEGORIES, DIMENSIONS
 from bench.storage_corpus import generate, write_notes
 from bench.storage_ranking import pick_embedder
 from bot.connect import related as rule
+from bot.events import Conversation, Reply
 from storage.db.engine import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.related import Neighbour
@@ -382,30 +384,42 @@ async def reply_ms(notes: int = 1_000, runs: int = 60) -> dict[str, float]:
             generated, _ = generate(notes, seed=5)
             write_notes(generated, Path(tmp, "source"))
             settings = make_settings(Path(tmp), None, openai, BRAINBOT_RATE_LIMIT=0)  # type: ignore[arg-type]
-            runtime = await Runtime.open(settings)
+            told: list[object] = []
+
+            async def sink(conversation: Conversation, reply: Reply) -> None:
+                if reply.text.startswith((rule.RELATED, "Linked to")):  # not a timeline line
+                    told.append(reply)
+
+            # Suggestions are made where someone can be told: "on" is the runtime's engine,
+            # which tells `sink`; "off" a second engine on the same vaults, telling nobody.
+            runtime = await Runtime.open(settings, deliver=sink)
+            off = build_engine(
+                vaults=runtime.vaults,
+                records=runtime.records,
+                settings=settings,
+                llm=runtime.llm,
+                owner=runtime.liveness.token,
+            )
+            engines = {"off": off, "on": runtime.engine}
             try:
                 await runtime.store.import_folder(Path(tmp, "source"))
                 texts = note_texts(Path(tmp, "source"))
-                told: list[object] = []
-
-                async def sink(conversation: object, reply: object) -> None:
-                    told.append(reply)
-
                 # Off and on alternate, message by message: a machine whose load
                 # changes during the run weighs on both alike.
                 timings: dict[str, list[float]] = {"off": [], "on": []}
                 for number in range(2 * runs):
                     mode = "on" if number % 2 else "off"
-                    runtime.engine.related.deliver = sink if mode == "on" else None
                     text = texts[(number * 7) % len(texts)]
                     event = engine_message("solo", f"r{number}", text)
                     started = time.perf_counter()
-                    await runtime.engine.handle(event)
+                    await engines[mode].handle(event)
                     timings[mode].append((time.perf_counter() - started) * 1000)
-                    await runtime.engine.related.wait_idle()  # the suggestion, not timed
+                    await engines[mode].related.wait_idle()  # the suggestion, not timed
                 out = {mode: statistics.median(values) for mode, values in timings.items()}
                 out["suggested"] = float(len(told))
             finally:
+                for part in (off.enricher, off.timeline, off.related):
+                    await part.close()
                 await runtime.close()
     finally:
         await openai.stop()

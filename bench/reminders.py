@@ -66,7 +66,7 @@ async def run(polls: int) -> dict[str, float]:
         )
         runtime = await Runtime.open(settings, clock=lambda: NOW)
         try:
-            person = await runtime.records.add_person(
+            person = await runtime.records.people.add(
                 platform="bench",
                 platform_user_id="U1",
                 name="Ada",

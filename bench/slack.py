@@ -20,9 +20,8 @@ from contextlib import asynccontextmanager
 import aiohttp
 from aiohttp import web
 
-from adapters.base import EventHandler
-from adapters.slack import SlackAdapter
-from bot.events import Event, Reply
+from adapters.slack.app import SlackAdapter
+from bot.events import Event, EventHandler, Reply
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlack
 from tests.fakes.slack_payloads import SIGNING_SECRET, dm_event, event_body, post_signed
 

@@ -18,9 +18,8 @@ import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
-from adapters.base import EventHandler
-from adapters.telegram import TelegramAdapter
-from bot.events import Event, Reply
+from adapters.telegram.app import TelegramAdapter
+from bot.events import Event, EventHandler, Reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates
 

@@ -25,9 +25,9 @@ from sqlalchemy import text
 from bench.storage import median_ms, peak_rss_mb
 from bench.storage_corpus import generate, write_notes
 from storage.db.engine import Database
-from storage.db.migrations import migrate
 from storage.index import indexer
 from storage.index.embeddings import HashingEmbedder
+from storage.migrations import migrate
 from storage.store import Store
 from storage.vault.schema import DEFAULT_CATEGORIES
 from storage.vaults import Vaults, VaultSettings

@@ -30,7 +30,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from app.runtime import Runtime
-from app.watch import needs_sync, watch_vaults
+from app.watch import look_at_changes, watch_vaults
 from bench.digest import write_vault
 from bot.config import Settings
 from storage.store import Store
@@ -139,7 +139,7 @@ async def sync_costs(store: Store, runs: int) -> dict[str, list[float]]:
     for number in range(runs):
         entry = await store.create("ideas", f"Own write {number}", "Written by brainbot.")
         started = time.perf_counter()
-        if await needs_sync(store, [entry.path]):
+        if (await look_at_changes(store, [entry.path])).sync:
             raise RuntimeError("the watcher would sync after an own write")
         look.append((time.perf_counter() - started) * 1000)
         own.append(await timed_sync(store, 0))

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics
 from bot.buttons import Approvals, Buttons
-from bot.commands import Router, is_question, kind_of
+from bot.commands import Router, as_command, is_question, kind_of
 from bot.config import Settings
 from bot.connect import Related, Timeline
 from bot.enrich import Arrivals, Enricher, find_urls
@@ -31,11 +30,8 @@ from bot.llm import LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
-from storage.db.events import Arrival, NewEvent, StoredFile
-from storage.db.records import Records
-from storage.entry import Entry
-from storage.store import Store
-from storage.vaults import VaultInfo, Vaults
+from storage import Entry, Store, VaultInfo, Vaults
+from storage.db import Arrival, NewEvent, Records, StoredFile
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +55,6 @@ FAILED_QUEUED = (
 FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
-LOG_PREFIX = re.compile(r"^log:\s*", re.I)
 
 
 def utcnow() -> datetime:
@@ -140,7 +135,7 @@ class Engine:
             # Not recorded, so nothing is half-kept: the person is told to send it again.
             limit = self.settings.rate_limit_per_minute
             return [Reply(SLOW_DOWN.format(limit=limit), not_kept=True)]
-        arrival = await self.records.arrive(
+        arrival = await self.records.events.arrive(
             self._new_event(event),
             by_setting=self.access.known_allowed(event.sender),
             files=[
@@ -199,7 +194,7 @@ class Engine:
         stays recorded as received, and the next start looks at it again
         (app.recovery: done if the vault has its commit, else processed then)."""
         try:
-            await self.records.finish_event(
+            await self.records.events.finish(
                 event.conversation.platform, event.event_id, status, self.clock()
             )
         except Exception:
@@ -314,8 +309,7 @@ class Engine:
         reason = await self.approvals.after_reject(ctx, text)
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
-        if LOG_PREFIX.match(text):  # "log: ..." writes into today's daily note
-            text = LOG_PREFIX.sub("/log ", text, count=1)
+        text = as_command(text)  # "log: ..." is /log: a line in today's daily note
         # A question's own dates bound its searches (bot.tools.search_span); a thought's
         # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
         asked = text if kind_of(text) == "question" else ""

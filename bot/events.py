@@ -1,14 +1,17 @@
 """Platform-neutral events and replies.
 
 Adapters translate raw platform payloads into these and render `Reply` back into
-platform UI. They are plain data: nothing here points back at an adapter.
+platform UI. They are plain data: nothing here points back at an adapter. The seams
+between the doors and the engine are typed here once: `EventHandler` (an event in,
+the replies out), `MayUse` (asked before a sender's files are fetched) and `Deliver`
+(a message sent later, which raises `NoRoute` for a platform not reachable here).
 """
 
 from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
@@ -184,6 +187,23 @@ class Reply:
     notice: str | None = None
     replace: bool = False
     not_kept: bool = False
+
+
+# The engine's `handle`, as every door calls it: an event in, what to say out.
+EventHandler = Callable[[Event], Awaitable[Sequence[Reply]]]
+# Asked before anything is downloaded for a sender: a stranger's files are never fetched.
+MayUse = Callable[[Sender], Awaitable[bool]]
+# Sends a reply into a conversation later (a digest, a reminder, "couldn't fetch the
+# page"), through whichever running adapter serves the conversation's platform.
+Deliver = Callable[[Conversation, Reply], Awaitable[object]]
+
+
+class NoRoute(Exception):
+    """Raised by a `Deliver` for a platform this process cannot reach."""
+
+    def __init__(self, platform: str) -> None:
+        super().__init__(f"cannot reach {platform} from here (not configured or not running)")
+        self.platform = platform
 
 
 V = TypeVar("V")

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import unquote, urlsplit
 
+from pydantic import SecretStr
+
 from bot.config import Settings
 from bot.custom_tools import secret_values
 from bot.events import Event
@@ -53,17 +55,15 @@ def current_event_id() -> str | None:
 
 
 def secrets_of(settings: Settings) -> list[str]:
-    """The literal secrets in the settings: tokens, keys, signing secrets, the
+    """The literal secrets in the settings: the model's key, every `SecretStr` (the
+    platforms' tokens and signing secrets, whichever platforms the settings carry), the
     passwords inside the database and git remote URLs, and the custom tools' secrets
     (BRAINBOT_SECRET_*)."""
-    values = [
-        settings.openai_api_key,
-        settings.slack_bot_token,
-        settings.slack_app_token,
-        settings.slack_signing_secret,
-        settings.telegram_bot_token,
-        settings.telegram_webhook_secret,
-    ]
+    values = [settings.openai_api_key]
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            values.append(value.get_secret_value())
     for url in (settings.database_url, settings.git_remote, settings.imap_url):
         if url and "://" in url:
             parts = urlsplit(url)

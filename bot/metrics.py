@@ -99,12 +99,14 @@ def message_received(platform: str, kind: str) -> None:
     MESSAGES.labels(platform, kind).inc()
 
 
-def tool_called(tool: str, outcome: str, entry_path: str | None = None) -> None:
-    """Count one tool call; a successful `capture` also counts as a capture, by the
-    category folder it was filed in."""
+def tool_called(tool: str, outcome: str) -> None:
     TOOL_CALLS.labels(tool, outcome).inc()
-    if tool == "capture" and outcome == "ok":
-        CAPTURES.labels(entry_path.split("/", 1)[0] if entry_path else "unknown").inc()
+
+
+def captured(entry_path: str | None) -> None:
+    """Count a thought filed (a capture tool's call that succeeded), by the category
+    folder it was filed in."""
+    CAPTURES.labels(entry_path.split("/", 1)[0] if entry_path else "unknown").inc()
 
 
 def model_repair(kind: str) -> None:

@@ -5,76 +5,36 @@ The claim comes first and cannot succeed twice, so whatever happens later (a cra
 mid-send, a second process, a late timer) the digest goes out at most once. A send
 that fails is tried again with backoff while it is within the grace period
 (scheduler.retry), then recorded as failed and reported; `brainbot digest --send`
-sends one by hand. Platforms are reached through a `deliver(conversation, reply)` callable, so
-this module knows no adapter.
+sends one by hand. Platforms are reached through a `deliver(conversation, reply)`
+callable (bot.events.Deliver, made by app.platforms), so this module knows no adapter.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Protocol
 
 from bot import metrics
 from bot.config import Settings
 from bot.digest import Digest, compose_digest, present, record_shown, with_summary
-from bot.events import Conversation, Reply
+from bot.events import Conversation, Deliver, NoRoute
 from bot.llm import LLM
 from notetext.dates import local_zone
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
-from storage.db.digest_messages import DigestMessages
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import DigestKey, Send, SendLedger
-from storage.entry import BOT_AUTHOR
-from storage.errors import StorageError
-from storage.store import Store
-from storage.vault.paths import DIGESTS_DIR
-from storage.vaults import Vaults
+from storage import BOT_AUTHOR, StorageError, Store, Vaults
+from storage.db import DigestKey, DigestMessages, Person, Records, Send, SendLedger
+from storage.vault import DIGESTS_DIR
 
 log = logging.getLogger(__name__)
-
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
-
-
-class NoRoute(Exception):
-    """Raised by a `deliver` callable for a platform this process cannot reach."""
-
-    def __init__(self, platform: str) -> None:
-        super().__init__(f"cannot reach {platform} from here (not configured or not running)")
-        self.platform = platform
-
-
-class Sends(Protocol):
-    """What `deliver_via` needs of an adapter."""
-
-    @property
-    def platform(self) -> str: ...
-
-    async def send(self, conversation: Conversation, reply: Reply) -> object: ...
-
-
-def deliver_via(adapters: Iterable[Sends]) -> Deliver:
-    """A `deliver` callable that sends through the running adapter of the
-    conversation's platform (NoRoute when there is none)."""
-    by_platform = {adapter.platform: adapter for adapter in adapters}
-
-    async def deliver(conversation: Conversation, reply: Reply) -> object:
-        adapter = by_platform.get(conversation.platform)
-        if adapter is None:
-            raise NoRoute(conversation.platform)
-        return await adapter.send(conversation, reply)
-
-    return deliver
 
 
 async def home_conversations(records: Records, user_id: int) -> list[Conversation]:
     """Where a person gets proactive messages: the direct chat of each linked
     account, the account they started with first."""
-    identities = sorted(await records.identities_of(user_id), key=lambda i: i.created_at)
+    identities = sorted(await records.people.identities_of(user_id), key=lambda i: i.created_at)
     return [Conversation(i.platform, i.home_chat_id) for i in identities if i.home_chat_id]
 
 
@@ -220,7 +180,7 @@ class DigestDelivery:
             except NoRoute as exc:
                 unreachable.append(exc.platform)
                 continue
-            await record_shown(store, digest.brought_back, digest.day)
+            await record_shown(self.records, store, digest.brought_back, digest.day)
             return Sent("sent", conversation=conversation), message_id
         reason = f"cannot reach {', '.join(unreachable)} from here (not configured or not running)"
         return Sent("failed", reason), message_id

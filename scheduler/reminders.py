@@ -30,26 +30,18 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
-
 from bot import metrics
 from bot.config import Settings
-from bot.events import Conversation
+from bot.events import Conversation, Deliver, NoRoute
 from bot.reminders import reminder_message
 from notetext.dates import local_zone, next_occurrence, read_when
-from scheduler.delivery import Deliver, NoRoute, home_conversations
+from scheduler.delivery import home_conversations
 from scheduler.retry import next_attempt
 from scheduler.skips import PollSkips
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import ReminderKey, SendLedger
-from storage.db.skipped import SkippedItems
-from storage.db.vault_tables import VAULT_MEMBERS
-from storage.entry import BOT_AUTHOR
-from storage.errors import StorageError
-from storage.index.reminder_queries import ReminderNote, reminder_notes
-from storage.vault.schema import CLOSED_STATUSES
-from storage.vaults import VaultInfo, Vaults
+from storage import BOT_AUTHOR, StorageError, VaultInfo, Vaults
+from storage.db import Person, Records, ReminderKey, SendLedger, SkippedItems
+from storage.index import ReminderNote, reminder_notes
+from storage.vault import CLOSED_STATUSES
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +102,7 @@ class Reminders:
         by_vault: dict[int, list[ReminderNote]] = {}
         for note in notes:
             by_vault.setdefault(note.vault_id, []).append(note)
-        people = {p.id: p for p in await self.records.people()}
+        people = {p.id: p for p in await self.records.people.all()}
         skips = await PollSkips.load(self.skipped, WHERE, now)
         outcomes: list[tuple[ReminderKey, str]] = []
         failed_vaults: set[int] = set()
@@ -356,17 +348,10 @@ class Reminders:
             for where, name in self.settings.team_vaults.items()
             if name == vault.name and ":" in where
         ]
-        stmt = (
-            select(VAULT_MEMBERS.c.user_id)
-            .where(VAULT_MEMBERS.c.vault_id == vault.id)
-            .order_by(VAULT_MEMBERS.c.joined_at)
-            .limit(1)
-        )
-        async with self.vaults.database.engine.connect() as conn:
-            member = (await conn.execute(stmt)).scalar()
+        member = await self.vaults.first_member(vault.id)
         if member is None or not chats:
             return None
-        return Recipient(int(member), self.settings.timezone, tuple(chats))
+        return Recipient(member, self.settings.timezone, tuple(chats))
 
 
 async def _failed(

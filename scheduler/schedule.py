@@ -21,8 +21,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from notetext.dates import NotATimeOfDay, local_zone, time_of_day
-from storage.db.chat_tables import WEEKLY_OFF
-from storage.db.people import Person
+from storage.db import WEEKLY_OFF, Person
 
 Kind = Literal["daily", "weekly"]
 

@@ -42,10 +42,7 @@ from scheduler.leader import Leadership
 from scheduler.reminders import Reminders
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
 from scheduler.skips import PollSkips
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import DigestKey, SendLedger
-from storage.db.skipped import NO_VAULT, SkippedItems
+from storage.db import NO_VAULT, DigestKey, Person, Records, SendLedger, SkippedItems
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +153,7 @@ class DigestService:
 
     async def refresh(self) -> None:
         """Bring the jobs in line with the users table."""
-        self._apply({p.id: self.plan_for(p) for p in await self.records.people()})
+        self._apply({p.id: self.plan_for(p) for p in await self.records.people.all()})
 
     async def on_settings_changed(self, person: Person) -> None:
         """People.listeners callback: reschedule this person now (when leading here)."""
@@ -255,7 +252,7 @@ class DigestService:
         ledger lets it through only once), else record it as skipped. A person whose
         digest raises is recorded as skipped (`digest`); the others go on."""
         wanted = None if user_ids is None else set(user_ids)
-        people = [p for p in await self.records.people() if wanted is None or p.id in wanted]
+        people = [p for p in await self.records.people.all() if wanted is None or p.id in wanted]
         gate = asyncio.Semaphore(PARALLEL_SENDS)
         skips = await PollSkips.load(self.skipped, WHERE, now)
 
@@ -307,7 +304,7 @@ class DigestService:
         due = await self.ledger.retries_due("digest", now)
         if not due:
             return []  # the usual poll: no people to load
-        people = {p.id: p for p in await self.records.people()}
+        people = {p.id: p for p in await self.records.people.all()}
         outcomes: list[Sent] = []
         for entry in due:
             person = people.get(entry.digest.user_id)

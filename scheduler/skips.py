@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from storage.db.skipped import Skipped, SkippedItems
+from storage.db import Skipped, SkippedItems
 
 RECORD_AGAIN = timedelta(hours=1)
 

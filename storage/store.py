@@ -34,6 +34,8 @@ from storage.index.embeddings import Embedder
 from storage.index.index import Index
 from storage.index.indexer import WriteListener
 from storage.index.sync import SyncReport
+from storage.vault.daily import DailyNotes, daily_notes
+from storage.vault.outside import NoteHashes
 from storage.vault.vault import BodyEdit, Then, Vault
 from storage.writer import ImportProgress, Writer
 
@@ -312,6 +314,20 @@ class Store:
     async def read(self, path: str) -> Entry:
         """The note as it is on disk (EntryNotFound, UnsafePath...)."""
         return await asyncio.to_thread(self.vault.read, path)
+
+    async def read_file(self, path: str, max_bytes: int, *, note: bool = False) -> bytes:
+        """The bytes of a file in the vault that is not read as a note (an attachment,
+        a template), under the same checks as a note (see Vault.read_file)."""
+        return await asyncio.to_thread(self.vault.read_file, path, max_bytes, note=note)
+
+    async def daily_notes(self, setting: str) -> DailyNotes | None:
+        """Where the vault keeps its daily notes and how it names them, as `setting`
+        (BRAINBOT_DAILY_NOTE) and Obsidian's settings in the vault say; None: nowhere."""
+        return await asyncio.to_thread(daily_notes, self.vault.root, setting)
+
+    async def hashes_on_disk(self, paths: Sequence[str]) -> NoteHashes:
+        """Notes changed on disk as they are now, without a sync (Vault.hashes_on_disk)."""
+        return await asyncio.to_thread(self.vault.hashes_on_disk, paths)
 
     async def history(self, path: str | None = None, limit: int = 20) -> builtins.list[Change]:
         """Changes newest first, of one note or of the whole vault."""

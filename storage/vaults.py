@@ -223,6 +223,18 @@ class Vaults:
             return False
         return self.member_check is None or await self.member_check(vault, user_id, checked_at)
 
+    async def first_member(self, vault_id: int) -> int | None:
+        """The member who joined the team vault first (None: it has none yet)."""
+        stmt = (
+            select(VAULT_MEMBERS.c.user_id)
+            .where(VAULT_MEMBERS.c.vault_id == vault_id)
+            .order_by(VAULT_MEMBERS.c.joined_at)
+            .limit(1)
+        )
+        async with self.database.engine.connect() as conn:
+            member = (await conn.execute(stmt)).scalar()
+        return None if member is None else int(member)
+
     async def teams_of(self, user_id: int) -> list[VaultInfo]:
         """The team vaults the person belongs to (see `may_use`), by name."""
         stmt = (

@@ -173,8 +173,8 @@ def migrated_template(pg_server: str, vector_template: str) -> Iterator[str]:
     import asyncio
 
     from storage.db.engine import Database
-    from storage.db.migrations import migrate
     from storage.db.records import Records
+    from storage.migrations import migrate
 
     async def bring_up_to_date(url: str) -> None:
         database = await Database.connect(url, Path(tempfile.gettempdir()))

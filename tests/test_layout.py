@@ -1,10 +1,10 @@
 """The house rules of the layout (issues: rooms a newcomer can find without a guide; the
 house, second and third floors): no import circles, between modules or between the
 top-level packages, which depend one way (app → adapters, scheduler → bot → storage →
-notetext, the ground floor of text), no module past ~400 lines; `bot/` keeps a few modules at its top and the rest in rooms
-that depend on each other one way, and a room is entered by its door only. Read from
-the source with `ast`, so a lazy import or one only for the type checker counts as
-much as one at the top."""
+notetext, the ground floor of text), no module past ~400 lines; `bot/` keeps a few
+modules at its top and the rest in rooms that depend on each other one way, and a room
+is entered by its door only. Read from the source with `ast`, so a lazy import or one
+only for the type checker counts as much as one at the top."""
 
 from __future__ import annotations
 
@@ -237,3 +237,106 @@ def test_the_categories_are_named_by_the_vault_schema_only() -> None:
         if value in DEFAULT_CATEGORIES
     )
     assert spelled == []
+
+
+# Adapter folders that are doors rather than chat platforms: email in (adapters.imap) is
+# a transport app.mail drives; nobody chats there, so it has no platform contract.
+NOT_PLATFORMS = {"imap"}
+CONTRACT = ("name", "title", "settings", "claim", "configured", "describe", "problems")
+CONTRACT += ("build", "probe", "menu")
+
+
+def _platform_folders() -> list[Path]:
+    return sorted(
+        path.parent
+        for path in (ROOT / "adapters").glob("*/__init__.py")
+        if path.parent.name not in NOT_PLATFORMS
+    )
+
+
+def test_each_platform_folder_exports_its_contract_and_nothing_else() -> None:
+    """A platform is one folder: its door lets out one object, the contract that app
+    registers (adapters.platform), and everything else is reached through it."""
+    from app.platforms import FALLBACK, PLATFORMS
+
+    registered = {id(p) for p in (*PLATFORMS, FALLBACK)}
+    folders = _platform_folders()
+    assert {f.name for f in folders} >= {"console", "slack", "telegram"}
+    for folder in folders:
+        door = ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))
+        exported = [
+            ast.literal_eval(node.value)
+            for node in door.body
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        ]
+        assert len(exported) == 1 and len(exported[0]) == 1, f"{folder.name}: one export"
+        (name,) = exported[0]
+        module = __import__(f"adapters.{folder.name}", fromlist=[name])
+        contract = getattr(module, name)
+        assert [m for m in CONTRACT if not hasattr(contract, m)] == [], folder.name
+        assert contract.name == folder.name
+        assert id(contract) in registered, f"{folder.name} is not registered in app.platforms"
+
+
+def test_app_enters_a_platform_folder_by_its_door() -> None:
+    """app knows a platform by its contract, never by the modules behind it."""
+    folders = {f"adapters.{f.name}" for f in _platform_folders()}
+    behind = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if name == ENTRY_POINTS or name.startswith(ENTRY_POINTS + ".")
+        for other in imported
+        if other.rpartition(".")[0] in folders
+    )
+    assert behind == []
+
+
+def test_the_database_knows_nothing_of_the_index() -> None:
+    """The index is built on the database (its tables, its connection), never the other
+    way: what needs both, the schema's migrations, lives above them (storage.migrations)."""
+    assert _importing("storage.db", ("storage.index",)) == []
+
+
+STORAGE_DOORS = ("storage", "storage.db", "storage.index", "storage.vault")
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_each_storage_door_names_what_it_lets_out() -> None:
+    for door in STORAGE_DOORS:
+        assert "__all__" in MODULES[door].read_text(encoding="utf-8"), f"{door} names nothing"
+
+
+def test_inside_storage_modules_import_each_other_not_the_doors() -> None:
+    """A door imports the modules behind it, so a module behind a door that imported a
+    door could run that door before what it lets out: inside storage, modules import
+    each other directly."""
+    through_a_door = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if _in(name, "storage") and name not in STORAGE_DOORS
+        for other in imported
+        if other in STORAGE_DOORS
+    )
+    assert through_a_door == []
+
+
+# The packages that use storage from outside: each enters it by a door only.
+STORAGE_USERS = ("app", "bot", "scheduler", "adapters")
+
+
+def test_the_rest_of_the_house_enters_storage_by_its_doors() -> None:
+    """Outside storage a module imports `storage`, `storage.db`, `storage.index` or
+    `storage.vault`, never a module behind them: what a door does not let out is
+    storage's own business."""
+    past_a_door = sorted(
+        f"{name} -> {other}"
+        for name, imported in GRAPH.items()
+        if any(_in(name, package) for package in STORAGE_USERS)
+        for other in imported
+        if _in(other, "storage") and other not in STORAGE_DOORS
+    )
+    assert past_a_door == []

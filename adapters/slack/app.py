@@ -18,13 +18,13 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext, AsyncBoltRequest
 
-from adapters.base import EventHandler, MayUse, SentRef
-from bot.events import Attachment, Conversation, RecentEvents, Reply, Sender
+from adapters.base import SentRef
+from bot.events import Attachment, Conversation, EventHandler, MayUse, RecentEvents, Reply, Sender
 
 from .render import SlackMessage, plain_message, render
 from .save import ALREADY_SAVED, SHORTCUT, parse_reaction, parse_shortcut, read_saved
+from .settings import PLATFORM
 from .translate import (
-    PLATFORM,
     Incoming,
     Origin,
     parse_button,

@@ -17,7 +17,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from .translate import PLATFORM, Incoming, Origin, file_refs, permalink, slack_to_plain
+from .settings import PLATFORM
+from .translate import Incoming, Origin, file_refs, permalink, slack_to_plain
 from .webapi import SlackCallError, SlackWebAPI
 
 log = logging.getLogger(__name__)

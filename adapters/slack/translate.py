@@ -17,10 +17,10 @@ from adapters.links import labelled_link
 from bot.events import Attachment, ButtonPress, Conversation, Event, InboundMessage, Sender
 
 from .render import decode_action_id
+from .settings import PLATFORM
 
 log = logging.getLogger(__name__)
 
-PLATFORM = "slack"
 # Message subtypes that still carry a person's own words.
 _USER_SUBTYPES = frozenset({None, "thread_broadcast", "file_share"})
 # `/brain <word> ...` forwards these as the engine's `/<word>` commands; other text is a note.

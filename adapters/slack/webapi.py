@@ -25,7 +25,8 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from bot.events import Sender
 
 from .render import SlackMessage
-from .translate import PLATFORM, sender_from_profile
+from .settings import PLATFORM
+from .translate import sender_from_profile
 
 log = logging.getLogger(__name__)
 

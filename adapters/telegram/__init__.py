@@ -1,5 +1,6 @@
-"""Telegram adapter (python-telegram-bot): quick notes, voice, photos, inline-keyboard approvals."""
+"""Telegram (python-telegram-bot): quick notes, voice, photos, inline-keyboard approvals.
+The folder's one export is its platform contract; the adapter (`app`) is built from it."""
 
-from adapters.telegram.app import TelegramAdapter
+from adapters.telegram.platform import TELEGRAM
 
-__all__ = ["TelegramAdapter"]
+__all__ = ["TELEGRAM"]

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 ALBUM_QUIET = 1.5  # seconds without a new part before an album is complete
 
-Deliver = Callable[[Incoming], Awaitable[None]]
+Take = Callable[[Incoming], Awaitable[None]]  # hands a whole album on
 
 
 def album_event_id(chat_id: str, media_group: str) -> str:
@@ -50,7 +50,7 @@ def merge_album(parts: Sequence[Incoming]) -> Incoming:
 
 
 class Albums:
-    """Parts of albums waiting for their last one; `deliver` gets each album once.
+    """Parts of albums waiting for their last one; `take` gets each album once.
 
     What if the bot stops while parts wait? Their updates are already acknowledged
     (PTB confirms fetched updates with a last getUpdates on stop; a webhook answered
@@ -61,8 +61,8 @@ class Albums:
     had arrived.
     """
 
-    def __init__(self, deliver: Deliver, quiet: float = ALBUM_QUIET) -> None:
-        self._deliver = deliver
+    def __init__(self, take: Take, quiet: float = ALBUM_QUIET) -> None:
+        self._take = take
         self._quiet = quiet
         self._waiting: dict[tuple[str, str], list[Incoming]] = {}
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
@@ -102,6 +102,6 @@ class Albums:
 
     async def _run(self, album: Incoming) -> None:
         try:
-            await self._deliver(album)
+            await self._take(album)
         except Exception:
             log.exception("Telegram album %s failed", album.event.event_id)

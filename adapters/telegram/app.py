@@ -33,13 +33,25 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import Application, ApplicationBuilder, TypeHandler
 
-from adapters.base import EventHandler, MayUse, SentRef
+from adapters.base import SentRef
+from adapters.platform import MenuCommand
 from adapters.telegram.albums import ALBUM_QUIET, Albums
+from adapters.telegram.menu import menu as telegram_menu
 from adapters.telegram.render import keyboard, render_text
 from adapters.telegram.retry import RetryAfterLimiter
 from adapters.telegram.save import translate_update
+from adapters.telegram.settings import PLATFORM
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip
-from bot.events import Attachment, Conversation, Event, InboundMessage, RecentEvents, Reply
+from bot.events import (
+    Attachment,
+    Conversation,
+    Event,
+    EventHandler,
+    InboundMessage,
+    MayUse,
+    RecentEvents,
+    Reply,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,18 +59,6 @@ WEBHOOK_PATH = "/telegram/webhook"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MAX_DOWNLOAD = 20 * 1024 * 1024  # the Bot API refuses getFile above this
 ALLOWED_UPDATES = ("message", "callback_query")
-COMMANDS = (
-    BotCommand("start", "What this bot does"),
-    BotCommand("help", "How to capture, find and change notes"),
-    BotCommand("list", "Recent entries, e.g. /list projects"),
-    BotCommand("search", "Search your notes, e.g. /search budget"),
-    BotCommand("digest", "Today's digest, now"),
-    BotCommand("reminders", "What I will remind you of"),
-    BotCommand("save", "Reply /save to a message to keep it in your notes"),
-    BotCommand("undo", "Undo a recent change"),
-    BotCommand("link", "Link this chat to your other accounts"),
-    BotCommand("settings", "Your timezone and digest time"),
-)
 TOO_BIG = (
     "That file is too big for me: I keep files up to {limit}. "
     "Nothing was saved — send a smaller file, or a link to it."
@@ -79,7 +79,7 @@ class FileTooBig(Exception):
 class TelegramAdapter:
     """Telegram through the Bot API: polling by default, webhook when `webhook_url` is set."""
 
-    platform = "telegram"
+    platform = PLATFORM
 
     def __init__(
         self,
@@ -92,6 +92,7 @@ class TelegramAdapter:
         typing_interval: float = 4.0,
         max_file_bytes: int = MAX_DOWNLOAD,
         album_quiet: float = ALBUM_QUIET,
+        menu: Sequence[MenuCommand] | None = None,
     ) -> None:
         if webhook_url and not webhook_secret:
             # Without a secret anyone who finds the URL could post updates as any user.
@@ -124,6 +125,10 @@ class TelegramAdapter:
         self._may_use: MayUse | None = None
         self._seen = RecentEvents()
         self._albums = Albums(self._take, album_quiet)
+        self._menu = [
+            BotCommand(c.command, c.description)
+            for c in (telegram_menu() if menu is None else menu)
+        ]
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -133,7 +138,7 @@ class TelegramAdapter:
         self._may_use = may_use
         app = self._application
         await app.initialize()
-        await app.bot.set_my_commands(COMMANDS)
+        await app.bot.set_my_commands(self._menu)
         await app.start()
         if self._webhook_url:
             await app.bot.set_webhook(

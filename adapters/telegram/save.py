@@ -16,16 +16,16 @@ import re
 from telegram import Message, Update
 from telegram.constants import ChatType
 
+from adapters.telegram.settings import PLATFORM
 from adapters.telegram.translate import (
-    PLATFORM,
     Incoming,
     Skip,
     Translation,
-    _conversation,
-    _files,
-    _sender,
-    _with_hidden_links,
+    conversation_of,
+    files_of,
+    sender_of,
     translate,
+    with_hidden_links,
 )
 from bot.events import InboundMessage
 
@@ -55,13 +55,13 @@ def translate_save(message: Message, bot_username: str) -> Translation:
     user = message.from_user
     if user is None or user.is_bot:
         return Skip("not sent by a person")
-    conversation = _conversation(message)
+    conversation = conversation_of(message)
     replied = message.reply_to_message
     # In a forum topic every message answers the topic's first (service) message.
     if replied is None or replied.forum_topic_created is not None:
         return Skip("/save without a message to save", conversation, USAGE)
-    files = _files(replied)
-    words = _with_hidden_links(replied)
+    files = files_of(replied)
+    words = with_hidden_links(replied)
     if not words and not files:
         return Skip("/save of a message without text or files", conversation, NOTHING)
     source = {
@@ -78,7 +78,7 @@ def translate_save(message: Message, bot_username: str) -> Translation:
     event = InboundMessage(
         event_id=f"save:{replied.chat_id}:{replied.message_id}:{user.id}",
         conversation=conversation,
-        sender=_sender(user),
+        sender=sender_of(user),
         text=f"/capture {text}",
         received_at=message.date,
         source=source,
@@ -103,5 +103,5 @@ def _author(message: Message) -> str:
     if message.sender_chat is not None:  # an anonymous admin, or a channel's post
         return message.sender_chat.effective_name or str(message.sender_chat.id)
     if message.from_user is not None:
-        return _sender(message.from_user).name
+        return sender_of(message.from_user).name
     return "someone"

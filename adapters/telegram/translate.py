@@ -26,9 +26,8 @@ from telegram.constants import ChatType
 
 from adapters.links import labelled_link
 from adapters.telegram.render import parse_callback_data
+from adapters.telegram.settings import PLATFORM
 from bot.events import ButtonPress, Conversation, InboundMessage, Sender
-
-PLATFORM = "telegram"
 
 UNSUPPORTED = (
     "I can file text, voice notes, audio, photos and documents — not this kind of message."
@@ -102,15 +101,15 @@ def _translate_message(
     user = message.from_user
     if user is None or user.is_bot:
         return Skip("not sent by a person")
-    conversation = _conversation(message)
+    conversation = conversation_of(message)
     private = message.chat.type == ChatType.PRIVATE
     addressed = private or _addressed_to_bot(message, bot_username, bot_id)
-    files = _files(message)
+    files = files_of(message)
     album = message.media_group_id if files else None
     if not addressed and album is None:
         return Skip("group message not addressed to the bot")
 
-    text = _strip_bot_name(_with_hidden_links(message), bot_username)
+    text = _strip_bot_name(with_hidden_links(message), bot_username)
     if not files and not text:
         if message.effective_attachment is not None:
             return Skip("unsupported content", conversation, UNSUPPORTED)
@@ -125,7 +124,7 @@ def _translate_message(
     event = InboundMessage(
         event_id=str(update_id),
         conversation=conversation,
-        sender=_sender(user),
+        sender=sender_of(user),
         text=text,
         received_at=message.date,
         source=source,
@@ -149,7 +148,7 @@ def _translate_press(update: Update) -> Translation:
     event = ButtonPress(
         event_id=str(update.update_id),
         conversation=conversation,
-        sender=_sender(query.from_user),
+        sender=sender_of(query.from_user),
         action=action,
         value=value,
         received_at=datetime.now(UTC),
@@ -158,7 +157,8 @@ def _translate_press(update: Update) -> Translation:
     return Press(event, message.message_id)
 
 
-def _conversation(message: Message) -> Conversation:
+def conversation_of(message: Message) -> Conversation:
+    """The chat a message is in (and its forum topic): where replies to it go."""
     return Conversation(PLATFORM, str(message.chat_id), _thread(message))
 
 
@@ -169,7 +169,8 @@ def _thread(message: object) -> str | None:
     return None
 
 
-def _sender(user: User) -> Sender:
+def sender_of(user: User) -> Sender:
+    """A Telegram user as brainbot's sender, named as Telegram shows them."""
     return Sender(PLATFORM, str(user.id), user.full_name or user.username or str(user.id))
 
 
@@ -196,7 +197,7 @@ def _addressed_to_bot(message: Message, bot_username: str, bot_id: int) -> bool:
     return False
 
 
-def _with_hidden_links(message: Message) -> str:
+def with_hidden_links(message: Message) -> str:
     """The text (or caption) with each hidden link shown as Slack's are:
     `read [this](https://x.org)` → `read this (https://x.org)`.
 
@@ -237,7 +238,8 @@ def _strip_bot_name(text: str, bot_username: str) -> str:
     return re.sub(rf"\s*@{name}\b", "", text, flags=re.IGNORECASE).strip()
 
 
-def _files(message: Message) -> tuple[FileRef, ...]:
+def files_of(message: Message) -> tuple[FileRef, ...]:
+    """The files a message brings (voice, audio, photo, document), not yet downloaded."""
     stamp = message.date.strftime("%Y%m%d-%H%M%S")
     if message.voice is not None:
         voice = message.voice
@@ -265,7 +267,7 @@ def _forward_source(origin: MessageOrigin | None) -> dict[str, str]:
         return {}
     fields = {"forwarded_at": origin.date.isoformat()}
     if isinstance(origin, MessageOriginUser):
-        fields["forwarded_from"] = _sender(origin.sender_user).name
+        fields["forwarded_from"] = sender_of(origin.sender_user).name
     elif isinstance(origin, MessageOriginHiddenUser):
         fields["forwarded_from"] = origin.sender_user_name
     elif isinstance(origin, MessageOriginChat):

@@ -12,10 +12,10 @@ from typing import Any, TextIO
 
 from app.commands.digest import UsageError, find_person, outbound
 from app.mcp_wiring import mcp_calls
+from app.platforms import deliver_via
 from app.runtime import Runtime
 from app.settings_check import load_settings
 from bot.config import Settings
-from scheduler.delivery import deliver_via
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +39,7 @@ async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -
         now = runtime.engine.clock()
         if args.command == "approvals":
             person = await find_person(runtime.records, args.person) if args.person else None
-            waiting = await runtime.records.pending_approvals(person.id if person else None, now)
+            waiting = await runtime.records.approvals.pending(person.id if person else None, now)
             for approval in waiting:
                 print(
                     f"{approval.id}  user {approval.user_id}  {approval.tool}  "

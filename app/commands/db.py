@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.settings_check import load_settings
-from storage.db.pg_upgrade import upgrade
-from storage.errors import StorageError
+from storage import StorageError
+from storage.db import upgrade
 
 
 def register(subparsers: Any) -> None:

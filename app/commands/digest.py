@@ -11,17 +11,17 @@ from contextlib import asynccontextmanager
 from datetime import date
 from typing import Any, TextIO
 
-from app.commands.run import ConfigurationError, build_adapters
+from adapters.base import Adapter
+from adapters.platform import ConfigurationError
+from app.platforms import build_adapters, deliver_via
 from app.runtime import Runtime
+from app.serve import GRACE_SECONDS
 from app.settings_check import load_settings
 from bot.config import Settings
 from bot.digest import compose_digest, with_summary
 from notetext.dates import iso_day, local_zone
-from scheduler.delivery import DigestDelivery, Sends, deliver_via
-from storage.db.digest_messages import DigestMessages
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.db.send_ledger import SendLedger
+from scheduler.delivery import DigestDelivery
+from storage.db import Person, Records
 
 
 def _day(text: str) -> date:
@@ -58,7 +58,7 @@ class UsageError(Exception):
 
 async def find_person(records: Records, wanted: str | None) -> Person | None:
     """The person `--user` names (a user id or platform:id), else the only one."""
-    people = await records.people()
+    people = await records.people.all()
     if wanted is None:
         if len(people) > 1:
             known = ", ".join(f"{p.id} ({p.name})" for p in people)
@@ -70,17 +70,17 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
             return found[0]
     elif ":" in wanted:
         platform, _, platform_id = wanted.partition(":")
-        person = await records.person_for(platform, platform_id)
+        person = await records.people.person_for(platform, platform_id)
         if person is not None:
             return person
     raise UsageError(f"no person {wanted!r}; known: {', '.join(str(p.id) for p in people)}")
 
 
 @asynccontextmanager
-async def outbound(settings: Settings) -> AsyncIterator[list[Sends]]:
+async def outbound(settings: Settings) -> AsyncIterator[list[Adapter]]:
     """The configured platforms, for sending only. They are not started: a started
     adapter would compete with the running bot for Telegram updates and Slack events."""
-    senders: list[Any] = build_adapters(settings, console_fallback=False)
+    senders = build_adapters(settings, GRACE_SECONDS, fallback=False)
     try:
         yield senders
     finally:
@@ -124,8 +124,8 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
         delivery = DigestDelivery(
             vaults=runtime.vaults,
             records=runtime.records,
-            ledger=SendLedger(runtime.database.engine),
-            messages=DigestMessages(runtime.database.engine),
+            ledger=runtime.records.send_ledger,
+            messages=runtime.records.digest_messages,
             settings=settings,
             llm=runtime.llm,
             deliver=deliver_via(senders),

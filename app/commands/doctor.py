@@ -5,10 +5,10 @@ Checks: the configuration; the database and its `vector` extension and schema
 version, and how many notes still wait for vectors of a new embedder; the vault
 (git, writable, lock files, a change a crash cut short in any vault, backup remote
 and unmerged conflicts); what is read out of shared links, photos and documents
-(whether Tesseract is there); each configured platform's token, through its API
-(Slack auth.test and apps.connections.open, Telegram getMe and getWebhookInfo); the
-model endpoint (models list, or a one-token completion) and the embeddings endpoint;
-the tools people added (plugins, each vault's .brainbot/tools.yaml, the vaults a
+(whether Tesseract is there); each configured platform, through its API (its
+contract's probe: Slack's auth.test, Telegram's getMe, ...); the model endpoint
+(models list, or a one-token completion) and the embeddings endpoint; the tools
+people added (plugins, each vault's .brainbot/tools.yaml, the vaults a
 secret is allowed to). Nothing is changed, except that the database schema is
 created or migrated, and an embedded database of PostgreSQL 16 carried over, as
 `brainbot run` would (the database's checks: app.commands.doctor_database).
@@ -21,19 +21,23 @@ import asyncio
 import os
 import shutil
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from adapters.platform import PROBE_TIMEOUT, Finding, Platform
 from app.commands.doctor_database import database
 from app.mail import mail_check
-from app.probes import TIMEOUT, Finding, model, slack, telegram
+from app.platforms import PLATFORMS, Platforms, configured, own, titles
+from app.probes import model
 from app.settings_check import SettingsInvalid, load_settings
 from app.tool_checks import custom_tools, vault_folders
 from bot.config import Settings
 from bot.logs import redact, secrets_of
-from storage.vault.backup import BackupError, VaultBackup
-from storage.vault.gitlocks import lock_files
-from storage.vault.journal import pending
+from storage.vault import BackupError, VaultBackup, files_cut_short, lock_files
+
+# One of doctor's checks: the settings in, the report's lines out.
+DoctorCheck = Callable[[Settings], Awaitable[list[Finding]]]
 
 
 def register(subparsers: Any) -> None:
@@ -55,16 +59,33 @@ async def run_doctor(out: TextIO) -> int:
     return 1 if any(f.level == "problem" for f in findings) else 0
 
 
-async def diagnose(settings: Settings) -> list[Finding]:
-    """Every check, in order; a check that crashes is itself reported."""
+async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list[Finding]:
+    """Every check, in order (each configured platform's probe after the tools people
+    added); a check that crashes is itself reported."""
+
+    async def settings_of(s: Settings) -> list[Finding]:
+        return await configuration(s, platforms)
+
+    checks: list[tuple[str, DoctorCheck]] = [
+        ("configuration", settings_of),
+        *((check.__name__, check) for check in (database, vault, reading, custom_tools)),
+        *((p.name, _probe(p)) for p in configured(settings, platforms)),
+        *((check.__name__, check) for check in (mail_check, model)),
+    ]
     findings: list[Finding] = []
-    checks = (configuration, database, vault, reading, custom_tools, slack, telegram)
-    for check in (*checks, mail_check, model):
+    for name, check in checks:
         try:
             findings.extend(await check(settings))
         except Exception as exc:
-            findings.append(Finding("problem", check.__name__, f"the check failed: {exc!r}"))
+            findings.append(Finding("problem", name, f"the check failed: {exc!r}"))
     return findings
+
+
+def _probe(platform: Platform[Any]) -> DoctorCheck:
+    async def probe(s: Settings) -> list[Finding]:
+        return await platform.probe(own(platform, s))
+
+    return probe
 
 
 def render(findings: list[Finding], secrets: list[str]) -> str:
@@ -82,37 +103,16 @@ def render(findings: list[Finding], secrets: list[str]) -> str:
 # -- configuration -------------------------------------------------------------------
 
 
-async def configuration(s: Settings) -> list[Finding]:
+async def configuration(s: Settings, platforms: Platforms = PLATFORMS) -> list[Finding]:
     found: list[Finding] = []  # a bad value never gets here: see app.settings_check
-    platforms = []
-    if s.slack_bot_token:
-        if s.slack_app_token or s.slack_signing_secret:
-            platforms.append(
-                "Slack (" + ("Socket Mode" if s.slack_app_token else "HTTP mode") + ")"
-            )
-        else:
-            found.append(
-                Finding(
-                    "problem",
-                    "configuration",
-                    "SLACK_BOT_TOKEN is set without SLACK_APP_TOKEN or SLACK_SIGNING_SECRET",
-                    "set SLACK_APP_TOKEN (xapp-…, Socket Mode) or SLACK_SIGNING_SECRET "
-                    "(HTTP mode, events at /slack/events)",
-                )
-            )
-    if s.telegram_bot_token:
-        if s.telegram_webhook_url and not s.telegram_webhook_secret:
-            found.append(
-                Finding(
-                    "problem",
-                    "configuration",
-                    "TELEGRAM_WEBHOOK_URL is set without TELEGRAM_WEBHOOK_SECRET",
-                    "set TELEGRAM_WEBHOOK_SECRET to a random string of A-Z, a-z, 0-9, _ and -",
-                )
-            )
-        platforms.append("Telegram (" + ("webhook" if s.telegram_webhook_url else "polling") + ")")
+    described = []
+    for platform in configured(s, platforms):
+        mine = own(platform, s)
+        found += platform.problems(mine)
+        if (how := platform.describe(mine)) is not None:
+            described.append(how)
     model = f"model {s.llm_model}" if s.llm_enabled else "no model (command router)"
-    where = ", ".join(platforms) or "the console only (no Slack or Telegram settings)"
+    where = ", ".join(described) or f"the console only (no {titles(platforms)} settings)"
     found.insert(0, Finding("ok", "configuration", f"{where}; {model}; embeddings {s.embeddings}"))
     return found
 
@@ -199,7 +199,9 @@ def _vault(s: Settings) -> list[Finding]:
                     "if no git command is running, brainbot removes it at the next start",
                 )
             )
-    found += [_cut_short(root, files) for _, root in vault_folders(s) if (files := pending(root))]
+    found += [
+        _cut_short(root, files) for _, root in vault_folders(s) if (files := files_cut_short(root))
+    ]
     if s.git_remote and has_git:
         found.extend(_backup(s))
     return found
@@ -217,7 +219,7 @@ def _cut_short(root: Path, files: int) -> Finding:
 
 
 def _backup(s: Settings) -> list[Finding]:
-    backup = VaultBackup(s.vault_dir, s.git_remote or "", timeout=TIMEOUT * 3)
+    backup = VaultBackup(s.vault_dir, s.git_remote or "", timeout=PROBE_TIMEOUT * 3)
     try:
         backup.reachable()
     except BackupError as exc:

@@ -10,16 +10,27 @@ from datetime import UTC, datetime
 
 from sqlalchemy import text
 
-from app.probes import Finding
+from adapters.platform import Finding
+from app.platforms import configured, how_to_claim
 from bot.config import Settings
-from storage.db.admission import Admission
-from storage.db.embedded_pg import server_crashes
-from storage.db.engine import Database
-from storage.db.migrations import LATEST, applied_versions, migrate
-from storage.db.skipped import NO_VAULT, SkippedItems
-from storage.db.vector_side import SEMANTIC_SEARCH_FIX, semantic_search_off
-from storage.errors import EmbeddedPostgresMismatch, EmbeddedPostgresUnsupportedCpu, StorageError
-from storage.index.backfill import embedding_progress
+from storage import (
+    LATEST,
+    EmbeddedPostgresMismatch,
+    EmbeddedPostgresUnsupportedCpu,
+    StorageError,
+    applied_versions,
+    migrate,
+)
+from storage.db import (
+    NO_VAULT,
+    SEMANTIC_SEARCH_FIX,
+    Admission,
+    Database,
+    SkippedItems,
+    semantic_search_off,
+    server_crashes,
+)
+from storage.index import embedding_progress
 
 
 async def database(s: Settings) -> list[Finding]:
@@ -183,7 +194,7 @@ async def skipped_this_week(db: Database) -> list[Finding]:
 
 async def _admission(s: Settings, admission: Admission) -> list[Finding]:
     """Who may use the bot when BRAINBOT_ALLOWED_USERS is empty: nobody until claimed."""
-    if s.allowed_users or not (s.slack_bot_token or s.telegram_bot_token):
+    if s.allowed_users or not configured(s):
         return []
     code = await admission.claim_code(datetime.now(UTC))
     if code is None:
@@ -193,7 +204,6 @@ async def _admission(s: Settings, admission: Admission) -> list[Finding]:
             "warning",
             "access",
             "nobody may use the bot yet (BRAINBOT_ALLOWED_USERS is empty)",
-            f"send `/start {code}` to the bot (in Slack: `claim {code}` in a DM) to become "
-            "its owner, or list people in BRAINBOT_ALLOWED_USERS",
+            f"{how_to_claim(code)} to become its owner, or list people in BRAINBOT_ALLOWED_USERS",
         )
     ]

@@ -15,22 +15,24 @@ import getpass
 import io
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 import anyio
 
+from adapters.base import Adapter
+from adapters.platform import ConfigurationError
 from app.commands.digest import UsageError, find_person, outbound
-from app.commands.run import ConfigurationError, configure_logs
+from app.commands.run import configure_logs
 from app.mcp_wiring import mcp_calls
+from app.platforms import chat_members, configured, deliver_via, how_to_claim
 from app.runtime import Runtime
 from app.settings_check import load_settings
 from bot.config import Settings
 from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
-from scheduler.delivery import deliver_via
-from storage.db.mcp_tokens import McpTokens, TokenInfo
-from storage.db.people import Person
-from storage.db.vault_tables import OWNER_VAULT
+from storage import OWNER_VAULT
+from storage.db import Person, TokenInfo
 
 TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
 OWNER = "me"  # `brainbot mcp token me`: the owner's token
@@ -84,7 +86,7 @@ async def manage_tokens(
     (for scripts: `brainbot token me | tail -1`)."""
     runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
-        tokens = McpTokens(runtime.database.engine)
+        tokens = runtime.records.mcp_tokens
         now = runtime.engine.clock()
         if args.revoke:
             if not await tokens.revoke(args.revoke, now):
@@ -145,14 +147,14 @@ async def owner(runtime: Runtime) -> Person | None:
     now = runtime.engine.clock()
     vault = await runtime.vaults.get(OWNER_VAULT)
     if vault is not None and vault.user_id is not None:
-        return await runtime.records.person(vault.user_id)
+        return await runtime.records.people.get(vault.user_id)
     settings = runtime.settings
-    if not settings.allowed_users and (settings.slack_bot_token or settings.telegram_bot_token):
-        code = await runtime.engine.access.admission.claim_code(now)
+    if not settings.allowed_users and configured(settings):
+        code = await runtime.records.admission.claim_code(now)
         if code is not None:
             raise UsageError(
-                f"nobody has claimed this brainbot yet: send `/start {code}` to the bot (in "
-                f"Slack: `claim {code}` in a DM) to become its owner, then make the token"
+                f"nobody has claimed this brainbot yet: {how_to_claim(code)} to become its "
+                "owner, then make the token"
             )
     user = getpass.getuser()
     person = await runtime.engine.people.resolve(
@@ -197,31 +199,36 @@ def _take_stdout() -> TextIO:
 
 async def serve_stdio(settings: Settings, token: str, protocol: TextIO) -> int:
     """Serve one client on stdin / `protocol` until it closes stdin."""
-    from mcp.server.stdio import stdio_server
-
-    runtime = await Runtime.open(settings)
     try:
-        tokens = McpTokens(runtime.database.engine)
-        clock = runtime.engine.clock
-        # A client shows what a call answers, not what goes to stderr: with no token or
-        # a wrong one the server still starts, and every call answers why nothing ran.
-        refused = NO_TOKEN if not token else REFUSED
-        if not token or await tokens.find(token, clock()) is None:
-            print(f"brainbot mcp: {refused}", file=sys.stderr)
-
-        async def identify(request: object) -> TokenInfo | None:
-            if not token:
-                return None
-            return await tokens.find(token, clock())  # a revoke takes effect at once
-
         async with outbound(settings) as senders:
-            runtime.teams.reach(senders)  # a team note needs its reader still in the chat
-            server = build_server(mcp_calls(runtime, deliver_via(senders)), identify, refused)
-            async with stdio_server(stdout=anyio.wrap_file(protocol)) as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-        return 0
+            # A team note needs its reader still in the team's chat: the platforms say.
+            runtime = await Runtime.open(settings, chats=chat_members(senders))
+            try:
+                return await _serve(runtime, senders, token, protocol)
+            finally:
+                await runtime.close()
     except ConfigurationError as exc:
         print(f"brainbot mcp: {exc}", file=sys.stderr)
         return 2
-    finally:
-        await runtime.close()
+
+
+async def _serve(runtime: Runtime, senders: Sequence[Adapter], token: str, protocol: TextIO) -> int:
+    from mcp.server.stdio import stdio_server
+
+    tokens = runtime.records.mcp_tokens
+    clock = runtime.engine.clock
+    # A client shows what a call answers, not what goes to stderr: with no token or
+    # a wrong one the server still starts, and every call answers why nothing ran.
+    refused = NO_TOKEN if not token else REFUSED
+    if not token or await tokens.find(token, clock()) is None:
+        print(f"brainbot mcp: {refused}", file=sys.stderr)
+
+    async def identify(request: object) -> TokenInfo | None:
+        if not token:
+            return None
+        return await tokens.find(token, clock())  # a revoke takes effect at once
+
+    server = build_server(mcp_calls(runtime, deliver_via(senders)), identify, refused)
+    async with stdio_server(stdout=anyio.wrap_file(protocol)) as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+    return 0

@@ -7,83 +7,32 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
+from adapters.base import EndsByItself
+from adapters.console import CONSOLE
+from adapters.platform import ConfigurationError
 from app.mail import refusal as mail_refusal
+from app.platforms import PLATFORMS, Platforms, build_adapters, configured, host, own
 from app.runtime import Runtime
-from app.serve import GRACE_SECONDS, Deliver, RunAdapter, Service, Stoppable
+from app.serve import GRACE_SECONDS, Service, Stoppable
 from app.settings_check import EXIT_CONFIG, load_settings
 from bot import logs
 from bot.config import Settings
+from bot.events import Deliver
 
 log = logging.getLogger(__name__)
-
-
-class ConfigurationError(Exception):
-    """The settings name a platform but not enough to start it."""
 
 
 def register(subparsers: Any) -> None:
     run = subparsers.add_parser(
         "run",
-        help="start the bot: Slack, Telegram (or the console), digests, health and metrics",
+        help=f"start the bot: {', '.join(p.title for p in PLATFORMS)} (or the console), "
+        "digests, health and metrics",
     )
     run.set_defaults(func=lambda args: main_run())
     chat = subparsers.add_parser("chat", help="chat with the bot in this terminal")
     chat.set_defaults(func=lambda args: main_chat())
-
-
-def build_adapters(settings: Settings, *, console_fallback: bool = True) -> list[RunAdapter]:
-    """An adapter per configured platform; the console when none is configured (and
-    `console_fallback`). Each SDK is imported only when its platform is on."""
-    adapters: list[RunAdapter] = []
-    if settings.slack_bot_token:
-        if not (settings.slack_app_token or settings.slack_signing_secret):
-            raise ConfigurationError(
-                "SLACK_BOT_TOKEN is set, but neither SLACK_APP_TOKEN (Socket Mode) nor "
-                "SLACK_SIGNING_SECRET (HTTP mode at /slack/events): set one of them"
-            )
-        from adapters.slack import SlackAdapter
-
-        adapters.append(
-            SlackAdapter(
-                settings.slack_bot_token,
-                app_token=settings.slack_app_token,
-                signing_secret=settings.slack_signing_secret,
-                api_url=settings.slack_api_url,
-                shutdown_timeout=GRACE_SECONDS,
-                max_file_bytes=settings.max_attachment_bytes,
-                save_emoji=settings.slack_save_emoji,
-            )
-        )
-    if settings.telegram_bot_token:
-        from adapters.telegram import TelegramAdapter
-
-        try:
-            adapters.append(
-                TelegramAdapter(
-                    settings.telegram_bot_token,
-                    api_url=settings.telegram_api_url,
-                    webhook_url=settings.telegram_webhook_url,
-                    webhook_secret=settings.telegram_webhook_secret,
-                    max_file_bytes=settings.max_attachment_bytes,
-                )
-            )
-        except ValueError as exc:
-            raise ConfigurationError(str(exc)) from exc
-    if not adapters and console_fallback:
-        from adapters.console import ConsoleAdapter
-
-        log.info("no Slack or Telegram settings: chatting in this terminal")
-        adapters.append(ConsoleAdapter(history_file=console_history(settings)))
-    return adapters
-
-
-def console_history(settings: Settings) -> Path:
-    """The terminal chat's line history, kept between sessions."""
-    return settings.data_dir / "console_history"
 
 
 def configure_logs(settings: Settings, *, console: bool) -> None:
@@ -96,32 +45,25 @@ def configure_logs(settings: Settings, *, console: bool) -> None:
         logs.configure(settings)
 
 
-def _deliver_via(adapters: Sequence[RunAdapter]) -> Deliver:
-    from scheduler.delivery import deliver_via
-
-    return deliver_via(adapters)
-
-
 async def _start_scheduler(runtime: Runtime, deliver: Deliver) -> Stoppable:
     from app.scheduling import start_scheduler
 
     return await start_scheduler(runtime, deliver)
 
 
-async def run(settings: Settings) -> int:
-    """Serve until SIGTERM or SIGINT (a second one stops without waiting)."""
+async def run(settings: Settings, platforms: Platforms = PLATFORMS) -> int:
+    """Serve `platforms` (those the settings turn on) until SIGTERM or SIGINT (a second
+    one stops without waiting), or until an adapter ends by itself."""
     refused = mail_refusal(settings)
     if refused is not None:
         log.error("%s", refused)
         return EXIT_CONFIG
     try:
-        adapters = build_adapters(settings)
+        adapters = build_adapters(settings, GRACE_SECONDS, platforms)
     except ConfigurationError as exc:
         log.error("%s", exc)
         return EXIT_CONFIG
-    service = Service(
-        settings, adapters, deliver_via=_deliver_via, start_scheduler=_start_scheduler
-    )
+    service = Service(settings, adapters, start_scheduler=_start_scheduler)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
 
@@ -144,7 +86,7 @@ async def run(settings: Settings) -> int:
 
 def main_run() -> int:
     settings = load_settings()
-    configure_logs(settings, console=not (settings.slack_bot_token or settings.telegram_bot_token))
+    configure_logs(settings, console=not configured(settings))
     return asyncio.run(run(settings))
 
 
@@ -159,15 +101,14 @@ def main_chat() -> int:
 
 
 async def _chat(settings: Settings) -> int:
-    from adapters.console import ConsoleAdapter
-
+    console = CONSOLE.build(own(CONSOLE, settings), host(settings, GRACE_SECONDS))
+    assert isinstance(console, EndsByItself), "the console ends with its input"
     runtime = await Runtime.open(settings)
-    console = ConsoleAdapter(history_file=console_history(settings))
     loop = asyncio.get_running_loop()
     # Through the loop's own handler, Ctrl-C wakes the loop whichever thread the kernel
     # hands it to: taken by an idle worker thread (git, the line reader), it otherwise
     # waited for the loop's next event, and the chat hung at its prompt.
-    loop.add_signal_handler(signal.SIGINT, console.closed.set)
+    loop.add_signal_handler(signal.SIGINT, console.end)
     try:
         await console.start(runtime.engine.handle)
         await console.wait_closed()

@@ -18,14 +18,8 @@ from app.settings_check import load_settings
 from app.skips import SkipLedger
 from bot.config import Settings
 from bot.tools import why
-from storage.db.engine import Database
-from storage.db.migrations import migrate
-from storage.db.records import Records
-from storage.db.vault_tables import OWNER_VAULT
-from storage.entry import ImportResult, SearchResults
-from storage.errors import StorageError
-from storage.store import Store
-from storage.vaults import Vaults
+from storage import OWNER_VAULT, ImportResult, SearchResults, StorageError, Store, Vaults, migrate
+from storage.db import Database, Records
 
 VAULT_HELP = "the vault to use, by name (see `brainbot vaults`); default: the owner's"
 
@@ -201,7 +195,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
 
 async def _list_vaults() -> int:
     async with opened_vaults(load_settings()) as vaults:
-        people = {p.id: p.name for p in await Records(vaults.database.engine).people()}
+        people = {p.id: p.name for p in await Records(vaults.database.engine).people.all()}
         counts = await vaults.note_counts()
         for vault in await vaults.all():
             whose = (

@@ -11,9 +11,8 @@ from bot import metrics
 from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner
-from storage.db.chat_tables import Approval
-from storage.db.conversations import HistoryItem
-from storage.errors import StaleEdit, StorageError
+from storage import StaleEdit, StorageError
+from storage.db import Approval, HistoryItem
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +37,7 @@ class Approvals(ButtonHandler):
 
     async def approve(self, ctx: ToolContext, approval_id: str) -> list[Reply]:
         records = ctx.records
-        approval = await records.get_approval(approval_id)
+        approval = await records.approvals.get(approval_id)
         if approval is None:
             return [Reply("I don't know that approval; nothing changed.")]
         scoped = await self._decider(ctx, approval)
@@ -54,16 +53,16 @@ class Approvals(ButtonHandler):
                 f"{approval.summary} was interrupted; look at the note to see whether it "
                 "changed, and ask again if not."
             )
-            await records.settle_approval(approval.id, "failed", outcome)
+            await records.approvals.settle(approval.id, "failed", outcome)
             return [Reply(outcome, replace=True)]
         if approval.status != "pending":
             return []  # decided already: a second press changes and says nothing
         if ctx.now >= approval.expires_at:
-            if await records.claim_approval(approval.id, "expired", ctx.now):
+            if await records.approvals.claim(approval.id, "expired", ctx.now):
                 metrics.approval_decided("expired")
                 return [Reply(f"Expired: {approval.summary}. Nothing changed.", replace=True)]
             return []
-        if not await records.claim_approval(approval.id, "running", ctx.now):
+        if not await records.approvals.claim(approval.id, "running", ctx.now):
             return []  # a second press of the same button
         head = await asyncio.to_thread(ctx.store.vault.head)
         try:
@@ -73,12 +72,12 @@ class Approvals(ButtonHandler):
                 f"{approval.summary}: the note changed after the preview, "
                 "so nothing changed. Ask again."
             )
-            await records.settle_approval(approval.id, "failed", outcome)
+            await records.approvals.settle(approval.id, "failed", outcome)
             metrics.approval_decided("failed")
             return [Reply(outcome, replace=True)]
         except (ToolError, StorageError) as exc:
             outcome = f"{approval.summary} failed: {exc}. Nothing changed."
-            await records.settle_approval(approval.id, "failed", outcome)
+            await records.approvals.settle(approval.id, "failed", outcome)
             metrics.approval_decided("failed")
             return [Reply(outcome, replace=True)]
         except Exception as exc:
@@ -86,9 +85,9 @@ class Approvals(ButtonHandler):
             # person learns whether the vault took the change.
             log.exception("approved %s %s failed", approval.tool, approval.id)
             return [await self._failed(ctx, approval, head, exc)]
-        await records.settle_approval(approval.id, "approved", result.text)
+        await records.approvals.settle(approval.id, "approved", result.text)
         metrics.approval_decided("approved")
-        await records.add_messages(
+        await records.conversations.add(
             approval.conversation_key,
             ctx.person.id,
             [HistoryItem("assistant", f"(Approved) {result.text}", None, None)],
@@ -122,7 +121,7 @@ class Approvals(ButtonHandler):
             outcome = f"{approval.summary} failed: {reason}. Nothing changed."
             status = "failed"
         try:
-            await ctx.records.settle_approval(approval.id, status, outcome)
+            await ctx.records.approvals.settle(approval.id, status, outcome)
         except Exception:
             log.exception("could not record the end of approval %s", approval.id)
         metrics.approval_decided(status)
@@ -130,18 +129,18 @@ class Approvals(ButtonHandler):
 
     async def reject(self, ctx: ToolContext, approval_id: str) -> list[Reply]:
         records = ctx.records
-        approval = await records.get_approval(approval_id)
+        approval = await records.approvals.get(approval_id)
         if approval is None:
             return [Reply("I don't know that approval; nothing changed.")]
         if await self._decider(ctx, approval) is None:
             return [Reply("Only the person who asked for this change can reject it.")]
-        if not await records.claim_approval(approval.id, "rejected", ctx.now):
+        if not await records.approvals.claim(approval.id, "rejected", ctx.now):
             return []
-        await records.settle_approval(approval.id, "rejected", REASON_ASKED)
+        await records.approvals.settle(approval.id, "rejected", REASON_ASKED)
         metrics.approval_decided("rejected")
         # The rejection joins the conversation, so the user's next words (the reason)
         # reach the model with it.
-        await records.add_messages(
+        await records.conversations.add(
             approval.conversation_key,
             ctx.person.id,
             [
@@ -169,7 +168,7 @@ class Approvals(ButtonHandler):
         command = text.startswith("/")
         words = " ".join(text.split())
         outcome = f"{REASON_ASKED} (no reason given)" if command else f"{REASON_ASKED}: {words}"
-        rejected = await ctx.records.answer_rejections(
+        rejected = await ctx.records.approvals.answer_rejections(
             ctx.conversation.key, ctx.person.id, ctx.now - REASON_WAIT, REASON_ASKED, outcome
         )
         if command or not rejected:
@@ -178,7 +177,7 @@ class Approvals(ButtonHandler):
             f'Thanks, noted why you rejected "{rejected[0].summary}". I did not file it as a '
             "note (to keep it, send /capture TEXT); tell me what to do instead, if anything."
         )
-        await ctx.records.add_messages(
+        await ctx.records.conversations.add(
             ctx.conversation.key,
             ctx.person.id,
             [

@@ -16,9 +16,8 @@ from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.digest import DIGEST_ACTION_KIND, draw
 from bot.events import Reply
 from bot.tools import ToolContext
-from storage.db.chat_tables import ButtonAction
-from storage.db.digest_messages import DigestMessages
-from storage.errors import EntryNotFound, StorageError
+from storage import EntryNotFound, StorageError
+from storage.db import ButtonAction, DigestMessages
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ class DigestButtons(ButtonHandler):
 
     async def _act(self, ctx: ToolContext, value: str, what: str) -> list[Reply]:
         action, ctx = await digest_pressed(ctx, value)
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # this item was already done or snoozed: a second press changes nothing
         path = str(action.payload["path"])
         source = {**ctx.source, "via": f"digest-{what}"}

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from bot.events import Reply
 from bot.tools import ToolContext
-from storage.db.chat_tables import ButtonAction
+from storage.db import ButtonAction
 
 
 class Refused(Exception):
@@ -25,7 +25,7 @@ async def pressed(
     """The stored action behind a button of `kind`, and `ctx` on the vault it is for;
     Refused when there is no such action or the person may not press it: only whom it
     was made for, or with `members` any member of the team vault it is in."""
-    stored = await ctx.records.get_button_action(action_id)
+    stored = await ctx.records.buttons.get(action_id)
     if stored is None or stored.kind != kind:
         raise Refused(unknown)
     scoped = await ctx.in_vault(stored.vault_id)

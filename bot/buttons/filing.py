@@ -10,7 +10,7 @@ from datetime import timedelta
 from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner
-from storage.errors import StaleEdit, StorageError
+from storage import StaleEdit, StorageError
 
 
 class Filing(ButtonHandler):
@@ -36,7 +36,7 @@ class Filing(ButtonHandler):
             return [Reply("That choice is unknown; nothing changed.")]
         if ctx.now - stored.created_at > timedelta(seconds=ctx.settings.approval_ttl_seconds):
             return [Reply("Those category buttons have expired; nothing changed.", replace=True)]
-        if await ctx.records.use_button_action(action_id, ctx.now) is None:
+        if await ctx.records.buttons.use(action_id, ctx.now) is None:
             return []
         category = choices[int(index)]
         path = str(stored.payload["path"])

@@ -13,9 +13,9 @@ from bot.buttons.dispatch import ButtonHandler
 from bot.digest import LINK_ACTION, draw
 from bot.events import Reply
 from bot.tools import ToolContext, ToolResult, ToolRunner
-from storage.db.digest_messages import DigestMessages
-from storage.errors import EntryNotFound, StaleEdit, StorageError
-from storage.index.names import MentionText
+from storage import EntryNotFound, StaleEdit, StorageError
+from storage.db import DigestMessages
+from storage.index import MentionText
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ class MentionLinks(ButtonHandler):
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
         stored, ctx = await digest_pressed(ctx, value)
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # linked (or refused) already: a second press changes nothing
         payload = stored.payload
         path = str(payload["path"])

@@ -19,8 +19,7 @@ from bot.events import Reply
 from bot.reminders import REMINDER_ACTION_KIND, SNOOZES, snoozed
 from bot.tools import ToolContext
 from notetext.dates import describe
-from storage.entry import Entry
-from storage.errors import EntryNotFound, StorageError
+from storage import Entry, EntryNotFound, StorageError
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,7 @@ class ReminderButtons(ButtonHandler):
             unknown="I don't know that reminder any more; nothing changed.",
             not_yours="Only the person this reminder is for can use its buttons.",
         )
-        if await ctx.records.use_button_action(action_id, ctx.now) is None:
+        if await ctx.records.buttons.use(action_id, ctx.now) is None:
             return []  # pressed before: a second press changes nothing
         payload = action.payload
         path, title = str(payload["path"]), str(payload["title"])

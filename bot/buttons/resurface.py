@@ -18,9 +18,8 @@ from bot.buttons.dispatch import ButtonHandler
 from bot.digest import LESS_ACTION, PAST_DONE_ACTION, draw
 from bot.events import Reply
 from bot.tools import ToolContext, undo_button
-from storage.db.digest_messages import DigestMessages
-from storage.db.resurfaced import NEVER_BELOW, Resurfaced
-from storage.errors import EntryNotFound, StorageError
+from storage import EntryNotFound, StorageError
+from storage.db import NEVER_BELOW, DigestMessages
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +34,11 @@ class PastButtons(ButtonHandler):
 
     async def press(self, ctx: ToolContext, action: str, value: str) -> list[Reply]:
         stored, ctx = await digest_pressed(ctx, value)
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # done or lowered already: a second press changes nothing
         path = str(stored.payload["path"])
         if action == LESS_ACTION:
-            weight = await Resurfaced(ctx.store.database.engine).lower(
-                ctx.store.vault_id, path, ctx.now
-            )
+            weight = await ctx.records.resurfaced.lower(ctx.store.vault_id, path, ctx.now)
             gone = weight < NEVER_BELOW
             state = "less like this: " + ("it won't come back" if gone else "shown less often")
             told: list[Reply] = []

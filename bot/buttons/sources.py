@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.tools import OPEN_ACTION, OPEN_KIND, ToolContext, ToolError, in_team, why
-from storage.errors import EntryNotFound, StorageError
+from storage import EntryNotFound, StorageError
 
 TEXT_CHARS = 1500
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND, ToolContext, ToolError, ToolRunner
-from storage.db.conversations import HistoryItem
-from storage.errors import NothingToChange, StorageError, UndoConflict
+from storage import NothingToChange, StorageError, UndoConflict
+from storage.db import HistoryItem
 
 
 class UndoButton(ButtonHandler):
@@ -33,7 +33,7 @@ class UndoButton(ButtonHandler):
             unknown="I don't know that Undo button; nothing changed.",
             not_yours="Only the person who made this change can undo it.",
         )
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # undone already: a second press changes and says nothing
         summary = str(stored.payload["summary"])
         commit = str(stored.payload["commit"])
@@ -52,7 +52,7 @@ class UndoButton(ButtonHandler):
         except (ToolError, StorageError) as exc:
             return [Reply(f"{summary}\nCould not undo it: {exc}. Nothing changed.", replace=True)]
         # The model hears of it with the next message, like an approval or a rejection.
-        await ctx.records.add_messages(
+        await ctx.records.conversations.add(
             str(stored.payload["conversation"]),
             ctx.person.id,
             [

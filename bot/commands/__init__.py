@@ -1,4 +1,5 @@
-"""Answering without a model: the command router, commands on one note, plain text
+"""Answering without a model: the commands (one record each, COMMANDS, from which
+/help, a platform's menu and the dispatch are made), commands on one note, plain text
 filed by keywords, and telling a question or a request from a thought."""
 
 from bot.commands.capture import classify
@@ -11,17 +12,20 @@ from bot.commands.intent import (
     search_words,
 )
 from bot.commands.notes import NoteChoice, NoteCommands
-from bot.commands.router import Router
+from bot.commands.router import COMMANDS, Router, as_command, menu
 
 __all__ = [
+    "COMMANDS",
     "NoteChoice",
     "NoteCommands",
     "Router",
+    "as_command",
     "asks_for_digest",
     "classify",
     "is_leave_word",
     "is_question",
     "kind_of",
+    "menu",
     "only_asks",
     "search_words",
 ]

@@ -10,9 +10,8 @@ import re
 
 from notetext import wikilinks
 from notetext.names import Mention, cue_first_names, full_name_after_cue, possessive_names
-from storage.entry import Entry
-from storage.store import Store
-from storage.vault.schema import PEOPLE
+from storage import Entry, Store
+from storage.vault import PEOPLE
 
 PersonMention = Mention[Entry]
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from bot.buttons import ButtonHandler
+from bot.commands.command import Call
 from bot.events import Button, Reply
 from bot.tools import (
     Outcome,
@@ -23,8 +24,7 @@ from bot.tools import (
     split_leading_reference,
 )
 from notetext import wikilinks
-from storage.entry import Entry
-from storage.errors import StorageError
+from storage import Entry, StorageError
 
 CHOICES_SHOWN = 8
 # The shortest leading words taken as part of a note's title: shorter ones ("a", "to")
@@ -54,11 +54,12 @@ class NoteCommands:
     async def call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
         return outcome_replies([await self.runner.call(ctx, name, arguments)])
 
-    async def get(self, ctx: ToolContext, rest: str) -> list[Reply]:
+    async def get(self, call: Call) -> list[Reply]:
         """`/get NOTE`, or `/get NOTE#Heading` (`[[Note#Heading]]`) for one section."""
-        if not rest:
-            return [Reply("Usage: /get NOTE (a path, a title or [[a link]]; NOTE#Heading)")]
-        rest, section = heading_part(rest)
+        if not call.rest:
+            return call.usage_reply(" (a path, a title or [[a link]]; NOTE#Heading)")
+        ctx = call.ctx
+        rest, section = heading_part(call.rest)
         arguments = {"section": section} if section else {}
         try:
             team = await in_team(ctx, rest)
@@ -68,68 +69,58 @@ class NoteCommands:
             return await self.call(ctx, "get_entry", path=rest.strip(), **arguments)
         return await self._on_note(ctx, rest, "get_entry", arguments)
 
-    async def links(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        if not rest:
-            return [Reply("Usage: /links NOTE")]
-        return await self._on_note(ctx, rest, "list_forward_links", {})
+    async def links(self, call: Call) -> list[Reply]:
+        if not call.rest:
+            return call.usage_reply()
+        return await self._on_note(call.ctx, call.rest, "list_forward_links", {})
 
-    async def random(self, ctx: ToolContext, rest: str) -> list[Reply]:
+    async def random(self, call: Call) -> list[Reply]:
         """`/random`, `/random #tag` or `/random CATEGORY`: an open note drawn at random."""
-        word = rest.strip()
+        word = call.rest
         if len(word.split()) > 1 or word == "#":
-            return [Reply("Usage: /random [#TAG | CATEGORY]")]
+            return call.usage_reply()
         tag = word[1:] if word.startswith("#") else None
         category = word if word and tag is None else None
-        return await self.call(ctx, "get_random_note", tag=tag, category=category)
+        return await self.call(call.ctx, "get_random_note", tag=tag, category=category)
 
-    async def delete(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        if not rest:
-            return [Reply("Usage: /delete NOTE")]
-        return await self._on_note(ctx, rest, "delete_entry", {})
+    async def delete(self, call: Call) -> list[Reply]:
+        if not call.rest:
+            return call.usage_reply()
+        return await self._on_note(call.ctx, call.rest, "delete_entry", {})
 
-    async def backlinks(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        if not rest:
-            return [Reply("Usage: /backlinks NOTE")]
-        return await self._on_note(ctx, rest, "list_backlinks", {})
+    async def backlinks(self, call: Call) -> list[Reply]:
+        if not call.rest:
+            return call.usage_reply()
+        return await self._on_note(call.ctx, call.rest, "list_backlinks", {})
 
-    async def move(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        reference, _, word = rest.rpartition(" ")
+    async def move(self, call: Call) -> list[Reply]:
+        ctx = call.ctx
+        reference, _, word = call.rest.rpartition(" ")
         category = category_named(word, ctx.settings.categories)
         if not reference.strip() or category is None:
-            names = ", ".join(ctx.settings.categories)
-            return [Reply(f"Usage: /move NOTE CATEGORY (one of {names})")]
+            return call.usage_reply(f" (one of {', '.join(ctx.settings.categories)})")
         return await self._on_note(ctx, reference, "move_entry", {"category": category})
 
-    async def rename(self, ctx: ToolContext, rest: str) -> list[Reply]:
+    async def rename(self, call: Call) -> list[Reply]:
         """`/rename NOTE NEW TITLE`: the file name follows the title."""
-        found = await self._leading_note(ctx, rest)
+        found = await self._leading_note(call.ctx, call.rest)
         if found is None or not found[1]:
-            return [
-                Reply(
-                    "Usage: /rename NOTE NEW TITLE (quote a name with spaces: "
-                    '/rename "Green tea" Matcha)'
-                )
-            ]
+            return call.usage_reply(' (quote a name with spaces: /rename "Green tea" Matcha)')
         reference, title = found
         return await self._on_note(
-            ctx, reference, "rename_entry", {"title": title, "file_name": None}
+            call.ctx, reference, "rename_entry", {"title": title, "file_name": None}
         )
 
-    async def append(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        found = await self._leading_note(ctx, rest)
+    async def append(self, call: Call) -> list[Reply]:
+        found = await self._leading_note(call.ctx, call.rest)
         if found is None or not found[1]:
-            return [
-                Reply(
-                    'Usage: /append NOTE TEXT (quote a name with spaces: /append "Shopping list" '
-                    "milk)"
-                )
-            ]
+            return call.usage_reply(' (quote a name with spaces: /append "Shopping list" milk)')
         reference, text = found
         arguments = {"set_fields": None, "remove_fields": None, "body": None, "append": text}
-        return await self._on_note(ctx, reference, "update_entry", arguments)
+        return await self._on_note(call.ctx, reference, "update_entry", arguments)
 
-    async def tag(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        words = rest.split()
+    async def tag(self, call: Call) -> list[Reply]:
+        ctx, words = call.ctx, call.rest.split()
         tags: list[str] = []
         while len(words) > 1 and words[-1].startswith("#"):
             tags.insert(0, words.pop())
@@ -137,42 +128,37 @@ class NoteCommands:
             tags.append(words.pop())
         tags = [t.lstrip("#").lower() for t in tags if t.lstrip("#")]
         if not tags:
-            return [Reply("Usage: /tag NOTE TAG [TAG...]")]
+            return call.usage_reply()
         arguments = {"remove_fields": None, "body": None, "append": None, "add_tags": tags}
         return await self._on_note(ctx, " ".join(words), "update_entry", arguments)
 
-    async def tick(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        return await self._tick(ctx, rest, done=True)
+    async def tick(self, call: Call) -> list[Reply]:
+        return await self._tick(call, done=True)
 
-    async def untick(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        return await self._tick(ctx, rest, done=False)
+    async def untick(self, call: Call) -> list[Reply]:
+        return await self._tick(call, done=False)
 
-    async def _tick(self, ctx: ToolContext, rest: str, *, done: bool) -> list[Reply]:
+    async def _tick(self, call: Call, *, done: bool) -> list[Reply]:
         """`/tick NOTE ITEM[, ITEM...]`: tick (or untick) the task lines the items name."""
-        found = await self._leading_note(ctx, rest)
+        found = await self._leading_note(call.ctx, call.rest)
         items = [i.strip() for i in re.split(r"[,;]", found[1]) if i.strip()] if found else []
         if found is None or not items:
-            command = "/tick" if done else "/untick"
-            return [
-                Reply(
-                    f"Usage: {command} NOTE ITEM[, ITEM...] (quote a name with spaces: "
-                    f'{command} "Shopping list" milk, eggs)'
-                )
-            ]
+            example = f'/{call.name} "Shopping list" milk, eggs'
+            return call.usage_reply(f" (quote a name with spaces: {example})")
         arguments = {"items": items, "done": done}
-        return await self._on_note(ctx, found[0], "tick_tasks", arguments)
+        return await self._on_note(call.ctx, found[0], "tick_tasks", arguments)
 
     async def pick(self, ctx: ToolContext, value: str) -> list[Reply]:
         """One of several same-named notes was picked (`NoteChoice`): run the command
         on it."""
         action_id, _, index = value.partition(".")
-        action = await ctx.records.get_button_action(action_id)
+        action = await ctx.records.buttons.get(action_id)
         if action is None or action.kind != "pick" or action.user_id != ctx.person.id:
             return [Reply("That choice is unknown; nothing changed.")]
         paths = list(action.payload["paths"])
         if not index.isdigit() or int(index) >= len(paths):
             return [Reply("That choice is unknown; nothing changed.")]
-        if await ctx.records.use_button_action(action_id, ctx.now) is None:
+        if await ctx.records.buttons.use(action_id, ctx.now) is None:
             return []
         try:
             entry = await ctx.store.read(paths[int(index)])
@@ -193,7 +179,7 @@ class NoteCommands:
         if len(found) == 1:
             return await self._run(ctx, found[0], tool, arguments)
         shown = found[:CHOICES_SHOWN]
-        action_id = await ctx.records.add_button_action(
+        action_id = await ctx.records.buttons.add(
             ctx.person.id,
             "pick",
             {"tool": tool, "arguments": arguments, "paths": [e.path for e in shown]},

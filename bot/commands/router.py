@@ -1,15 +1,18 @@
-"""Slash commands, and plain text without a model: a question is answered from the
-notes, anything else is filed (bot.commands.capture says where)."""
+"""Slash commands, one record each (COMMANDS, at the end: /help, a platform's menu and
+the dispatch are made from them), and plain text without a model: a question is
+answered from the notes, anything else is filed (bot.commands.capture says where)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
 from bot.commands.answers import KEEP, search_answer
 from bot.commands.capture import capture_arguments
+from bot.commands.command import Call, Command, dispatch_of, menu_of, written_of
+from bot.commands.command import help_text as command_help
 from bot.commands.intent import is_leave_word, is_question, search_words
 from bot.commands.notes import NoteCommands
 from bot.events import Reply, Sender
@@ -19,44 +22,16 @@ from bot.tools import (
     ToolContext,
     ToolRunner,
     category_named,
+    delete_entry,
     last_filed,
     log_line,
+    move_entry,
+    rename_entry,
     source_buttons,
+    undo,
 )
 from notetext.dates import question_span
 
-HELP = """I'm brainbot, your second brain. Tell me anything and I'll file it as a note;
-ask a question (ending in "?", or starting with what/where/who/how...) and I'll search.
-/capture TEXT  file a note (plain text works too; start with "project:" or "[person]" to choose)
-/log TEXT  write a line into today's daily note ("log: TEXT" too)
-/list [CATEGORY] [PAGE]  newest notes
-/search QUERY  find notes ("a phrase", tea OR coffee, -draft, tag:x, after:2026-11-01...)
-/get NOTE  show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)
-/get NOTE#HEADING  show one section of a note
-/move NOTE CATEGORY  move a note ({move}links to it follow)
-/rename NOTE NEW TITLE  rename a note and its file ({rename}links to it follow)
-/delete NOTE  delete a note ({delete}git keeps it)
-/append NOTE TEXT  add a line to a note
-/tag NOTE TAG...  tag a note
-/tick NOTE ITEM[, ITEM...]  tick tasks (`- [ ]` lines) off; /untick opens them again
-/backlinks NOTE  notes that link to a note
-/links NOTE  notes a note links to (missing ones marked)
-/random [#TAG|CATEGORY]  an open note picked at random
-/undo  undo the last change{undo}
-/digest [weekly]  what matters today
-/reminders  what I will remind you of ("remind me to call mom tomorrow at 9" sets one)
-/link [CODE]  connect your Slack and Telegram accounts
-/settings  digest time, time zone, weekly review day, email ADDRESS
-fix: CATEGORY  refile the note I just saved
-/quit  leave the chat (in the terminal)
-{changes}"""
-# How the kinds of BRAINBOT_DIRECT_CHANGES read in /help.
-KIND_WORDS = {
-    "append": "adding a line",
-    "tag": "adding tags",
-    "tick": "ticking tasks",
-    "fill": "filling an empty field",
-}
 PAGE_SIZE = 10
 BARE_NUMBER = re.compile(r"^\s*\d{1,4}\s*[.)]?\s*$")
 
@@ -67,31 +42,30 @@ CORRECTION = re.compile(
 )
 
 
-def help_text(direct_changes: tuple[str, ...], approval_tools: Sequence[str]) -> str:
+def help_text(direct_changes: Sequence[str], approval_tools: Collection[str]) -> str:
     """/help, saying which changes run at once (BRAINBOT_DIRECT_CHANGES) and which
     commands wait for Approve (BRAINBOT_APPROVAL_TOOLS)."""
-    asks = "asks for approval; "
-    waits = {
-        # The note this chat filed last moves at once (bot.tools.runner): a correction.
-        "move": "the note I just filed moves at once, others ask for approval; "
-        if "move_entry" in approval_tools
-        else "",
-        "rename": asks if "rename_entry" in approval_tools else "",
-        "delete": asks if "delete_entry" in approval_tools else "",
-        "undo": " (asks for approval)" if "undo" in approval_tools else "",
-    }
-    kinds = [KIND_WORDS[k] for k in direct_changes if k in KIND_WORDS]
-    if not kinds:
-        return HELP.format(changes="Every change to a note asks for your approval first.", **waits)
-    listed = ", ".join(kinds[:-1]) + (" and " if len(kinds) > 1 else "") + kinds[-1]
-    return HELP.format(
-        changes=f"Small changes ({listed}) happen at once with an Undo button; "
-        "others ask for your approval.",
-        **waits,
-    )
+    return command_help(COMMANDS, direct_changes, approval_tools)
+
+
+def menu() -> tuple[tuple[str, str], ...]:
+    """The commands a platform's menu offers (Telegram's `/` list), as (name, what it
+    does)."""
+    return menu_of(COMMANDS)
+
+
+def as_command(text: str) -> str:
+    """A message whose first words write a command out ("log: bought milk") as that
+    command ("/log bought milk"); any other message as it is."""
+    for written, command in _WRITTEN:
+        if written.match(text):
+            return written.sub(command, text, count=1)
+    return text
 
 
 class Router:
+    """Answers what needs no model: a command, a correction, plain text."""
+
     def __init__(self, runner: ToolRunner, access: Access) -> None:
         self.runner = runner
         self.access = access
@@ -152,25 +126,6 @@ class Router:
         buttons = await source_buttons(ctx, list(result.read)[:MAX_SOURCES])
         return [Reply(f"The {named}:\n{result.text}\n{KEEP}", buttons=buttons)]
 
-    async def list_page(self, ctx: ToolContext, rest: str) -> list[Reply]:
-        """`/list [CATEGORY] [PAGE]`: ten notes a page, newest first, and how many more."""
-        words = rest.lower().split()
-        page = int(words.pop()) if words and words[-1].isdigit() else 1
-        category = category_named(words[0], ctx.settings.categories) if words else None
-        if len(words) > 1 or (words and category is None) or page < 1:
-            names = ", ".join(ctx.settings.categories)
-            return [Reply(f"Usage: /list [CATEGORY] [PAGE] (categories: {names})")]
-        total = await ctx.store.count(category)
-        entries = await ctx.store.list(category, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
-        if not entries:
-            return [Reply("Nothing there yet." if page == 1 else f"There is no page {page}.")]
-        lines = [f"- {e.title} ({e.path})" for e in entries]
-        more = total - (page - 1) * PAGE_SIZE - len(entries)
-        if more > 0:
-            command = " ".join(["/list", *([category] if category else []), str(page + 1)])
-            lines.append(f"… and {more} more: {command}")
-        return [Reply("\n".join(lines))]
-
     async def capture(self, ctx: ToolContext, text: str) -> list[Reply]:
         """File `text` where the keywords say (bot.commands.capture)."""
         return await self._call(ctx, "capture", **await capture_arguments(ctx, text))
@@ -195,78 +150,236 @@ class Router:
         return await self._call(ctx, "move_entry", path=last, category=category)
 
     async def command(self, ctx: ToolContext, sender: Sender, text: str) -> list[Reply]:
-        name, _, rest = text.strip().partition(" ")
-        name = name.split("@", 1)[0].lower()
-        rest = rest.strip()
-        words = rest.split()
-        if name in ("/start", "/help"):
-            return [Reply(help_text(ctx.settings.direct_changes, self.runner.approval_tools))]
-        if name == "/capture":
-            return await self.capture(ctx, rest) if rest else [Reply("Usage: /capture TEXT")]
-        if name == "/log":
-            return [Reply(await log_line(ctx, rest) if rest else "Usage: /log TEXT")]
-        if name == "/list":
-            return await self.list_page(ctx, rest)
-        if name == "/search":
-            if not rest:
-                return [Reply("Usage: /search QUERY")]
-            return await self._call(
-                ctx,
-                "search_entries",
-                query=rest,
-                category=None,
-                tags=None,
-                status=None,
-                modified_after=None,
-                modified_before=None,
-                limit=10,
-            )
-        on_note = {
-            "/get": self.notes.get,
-            "/move": self.notes.move,
-            "/rename": self.notes.rename,
-            "/delete": self.notes.delete,
-            "/append": self.notes.append,
-            "/tag": self.notes.tag,
-            "/tick": self.notes.tick,
-            "/untick": self.notes.untick,
-            "/backlinks": self.notes.backlinks,
-            "/links": self.notes.links,
-            "/random": self.notes.random,
-        }.get(name)
-        if on_note is not None:
-            return await on_note(ctx, rest)
-        if name in ("/quit", "/exit"):
-            return [Reply("Nothing to leave here; just stop writing. I'm here when you need me.")]
-        if name == "/undo":
-            return await self._call(ctx, "undo", change=rest or None)
-        if name == "/reminders":
-            return await self._call(ctx, "list_reminders")
-        if name == "/digest":
-            kind = "weekly" if rest.lower().startswith("week") else "daily"
-            return await self._call(ctx, "generate_digest", kind=kind)
-        if name == "/link":
-            if rest:
-                return [Reply(await self.access.finish_link(sender, rest, ctx.now))]
-            return [Reply(await self.access.start_link(ctx.person, ctx.now))]
-        if name == "/settings":
-            return [Reply(await self.settings(ctx, words))]
-        return [Reply(f"I don't know {name}. Send /help for what I can do.")]
+        """A `/command` (`/command@thisbot` in a group), run by its record (COMMANDS)."""
+        word, _, rest = text.strip().partition(" ")
+        name = word.split("@", 1)[0].lower()
+        command = _DISPATCH.get(name.removeprefix("/"))
+        if command is None or command.run is None:
+            return [Reply(f"I don't know {name}. Send /help for what I can do.")]
+        return await command.run(self, Call(ctx, sender, command.name, rest.strip(), command.usage))
 
-    @staticmethod
-    async def settings(ctx: ToolContext, words: list[str]) -> str:
+    # -- the commands' handlers (COMMANDS names them) --------------------------------
+
+    async def on_help(self, call: Call) -> list[Reply]:
+        settings = call.ctx.settings
+        return [Reply(help_text(settings.direct_changes, self.runner.approval_tools))]
+
+    async def on_capture(self, call: Call) -> list[Reply]:
+        return await self.capture(call.ctx, call.rest) if call.rest else call.usage_reply()
+
+    async def on_log(self, call: Call) -> list[Reply]:
+        return [Reply(await log_line(call.ctx, call.rest))] if call.rest else call.usage_reply()
+
+    async def on_list(self, call: Call) -> list[Reply]:
+        """`/list [CATEGORY] [PAGE]`: ten notes a page, newest first, and how many more."""
+        ctx = call.ctx
+        words = call.rest.lower().split()
+        page = int(words.pop()) if words and words[-1].isdigit() else 1
+        category = category_named(words[0], ctx.settings.categories) if words else None
+        if len(words) > 1 or (words and category is None) or page < 1:
+            return call.usage_reply(f" (categories: {', '.join(ctx.settings.categories)})")
+        total = await ctx.store.count(category)
+        entries = await ctx.store.list(category, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        if not entries:
+            return [Reply("Nothing there yet." if page == 1 else f"There is no page {page}.")]
+        lines = [f"- {e.title} ({e.path})" for e in entries]
+        more = total - (page - 1) * PAGE_SIZE - len(entries)
+        if more > 0:
+            command = " ".join([f"/{call.name}", *([category] if category else []), str(page + 1)])
+            lines.append(f"… and {more} more: {command}")
+        return [Reply("\n".join(lines))]
+
+    async def on_search(self, call: Call) -> list[Reply]:
+        if not call.rest:
+            return call.usage_reply()
+        return await self._call(
+            call.ctx,
+            "search_entries",
+            query=call.rest,
+            category=None,
+            tags=None,
+            status=None,
+            modified_after=None,
+            modified_before=None,
+            limit=10,
+        )
+
+    async def on_undo(self, call: Call) -> list[Reply]:
+        return await self._call(call.ctx, "undo", change=call.rest or None)
+
+    async def on_digest(self, call: Call) -> list[Reply]:
+        kind = "weekly" if call.rest.lower().startswith("week") else "daily"
+        return await self._call(call.ctx, "generate_digest", kind=kind)
+
+    async def on_reminders(self, call: Call) -> list[Reply]:
+        return await self._call(call.ctx, "list_reminders")
+
+    async def on_link(self, call: Call) -> list[Reply]:
+        if call.rest:
+            return [Reply(await self.access.finish_link(call.sender, call.rest, call.ctx.now))]
+        return [Reply(await self.access.start_link(call.ctx.person, call.ctx.now))]
+
+    async def on_settings(self, call: Call) -> list[Reply]:
         """`/settings`, `/settings digest 07:30|on|off`, `/settings timezone Europe/Berlin`,
-        `/settings weekly sunday`."""
+        `/settings weekly sunday`, `/settings email ADDRESS`."""
+        ctx, words = call.ctx, call.rest.split()
         if ctx.people is None:
-            return "Settings cannot be changed here."
+            return [Reply("Settings cannot be changed here.")]
         if not words:
-            return ctx.people.describe(ctx.person)
+            return [Reply(ctx.people.describe(ctx.person))]
         if words[0].lower() == "email":  # addresses whose mail is filed (bot.mail)
             url = ctx.settings.imap_url
-            return await email_setting(ctx.records, ctx.person, words[1:], ctx.now, url)
+            return [Reply(await email_setting(ctx.records, ctx.person, words[1:], ctx.now, url))]
         try:
             change = change_from_words(words)
         except ValueError as exc:
-            return str(exc)
+            return [Reply(str(exc))]
         person = await ctx.people.update_settings(ctx.person, change)
-        return "Saved. " + ctx.people.describe(person)
+        return [Reply("Saved. " + ctx.people.describe(person))]
+
+    async def on_quit(self, call: Call) -> list[Reply]:
+        return [Reply("Nothing to leave here; just stop writing. I'm here when you need me.")]
+
+
+def _on_note(
+    method: Callable[[NoteCommands, Call], Awaitable[list[Reply]]],
+) -> Callable[[Router, Call], Awaitable[list[Reply]]]:
+    """A command on one note, run by NoteCommands (which finds the note it names)."""
+    return lambda router, call: method(router.notes, call)
+
+
+ASKS = "asks for approval; "
+# Every command, in the order /help lists them. `tool` and `waits`: what /help says
+# when BRAINBOT_APPROVAL_TOOLS holds the tool the command runs.
+COMMANDS: tuple[Command[Router], ...] = (
+    Command("start", Router.on_help, menu="What this bot does"),
+    Command("help", Router.on_help, menu="How to capture, find and change notes"),
+    Command(
+        "capture",
+        Router.on_capture,
+        "/capture TEXT",
+        'file a note (plain text works too; start with "project:" or "[person]" to choose)',
+    ),
+    Command(
+        "log",
+        Router.on_log,
+        "/log TEXT",
+        'write a line into today\'s daily note ("log: TEXT" too)',
+        written="log:",
+    ),
+    Command(
+        "list",
+        Router.on_list,
+        "/list [CATEGORY] [PAGE]",
+        "newest notes",
+        menu="Recent entries, e.g. /list projects",
+    ),
+    Command(
+        "search",
+        Router.on_search,
+        "/search QUERY",
+        'find notes ("a phrase", tea OR coffee, -draft, tag:x, after:2026-11-01...)',
+        menu="Search your notes, e.g. /search budget",
+    ),
+    Command(
+        "get",
+        _on_note(NoteCommands.get),
+        "/get NOTE",
+        "show a note (NOTE: a path, a title or [[a link]]; quote names with spaces)",
+        more=("/get NOTE#HEADING  show one section of a note",),
+    ),
+    Command(
+        "move",
+        _on_note(NoteCommands.move),
+        "/move NOTE CATEGORY",
+        "move a note ({waits}links to it follow)",
+        tool=move_entry.name,
+        # The note this chat filed last moves at once: a correction (bot.tools.relocation).
+        waits="the note I just filed moves at once, others ask for approval; ",
+    ),
+    Command(
+        "rename",
+        _on_note(NoteCommands.rename),
+        "/rename NOTE NEW TITLE",
+        "rename a note and its file ({waits}links to it follow)",
+        tool=rename_entry.name,
+        waits=ASKS,
+    ),
+    Command(
+        "delete",
+        _on_note(NoteCommands.delete),
+        "/delete NOTE",
+        "delete a note ({waits}git keeps it)",
+        tool=delete_entry.name,
+        waits=ASKS,
+    ),
+    Command("append", _on_note(NoteCommands.append), "/append NOTE TEXT", "add a line to a note"),
+    Command("tag", _on_note(NoteCommands.tag), "/tag NOTE TAG...", "tag a note"),
+    Command(
+        "tick",
+        _on_note(NoteCommands.tick),
+        "/tick NOTE ITEM[, ITEM...]",
+        "tick tasks (`- [ ]` lines) off; /untick opens them again",
+    ),
+    Command("untick", _on_note(NoteCommands.untick), "/untick NOTE ITEM[, ITEM...]"),
+    Command(
+        "backlinks",
+        _on_note(NoteCommands.backlinks),
+        "/backlinks NOTE",
+        "notes that link to a note",
+    ),
+    Command(
+        "links",
+        _on_note(NoteCommands.links),
+        "/links NOTE",
+        "notes a note links to (missing ones marked)",
+    ),
+    Command(
+        "random",
+        _on_note(NoteCommands.random),
+        "/random [#TAG|CATEGORY]",
+        "an open note picked at random",
+    ),
+    Command(
+        "undo",
+        Router.on_undo,
+        "/undo",
+        "undo the last change{waits}",
+        menu="Undo a recent change",
+        tool=undo.name,
+        waits=" (asks for approval)",
+    ),
+    Command(
+        "digest",
+        Router.on_digest,
+        "/digest [weekly]",
+        "what matters today",
+        menu="Today's digest, now",
+    ),
+    Command(
+        "reminders",
+        Router.on_reminders,
+        "/reminders",
+        'what I will remind you of ("remind me to call mom tomorrow at 9" sets one)',
+        menu="What I will remind you of",
+    ),
+    Command(
+        "link",
+        Router.on_link,
+        "/link [CODE]",
+        "connect your Slack and Telegram accounts",
+        menu="Link this chat to your other accounts",
+    ),
+    Command(
+        "settings",
+        Router.on_settings,
+        "/settings",
+        "digest time, time zone, weekly review day, email ADDRESS",
+        menu="Your timezone and digest time",
+    ),
+    # Said in words, not sent: Router.correction reads it (and "actually, that's a …").
+    Command("fix", None, "fix: CATEGORY", "refile the note I just saved"),
+    Command("quit", Router.on_quit, "/quit", "leave the chat (in the terminal)", aliases=("exit",)),
+)
+_DISPATCH = dispatch_of(COMMANDS)
+_WRITTEN = written_of(COMMANDS)

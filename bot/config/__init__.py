@@ -1,9 +1,10 @@
-"""The settings: every setting brainbot reads, from the environment and an optional
-`.env`, typed and validated once at start (`settings`); the variables read whole rather
+"""The settings: every setting of brainbot's own, from the environment and an optional
+`.env`, typed and validated once at start (`settings`; each platform's own are its
+adapter's, composed with these by the app); the variables read whole rather
 than field by field, a custom tool's secrets among them, and the order of the sources
 (`sources`)."""
 
-from bot.config.settings import Settings
+from bot.config.settings import Settings, web_address
 from bot.config.sources import (
     SECRET_PREFIX,
     SECRET_VAULTS_SETTING,
@@ -19,4 +20,5 @@ __all__ = [
     "Settings",
     "allowance_of",
     "secret_variables",
+    "web_address",
 ]

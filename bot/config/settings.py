@@ -26,7 +26,7 @@ from bot.config.sources import (
     read_in_order,
 )
 from notetext.dates import time_of_day, zone_named
-from storage.vault.schema import DEFAULT_CATEGORIES, INBOX
+from storage.vault import DEFAULT_CATEGORIES, INBOX
 
 
 def _split_csv(value: object) -> object:
@@ -50,8 +50,19 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _VAULT_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # storage.vaults.folder_name's shape
 
 
+def web_address(value: str | None) -> str | None:
+    """`value` when it is an http(s) URL with a host (or None); else ValueError. For a
+    validator of every setting holding a web address (a platform's API too)."""
+    if value is not None:
+        url = urlsplit(value)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError("is not an http(s) URL")
+    return value
+
+
 class Settings(BaseSettings):
-    """Every setting brainbot reads. The README's configuration table mirrors this class."""
+    """Every setting of brainbot's own; each platform adds its own (adapters.platform),
+    composed with these by app.platforms. The README's configuration table lists both."""
 
     model_config = SettingsConfigDict(
         env_file=".env", extra="ignore", populate_by_name=True, env_ignore_empty=True
@@ -138,20 +149,6 @@ class Settings(BaseSettings):
     api_cors_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         (), alias="BRAINBOT_API_CORS_ORIGINS"
     )
-
-    slack_bot_token: str | None = Field(None, alias="SLACK_BOT_TOKEN")
-    slack_app_token: str | None = Field(None, alias="SLACK_APP_TOKEN")
-    slack_signing_secret: str | None = Field(None, alias="SLACK_SIGNING_SECRET")
-    slack_api_url: str = Field("https://slack.com/api/", alias="SLACK_API_URL")
-    # The reaction that saves a message for whoever adds it (its name, without colons).
-    slack_save_emoji: str = Field(
-        "brain", pattern=r"^[a-z0-9_+'-]+$", alias="BRAINBOT_SLACK_SAVE_EMOJI"
-    )
-
-    telegram_bot_token: str | None = Field(None, alias="TELEGRAM_BOT_TOKEN")
-    telegram_api_url: str = Field("https://api.telegram.org", alias="TELEGRAM_API_URL")
-    telegram_webhook_url: str | None = Field(None, alias="TELEGRAM_WEBHOOK_URL")
-    telegram_webhook_secret: str | None = Field(None, alias="TELEGRAM_WEBHOOK_SECRET")
 
     tool_hosts: Annotated[tuple[str, ...], NoDecode] = Field((), alias="BRAINBOT_TOOL_HOSTS")
     # A secret's name → the vaults (by name, as `brainbot vaults` lists them) whose tools
@@ -312,14 +309,10 @@ class Settings(BaseSettings):
             raise ValueError(f"{bad} are not origins: scheme://host[:port] each (no path, no *)")
         return origins
 
-    @field_validator("openai_base_url", "slack_api_url", "telegram_api_url", "telegram_webhook_url")
+    @field_validator("openai_base_url")
     @classmethod
     def _web_address(cls, value: str | None) -> str | None:
-        if value is not None:
-            url = urlsplit(value)
-            if url.scheme not in ("http", "https") or not url.hostname:
-                raise ValueError("is not an http(s) URL")
-        return value
+        return web_address(value)
 
     @field_validator("database_url")
     @classmethod

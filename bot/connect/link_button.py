@@ -19,7 +19,7 @@ from bot.connect.related import (
 from bot.enrich import where_now
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner, undo_button
-from storage.errors import StorageError
+from storage import StorageError
 
 
 class LinkButton(ButtonHandler):
@@ -39,7 +39,7 @@ class LinkButton(ButtonHandler):
             unknown="I don't know that Link button; nothing changed.",
             not_yours="Only the person who captured this note can link it.",
         )
-        if await ctx.records.use_button_action(value, ctx.now) is None:
+        if await ctx.records.buttons.use(value, ctx.now) is None:
             return []  # linked already: a second press changes and says nothing
         path = str(stored.payload["path"])
         links = [(str(p), str(t)) for p, t in stored.payload["links"]]

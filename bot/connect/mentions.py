@@ -30,9 +30,8 @@ from notetext import wikilinks
 from notetext.code import without_code
 from notetext.names import Mention, someone_elses
 from notetext.urls import without_addresses
-from storage.index.links import name_key, path_key
-from storage.index.tokens import fold
-from storage.vault.schema import PEOPLE
+from storage.index import fold, name_key, path_key
+from storage.vault import PEOPLE
 
 LONGEST_NAME = 6  # words: longer titles are not looked for in running text
 # Given names that are also everyday words: written in lower case, or first in a

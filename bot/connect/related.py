@@ -19,13 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.enrich import Background, Deliver, where_now
-from bot.events import Button, Reply
+from bot.enrich import Background, where_now
+from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, ToolRunner, undo_button
 from notetext import wikilinks
-from storage.entry import BOT_AUTHOR, Entry
-from storage.errors import StaleEdit
-from storage.index.related import Neighbour
+from storage import BOT_AUTHOR, Entry, StaleEdit
+from storage.index import Neighbour
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +117,7 @@ async def write_links(
             continue
         updated = await ctx.store.read(result.entry_path or note.path)
         # Its category buttons (an inbox note's) still file it.
-        await ctx.records.follow_note_change(
+        await ctx.records.buttons.follow_note_change(
             ctx.store.vault_id, note.path, note.content_hash, updated.content_hash
         )
         assert result.commit is not None
@@ -140,11 +139,12 @@ class Related:
         *,
         auto_link: bool,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        deliver: Deliver | None = None,
     ) -> None:
         self.runner = runner
         self.auto_link = auto_link
         self.clock = clock
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "Related: A · B" [Link]; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
 
@@ -196,7 +196,7 @@ class Related:
             "links": [list(link) for link in links],
             "conversation": ctx.conversation.key,
         }
-        action = await ctx.records.add_button_action(
+        action = await ctx.records.buttons.add(
             ctx.person.id, LINK_KIND, payload, ctx.now, vault_id=ctx.store.vault_id
         )
         text = f"{RELATED} " + " · ".join(n.title for n in found)

@@ -28,23 +28,20 @@ import asyncio
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from datetime import date
 
 from bot.buttons import ButtonHandler, pressed
 from bot.connect.mentions import Named, Names, NoteMention
 from bot.enrich import Background
-from bot.events import Button, Conversation, Reply
+from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, undo_button
 from notetext import wikilinks
-from storage.entry import Change, Entry
-from storage.errors import NothingToChange, StorageError
-from storage.store import Store
-from storage.vault.schema import PEOPLE, PROJECTS
+from storage import Change, Entry, NothingToChange, StorageError, Store
+from storage.vault import PEOPLE, PROJECTS
 
 log = logging.getLogger(__name__)
 
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 HEADING = "## Timeline"
 PICK_ACTION = "timeline_pick"  # Button.action of "which Sarah?"
 PICK_KIND = "timeline"
@@ -149,9 +146,9 @@ def _titles(notes: Sequence[Named]) -> str:
 class Timeline:
     """The timeline rule after a capture (see the module doc); `follow` is its door."""
 
-    def __init__(self, *, first_names: bool = True) -> None:
+    def __init__(self, *, first_names: bool = True, deliver: Deliver | None = None) -> None:
         self.names = KnownNames(first_names=first_names)
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "Added to the timeline of Sarah Kim."; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
 
@@ -220,7 +217,7 @@ class Timeline:
     async def _ask(ctx: ToolContext, mention: NoteMention, line: str) -> Reply:
         notes = mention.notes[:MOST_CHOICES]
         payload = {"line": line, "paths": [n.path for n in notes], "said": mention.said}
-        action = await ctx.records.add_button_action(
+        action = await ctx.records.buttons.add(
             ctx.person.id, PICK_KIND, payload, ctx.now, vault_id=ctx.store.vault_id
         )
         buttons = [Button(n.title, PICK_ACTION, f"{action}.{i}") for i, n in enumerate(notes)]
@@ -249,7 +246,7 @@ class TimelineChoice(ButtonHandler):
         paths = [str(p) for p in stored.payload["paths"]]
         if pick != "none" and (not pick.isdigit() or int(pick) >= len(paths)):
             return [Reply("That choice is unknown; nothing changed.")]
-        if await scoped.records.use_button_action(action_id, ctx.now) is None:
+        if await scoped.records.buttons.use(action_id, ctx.now) is None:
             return []  # chosen already
         if pick == "none":
             return [Reply("Left off every timeline.", replace=True)]

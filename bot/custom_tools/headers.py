@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SUFFIX, allowance_of, secret_variables
-from storage.db.vault_tables import OWNER_VAULT_NAME
+from storage import OWNER_VAULT_NAME
 
 SECRET = re.compile(r"\{secret:([A-Za-z][A-Za-z0-9_]*)\}")
 # Where the request goes and how its body is framed: brainbot's, never a file's.

@@ -1,9 +1,10 @@
 """Python tools from installed packages: the `brainbot.tools` entry-point group.
 
-An entry point names a module (importing it runs its `@tool` decorators) or a ToolSpec
-object. Plugins load once, at start; one that fails to import or reuses a name that is
-taken is logged, reported by `brainbot doctor`, and left out: it never stops a start
-and never replaces a built-in tool.
+An entry point names a module (its tools are the ToolSpecs it makes with `@tool`) or a
+ToolSpec object; loading registers them in `bot.tools.REGISTRY`. Plugins load once, at
+start; one that fails to import or reuses a name that is taken is logged, reported by
+`brainbot doctor`, and left out: it never stops a start and never replaces a built-in
+tool.
 """
 
 from __future__ import annotations
@@ -49,24 +50,21 @@ def _load(points: Iterable[EntryPoint]) -> PluginReport:
     problems: list[str] = []
     for point in points:
         origin = f"{point.name} ({point.value})"
-        before = dict(REGISTRY)
         try:
             target = point.load()
         except Exception as exc:
-            _restore(before, {})
             problems.append(f"{origin} failed to import: {type(exc).__name__}: {exc}")
             continue
-        if not isinstance(target, (ModuleType, ToolSpec)):
-            _restore(before, {})
+        if isinstance(target, ToolSpec):
+            specs = {target.name: target}
+        elif isinstance(target, ModuleType):
+            specs = _made_in(target)
+        else:
             problems.append(f"{origin} is neither a module nor a tool (a ToolSpec)")
             continue
-        # What importing it registered (the @tool decorator), and the spec it names.
-        new = {name: spec for name, spec in REGISTRY.items() if before.get(name) is not spec}
-        if isinstance(target, ToolSpec):
-            new[target.name] = target
-        clashes = sorted(name for name in new if name in before)
-        added = {name: spec for name, spec in new.items() if name not in before}
-        _restore(before, added)
+        clashes = sorted(name for name in specs if name in REGISTRY)
+        added = {name: spec for name, spec in specs.items() if name not in REGISTRY}
+        REGISTRY.update(added)
         if clashes:
             problems.append(f"{origin} reuses the name(s) {clashes}, already taken")
         if added:
@@ -76,8 +74,11 @@ def _load(points: Iterable[EntryPoint]) -> PluginReport:
     return PluginReport(tuple(loaded), tuple(problems))
 
 
-def _restore(before: dict[str, ToolSpec], added: dict[str, ToolSpec]) -> None:
-    """The registry as it was before a plugin loaded, plus the tools it may add."""
-    REGISTRY.clear()
-    REGISTRY.update(before)
-    REGISTRY.update(added)
+def _made_in(module: ModuleType) -> dict[str, ToolSpec]:
+    """The tools a module makes with `@tool` (not those it imports from elsewhere)."""
+    return {
+        value.name: value
+        for value in vars(module).values()
+        if isinstance(value, ToolSpec)
+        and getattr(value.executor, "__module__", None) == module.__name__
+    }

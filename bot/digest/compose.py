@@ -22,9 +22,9 @@ from bot.digest.mentions import MENTIONS, LinkOffer, unlinked_mentions
 from bot.digest.resurface import PastSection, past_sections
 from notetext import wikilinks
 from notetext.dates import day_end, day_start, frontmatter_day
-from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
-from storage.store import Store
-from storage.vault.schema import CLOSED_STATUSES
+from storage import Store
+from storage.index import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
+from storage.vault import CLOSED_STATUSES
 
 STUCK_AFTER = timedelta(days=14)
 SECTION_LINES = 8  # rows per section; the rest is counted ("…and 12 more")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from storage.index.mentions import UnlinkedMention
-from storage.index.mentions import unlinked_mentions as find_mentions
-from storage.store import Store
+from storage import Store
+from storage.index import UnlinkedMention
+from storage.index import unlinked_mentions as find_mentions
 
 MENTIONS = "Unlinked mentions"
 LIMIT = 5

@@ -12,8 +12,7 @@ from typing import Any
 
 from bot.digest.compose import PAST_ITEM, Digest
 from bot.events import Button, Reply
-from storage.db.digest_messages import DigestMessages, new_message_id
-from storage.db.records import Records
+from storage.db import DigestMessages, Records, new_message_id
 
 DIGEST_ACTION_KIND = "digest"  # ButtonAction.kind of a digest item's buttons
 PAST_DONE_ACTION = "past_done"  # Button.action of Done on an older note (with an Undo)
@@ -36,7 +35,7 @@ async def present(
     content = digest.to_content()
     for index, item in enumerate(content["items"]):
         if item["action"] and item["path"]:
-            item["button"] = await records.add_button_action(
+            item["button"] = await records.buttons.add(
                 user_id,
                 DIGEST_ACTION_KIND,
                 {"message": message_id, "item": index, "path": item["path"]},
@@ -44,7 +43,7 @@ async def present(
                 vault_id=vault_id,
             )
         elif item.get("link") and item["path"]:
-            item["button"] = await records.add_button_action(
+            item["button"] = await records.buttons.add(
                 user_id,
                 DIGEST_ACTION_KIND,
                 {"message": message_id, "item": index, "path": item["path"], **item["link"]},

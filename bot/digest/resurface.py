@@ -22,16 +22,10 @@ import logging
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
-from storage.db.resurfaced import Resurfaced
-from storage.index.resurface_queries import (
-    PastNote,
-    PastQuery,
-    notes_filed_between,
-    related_older_notes,
-)
-from storage.store import Store
-from storage.vault.paths import NOT_THOUGHTS, PUT_AWAY
-from storage.vault.schema import CLOSED_STATUSES, INBOX
+from storage import Store
+from storage.db import Records
+from storage.index import PastNote, PastQuery, notes_filed_between, related_older_notes
+from storage.vault import CLOSED_STATUSES, INBOX, NOT_THOUGHTS, PUT_AWAY
 
 log = logging.getLogger(__name__)
 
@@ -117,12 +111,12 @@ async def past_sections(
     return [] if section is None else [section]
 
 
-async def record_shown(store: Store, paths: tuple[str, ...], day: date) -> None:
+async def record_shown(records: Records, store: Store, paths: tuple[str, ...], day: date) -> None:
     """The older notes a sent digest of `day` brought back rest for a while: not on
     composing (a preview, the read-only digest tool), which shows nobody anything to
     rest from. A failure is logged; the digest has gone out."""
     try:
-        await Resurfaced(store.database.engine).record_shown(store.vault_id, paths, day)
+        await records.resurfaced.record_shown(store.vault_id, paths, day)
     except Exception:
         log.exception("the older notes of the digest of %s were not recorded as shown", day)
 

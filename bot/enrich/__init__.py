@@ -9,12 +9,11 @@ from bot.enrich.background import Background
 from bot.enrich.fetch import FetchPolicy
 from bot.enrich.links import find_urls
 from bot.enrich.reading import Readers
-from bot.enrich.worker import Deliver, Enricher, where_now
+from bot.enrich.worker import Enricher, where_now
 
 __all__ = [
     "Arrivals",
     "Background",
-    "Deliver",
     "Enricher",
     "FetchPolicy",
     "Readers",

@@ -14,8 +14,8 @@ from bot.enrich.worker import Enricher
 from bot.events import Attachment, Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.tools import ArrivedFiles, ToolContext, ToolRunner
-from storage.db.enrichments import WAITING
-from storage.errors import StorageError
+from storage import StorageError
+from storage.db import Enrichment
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class Arrivals:
         except Exception:  # the note is saved; reading what it shares is extra
             log.exception("could not keep the reading job of %s", note.path)
             return
-        if job.status == WAITING:
+        if job.status == Enrichment.WAITING:
             self.enricher.submit(job.id)
 
     async def arrive(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from bot.enrich.links import find_urls, normalise
-from storage.store import Store
+from storage import Store
 
 
 async def saved_before(store: Store, url: str) -> tuple[str, str] | None:

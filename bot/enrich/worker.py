@@ -26,21 +26,14 @@ from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
 from bot.enrich.reading import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
-from bot.events import MAX_FILES, Button, Conversation, Reply
+from bot.events import MAX_FILES, Button, Conversation, Deliver, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
 from notetext import wikilinks
-from storage.db.enrichments import DONE, FAILED, SKIPPED, Enrichment, Enrichments
-from storage.db.records import Records
-from storage.entry import BOT_AUTHOR, Entry
-from storage.errors import EntryNotFound, StaleEdit, StorageError
-from storage.store import Store
-from storage.vault.files import read_regular
-from storage.vault.paths import VaultPaths
-from storage.vaults import Vaults
+from storage import BOT_AUTHOR, Entry, EntryNotFound, StaleEdit, StorageError, Store, Vaults
+from storage.db import Enrichment, Enrichments, Records
 
 log = logging.getLogger(__name__)
 
-Deliver = Callable[[Conversation, Reply], Awaitable[object]]
 START_AFTER = 0.5  # seconds: the capture's own reply goes out first
 AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
 RESUME_WITHIN = timedelta(days=1)
@@ -65,6 +58,7 @@ class Enricher:
         max_note_bytes: int,
         records: Records | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        deliver: Deliver | None = None,
     ) -> None:
         self.ledger = ledger
         self.vaults = vaults
@@ -75,7 +69,7 @@ class Enricher:
         self.max_note_bytes = max_note_bytes  # frontmatter included: 4 KB are left for it
         self.records = records  # for the Undo button of what was added (None: no button)
         self.clock = clock
-        self.deliver: Deliver | None = None  # set by the running app; None: nobody is told
+        self.deliver = deliver  # "couldn't fetch the page: 404"; None: nobody is told
         self.start_after = START_AFTER
         self._jobs = Background()
         self._at_once = asyncio.Semaphore(AT_ONCE)
@@ -126,7 +120,7 @@ class Enricher:
                 continue  # another running process has it
             if now - job.created_at > RESUME_WITHIN or job.attempts >= MOST_ATTEMPTS:
                 reason = "too old" if job.attempts < MOST_ATTEMPTS else "tried too often"
-                await self.ledger.finish(job.id, SKIPPED, now, reason)
+                await self.ledger.finish(job.id, Enrichment.SKIPPED, now, reason)
                 continue
             self.submit(job.id)
             started += 1
@@ -157,7 +151,7 @@ class Enricher:
             except Exception as exc:
                 log.exception("reading what note %s shares failed", job.path)
                 metrics.error("enrich")
-                status, message = FAILED, f"Couldn't read what you shared: {exc}."
+                status, message = Enrichment.FAILED, f"Couldn't read what you shared: {exc}."
             await self.ledger.finish(job.id, status, self.clock(), message)
             if message:
                 await self._tell(job, message, commit)
@@ -167,13 +161,13 @@ class Enricher:
         note (None when nothing was added)."""
         vault = await self.vaults.get(job.vault_id)
         if vault is None:
-            return SKIPPED, "", None
+            return Enrichment.SKIPPED, "", None
         store = await self.vaults.store(vault)
         if await store.has_event_commit(job.commit_key, since=job.created_at):
-            return DONE, "", None  # landed before a restart: done, and not told twice
+            return Enrichment.DONE, "", None  # landed before a restart: done, and not told twice
         note = await where_now(store, job.path, job.note_id)
         if note is None:
-            return SKIPPED, "", None  # deleted before it could be read
+            return Enrichment.SKIPPED, "", None  # deleted before it could be read
         path = note.path
         try:
             async with asyncio.timeout(self.timeout):
@@ -183,10 +177,14 @@ class Enricher:
                 f"Reading what you shared took longer than {self.timeout:g} s; "
                 "the note stays as you sent it."
             )
-            return FAILED, message, None
+            return Enrichment.FAILED, message, None
         title, commit = await self._apply(store, job, path, reads)
         message = told(title, reads) if title is not None else ""
-        return (FAILED if any(r.failed for r in reads) else DONE), message, commit
+        return (
+            (Enrichment.FAILED if any(r.failed for r in reads) else Enrichment.DONE),
+            message,
+            commit,
+        )
 
     async def _read_all(self, store: Store, job: Enrichment) -> list[Read]:
         several = sum(1 for item in job.items if item.get("kind") == "photo") > 1
@@ -208,17 +206,13 @@ class Enricher:
         if kind == "link":
             return await read_link(label, self.readers)
         try:
-            data = await asyncio.to_thread(self._file, store, str(item["path"]))
+            data = await store.read_file(str(item["path"]), self.max_file_bytes)
         except StorageError as exc:
             return Read(kind, label, failed=f"Couldn't read {label}: {exc}.")
         mime = item.get("mime")
         if kind == "photo":
             return await read_photo(label, data, mime, self.readers, several=several)
         return await read_document(label, data, mime, self.readers)
-
-    def _file(self, store: Store, path: str) -> bytes:
-        rel, full = VaultPaths(store.vault.root).resolve(path, note=False)
-        return read_regular(full, rel, self.max_file_bytes, store.vault.root)
 
     async def _apply(
         self, store: Store, job: Enrichment, path: str, reads: Sequence[Read]
@@ -245,7 +239,7 @@ class Enricher:
                 stale = exc  # written meanwhile (the person, a watcher's sync): read again
                 continue
             if self.records is not None:  # its category buttons still file it
-                await self.records.follow_note_change(
+                await self.records.buttons.follow_note_change(
                     job.vault_id, path, entry.content_hash, updated.content_hash
                 )
             return updated.title, change.commit
@@ -267,7 +261,7 @@ class Enricher:
                     "summary": message,
                     "conversation": conversation.key,
                 }
-                action = await self.records.add_button_action(
+                action = await self.records.buttons.add(
                     job.person_id, UNDO_KIND, payload, self.clock(), vault_id=job.vault_id
                 )
                 buttons = (Button("Undo", UNDO_ACTION, action),)

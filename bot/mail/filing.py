@@ -16,24 +16,20 @@ import asyncio
 import dataclasses
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from bot.events import Attachment, Conversation, Event, InboundMessage, Reply, Sender
+from bot.events import Attachment, Conversation, EventHandler, InboundMessage, Sender
 from bot.mail.reading import Mail, read_mail
 from bot.mail.trust import Verdict, authenticated
 from bot.readers import ReaderPool, Unreadable
-from storage.db.admission import normal_code
-from storage.db.email_codes import EMAIL, EmailCodes
-from storage.db.people import Person
-from storage.db.records import Records
+from storage.db import EMAIL, Person, Records, normal_code
 
 log = logging.getLogger(__name__)
 
 Taken = Literal["seen", "leave", "later"]
-Handle = Callable[[Event], Awaitable[Sequence[Reply]]]
 Tell = Callable[[int, str], Awaitable[bool]]  # (person id, text) -> told in a chat
 # Every 8 letters or digits in two fours, overlapping ("code ABCD-EFGH" holds
 # "code ABCD" and "ABCD-EFGH").
@@ -62,7 +58,7 @@ class MailFiler:
     def __init__(
         self,
         records: Records,
-        handle: Handle,
+        handle: EventHandler,
         rules: MailRules,
         *,
         clock: Callable[[], datetime],
@@ -73,7 +69,6 @@ class MailFiler:
     ) -> None:
         self.records = records
         self.readers = readers  # an HTML-only mail's HTML is read there
-        self.codes = EmailCodes(records.engine)
         self.handle = handle
         self.rules = rules
         self.clock = clock
@@ -93,8 +88,12 @@ class MailFiler:
         if mail.sender is None:
             log.info("mail %s names no single sender: left unread", mail.message_id)
             return "leave"
-        person = await self.records.person_for(EMAIL, mail.sender)
-        pending = [] if person is not None else await self.codes.pending(mail.sender, self.clock())
+        person = await self.records.people.person_for(EMAIL, mail.sender)
+        pending = (
+            []
+            if person is not None
+            else await self.records.email_codes.pending(mail.sender, self.clock())
+        )
         if person is None and not pending:
             log.info("mail from %s, an address nobody verified: left unread", mail.sender)
             return "leave"
@@ -139,7 +138,7 @@ class MailFiler:
             user_id = codes[code]
             name = mail.sender_name or mail.sender
             event_id = _event_id(user_id, mail)
-            if await self.codes.confirm(
+            if await self.records.email_codes.confirm(
                 user_id, mail.sender, code, name, self.clock(), event_id=event_id
             ):
                 log.info("%s verified as an address of person %d", mail.sender, user_id)

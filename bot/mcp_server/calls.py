@@ -28,10 +28,8 @@ from bot.events import Conversation, Reply
 from bot.mcp_server.tools import arguments_for
 from bot.people import People
 from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.entry import Author
-from storage.vaults import Vaults
+from storage import Author, Vaults
+from storage.db import Person, Records
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +88,7 @@ class McpCalls:
                     "only, not over MCP. Nothing ran."
                 )
             return _error(f"unknown tool {name!r}; known: {', '.join(sorted(self.tools))}")
-        if name == "capture" and self.arrivals is not None:
+        if spec.captures and self.arrivals is not None:
             ctx = replace(ctx, links=tuple(find_urls(str(arguments.get("body", "")))), filed=[])
         outcome = await self.runner.call(ctx, name, arguments_for(spec, arguments))
         if self.arrivals is not None and ctx.filed:
@@ -124,7 +122,7 @@ class McpCalls:
         except Exception as exc:
             # Slack or Telegram refused or is down: a card nobody sees must not stay open.
             log.warning("approval card %s not sent: %r", approval_id, exc)
-            await self.records.settle_approval(approval_id, "failed", f"card not sent: {exc}")
+            await self.records.approvals.settle(approval_id, "failed", f"card not sent: {exc}")
             return _error(
                 f"{held['summary']} needs your approval, but the card could not be sent "
                 f"({exc}). Nothing changed; try again later."
@@ -140,7 +138,7 @@ class McpCalls:
         """Approve or reject a held call from the command line, as its requester's press
         of the card's button would (the same handler): whether this decided it, and
         what it did."""
-        approval = await self.records.get_approval(approval_id)
+        approval = await self.records.approvals.get(approval_id)
         if approval is None:
             return False, f"No approval {approval_id!r}; `{PENDING}` lists what waits."
         person = await self._person(approval.user_id)
@@ -154,7 +152,7 @@ class McpCalls:
         return True, said
 
     async def _person(self, user_id: int) -> Person | None:
-        return next((p for p in await self.records.people() if p.id == user_id), None)
+        return next((p for p in await self.records.people.all() if p.id == user_id), None)
 
     async def _context(self, person: Person, client: str) -> ToolContext:
         """The person's own vault, as a DM would use it (team vaults belong to chats)."""

@@ -13,7 +13,7 @@ from mcp.server.lowlevel import Server
 
 from bot.mcp_server.calls import McpCalls
 from bot.mcp_server.tools import tool_list
-from storage.db.mcp_tokens import TokenInfo
+from storage.db import TokenInfo
 
 # Who a request acts as: from the HTTP request the SDK hands over (None on stdio).
 Identify = Callable[[Any], Awaitable[TokenInfo | None]]

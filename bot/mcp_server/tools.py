@@ -9,7 +9,7 @@ from typing import Any, get_args
 
 from mcp import types
 
-from bot.tools import UNSURE, ToolSpec
+from bot.tools import ToolSpec
 from bot.turn import MISSING, coerce, empty_value
 
 APPROVAL_NOTE = (
@@ -19,17 +19,13 @@ APPROVAL_NOTE = (
 )
 
 
-# What an argument left out means, where it is neither null nor an empty list.
-DEFAULTS: dict[tuple[str, str], Any] = {("capture", "confidence"): UNSURE}
-
-
 def defaults(spec: ToolSpec) -> dict[str, Any]:
     """The arguments a client may leave out, each with what leaving it out means: null
-    for one that may be null, [] for a list, else the tool's default (DEFAULTS).
+    for one that may be null, [] for a list, else what the tool declares (`mcp_defaults`).
     Chat's strict schema requires them all; an MCP client need not spell out every option."""
     found: dict[str, Any] = {}
     for name, field in spec.arguments.model_fields.items():
-        default = DEFAULTS.get((spec.name, name), empty_value(field.annotation))
+        default = spec.mcp_defaults.get(name, empty_value(field.annotation))
         if default is not MISSING:
             found[name] = default
     return found

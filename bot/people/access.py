@@ -8,9 +8,7 @@ import re
 from datetime import datetime, timedelta
 
 from bot.events import Sender
-from storage.db.admission import Admission
-from storage.db.people import Person
-from storage.db.records import Records
+from storage.db import Person, Records
 
 log = logging.getLogger(__name__)
 
@@ -23,11 +21,13 @@ CLAIM = re.compile(r"^/?(?:start|claim)(?:@\S+)?\s+(?P<code>[A-Za-z0-9][A-Za-z0-
 
 class Access:
     """Allow-list checks (the setting, then who a claim or a link admitted), claim codes,
-    link codes, and the lockout after wrong codes."""
+    link codes, and the lockout after wrong codes. `platforms` says where a person's
+    other accounts may be, as they read it ("Slack or Telegram": the platforms the
+    process registers)."""
 
-    def __init__(self, records: Records, allowed: tuple[str, ...]) -> None:
+    def __init__(self, records: Records, allowed: tuple[str, ...], *, platforms: str) -> None:
         self.records = records
-        self.admission = Admission(records.engine)
+        self.platforms = platforms
         self.allowed = frozenset(allowed)
         self._admitted: set[str] = set()  # nobody is un-admitted: a cache that stays true
         self._wrong_codes: dict[str, tuple[int, datetime]] = {}
@@ -62,7 +62,7 @@ class Access:
         """Who `known_allowed` names, or who was admitted by a claim or a link."""
         if self.known_allowed(sender):
             return True
-        if await self.admission.is_admitted(sender.key):
+        if await self.records.admission.is_admitted(sender.key):
             self._admitted.add(sender.key)
             return True
         return False
@@ -84,7 +84,7 @@ class Access:
         claim code, a refusal when it is not, None when the sender may not try (yet)."""
         if self.locked_out(sender, now):
             return None
-        if await self.admission.claim(code, sender.key, now):
+        if await self.records.admission.claim(code, sender.key, now):
             self._admitted.add(sender.key)
             self._wrong_codes.pop(sender.key, None)
             log.warning("brainbot was claimed by %s, its owner", sender.key)
@@ -109,10 +109,10 @@ class Access:
         self._wrong_codes[sender.key] = (count + 1, since)
 
     async def start_link(self, person: Person, now: datetime) -> str:
-        code = await self.records.new_link_code(person.id, now + LINK_CODE_TTL)
+        code = await self.records.people.new_link_code(person.id, now + LINK_CODE_TTL)
         return (
             f"Your link code is {code}. Within 10 minutes, send `/link {code}` to me from your "
-            "other account (Slack or Telegram) and both will reach the same brain."
+            f"other account ({self.platforms}) and both will reach the same brain."
         )
 
     async def finish_link(self, sender: Sender, code: str, now: datetime) -> str:
@@ -120,7 +120,7 @@ class Access:
         (and may use the bot from then on). Wrong codes count towards a lockout."""
         if self.locked_out(sender, now):
             return "Too many wrong codes. Wait a quarter of an hour, then ask for a new one."
-        person = await self.records.redeem_link_code(
+        person = await self.records.people.redeem_link_code(
             code.strip(),
             platform=sender.platform,
             platform_user_id=sender.id,
@@ -132,6 +132,6 @@ class Access:
             return "That code is unknown or has expired. Ask for a new one with /link."
         self._wrong_codes.pop(sender.key, None)
         if not self.at_the_terminal(sender) and not self.in_setting(sender):
-            await self.admission.admit(sender.key, "link", now)
+            await self.records.admission.admit(sender.key, "link", now)
             self._admitted.add(sender.key)
         return f"Linked: this {sender.platform} account now reaches the brain of {person.name}."

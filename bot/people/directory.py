@@ -9,9 +9,8 @@ from zoneinfo import ZoneInfo
 
 from bot.events import Conversation, Sender
 from bot.people.settings import SettingsChange, describe_settings
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.entry import Author
+from storage import Author
+from storage.db import Person, Records
 
 SettingsListener = Callable[[Person], Awaitable[None]]
 
@@ -28,11 +27,11 @@ class People:
 
     async def resolve(self, sender: Sender, conversation: Conversation, now: datetime) -> Person:
         """The person behind `sender`, created on first contact."""
-        person = await self.records.person_for(sender.platform, sender.id)
+        person = await self.records.people.person_for(sender.platform, sender.id)
         if person is not None:
             return person
         home = conversation.chat_id if conversation.thread_id is None else None
-        return await self.records.add_person(
+        return await self.records.people.add(
             platform=sender.platform,
             platform_user_id=sender.id,
             name=sender.name or sender.id,
@@ -56,7 +55,7 @@ class People:
         columns = change.columns(person)
         if not columns:  # nothing to change ("weekly on" when it is on)
             return person
-        updated = await self.records.update_person(person.id, **columns)
+        updated = await self.records.people.update(person.id, **columns)
         for listener in self.listeners:
             await listener(updated)
         return updated

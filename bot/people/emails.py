@@ -12,9 +12,7 @@ import re
 from datetime import datetime, timedelta
 from urllib.parse import unquote, urlsplit
 
-from storage.db.email_codes import EMAIL, EmailCodes, normal_address
-from storage.db.people import Person
-from storage.db.records import Records
+from storage.db import EMAIL, EmailCodes, Person, Records, normal_address
 
 EMAIL_CODE_TTL = timedelta(hours=1)
 _ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+$")
@@ -43,7 +41,7 @@ async def email_setting(
     mailbox = mailbox_named(imap_url)
     if mailbox is None:
         return NOT_SET_UP
-    codes = EmailCodes(records.engine)
+    codes = records.email_codes
     if not words:
         return await _listed(records, codes, person, now, mailbox)
     if words[0].lower() in ("forget", "remove") and len(words) == 2:
@@ -53,7 +51,7 @@ async def email_setting(
     address = normal_address(words[0])
     if len(words) != 1 or not _ADDRESS.match(address):
         return "Try /settings email ada@example.org (or /settings email forget ADDRESS)."
-    owner = await records.person_for(EMAIL, address)
+    owner = await records.people.person_for(EMAIL, address)
     if owner is not None and owner.id == person.id:
         return f"{address} is verified already: mail from it to {mailbox} is filed as your notes."
     if owner is not None:
@@ -70,7 +68,9 @@ async def _listed(
     records: Records, codes: EmailCodes, person: Person, now: datetime, mailbox: str
 ) -> str:
     addresses = sorted(
-        i.platform_user_id for i in await records.identities_of(person.id) if i.platform == EMAIL
+        i.platform_user_id
+        for i in await records.people.identities_of(person.id)
+        if i.platform == EMAIL
     )
     pending = await codes.pending_of(person.id, now)
     lines = [f"Mail to {mailbox} from " + ", ".join(addresses) + " is filed as your notes."]

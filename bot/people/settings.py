@@ -17,8 +17,7 @@ from notetext.dates import (
     time_of_day,
     zone_named,
 )
-from storage.db.chat_tables import WEEKLY_DEFAULT, WEEKLY_OFF
-from storage.db.people import Person
+from storage.db import WEEKLY_DEFAULT, WEEKLY_OFF, Person
 
 USAGE = (
     "Try /settings digest 07:30, /settings digest off, "

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-from storage.db.records import Records
-from storage.vaults import VaultInfo, Vaults, folder_name
+from storage import VaultInfo, Vaults, folder_name
+from storage.db import Records
 
 log = logging.getLogger(__name__)
 
@@ -68,18 +68,12 @@ class TeamMembership:
     clock: Callable[[], datetime]
     fresh_for: timedelta = timedelta(hours=24)
     trust_for: timedelta = timedelta(days=TRUST_DAYS)
-    platforms: dict[str, ChatMembers] = field(default_factory=dict)
+    platforms: Mapping[str, ChatMembers] = field(default_factory=dict)  # by platform name
     _undecided: dict[tuple[int, int], datetime] = field(default_factory=dict)
 
     def install(self) -> None:
         """Make every team access in this process go through `allows`."""
         self.vaults.member_check = self.allows
-
-    def reach(self, adapters: Iterable[object]) -> None:
-        """Ask the platforms among `adapters` (those that can say who is in a chat)."""
-        for adapter in adapters:
-            if isinstance(adapter, ChatMembers):
-                self.platforms[adapter.platform] = adapter
 
     async def allows(self, vault: VaultInfo, user_id: int, checked_at: datetime) -> bool:
         """Whether a recorded member may use the team vault now: confirmed recently, or
@@ -136,7 +130,7 @@ class TeamMembership:
     async def _accounts(self, user_id: int) -> dict[str, set[str]]:
         """The person's user ids on each platform (every linked account)."""
         accounts: dict[str, set[str]] = {}
-        for identity in await self.records.identities_of(user_id):
+        for identity in await self.records.people.identities_of(user_id):
             accounts.setdefault(identity.platform, set()).add(identity.platform_user_id)
         return accounts
 

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from bot.events import Button, Reply
 from notetext.dates import describe
-from storage.db.records import Records
+from storage.db import Records
 
 REMINDER_ACTION_KIND = "reminder"  # ButtonAction.kind of a reminder's buttons
 SNOOZES = {"hour": "Snooze 1 h", "day": "Tomorrow", "week": "Next week"}
@@ -27,7 +27,7 @@ async def reminder_message(
 ) -> Reply:
     """The reminder of `path` due at `at`, with Done and the Snooze buttons."""
     payload = {"path": path, "title": title, "at": at.isoformat()}
-    action = await records.add_button_action(
+    action = await records.buttons.add(
         user_id, REMINDER_ACTION_KIND, payload, now, vault_id=vault_id
     )
     local = at.astimezone(zone)

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.tools.tasklist import only_ticks
-from storage.entry import Entry
-from storage.vault.schema import MANAGED_FIELDS
+from storage import Entry
+from storage.vault import MANAGED_FIELDS
 
 _WORD = re.compile(r"\w+")
 # Words that name nothing: a change sharing only these with the message is not "its words".

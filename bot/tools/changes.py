@@ -17,7 +17,7 @@ from bot.tools.notes import FieldValue, entry_summary, resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
 from bot.tools.sections import body_change
 from bot.tools.tasklist import TaskMatchError, Ticked, only_ticks, tasks, tick
-from storage.entry import Change, Entry, Preview
+from storage import Change, Entry
 
 QUOTED = 60  # characters of appended text a reply repeats
 
@@ -34,7 +34,7 @@ def set_values(values: list[FieldValue] | None) -> dict[str, Any]:
     return out
 
 
-@tool(needs_approval=True, destructive=True)
+@tool(needs_approval=True, destructive=True, aliases=("update", "update_note", "edit", "edit_note"))
 async def update_entry(
     ctx: ToolContext,
     path: str,
@@ -164,7 +164,13 @@ async def _update_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     return update_kinds(entry, fields, a["remove_fields"], text.replaced, text.added)
 
 
-@tool(needs_approval=True, idempotent=True)
+@tool(
+    needs_approval=True,
+    idempotent=True,
+    aliases=("tick", "check_off", "mark_done", "complete_task", "complete_tasks", "toggle_task"),
+    # Ticking a task is an update: it waits wherever updates do.
+    approval_follows=update_entry.name,
+)
 async def tick_tasks(ctx: ToolContext, path: str, items: list[str], done: bool) -> ToolResult:
     """Tick or untick task lines (`- [ ] milk`) of a note, e.g. "mark milk and eggs as
     done". Use it instead of rewriting the note's text.
@@ -229,103 +235,12 @@ async def _tick_kinds(ctx: ToolContext, args: BaseModel) -> ChangeKinds:
     return ChangeKinds(frozenset({"tick"}), note=note, tasks=TASKS_JOINED.join(a["items"]))
 
 
-@tool(needs_approval=True, destructive=True, idempotent=True)
-async def move_entry(ctx: ToolContext, path: str, category: str) -> ToolResult:
-    """Move a note to another category (its fields follow the new category).
-    Use it for corrections like "actually that's a project".
-
-    Args:
-        path: the note's path.
-        category: the category to move it to.
-    """
-    entry = await resolve_entry(ctx, path)
-    if category not in ctx.settings.categories:
-        raise ToolError(f"unknown category {category!r}; use one of {ctx.settings.categories}")
-    if entry.category == category:
-        raise ToolError(f"{entry.path} is already in {category}")
-    moved = await ctx.store.move(
-        entry.path,
-        category,
-        expected_hash=ctx.expected_hash,
-        author=ctx.author,
-        source=dict(ctx.source),
-    )
-    return ToolResult(
-        {"moved": entry_summary(moved), "from": entry.path},
-        f"Moved {entry.path} to {moved.path}.",
-        entry_path=moved.path,
-    )
-
-
-@move_entry.preview
-async def _preview_move(ctx: ToolContext, args: BaseModel) -> Proposal:
-    a = args.model_dump()
-    entry = await resolve_entry(ctx, a["path"])
-    if a["category"] not in ctx.settings.categories:
-        raise ToolError(f"unknown category {a['category']!r}")
-    preview = await asyncio.to_thread(ctx.store.vault.preview_move, entry.path, a["category"])
-    return Proposal(_relocation("Move", entry.path, preview), preview.diff, preview.content_hash)
-
-
-RELINKED_SHOWN = 5  # notes an approval card names; the rest are counted
-
-
-def _relocation(verb: str, path: str, preview: Preview) -> str:
-    """`Move a.md → b.md`, and which notes get their links rewritten."""
-    text = f"{verb} {path} → {preview.target or path}"
-    notes = preview.relinked
-    if notes:
-        shown = ", ".join(notes[:RELINKED_SHOWN])
-        more = f" and {len(notes) - RELINKED_SHOWN} more" if len(notes) > RELINKED_SHOWN else ""
-        noun = "note" if len(notes) == 1 else "notes"
-        text += f", updating links in {len(notes)} {noun}: {shown}{more}"
-    return text
-
-
-@tool(needs_approval=True, destructive=True, idempotent=True)
-async def rename_entry(
-    ctx: ToolContext, path: str, title: str, file_name: str | None
-) -> ToolResult:
-    """Rename a note: a new title and file name in the same folder. Links to it in
-    other notes are rewritten to the new name.
-
-    Args:
-        path: the note's path.
-        title: the note's new title.
-        file_name: the new file name (e.g. "matcha.md"), or null to make it from the title.
-    """
-    entry = await resolve_entry(ctx, path)
-    renamed, change = await ctx.store.rename(
-        entry.path,
-        title,
-        file_name,
-        expected_hash=ctx.expected_hash,
-        author=ctx.author,
-        source=dict(ctx.source),
-    )
-    relinked = [p for p in change.paths if p not in (entry.path, renamed.path)]
-    text = f"Renamed {entry.path} to {renamed.path} ({renamed.title})."
-    if relinked:
-        text += f" Links updated in {len(relinked)} {'note' if len(relinked) == 1 else 'notes'}."
-    return ToolResult(
-        {"renamed": entry_summary(renamed), "from": entry.path, "links_updated_in": relinked},
-        text,
-        entry_path=renamed.path,
-        commit=change.commit,
-    )
-
-
-@rename_entry.preview
-async def _preview_rename(ctx: ToolContext, args: BaseModel) -> Proposal:
-    a = args.model_dump()
-    entry = await resolve_entry(ctx, a["path"])
-    preview = await asyncio.to_thread(
-        ctx.store.vault.preview_rename, entry.path, a["title"], a["file_name"]
-    )
-    return Proposal(_relocation("Rename", entry.path, preview), preview.diff, preview.content_hash)
-
-
-@tool(needs_approval=True, destructive=True, idempotent=True)
+@tool(
+    needs_approval=True,
+    destructive=True,
+    idempotent=True,
+    aliases=("delete", "delete_note", "remove"),
+)
 async def delete_entry(ctx: ToolContext, path: str) -> ToolResult:
     """Delete a note. Git keeps its history, so it can be undone.
 
@@ -363,7 +278,7 @@ async def _change_to_undo(ctx: ToolContext, change: str | None) -> Change:
     )
 
 
-@tool(needs_approval=True, destructive=True)
+@tool(needs_approval=True, destructive=True, aliases=("revert",))
 async def undo(ctx: ToolContext, change: str | None) -> ToolResult:
     """Undo an earlier change to the notes (reverts its commit).
 

@@ -13,11 +13,8 @@ from bot.config import Settings
 from bot.events import Attachment, Button, Conversation
 from bot.people import People
 from notetext.dates import local_zone
-from storage.db.people import Person
-from storage.db.records import Records
-from storage.entry import Author, Entry
-from storage.store import Store
-from storage.vaults import VaultInfo, Vaults
+from storage import Author, Entry, Store, VaultInfo, Vaults
+from storage.db import Person, Records
 
 
 class ToolError(Exception):

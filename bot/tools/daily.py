@@ -10,11 +10,8 @@ from datetime import datetime
 
 from bot.tools.context import ToolContext
 from notetext import wikilinks
-from storage.errors import StorageError
-from storage.vault.daily import DailyNotes, daily_notes, named, with_line
-from storage.vault.files import read_regular
-from storage.vault.paths import VaultPaths
-from storage.vault.vault import Then
+from storage import StorageError, Then
+from storage.vault import DailyNotes, moment_format, with_line
 
 log = logging.getLogger(__name__)
 
@@ -23,55 +20,54 @@ TEMPLATE_BYTES = 100_000
 _VARIABLE = re.compile(r"\{\{\s*(date|time|title)\s*(?::\s*([^}]*?))?\s*\}\}")
 
 
-def _today(ctx: ToolContext) -> tuple[DailyNotes, datetime, str] | None:
-    """The vault's daily-note settings, the person's local time and today's note's
-    path; None when the vault keeps no daily notes."""
-    notes = daily_notes(ctx.store.vault.root, ctx.settings.daily_note)
+async def _today(ctx: ToolContext) -> tuple[datetime, str, str] | None:
+    """The person's local time, today's note's path and how that note starts if it is
+    not there yet (their template, filled); None when the vault keeps no daily notes.
+    The template is read before the write, so the write only computes."""
+    notes = await ctx.store.daily_notes(ctx.settings.daily_note)
     if notes is None:
         return None
     local = ctx.now.astimezone(ctx.vault_zone)
-    return notes, local, notes.path(local.date())
+    return local, notes.path(local.date()), await _from_template(ctx, notes, local)
 
 
-def daily_line(ctx: ToolContext, title: str) -> Then | None:
+async def daily_line(ctx: ToolContext, title: str) -> Then | None:
     """Today's daily note and how the capture of `title` changes it, or None when the
     vault keeps no daily notes (or its settings cannot be used: the capture goes on)."""
     try:
-        today = _today(ctx)
+        today = await _today(ctx)
     except (StorageError, OSError, ValueError) as exc:
         log.warning("no daily-note line for this capture: %s", exc)
         return None
     if today is None:
         return None
-    notes, local, path = today
+    local, path, start = today
 
     def edit(old: str | None, rel: str) -> str:
-        start = _from_template(ctx, notes, local) if old is None else ""
         return with_line(old, f"- {local:%H:%M} {wikilinks.link_to(rel, title)}", HEADING, start)
 
     return path, edit
 
 
-def _from_template(ctx: ToolContext, notes: DailyNotes, local: datetime) -> str:
+async def _from_template(ctx: ToolContext, notes: DailyNotes, local: datetime) -> str:
     """The person's template with Obsidian's {{date}}, {{time}} and {{title}} filled,
     or nothing when they have none."""
     if not notes.template:
         return ""
-    root = ctx.store.vault.root
     try:
-        rel, full = VaultPaths(root).resolve(f"{notes.template}.md")
-        text = read_regular(full, rel, TEMPLATE_BYTES, root).decode("utf-8", "replace")
+        data = await ctx.store.read_file(f"{notes.template}.md", TEMPLATE_BYTES, note=True)
     except (StorageError, OSError, ValueError) as exc:
         log.warning("daily-note template %s not used: %s", notes.template, exc)
         return ""
+    text = data.decode("utf-8", "replace")
 
     def fill(match: re.Match[str]) -> str:
         what, fmt = match.group(1), match.group(2)
         if what == "date":
-            return named(local.date(), fmt or notes.date_format)
+            return moment_format(local.date(), fmt or notes.date_format)
         if what == "time":
-            return local.strftime("%H:%M") if not fmt else named(local.date(), fmt)
-        return named(local.date(), notes.date_format)
+            return local.strftime("%H:%M") if not fmt else moment_format(local.date(), fmt)
+        return moment_format(local.date(), notes.date_format)
 
     return _VARIABLE.sub(fill, text)
 
@@ -86,14 +82,13 @@ DAILY_OFF = (
 async def log_line(ctx: ToolContext, text: str) -> str:
     """Write `text` as `- 09:41 text` under `## Log` in today's daily note (made from
     the template when missing); what to tell the person."""
-    today = _today(ctx)
+    today = await _today(ctx)
     if today is None:
         return DAILY_OFF
-    notes, local, path = today
+    local, path, start = today
     line = f"- {local:%H:%M} {' '.join(text.split())}"
 
     def edit(old: str | None) -> str:
-        start = _from_template(ctx, notes, local) if old is None else ""
         return with_line(old, line, LOG_HEADING, start)
 
     written = await ctx.store.write_note(

@@ -6,10 +6,9 @@ from typing import Literal
 
 from bot.digest import compose_digest, present
 from bot.tools.registry import ToolContext, ToolResult, tool
-from storage.db.digest_messages import DigestMessages
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("digest",))
 async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) -> ToolResult:
     """Build the digest now: open projects and their next actions, due items and
     to-dos, people to follow up, new captures, inbox and stuck projects.
@@ -24,7 +23,7 @@ async def generate_digest(ctx: ToolContext, kind: Literal["daily", "weekly"]) ->
         digest,
         user_id=ctx.person.id,
         records=ctx.records,
-        digests=DigestMessages(ctx.records.engine),
+        digests=ctx.records.digest_messages,
         now=ctx.now,
         vault_id=ctx.store.vault_id,
     )

@@ -8,7 +8,7 @@ from typing import Any
 from bot.tools.context import ReadNote
 from bot.tools.notes import resolve_entry
 from bot.tools.registry import ToolContext, ToolResult, tool
-from storage.index.outlinks import OutLink, outgoing_links
+from storage.index import OutLink, outgoing_links
 
 
 def link_summary(link: OutLink) -> dict[str, Any]:
@@ -36,7 +36,7 @@ def _line(link: OutLink) -> str:
     return f"- {typed}{title} ({path}{more})"
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("links", "forward_links"))
 async def list_forward_links(ctx: ToolContext, path: str) -> ToolResult:
     """List the notes a note links to (wikilinks or Markdown links, not in code), each
     with the line that holds it; a link to a note that does not exist is marked missing.

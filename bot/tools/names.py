@@ -8,11 +8,8 @@ import re
 from collections.abc import Sequence
 
 from notetext import urls, wikilinks
-from storage.entry import Entry
-from storage.errors import EntryNotFound, UnsafePath
-from storage.store import Store
-from storage.vault.paths import check_relpath
-from storage.vault.schema import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
+from storage import Entry, EntryNotFound, Store, UnsafePath
+from storage.vault import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS, check_relpath
 
 # The words people and models use for the default categories ("todo" for admin).
 CATEGORY_WORDS = {

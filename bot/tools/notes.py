@@ -18,8 +18,8 @@ from bot.tools.sections import section_of
 from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from notetext.dates import iso_day
-from storage.entry import Entry, SearchHit
-from storage.vault.schema import INBOX, SOURCE_PREFIX
+from storage import Entry, SearchHit
+from storage.vault import INBOX, SOURCE_PREFIX
 
 
 class FieldValue(BaseModel):
@@ -97,7 +97,38 @@ def _fields(values: list[FieldValue] | None) -> dict[str, Any]:
     return {fv.name: fv.value for fv in values or [] if fv.name}
 
 
-@tool()
+@tool(
+    captures=True,
+    aliases=(
+        "save",
+        "save_note",
+        "save_thought",
+        "create_note",
+        "create_entry",
+        "add_note",
+        "new_note",
+        "note",
+        "remember",
+        "store",
+        "file",
+        "file_note",
+        "capture_thought",
+        "capture_note",
+    ),
+    argument_aliases={
+        "text": "body",
+        "content": "body",
+        "note": "body",
+        "thought": "body",
+        "description": "body",
+        "name": "title",
+        "subject": "title",
+        "tag": "tags",
+        "type": "category",
+    },
+    # Unsure how sure: below any sensible threshold, so the person picks.
+    mcp_defaults={"confidence": UNSURE},
+)
 async def capture(
     ctx: ToolContext,
     category: str,
@@ -149,7 +180,7 @@ async def capture(
             author=ctx.author,
             source=dict(ctx.source),
             zone=ctx.vault_zone,
-            then=daily_line(ctx, title),  # today's daily note, in the same commit
+            then=await daily_line(ctx, title),  # today's daily note, in the same commit
         )
     except BaseException:
         if ctx.files is not None:
@@ -175,7 +206,7 @@ async def capture(
     # The hash ties the buttons to this very note: pressed after it changed or went
     # (and another took its path), they change nothing.
     payload = {"path": entry.path, "choices": choices, "content_hash": entry.content_hash}
-    action_id = await ctx.records.add_button_action(
+    action_id = await ctx.records.buttons.add(
         ctx.person.id, "file", payload, ctx.now, vault_id=ctx.store.vault_id
     )
     buttons = tuple(
@@ -188,7 +219,7 @@ async def capture(
     return ToolResult(data, text, buttons, entry_path=entry.path)
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("list", "list_notes"))
 async def list_entries(
     ctx: ToolContext,
     category: str | None,
@@ -212,7 +243,7 @@ async def list_entries(
     return ToolResult(data, "\n".join(lines), read=tuple(read_entry(e) for e in entries))
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("get", "get_note", "read", "read_note", "open"))
 async def get_entry(ctx: ToolContext, path: str, section: str | None = None) -> ToolResult:
     """Read one note in full: its fields and its text (or only one section of it).
 
@@ -277,7 +308,12 @@ def properties_line(entry: Entry, zone: ZoneInfo) -> str:
     return " · ".join(parts)
 
 
-@tool(read_only=True, idempotent=True)
+@tool(
+    read_only=True,
+    idempotent=True,
+    aliases=("search", "search_notes", "find", "find_notes", "lookup", "query"),
+    argument_aliases={"q": "query", "text": "query", "keywords": "query", "search": "query"},
+)
 async def search_entries(
     ctx: ToolContext,
     query: str,
@@ -331,7 +367,7 @@ async def search_entries(
     return ToolResult(data, "\n".join(lines), read=read)
 
 
-@tool(read_only=True, idempotent=True)
+@tool(read_only=True, idempotent=True, aliases=("backlinks",))
 async def list_backlinks(ctx: ToolContext, path: str) -> ToolResult:
     """List the notes that link to a note (wikilinks or Markdown links).
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus
 
-from storage.db.conversations import HistoryItem
+from storage.db import HistoryItem
 
 # A run of words an argument shares with what was read carries it: this many words,
 # or fewer words that are this long together (an IBAN, a sentence of long words).

@@ -10,14 +10,18 @@ schema, its argument validation and its executor.
         '''
 
 The docstring's first paragraph is the tool's description and its `Args:` section
-describes each parameter; that is what the model reads.
+describes each parameter; that is what the model reads. Everything else brainbot knows
+of a tool is said on its `@tool(...)` line (see `tool`), and nowhere else.
+
+`@tool` only makes the spec: the tools are registered by name, in one list
+(`bot.tools.REGISTRY`, made with `registered`), and a plugin's when it loads.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
@@ -26,11 +30,21 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bot.tools.change_kinds import ChangeKinds
 from bot.tools.context import Proposal, ToolContext, ToolError, ToolResult
 
-__all__ = ["REGISTRY", "Proposal", "ToolContext", "ToolError", "ToolResult", "ToolSpec", "tool"]
+__all__ = [
+    "Proposal",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "registered",
+    "tool",
+]
 
 Executor = Callable[..., Awaitable[ToolResult]]
 Previewer = Callable[[ToolContext, BaseModel], Awaitable[Proposal]]
 Classifier = Callable[[ToolContext, BaseModel], Awaitable[ChangeKinds]]
+# Whether one call waits for Approve, as openai-agents' `needs_approval` callable says it.
+ApprovalRule = Callable[[ToolContext, BaseModel], Awaitable[bool]]
 
 
 @dataclass
@@ -39,7 +53,9 @@ class ToolSpec:
     description: str
     arguments: type[BaseModel]
     executor: Executor
-    needs_approval: bool
+    # Whether a call waits for Approve (where BRAINBOT_APPROVAL_TOOLS lets it): always,
+    # never, or as a rule says of the call (see `needs_approval` and `waits`).
+    approval: bool | ApprovalRule
     previewer: Previewer | None = field(default=None)
     classifier: Classifier | None = field(default=None)
     # What a client may assume before calling (MCP tool annotations): it never writes;
@@ -47,6 +63,29 @@ class ToolSpec:
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
+    # Other names a model gives the tool ("save_note"), and its arguments ("text" for
+    # `body`); bot.turn.mending maps them to ours.
+    aliases: tuple[str, ...] = ()
+    argument_aliases: Mapping[str, str] = field(default_factory=dict)
+    # What an argument an MCP client leaves out means, where it is neither null (for
+    # one that may be null) nor [] (for a list).
+    mcp_defaults: Mapping[str, Any] = field(default_factory=dict)
+    # Another tool whose naming in BRAINBOT_APPROVAL_TOOLS names this one too.
+    approval_follows: str | None = None
+    # A call files the person's thought as a new note: a capture (the metrics count
+    # it, a turn that made one has filed the thought, its arguments are mended to one).
+    captures: bool = False
+
+    @property
+    def needs_approval(self) -> bool:
+        """Whether a call of this tool can wait for Approve at all."""
+        return self.approval is not False
+
+    async def waits(self, ctx: ToolContext, args: BaseModel) -> bool:
+        """Whether this call asks for Approve (the settings decide whether it may)."""
+        if callable(self.approval):
+            return await self.approval(ctx, args)
+        return self.approval
 
     def preview(self, func: Previewer) -> Previewer:
         """Register the function that describes this tool's change before approval."""
@@ -78,20 +117,24 @@ class ToolSpec:
         }
 
 
-REGISTRY: dict[str, ToolSpec] = {}
-
-
 def tool(
     *,
-    needs_approval: bool = False,
+    needs_approval: bool | ApprovalRule = False,
     read_only: bool = False,
     destructive: bool = False,
     idempotent: bool = False,
+    aliases: tuple[str, ...] = (),
+    argument_aliases: Mapping[str, str] | None = None,
+    mcp_defaults: Mapping[str, Any] | None = None,
+    approval_follows: str | None = None,
+    captures: bool = False,
 ) -> Callable[[Executor], ToolSpec]:
-    """Register a tool. `read_only`, `destructive` and `idempotent` describe it to
-    clients that show or gate calls by them (MCP annotations); they decide nothing here."""
+    """Make a tool's spec, with every fact of it (ToolSpec says what each means).
+    `needs_approval` may be a rule that looks at the call (an async predicate);
+    `read_only`, `destructive` and `idempotent` describe it to clients that show or
+    gate calls by them (MCP annotations); they decide nothing here."""
 
-    def register(func: Executor) -> ToolSpec:
+    def make(func: Executor) -> ToolSpec:
         description, arg_docs = _parse_docstring(inspect.getdoc(func) or "")
         hints = get_type_hints(func)
         fields: dict[str, Any] = {}
@@ -112,11 +155,26 @@ def tool(
             read_only=read_only,
             destructive=destructive,
             idempotent=idempotent,
+            aliases=aliases,
+            argument_aliases=dict(argument_aliases or {}),
+            mcp_defaults=dict(mcp_defaults or {}),
+            approval_follows=approval_follows,
+            captures=captures,
         )
-        REGISTRY[spec.name] = spec
         return spec
 
-    return register
+    return make
+
+
+def registered(*specs: ToolSpec) -> dict[str, ToolSpec]:
+    """The tools by name, in the order given (the order the model is offered them);
+    ValueError when two share a name."""
+    tools: dict[str, ToolSpec] = {}
+    for spec in specs:
+        if spec.name in tools:
+            raise ValueError(f"two tools are named {spec.name!r}")
+        tools[spec.name] = spec
+    return tools
 
 
 def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

@@ -6,8 +6,8 @@ from datetime import datetime
 
 from bot.tools.registry import ToolContext, ToolResult, tool
 from notetext.dates import OutOfRange, describe, read_when
-from storage.index.reminder_queries import reminder_notes
-from storage.vault.schema import CLOSED_STATUSES
+from storage.index import reminder_notes
+from storage.vault import CLOSED_STATUSES
 
 SHOWN = 20
 

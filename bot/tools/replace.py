@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from bot.tools.notes import resolve_entry
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, tool
-from storage.entry import Entry
+from storage import Entry
 
 CONTEXT = 40  # characters of the line shown on each side of a hit
 HITS_SHOWN = 20  # hits an approval card shows; the rest are counted
@@ -119,7 +119,7 @@ def _counted(change: Replacement) -> str:
     return f"hit {change.nth} of {change.total}"
 
 
-@tool(needs_approval=True, destructive=True)
+@tool(needs_approval=True, destructive=True, aliases=("replace", "find_replace"))
 async def search_replace(
     ctx: ToolContext, path: str, find: str, replace: str, occurrence: str | None
 ) -> ToolResult:

@@ -10,11 +10,8 @@ import random
 from bot.tools.names import category_named
 from bot.tools.notes import get_entry
 from bot.tools.registry import ToolContext, ToolResult, tool
-from storage.index.filters import Filters
-from storage.index.lookups import random_entry
-from storage.vault.daily import daily_notes
-from storage.vault.paths import NOT_THOUGHTS, PUT_AWAY
-from storage.vault.schema import CLOSED_STATUSES
+from storage.index import Filters, random_entry
+from storage.vault import CLOSED_STATUSES, NOT_THOUGHTS, PUT_AWAY
 
 # Folders (at any depth, any case) whose notes are not drawn: put away, generated, or
 # scaffolding. An imported vault's own folders (`People/`, the root) are drawn from.
@@ -23,7 +20,7 @@ SKIPPED_FOLDERS = (*PUT_AWAY, *NOT_THOUGHTS)
 DRAW = random.Random()
 
 
-@tool(read_only=True)
+@tool(read_only=True, aliases=("random", "random_note"))
 async def get_random_note(ctx: ToolContext, tag: str | None, category: str | None) -> ToolResult:
     """Show one note picked at random from the open ones (not done or archived), to
     resurface something forgotten; optionally only notes with a tag or of a category.
@@ -36,12 +33,13 @@ async def get_random_note(ctx: ToolContext, tag: str | None, category: str | Non
         category = category_named(category, ctx.settings.categories) or category.strip()
     tag = tag.strip().lstrip("#") if tag else None
     filters = Filters(category=category, tags=(tag,) if tag else ())
+    skip_folders = (*SKIPPED_FOLDERS, *await _daily_folder(ctx))
     async with ctx.store.database.engine.connect() as conn:
         entry = await random_entry(
             conn,
             ctx.store.vault_id,
             filters,
-            skip_folders=(*SKIPPED_FOLDERS, *_daily_folder(ctx)),
+            skip_folders=skip_folders,
             closed=CLOSED_STATUSES,
             draw=DRAW.randrange,
         )
@@ -51,7 +49,7 @@ async def get_random_note(ctx: ToolContext, tag: str | None, category: str | Non
     return await get_entry.executor(ctx, path=entry.path)
 
 
-def _daily_folder(ctx: ToolContext) -> tuple[str, ...]:
+async def _daily_folder(ctx: ToolContext) -> tuple[str, ...]:
     """The daily notes' folder, when they have one of their own (not the vault's root)."""
-    notes = daily_notes(ctx.store.vault.root, ctx.settings.daily_note)
+    notes = await ctx.store.daily_notes(ctx.settings.daily_note)
     return (notes.folder,) if notes is not None and notes.folder else ()

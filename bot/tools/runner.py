@@ -21,16 +21,12 @@ from bot import metrics
 from bot.events import Button, Reply, storable_json
 from bot.tools.change_kinds import NOT_YOUR_WORDS, ChangeKinds, asked_for, in_your_words
 from bot.tools.reading import AFTER_READING, ANSWERING, Reading
-from bot.tools.registry import REGISTRY, Proposal, ToolContext, ToolError, ToolResult, ToolSpec
-from storage.db.approvals import short_id
-from storage.db.chat_tables import Approval
-from storage.errors import StorageError
+from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
+from storage import StorageError
+from storage.db import Approval, short_id
 
 log = logging.getLogger(__name__)
 
-# How long after filing a note "actually that's a project" or `fix: idea` still means
-# that note, and moves it without asking.
-CORRECTION_WINDOW = timedelta(minutes=30)
 APPROVAL_SETTING = "BRAINBOT_APPROVAL_TOOLS"
 UNDO_ACTION = "undo_change"  # Button.action of an Undo button
 UNDO_KIND = "undo"  # ButtonAction.kind behind it: the commit, the note, the conversation
@@ -46,6 +42,7 @@ class Outcome:
     result: ToolResult | None = None
     approval: Reply | None = None  # the approval card, when the call waits for a press
     writes: bool = False  # the tool is not flagged read-only: its success acted on something
+    captures: bool = False  # the tool files a thought (ToolSpec.captures)
 
 
 def _error(name: str, message: str) -> Outcome:
@@ -89,26 +86,16 @@ def approval_buttons(approval_id: str) -> tuple[Button, ...]:
     )
 
 
-async def last_filed(ctx: ToolContext) -> str | None:
-    """The path of the note this conversation filed last, while a correction may still
-    mean it (CORRECTION_WINDOW)."""
-    return await ctx.records.last_written_entry(
-        ctx.conversation.key, ctx.person.id, ctx.now - CORRECTION_WINDOW
-    )
-
-
-def approvable(tools: Mapping[str, ToolSpec] = REGISTRY) -> tuple[str, ...]:
+def approvable(tools: Mapping[str, ToolSpec]) -> tuple[str, ...]:
     """The tools that can wait for Approve: those that ask for it and show a preview."""
     return tuple(name for name, spec in tools.items() if spec.needs_approval and spec.previewer)
 
 
-def approval_tools(
-    names: Sequence[str] | None, tools: Mapping[str, ToolSpec] = REGISTRY
-) -> tuple[str, ...]:
-    """BRAINBOT_APPROVAL_TOOLS as tool names (None: every tool that can wait). A name may
-    be a tool's or its command word (`delete` for delete_entry); ticking a task is an
-    update, so it waits wherever updates do. ValueError names what is not a tool that
-    can wait, and the names that are."""
+def approval_tools(names: Sequence[str] | None, tools: Mapping[str, ToolSpec]) -> tuple[str, ...]:
+    """BRAINBOT_APPROVAL_TOOLS as names of `tools` (None: every one that can wait). A name may
+    be a tool's or its command word (`delete` for delete_entry); a tool that follows
+    another's approval (`approval_follows`) waits wherever that one does. ValueError
+    names what is not a tool that can wait, and the names that are."""
     choices = approvable(tools)
     if names is None:
         return choices
@@ -120,14 +107,13 @@ def approval_tools(
             f"{APPROVAL_SETTING} names unknown tools {unknown}; valid names: "
             f"{', '.join(choices)} (or {', '.join(words)})"
         )
-    if "update_entry" in found and "tick_tasks" in choices and "tick_tasks" not in found:
-        found = (*found, "tick_tasks")
-    return found
+    followers = [name for name in choices if tools[name].approval_follows in found]
+    return (*found, *(name for name in followers if name not in found))
 
 
 class ToolRunner:
-    """Runs the registered tools (`bot.tools` registers them; the runner is handed the
-    registry, so it needs no tool module at import time)."""
+    """Runs the registered tools (the runner is handed `bot.tools.REGISTRY`, so it needs
+    no tool module at import time)."""
 
     def __init__(
         self,
@@ -187,23 +173,30 @@ class ToolRunner:
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in exc.errors()
             )
-            await self._log(ctx, name, arguments, "error", f"invalid arguments: {detail}", started)
+            await self._log(ctx, spec, arguments, "error", f"invalid arguments: {detail}", started)
             return _error(name, f"invalid arguments: {detail}")
         try:
             why = await self._waits(ctx, spec, args, said, reading)
             if why is not None:
                 outcome = await self._hold(ctx, spec, args, why)
-                await self._log(ctx, name, args.model_dump(), "approval", outcome.content, started)
+                await self._log(ctx, spec, args.model_dump(), "approval", outcome.content, started)
                 return outcome
             result = await spec.run(ctx, args)
         except (ToolError, StorageError) as exc:
-            await self._log(ctx, name, args.model_dump(), "error", str(exc), started)
+            await self._log(ctx, spec, args.model_dump(), "error", str(exc), started)
             return _error(name, str(exc))
-        await self._log(ctx, name, args.model_dump(), "ok", "", started, result.entry_path)
+        await self._log(ctx, spec, args.model_dump(), "ok", "", started, result.entry_path)
         if result.commit is not None:
             result = await self.with_undo(ctx, result)
         content = json.dumps(result.data, default=str)
-        return Outcome(name, content, ok=True, result=result, writes=not spec.read_only)
+        return Outcome(
+            name,
+            content,
+            ok=True,
+            result=result,
+            writes=not spec.read_only,
+            captures=spec.captures,
+        )
 
     async def run_now(
         self, ctx: ToolContext, name: str, arguments: dict[str, Any], detail: str = ""
@@ -218,9 +211,9 @@ class ToolRunner:
         try:
             result = await spec.run(ctx, args)
         except (ToolError, StorageError) as exc:
-            await self._log(ctx, name, arguments, "error", str(exc), started)
+            await self._log(ctx, spec, arguments, "error", str(exc), started)
             raise
-        await self._log(ctx, name, arguments, "ok", detail, started, result.entry_path)
+        await self._log(ctx, spec, arguments, "ok", detail, started, result.entry_path)
         return result
 
     async def run_approved(self, ctx: ToolContext, approval: Approval) -> ToolResult:
@@ -248,21 +241,19 @@ class ToolRunner:
         if spec.read_only and ours:
             return None  # the note tools that only read: nothing leaves, nothing changes
         if spec.name not in self.approvable:
-            # A vault's own tool, or a plugin's without a preview: its declaration says
-            # (the setting BRAINBOT_APPROVAL_TOOLS names the tools that can wait).
+            # A vault's own tool, or a plugin's without a preview: its declaration (a
+            # flag, or a rule on the call) says (the setting BRAINBOT_APPROVAL_TOOLS
+            # names the tools that can wait).
             sent = _without_path(args) if ours else args.model_dump()
             carried = heard.carried(sent) if heard is not None else None
             if carried is not None:
                 return carried
-            return "" if spec.needs_approval else None
-        if spec.name not in self.approval_tools:
+            return "" if await spec.waits(ctx, args) else None
+        if spec.name not in self.approval_tools or not await spec.waits(ctx, args):
+            # The settings let it run, or its declaration says this call needs no
+            # Approve (moving the note just filed: a correction).
             return _doubted(heard)
-        if spec.name == "move_entry":
-            last = await last_filed(ctx)
-            path = str(args.model_dump().get("path", ""))
-            if last is not None and path in (last, last.removesuffix(".md")):
-                return _doubted(heard)
-        elif spec.classifier is not None:
+        if spec.classifier is not None:
             change = await spec.classifier(ctx, args)
             if not change.kinds:
                 return None  # it would change nothing: the tool says so
@@ -302,7 +293,7 @@ class ToolRunner:
             created_at=ctx.now,
             expires_at=ctx.now + self.approval_ttl,
         )
-        await ctx.records.add_approval(approval)
+        await ctx.records.approvals.add(approval)
         because = f" ({why})" if why else ""
         card = Reply(
             f"{proposal.summary}? This needs your approval{because}.",
@@ -319,27 +310,29 @@ class ToolRunner:
                 "nothing changed yet.",
             }
         )
-        return Outcome(spec.name, content, ok=True, approval=card)
+        return Outcome(spec.name, content, ok=True, approval=card, captures=spec.captures)
 
     async def _log(
         self,
         ctx: ToolContext,
-        name: str,
+        spec: ToolSpec,
         arguments: Any,
         outcome: str,
         detail: str,
         started: float,
         entry_path: str | None = None,
     ) -> None:
-        metrics.tool_called(name, outcome, entry_path)
+        metrics.tool_called(spec.name, outcome)
+        if spec.captures and outcome == "ok":
+            metrics.captured(entry_path)
         if not isinstance(arguments, dict):
             arguments = {"raw": str(arguments)[:2000]}
-        await ctx.records.log_tool_calls(
+        await ctx.records.tool_log.add(
             [
                 {
                     "user_id": ctx.person.id,
                     "conversation_key": ctx.conversation.key,
-                    "tool": name,
+                    "tool": spec.name,
                     "arguments": json.loads(json.dumps(arguments, default=str)),
                     "outcome": outcome,
                     "detail": detail[:2000],
@@ -358,7 +351,7 @@ async def undo_button(
     """An Undo button for `commit` (bot.buttons.undo reverts exactly it), for the person
     and the vault of this change only: a tool's change run at once, a timeline line,
     a Related line, an older note marked done."""
-    action_id = await ctx.records.add_button_action(
+    action_id = await ctx.records.buttons.add(
         ctx.person.id,
         UNDO_KIND,
         {"commit": commit, "path": path, "summary": summary, "conversation": ctx.conversation.key},

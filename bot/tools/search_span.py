@@ -26,7 +26,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from notetext.dates import Span, question_span
-from storage.index.filters import Filters
+from storage.index import Filters
 
 # Asking and capturing, in English, German and French: a question made only of these
 # (once its time words are out) asks for a listing, not a search.

@@ -11,15 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.tools.context import ToolError
-from storage.entry import Entry
-from storage.vault.sections import (
-    SectionError,
-    edited,
-    find_section,
-    headings,
-    only_adds,
-    prepended,
-)
+from storage import Entry
+from storage.vault import SectionError, edited, find_section, headings, only_adds, prepended
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 why it matched, and the "Sources" a reply ends with, one Open button per note.
 
 A source button carries a short id; the note's path, title and the passage that
-matched are kept with it (`records.add_button_action`), since Telegram's callback
+matched are kept with it (`records.buttons.add`), since Telegram's callback
 data holds 64 bytes. The press (bot.buttons.sources) shows the note as it is then.
 """
 
@@ -18,7 +18,7 @@ from bot.tools.registry import ToolContext
 from bot.tools.runner import Outcome
 from bot.tools.team_notes import source_of
 from notetext import wikilinks
-from storage.entry import Backlink, Entry, SearchHit
+from storage import Backlink, Entry, SearchHit
 
 # The Button.action of a source button ("open" is a digest item's, which shipped first).
 OPEN_ACTION = "source"
@@ -110,7 +110,7 @@ async def source_buttons(ctx: ToolContext, notes: Sequence[ReadNote]) -> tuple[B
             "passage": note.passage if note.matched else "",
             "matched": note.matched,
         }
-        action_id = await ctx.records.add_button_action(
+        action_id = await ctx.records.buttons.add(
             ctx.person.id, OPEN_KIND, payload, ctx.now, vault_id=ctx.store.vault_id
         )
         buttons.append(Button(_label(note.title), OPEN_ACTION, action_id))

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.tools.context import ToolError
 from bot.tools.registry import ToolContext
-from storage.entry import SearchHit, SearchResults
+from storage import SearchHit, SearchResults
 
 _QUALIFIED = re.compile(r"^(?P<vault>[a-z0-9][a-z0-9-]*):(?P<path>[^:/\\].*)$")
 

@@ -13,32 +13,16 @@ from typing import Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from bot.tools import REGISTRY, UNSURE, ToolContext, category_named, title_from
+from bot.tools import REGISTRY, UNSURE, ToolContext, ToolSpec, category_named, title_from
 from bot.turn.mending import loads_lenient
 from notetext import wikilinks
 from notetext.names import possessive_title
-from storage.errors import StorageError
-from storage.vault.schema import ADMIN, INBOX, PEOPLE
+from storage import StorageError
+from storage.vault import ADMIN, INBOX, PEOPLE
 
 _REMINDER_FIELDS = frozenset({"remind", "repeat"})
 
 MISSING = object()  # no value fits: the tool's validation will say what is wrong
-
-# Argument names small models use, mapped to ours (per tool, then for every tool).
-ARGUMENT_ALIASES = {
-    "capture": {
-        "text": "body",
-        "content": "body",
-        "note": "body",
-        "thought": "body",
-        "description": "body",
-        "name": "title",
-        "subject": "title",
-        "tag": "tags",
-        "type": "category",
-    },
-    "search_entries": {"q": "query", "text": "query", "keywords": "query", "search": "query"},
-}
 
 
 def empty_value(annotation: Any) -> Any:
@@ -149,9 +133,10 @@ def mended(
         fixes.append("cut_json")
     if set(value) == {"arguments"} and isinstance(value["arguments"], dict):
         value = value["arguments"]
-    model = REGISTRY[name].arguments
-    args = _rename(name, value, model, fixes)
-    if name == "capture" and not isinstance(args.get("title"), str):
+    spec = REGISTRY[name]
+    model = spec.arguments
+    args = _rename(spec, value, fixes)
+    if spec.captures and not isinstance(args.get("title"), str):
         args.pop("title", None)  # a number or a list is no title: one is made from the body
     for key, info in model.model_fields.items():
         if key not in args:
@@ -161,15 +146,15 @@ def mended(
                 fixes.append("missing_optional")
         else:
             args[key] = coerce(args[key], info.annotation, fixes)
-    if name == "capture":
+    if spec.captures:
         _capture(args, categories, said, fixes)
     return args, list(dict.fromkeys(fixes))
 
 
-def _rename(
-    name: str, value: dict[str, Any], model: type[BaseModel], fixes: list[str]
-) -> dict[str, Any]:
-    aliases = ARGUMENT_ALIASES.get(name, {})
+def _rename(spec: ToolSpec, value: dict[str, Any], fixes: list[str]) -> dict[str, Any]:
+    """The arguments under our names: those small models use ("text" for `body`) as
+    the tool declares them; others are dropped."""
+    model, aliases = spec.arguments, spec.argument_aliases
     args: dict[str, Any] = {}
     for key, item in value.items():
         target = key if key in model.model_fields else aliases.get(key.lower())

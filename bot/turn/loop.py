@@ -26,7 +26,7 @@ from bot.turn import mending, routed, verdict
 from bot.turn.arguments import keep_own_words, mended, not_a_person, without_unasked_reminder
 from bot.turn.verdict import Turn
 from notetext.dates import When, find_when
-from storage.db.conversations import HistoryItem
+from storage.db import HistoryItem
 
 HISTORY_FETCH = 40
 RECENT_ENTRIES = 8
@@ -245,7 +245,7 @@ class Agent:
         """The messages for the model, the history among them, and the context line
         after the person's words (the time, the newest notes)."""
         history, recent = await asyncio.gather(
-            ctx.records.recent_messages(ctx.conversation.key, HISTORY_FETCH),
+            ctx.records.conversations.recent(ctx.conversation.key, HISTORY_FETCH),
             ctx.store.recent(limit=RECENT_ENTRIES),
         )
         zone = ctx.zone
@@ -281,7 +281,7 @@ class Agent:
         raw = mending.without_repeats(raw)
         allowed = budget.take(len(raw))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
-        captures = sum(1 for c in raw if mending.tool_name(c.name)[0] == "capture")
+        captures = sum(1 for c in raw if _captures(mending.tool_name(c.name)[0]))
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
         custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
@@ -297,7 +297,7 @@ class Agent:
             elif name is not None:
                 arguments, fixes = mended(name, call.arguments, categories, said)
                 state.repairs += fixes
-            if name == "capture" and arguments is not None:
+            if _captures(name) and arguments is not None:
                 if captures == 1:
                     keep_own_words(arguments, said, state.repairs)
                 without_unasked_reminder(arguments, state.when.plans, state.repairs)
@@ -331,6 +331,12 @@ class Agent:
                     self.runner.call(ctx, name, arguments, said=said, reading=state.reading)
                 )
         return kept, list(await asyncio.gather(*work))
+
+
+def _captures(name: str | None) -> bool:
+    """Whether `name` is a registered tool that files a thought (a capture)."""
+    spec = REGISTRY.get(name) if name is not None else None
+    return spec is not None and spec.captures
 
 
 async def _done(outcome: Outcome) -> Outcome:

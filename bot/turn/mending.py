@@ -20,63 +20,6 @@ from typing import Any
 from bot.llm import Completion, ModelToolCall
 from bot.tools import REGISTRY
 
-# Names small models give the tools, mapped to ours.
-NAME_ALIASES = {
-    "save": "capture",
-    "save_note": "capture",
-    "save_thought": "capture",
-    "create_note": "capture",
-    "create_entry": "capture",
-    "add_note": "capture",
-    "new_note": "capture",
-    "note": "capture",
-    "remember": "capture",
-    "store": "capture",
-    "file": "capture",
-    "file_note": "capture",
-    "capture_thought": "capture",
-    "capture_note": "capture",
-    "search": "search_entries",
-    "search_notes": "search_entries",
-    "find": "search_entries",
-    "find_notes": "search_entries",
-    "lookup": "search_entries",
-    "query": "search_entries",
-    "list": "list_entries",
-    "list_notes": "list_entries",
-    "get": "get_entry",
-    "get_note": "get_entry",
-    "read": "get_entry",
-    "read_note": "get_entry",
-    "open": "get_entry",
-    "update": "update_entry",
-    "update_note": "update_entry",
-    "edit": "update_entry",
-    "edit_note": "update_entry",
-    "tick": "tick_tasks",
-    "check_off": "tick_tasks",
-    "mark_done": "tick_tasks",
-    "complete_task": "tick_tasks",
-    "complete_tasks": "tick_tasks",
-    "toggle_task": "tick_tasks",
-    "move": "move_entry",
-    "move_note": "move_entry",
-    "refile": "move_entry",
-    "rename": "rename_entry",
-    "rename_note": "rename_entry",
-    "delete": "delete_entry",
-    "delete_note": "delete_entry",
-    "remove": "delete_entry",
-    "revert": "undo",
-    "digest": "generate_digest",
-    "backlinks": "list_backlinks",
-    "links": "list_forward_links",
-    "forward_links": "list_forward_links",
-    "replace": "search_replace",
-    "find_replace": "search_replace",
-    "random": "get_random_note",
-    "random_note": "get_random_note",
-}
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```(?:json|tool_call|tool_code)?\s*(.*?)```", re.DOTALL)
 
@@ -178,8 +121,10 @@ def tool_name(name: str) -> tuple[str | None, str | None]:
     plain = re.sub(r"[^a-z0-9]+", "_", name.lower().split(".")[-1]).strip("_")
     if plain in REGISTRY:
         return plain, "tool_name"
-    if plain in NAME_ALIASES:
-        return NAME_ALIASES[plain], "tool_name"
+    # The names small models give the tools ("save_note"), as each tool declares them.
+    aliased = [spec.name for spec in REGISTRY.values() if plain in spec.aliases]
+    if aliased:
+        return aliased[0], "tool_name"
     close = difflib.get_close_matches(plain, list(REGISTRY), n=1, cutoff=0.8)
     return (close[0], "tool_name") if close else (None, None)
 

@@ -29,7 +29,7 @@ from bot.commands import asks_for_digest, classify, kind_of, search_words
 from bot.llm import LLM, ModelToolCall
 from bot.tools import ToolContext, notes_named, title_from
 from bot.turn.mending import loads_lenient
-from storage.errors import StorageError
+from storage import StorageError
 
 PICK_PROMPT = """Classify the user's message.
 save: a thought, note, idea, task or fact to remember
@@ -216,10 +216,11 @@ def _call(name: str, arguments: dict[str, Any]) -> ModelToolCall:
 
 async def pin_note(ctx: ToolContext, call: ModelToolCall) -> ModelToolCall:
     """A small model names a note loosely ("the plant bot note"): the one note whose
-    title contains the name, else the best search hit. The approval card shows which."""
+    title contains the name, else the best search hit. The approval card shows which.
+    Only a call on a note has one to pin (a move, a delete, an append: its `path`)."""
     arguments = json.loads(call.arguments)
     name = str(arguments.get("path") or "")
-    if call.name not in ("move_entry", "delete_entry", "update_entry") or not name:
+    if not name:
         return call
     try:
         if len(await notes_named(ctx.store, name, exact=True)) == 1:

@@ -33,10 +33,18 @@ from dataclasses import dataclass, replace
 from bot import metrics
 from bot.commands import kind_of
 from bot.events import Reply
-from bot.tools import UNDO_ACTION, Outcome, ToolContext, ToolRunner, notes_read, title_from
+from bot.tools import (
+    UNDO_ACTION,
+    Outcome,
+    ToolContext,
+    ToolRunner,
+    notes_read,
+    search_entries,
+    title_from,
+)
 from bot.turn.citations import with_citations
-from storage.db.conversations import HistoryItem
-from storage.vault.schema import INBOX
+from storage.db import HistoryItem
+from storage.vault import INBOX
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +127,7 @@ def settled(outcomes: Sequence[Outcome]) -> tuple[Reply, ...] | None:
     captures and changes that ran at once (one model call for them), or one waits for
     Approve. None: the model should see the results and answer."""
     approvals = [o.approval for o in outcomes if o.approval is not None]
-    done_now = all(o.ok and (o.name == "capture" or undoable(o)) for o in outcomes)
+    done_now = all(o.ok and (o.captures or undoable(o)) for o in outcomes)
     if not approvals and not done_now:
         return None
     done = [o.result for o in outcomes if o.result is not None and not undoable(o)]
@@ -139,7 +147,7 @@ def answered(done: Sequence[Outcome], answer: str) -> tuple[Reply, ...]:
     """The model's last words, after the changes that ran at once and the notes filed
     that the words do not name (a model that filed a note, then says "Sorry, I could
     not save that")."""
-    filed = [o.result for o in done if o.ok and o.name == "capture" and o.result is not None]
+    filed = [o.result for o in done if o.ok and o.captures and o.result is not None]
     unnamed = [
         Reply(r.text, buttons=r.buttons)
         for r in filed
@@ -201,7 +209,7 @@ def carries_the_thought(turn: Turn, text: str) -> bool:
     waiting for Approve touches something the person named ("tea is a project now":
     Move ideas/tea.md to projects/; "I tried oolong": the tea note gets that line). A
     weak model's change to a note the message never mentions does not count."""
-    if "capture" in turn.written:
+    if any(o.captures and wrote(o) for o in turn.done):
         return True
     said = " ".join(f"{r.text} {r.preview or ''}" for r in turn.replies)
     return bool((_stems(text) - _CARD_WORDS) & _stems(said))
@@ -274,7 +282,8 @@ class Verdict:
                 return [Reply(NOT_CHANGED)]
             return [Reply(GREETING)]
         await self._remember(ctx, turn)
-        if kind == "question" and "search_entries" in turn.tools and not notes_read(turn.done):
+        searched = search_entries.name in turn.tools
+        if kind == "question" and searched and not notes_read(turn.done):
             # The model's searches found nothing: the closest notes to the person's own
             # words, when there are any, follow its answer.
             closest = [r for r in await self.answer(ctx, text) if r.buttons]
@@ -319,4 +328,6 @@ class Verdict:
 
     @staticmethod
     async def _remember(ctx: ToolContext, turn: Turn) -> None:
-        await ctx.records.add_messages(ctx.conversation.key, ctx.person.id, turn.history, ctx.now)
+        await ctx.records.conversations.add(
+            ctx.conversation.key, ctx.person.id, turn.history, ctx.now
+        )

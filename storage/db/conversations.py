@@ -28,9 +28,10 @@ class HistoryItem:
 class ConversationRecords:
     """Conversation history."""
 
-    engine: AsyncEngine
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
 
-    async def add_messages(
+    async def add(
         self,
         conversation_key: str,
         user_id: int | None,
@@ -54,7 +55,7 @@ class ConversationRecords:
         async with autocommit(self.engine).connect() as conn:  # one statement: atomic
             await conn.execute(insert(MESSAGES), rows)
 
-    async def recent_messages(self, conversation_key: str, limit: int) -> list[HistoryItem]:
+    async def recent(self, conversation_key: str, limit: int) -> list[HistoryItem]:
         """The last `limit` messages of a conversation, oldest first."""
         c = MESSAGES.c
         stmt = (

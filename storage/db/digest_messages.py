@@ -23,7 +23,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
-from storage.db.approvals import short_id
+from storage.db.button_actions import short_id
 from storage.db.chat_tables import table_of
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB, insert
@@ -23,8 +23,6 @@ from sqlmodel import Field, SQLModel
 
 from storage.db.chat_tables import table_of
 from storage.db.engine import autocommit
-
-WAITING, DONE, FAILED, SKIPPED = "waiting", "done", "failed", "skipped"
 
 
 class EnrichmentRow(SQLModel, table=True):
@@ -60,6 +58,12 @@ ENRICHMENTS = table_of(EnrichmentRow)
 
 @dataclass(frozen=True, slots=True)
 class Enrichment:
+    # A job's `status`: waiting to be read, then one of the other three.
+    WAITING: ClassVar[str] = "waiting"
+    DONE: ClassVar[str] = "done"
+    FAILED: ClassVar[str] = "failed"
+    SKIPPED: ClassVar[str] = "skipped"
+
     id: int
     vault_id: int
     path: str
@@ -123,7 +127,7 @@ class Enrichments:
             "platform": platform,
             "chat_id": chat_id,
             "thread_id": thread_id,
-            "status": WAITING,
+            "status": Enrichment.WAITING,
             "owner": owner,
             "attempts": 0,
             "created_at": at,
@@ -133,7 +137,7 @@ class Enrichments:
         stmt = insert_row.on_conflict_do_update(
             index_elements=["vault_id", "event_key", "path"],
             set_={"owner": insert_row.excluded.owner},
-            where=ENRICHMENTS.c.status == WAITING,
+            where=ENRICHMENTS.c.status == Enrichment.WAITING,
         ).returning(*_COLUMNS)
         async with self.engine.connect() as conn:
             found = (await conn.execute(stmt)).first()
@@ -153,7 +157,7 @@ class Enrichments:
         c = ENRICHMENTS.c
         stmt = (
             update(ENRICHMENTS)
-            .where(c.id == job_id, c.status == WAITING)
+            .where(c.id == job_id, c.status == Enrichment.WAITING)
             .values(owner=owner, attempts=c.attempts + 1)
             .returning(*_COLUMNS)
         )
@@ -164,7 +168,7 @@ class Enrichments:
     async def waiting(self, limit: int = 500) -> list[Enrichment]:
         """Jobs not finished, oldest first (a restart looks at them)."""
         c = ENRICHMENTS.c
-        stmt = select(*_COLUMNS).where(c.status == WAITING).order_by(c.id).limit(limit)
+        stmt = select(*_COLUMNS).where(c.status == Enrichment.WAITING).order_by(c.id).limit(limit)
         async with self.engine.connect() as conn:
             return [_job(row) for row in (await conn.execute(stmt)).all()]
 

@@ -97,7 +97,8 @@ _ARRIVE = text(
 class EventRecords:
     """Inbound events and their files."""
 
-    engine: AsyncEngine
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
 
     async def arrive(
         self, event: NewEvent, *, by_setting: bool, files: Sequence[StoredFile] = ()
@@ -127,7 +128,7 @@ class EventRecords:
         )
         return Arrival(bool(m["admitted"]), bool(m["first"]), person, vault)
 
-    async def event_files(self, platform: str, event_id: str) -> list[StoredFile]:
+    async def files(self, platform: str, event_id: str) -> list[StoredFile]:
         c = FILES.c
         stmt = (
             select(c.kind, c.file_name, c.mime_type, c.data)
@@ -138,7 +139,7 @@ class EventRecords:
             rows = (await conn.execute(stmt)).all()
         return [StoredFile(*row) for row in rows]
 
-    async def finish_event(self, platform: str, event_id: str, status: str, at: datetime) -> None:
+    async def finish(self, platform: str, event_id: str, status: str, at: datetime) -> None:
         """Mark the event handled; its files are in the vault by now, so drop their copy
         (one statement)."""
         async with autocommit(self.engine).connect() as conn:
@@ -146,14 +147,14 @@ class EventRecords:
                 _FINISH, {"platform": platform, "event_id": event_id, "status": status, "at": at}
             )
 
-    async def unfinished_events(self) -> list[InboundEvent]:
+    async def unfinished(self) -> list[InboundEvent]:
         """Events recorded but never finished (the process died while handling them)."""
         stmt = select(EVENTS).where(EVENTS.c.status == "received")
         async with self.engine.connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [InboundEvent.model_validate(row._mapping) for row in rows]
 
-    async def claim_event(self, platform: str, event_id: str, *, old: int, new: int) -> bool:
+    async def claim(self, platform: str, event_id: str, *, old: int, new: int) -> bool:
         """Take over an unfinished event from a dead process; only one claimant wins."""
         c = EVENTS.c
         stmt = (

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
-from storage.db.approvals import short_id
+from storage.db.button_actions import short_id
 from storage.db.chat_tables import _utc_column, table_of
 
 TOKEN_PREFIX = "bbmcp_"  # says what a leaked string is, for secret scanners and people

@@ -83,7 +83,8 @@ def new_identity(
 class PeopleRecords:
     """People, identities and link codes."""
 
-    engine: AsyncEngine
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
 
     async def person_for(self, platform: str, platform_user_id: str) -> Person | None:
         stmt = (
@@ -95,7 +96,7 @@ class PeopleRecords:
             row = (await conn.execute(stmt)).first()
         return None if row is None else person_of(row)
 
-    async def add_person(
+    async def add(
         self,
         *,
         platform: str,
@@ -137,18 +138,18 @@ class PeopleRecords:
             rows = (await conn.execute(stmt)).all()
         return [Identity.model_validate(row._mapping) for row in rows]
 
-    async def person(self, user_id: int) -> Person | None:
+    async def get(self, user_id: int) -> Person | None:
         stmt = select(USERS).where(USERS.c.id == user_id)
         async with self.engine.connect() as conn:
             row = (await conn.execute(stmt)).first()
         return None if row is None else person_of(row)
 
-    async def people(self) -> list[Person]:
+    async def all(self) -> list[Person]:
         async with self.engine.connect() as conn:
             rows = (await conn.execute(select(USERS).order_by(USERS.c.id))).all()
         return [person_of(row) for row in rows]
 
-    async def update_person(self, user_id: int, **values: Any) -> Person:
+    async def update(self, user_id: int, **values: Any) -> Person:
         stmt = update(USERS).where(USERS.c.id == user_id).values(**values).returning(*USERS.c)
         async with self.engine.begin() as conn:
             row = (await conn.execute(stmt)).one()

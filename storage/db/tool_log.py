@@ -20,22 +20,25 @@ from storage.db.engine import autocommit
 class ToolCallRecords:
     """The tool-call log."""
 
-    engine: AsyncEngine
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
 
-    async def log_tool_calls(self, rows: Sequence[dict[str, Any]]) -> None:
+    async def add(self, rows: Sequence[dict[str, Any]]) -> None:
         if rows:
             async with autocommit(self.engine).connect() as conn:  # one statement: atomic
                 await conn.execute(insert(TOOL_CALLS), list(rows))
 
-    async def event_has_tool_calls(self, event_key: str) -> bool:
+    async def has_event(self, event_key: str) -> bool:
+        """Whether a tool call was logged for the event `event_key`."""
         stmt = select(exists().where(TOOL_CALLS.c.event_key == event_key))
         async with self.engine.connect() as conn:
             return bool((await conn.execute(stmt)).scalar())
 
     async def last_written_entry(
-        self, conversation_key: str, user_id: int, since: datetime
+        self, conversation_key: str, user_id: int, since: datetime, tools: Sequence[str]
     ) -> str | None:
-        """The note this person most recently filed (or refiled) in this conversation."""
+        """The note this person's last successful call of one of `tools` in this
+        conversation wrote (the tools that file or refile a note: the caller says)."""
         c = TOOL_CALLS.c
         stmt = (
             select(c.entry_path)
@@ -43,7 +46,7 @@ class ToolCallRecords:
                 and_(
                     c.conversation_key == conversation_key,
                     c.user_id == user_id,
-                    c.tool.in_(("capture", "move_entry")),
+                    c.tool.in_(tools),
                     c.outcome == "ok",
                     c.entry_path.is_not(None),
                     c.created_at >= since,
@@ -56,7 +59,7 @@ class ToolCallRecords:
             value = (await conn.execute(stmt)).scalar()
         return None if value is None else str(value)
 
-    async def tool_calls(self, conversation_key: str | None = None) -> list[ToolCallLog]:
+    async def calls(self, conversation_key: str | None = None) -> list[ToolCallLog]:
         stmt = select(TOOL_CALLS).order_by(TOOL_CALLS.c.id)
         if conversation_key is not None:
             stmt = stmt.where(TOOL_CALLS.c.conversation_key == conversation_key)

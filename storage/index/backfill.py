@@ -72,7 +72,7 @@ async def embedding_progress(engine: AsyncEngine) -> EmbeddingProgress | None:
 async def embed_or_start(index: Index) -> int:
     """Embed the vault's notes that wait for vectors: up to INLINE here (how many are
     embedded), more in a background task (0 here; see `running`)."""
-    if index.embedder is None or running(index):
+    if index.embedder is None or embedding_running(index):
         return 0
     vault = {"vault": index.vault_id}
     async with index.database.engine.connect() as conn:
@@ -109,7 +109,7 @@ async def embed_or_start(index: Index) -> int:
     return 0
 
 
-def running(index: Index) -> bool:
+def embedding_running(index: Index) -> bool:
     """Whether a background task embeds the vault's notes now."""
     return index.embedding is not None and not index.embedding.done()
 

@@ -46,7 +46,7 @@ class DailyNotes:
     template: str | None = None  # a note's path without `.md`, as Obsidian writes it
 
     def path(self, day: date) -> str:
-        name = f"{named(day, self.date_format)}.md"
+        name = f"{moment_format(day, self.date_format)}.md"
         return check_relpath(f"{self.folder.strip('/')}/{name}" if self.folder.strip("/") else name)
 
 
@@ -71,7 +71,7 @@ def daily_notes(root: Path, setting: str) -> DailyNotes | None:
     return DailyNotes(folder.strip().strip("/"), fmt, template)
 
 
-def named(day: date, fmt: str) -> str:
+def moment_format(day: date, fmt: str) -> str:
     """`day` in a moment.js format (the tokens daily notes use)."""
 
     def token(match: re.Match[str]) -> str:

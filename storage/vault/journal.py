@@ -221,7 +221,7 @@ def _journal_path(git: GitRepo) -> Path:
     return Path(git.repo.path) / JOURNAL_NAME
 
 
-def pending(root: Path) -> int | None:
+def files_cut_short(root: Path) -> int | None:
     """How many files the change a kill or a failure cut short in the vault at `root`
     names, while its journal waits for `settle` (the vault's next opening); None when
     none waits, or none that can be read (`settle` sets such a one aside). Only looks

@@ -4,18 +4,24 @@ index's sync), and a folder imported whole (mixed into Vault)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from storage.entry import BOT_AUTHOR, OUTSIDE_AUTHOR, Change, ChangedPaths, ImportResult, Written
+from storage.errors import EntryNotFound, NotAFile, StorageError
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer
+from storage.vault.edits import content_hash
+from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
 from storage.vault.importer import collect_tree
 from storage.vault.paths import VaultPaths
 from storage.vault.scan import changed_since, uncommitted_notes
 
 Progress = Callable[[int, int], None]
+# Each note's content hash (None: deleted), or None for all of them when only a sync
+# can tell; and the paths that are no file a note can be, with why.
+NoteHashes = tuple[dict[str, str | None] | None, tuple[tuple[str, str], ...]]
 
 
 class OutsideChanges:
@@ -47,6 +53,28 @@ class OutsideChanges:
         With None, or a commit no longer in the repository, every note counts as changed."""
         with self._lock.hold():
             return changed_since(self._git, self._paths, commit)
+
+    def hashes_on_disk(self, paths: Sequence[str]) -> NoteHashes:
+        """Each changed note's content hash as it is on disk (None: deleted), and the
+        paths that are no regular file (never opened: reading a named pipe would wait
+        forever). None instead of hashes for a folder, a note over the cap or another
+        file: only a sync can tell what they change. For the watcher (app.watch)."""
+        hashes: dict[str, str | None] = {}
+        skipped: list[tuple[str, str]] = []
+        root = self._paths.root
+        for rel in paths:
+            full = root / rel
+            if not rel.endswith(".md") or full.is_dir():
+                return None, tuple(skipped)
+            try:
+                hashes[rel] = content_hash(read_regular(full, rel, self.max_bytes, root))
+            except EntryNotFound:
+                hashes[rel] = None
+            except NotAFile as exc:
+                skipped.append((rel, str(exc)))
+            except (StorageError, OSError):
+                return None, tuple(skipped)
+        return hashes, tuple(skipped)
 
     def import_tree(self, src: Path, progress: Progress | None = None) -> ImportResult:
         """Copy a folder of Markdown (an Obsidian vault) into the vault as one commit,

@@ -50,6 +50,7 @@ from storage.vault.edits import (
     read_note,
     updated_note,
 )
+from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
 from storage.vault.moves import commit_plan, plan_move, plan_rename
@@ -115,6 +116,13 @@ class Vault(Previews, OutsideChanges):
         frontmatter is reported in `frontmatter_error`, bytes not UTF-8 in `encoding_error`."""
         rel, full = self._paths.resolve(path)
         return entry_from_bytes(rel, self._read_bytes(rel, full))
+
+    def read_file(self, path: str, max_bytes: int, *, note: bool = False) -> bytes:
+        """The bytes of any file at `path` (an attachment, a template; `note`: only a
+        `.md` note), its path checked as a note's is, never more than `max_bytes`
+        read (EntryNotFound, UnsafePath, NotAFile, EntryTooLarge)."""
+        rel, full = self._paths.resolve(path, note=note)
+        return read_regular(full, rel, max_bytes, self.root)
 
     def exists(self, path: str) -> bool:
         """Whether a note exists at `path` (UnsafePath for a path that may not be used)."""

@@ -34,7 +34,7 @@ async def record_only(
     new = NewEvent(
         "test", event_id, kind, "test:U1", CHAT.chat_id, None, text, datetime.now(UTC), owner
     )
-    arrival = await records.arrive(new, by_setting=True, files=files)
+    arrival = await records.events.arrive(new, by_setting=True, files=files)
     assert arrival.admitted and arrival.first
 
 
@@ -75,7 +75,7 @@ async def test_an_event_whose_tools_ran_before_the_crash_is_not_redone(
             delivered.append(reply)
 
         assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 0
-        assert await brain.records.unfinished_events() == []
+        assert await brain.records.events.unfinished() == []
         assert notes(brain.settings.vault_dir) == ["ideas/wind-chimes.md"]
     assert delivered == []
 
@@ -150,5 +150,5 @@ async def test_a_voice_note_cut_short_keeps_its_audio_through_the_restart(
         assert kept.read_bytes() == audio
         post = frontmatter.load(vault / "admin/seeds.md")
         assert f"![[attachments/{kept.name}]]" in post.content
-        assert await brain.records.event_files("test", "voice-1") == []
+        assert await brain.records.events.files("test", "voice-1") == []
     assert openai_fake.requests[0] == ("transcribe", {"model": "whisper-1", "bytes": len(audio)})

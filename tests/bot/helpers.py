@@ -82,7 +82,7 @@ def notes_by_vault(data_dir: Path) -> dict[str, list[str]]:
 
 async def vault_of(runtime: Any, platform: str, user_id: str) -> Path:
     """The folder of the own vault of the person behind a platform identity."""
-    person = await runtime.records.person_for(platform, user_id)
+    person = await runtime.records.people.person_for(platform, user_id)
     assert person is not None, f"{platform}:{user_id} never wrote"
     vault = await runtime.vaults.of_person(person.id, person.name)
     return Path(runtime.vaults.root(vault))

@@ -233,5 +233,5 @@ async def test_an_approval_whose_run_breaks_after_the_commit_still_ends_with_a_r
         assert "the vault took the change" in ended.text and ended.replace
         assert "Tried oolong: great." in (brain.settings.vault_dir / "ideas/tea.md").read_text()
         assert await brain.engine.handle(press(card, "Approve")) == []
-        approval = await brain.records.get_approval(card.buttons[0].value)
+        approval = await brain.records.approvals.get(card.buttons[0].value)
         assert approval is not None and approval.status == "approved"

@@ -119,7 +119,7 @@ async def test_calls_that_cannot_be_mended_go_back_to_the_model_as_errors(
         # The model filed nothing: the thought is kept in the inbox in the person's words.
         assert notes(brain.settings.vault_dir) == ["inbox/kites.md"]
         assert frontmatter.load(brain.settings.vault_dir / "inbox/kites.md").content == "kites"
-        log = await brain.records.tool_calls()
+        log = await brain.records.tool_log.calls()
     assert answer.text == "Sorry, I could not do that."
     assert kept.text == "Saved to inbox/kites.md." and "did not file this" in (kept.notice or "")
     tool_messages = [m for m in openai_fake.chat_requests()[1]["messages"] if m["role"] == "tool"]
@@ -183,8 +183,8 @@ async def test_unknown_user_gets_one_polite_refusal_and_nothing_is_stored(
         event = message("let me in", user="U666")
         (reply,) = await brain.engine.handle(event)
         assert await brain.engine.handle(event) == []
-        assert await brain.records.people() == []
-        assert await brain.records.unfinished_events() == []
+        assert await brain.records.people.all() == []
+        assert await brain.records.events.unfinished() == []
         assert notes(brain.settings.vault_dir) == []
     assert "only work for" in reply.text
     assert openai_fake.chat_requests() == []

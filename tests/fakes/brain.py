@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from app.platforms import settings_class
 from app.runtime import Runtime
 from bot.config import Settings
+from bot.events import Conversation, Deliver, Reply
+from bot.people import ChatMembers
 from tests.fakes.openai_server import FakeOpenAI
 
 
@@ -26,6 +29,25 @@ class Clock:
 
     def advance(self, **delta: float) -> None:
         self.now += timedelta(**delta)
+
+
+class Told:
+    """A `deliver` that keeps what it is given: what people were told after a reply
+    (a page that could not be read, related notes, a timeline line)."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[Conversation, Reply]] = []
+
+    async def __call__(self, conversation: Conversation, reply: Reply) -> None:
+        self.messages.append((conversation, reply))
+
+    @property
+    def replies(self) -> list[Reply]:
+        return [reply for _, reply in self.messages]
+
+    @property
+    def texts(self) -> list[str]:
+        return [reply.text for _, reply in self.messages]
 
 
 def make_settings(
@@ -44,7 +66,7 @@ def make_settings(
         values["OPENAI_BASE_URL"] = openai.base_url
         values["OPENAI_API_KEY"] = "test-key"
     values.update(overrides)
-    return Settings(_env_file=None, **values)
+    return settings_class()(_env_file=None, **values)  # brainbot's and each platform's
 
 
 @asynccontextmanager
@@ -53,10 +75,14 @@ async def running_brain(
     database_url: str,
     openai: FakeOpenAI | None = None,
     clock: Clock | None = None,
+    deliver: Deliver | None = None,
+    chats: Mapping[str, ChatMembers] | None = None,
     **overrides: Any,
 ) -> AsyncIterator[Runtime]:
+    """A runtime on `settings` with `overrides`; what its engine says after a reply
+    goes to `deliver` (None: nobody is told), and `chats` say who is in a team chat."""
     settings = make_settings(tmp_path, database_url, openai, **overrides)
-    runtime = await Runtime.open(settings, clock=clock or Clock())
+    runtime = await Runtime.open(settings, clock=clock or Clock(), deliver=deliver, chats=chats)
     try:
         yield runtime
     finally:

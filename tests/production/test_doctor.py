@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.commands.doctor import vault as vault_check
 from bot.config import Settings
-from storage.db.migrations import migrate
 from storage.db.skipped import SkippedItems
+from storage.migrations import migrate
 from storage.vault.backup import VaultBackup
 from tests.conftest import on_database
 from tests.fakes.slack_api import BOT_TOKEN

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from app.platforms import settings_class
 from bot import logs
 from bot.config import Settings
 from bot.events import Conversation, InboundMessage, Sender
@@ -40,7 +41,7 @@ def settings(**values: str) -> Settings:
         "BRAINBOT_GIT_REMOTE": "https://ghp_personaltoken123@github.com/ada/vault.git",
         **values,
     }
-    return Settings(_env_file=None, **base)  # type: ignore[call-arg]
+    return settings_class()(_env_file=None, **base)  # brainbot's and each platform's
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from storage.db.engine import async_url
-from storage.db.migrations import LATEST, MIGRATIONS, SchemaTooNew, applied_versions, migrate
+from storage.migrations import LATEST, MIGRATIONS, SchemaTooNew, applied_versions, migrate
 from tests.fakes.brain import running_brain
 
 
@@ -42,11 +42,11 @@ async def test_an_old_database_is_upgraded_and_keeps_its_rows(
     await _make_old_database(empty_database_url)
     async with running_brain(tmp_path, empty_database_url) as runtime:
         assert await applied_versions(runtime.database.engine) == [m.version for m in MIGRATIONS]
-        calls = await runtime.records.tool_calls()
+        calls = await runtime.records.tool_log.calls()
         assert [(c.conversation_key, c.tool, c.event_key) for c in calls] == [
             ("telegram:42", "capture", "")
         ]
-        assert not await runtime.records.event_has_tool_calls("telegram:1")
+        assert not await runtime.records.tool_log.has_event("telegram:1")
 
 
 async def test_processes_starting_together_migrate_once(empty_database_url: str) -> None:

@@ -34,7 +34,7 @@ async def add_ada(
 ) -> Person:
     """Ada, who talks to the bot in a direct chat, with her digest settings; she has
     used it for `since` (a digest due before she came is not hers)."""
-    person = await brain.records.add_person(
+    person = await brain.records.people.add(
         platform=platform,
         platform_user_id=user_id,
         name="Ada",
@@ -42,4 +42,4 @@ async def add_ada(
         home_chat_id=chat_id,
         now=brain.engine.clock() - since,
     )
-    return await brain.records.update_person(person.id, digest_time=digest_time)
+    return await brain.records.people.update(person.id, digest_time=digest_time)

@@ -71,7 +71,7 @@ async def test_a_change_made_through_another_process_arrives_at_the_next_poll(
         ada = await add_ada(brain)
         service = await start_scheduler(brain, Outbox(brain.engine.clock), poll_seconds=60)
         try:
-            await brain.records.update_person(ada.id, digest_time="06:15")
+            await brain.records.people.update(ada.id, digest_time="06:15")
             newcomer = await add_ada(brain, user_id="U3", chat_id="chat-3")
             await service.leadership.poll()
             _assert_next_run_at(_job(service, ada.id), time(6, 15))

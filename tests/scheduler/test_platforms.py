@@ -11,11 +11,11 @@ from typing import Any
 import frontmatter
 import pytest
 
-from adapters.slack import SlackAdapter
-from adapters.telegram import TelegramAdapter
+from adapters.slack.app import SlackAdapter
+from adapters.telegram.app import TelegramAdapter
+from app.platforms import deliver_via
 from app.runtime import Runtime
 from app.scheduling import build_service
-from scheduler.delivery import deliver_via
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.slack_api import APP_TOKEN, BOT_TOKEN, MAX_BLOCKS, FakeSlack, block_errors
 from tests.fakes.slack_payloads import DM_CHANNEL, block_actions

@@ -17,8 +17,7 @@ import pytest
 from app.commands.doctor_database import failed_sends
 from app.runtime import Runtime
 from app.scheduling import build_service, start_scheduler
-from bot.events import Conversation, Reply
-from scheduler.delivery import Deliver, NoRoute
+from bot.events import Conversation, Deliver, NoRoute, Reply
 from scheduler.reminders import Reminders
 from tests.bot.helpers import git_log, message, press
 from tests.fakes.brain import Clock, running_brain

@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from adapters.slack import SlackAdapter
+from adapters.slack.app import SlackAdapter
 from bot.events import Event, InboundMessage, Reply
 from tests.fakes.slack_api import APP_TOKEN, BOT_TOKEN, FakeSlack
 from tests.fakes.slack_payloads import SIGNING_SECRET

@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 from fpdf import FPDF
 
-from adapters.slack import SlackAdapter
+from adapters.slack.app import SlackAdapter
 from app.runtime import Runtime
 from app.watch import sync_store
 from storage.entry import Author
@@ -60,13 +60,20 @@ class SlackBrain:
         assert status == 200
 
 
+def slack_adapter(fake_slack: FakeSlack) -> SlackAdapter:
+    """The real adapter in HTTP mode, not started: made before the brain, it can be the
+    brain's `deliver` (`running_brain(..., deliver=adapter.send)`), as `brainbot run`
+    wires it."""
+    return SlackAdapter(BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake_slack.api_url)
+
+
 @asynccontextmanager
 async def serving(
-    brain: Runtime, fake_slack: FakeSlack, *, tell: bool = False
+    brain: Runtime, fake_slack: FakeSlack, adapter: SlackAdapter | None = None
 ) -> AsyncIterator[SlackBrain]:
-    """The real adapter in HTTP mode in front of `brain`, until the block ends (with
-    `tell`, what is read after a reply is told through it, as `brainbot run` wires it)."""
-    adapter = SlackAdapter(BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=fake_slack.api_url)
+    """The real adapter (`adapter`, else a new one) in HTTP mode in front of `brain`,
+    until the block ends."""
+    adapter = adapter or slack_adapter(fake_slack)
     app = web.Application()
     adapter.mount(app)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
@@ -75,8 +82,6 @@ async def serving(
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
-    if tell:
-        brain.engine.enricher.deliver = adapter.send
     try:
         async with aiohttp.ClientSession() as session:
             url = f"http://127.0.0.1:{port}/slack/events"
@@ -328,9 +333,12 @@ async def test_a_labelled_link_s_page_and_a_pdf_s_text_are_read_after_the_reply(
     minutes = fake_slack.add_file("minutes.pdf", bytes(pdf.output()), "application/pdf")
     async with page_server() as site:
         text = f"for the garden club <{site}/compost|this compost guide>"
+        adapter = slack_adapter(fake_slack)
         async with (
-            running_brain(tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE=True) as brain,
-            serving(brain, fake_slack, tell=True) as sb,
+            running_brain(
+                tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE=True, deliver=adapter.send
+            ) as brain,
+            serving(brain, fake_slack, adapter) as sb,
         ):
             await sb.post(dm_event(text, subtype="file_share", files=[minutes]))
             saved, added = await fake_slack.wait_for("chat.postMessage", 2, within=30)

@@ -9,7 +9,7 @@ from typing import Any
 import frontmatter
 
 from app.scheduling import build_service
-from tests.adapters.slack.test_slack_engine import serving
+from tests.adapters.slack.test_slack_engine import serving, slack_adapter
 from tests.bot.digest.test_resurface import MORNING, VECTORS, _vault
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, say
@@ -32,16 +32,17 @@ async def test_less_like_this_done_and_undo_work_from_slack(
 ) -> None:
     openai_fake.responder = lambda body: say("A quiet day.")
     clock = Clock(MORNING)
+    adapter = slack_adapter(fake_slack)
     async with (
-        running_brain(tmp_path, database_url, openai_fake, clock=clock, **VECTORS) as brain,
-        serving(brain, fake_slack, tell=True) as slack,
+        running_brain(
+            tmp_path, database_url, openai_fake, clock=clock, deliver=adapter.send, **VECTORS
+        ) as brain,
+        serving(brain, fake_slack, adapter) as slack,
     ):
         await add_notes(brain.store, tmp_path / "import", _vault())
         ada = await add_ada(brain, platform="slack", user_id="U0ALICE", chat_id=DM_CHANNEL)
-        # What was read after a reply is told through the adapter: so is the digest.
-        deliver = brain.engine.enricher.deliver
-        assert deliver is not None
-        service = build_service(brain, deliver)
+        # The digest is told through the adapter, as what was read after a reply is.
+        service = build_service(brain, adapter.send)
         digest = await service.delivery.compose(ada, MORNING.date(), "daily")
         sent, _ = await service.delivery.send_now(ada, digest)
         assert sent.status == "sent"

@@ -10,7 +10,7 @@ from typing import Any
 
 import frontmatter
 
-from adapters.slack import SlackAdapter
+from adapters.slack.app import SlackAdapter
 from adapters.slack.save import ALREADY_SAVED
 from bot.events import InboundMessage
 from tests.adapters.slack.conftest import Recorder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.slack import SlackAdapter
+from adapters.slack.app import SlackAdapter
 from adapters.slack.webapi import SlackCallError
 from bot.events import Button, ButtonPress, Conversation, InboundMessage, Reply
 from tests.adapters.slack.conftest import Recorder

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from bot.events import Event, Reply
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates

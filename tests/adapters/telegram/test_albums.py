@@ -11,8 +11,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from adapters.telegram import TelegramAdapter
 from adapters.telegram.albums import ALBUM_QUIET
+from adapters.telegram.app import TelegramAdapter
 from bot.events import InboundMessage, Sender
 from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram

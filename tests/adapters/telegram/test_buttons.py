@@ -3,7 +3,7 @@ decision shown by editing the message that had the buttons."""
 
 from __future__ import annotations
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from bot.events import Button, ButtonPress, Reply
 from tests.adapters.telegram.conftest import Engine
 from tests.fakes.telegram_api import FakeTelegram

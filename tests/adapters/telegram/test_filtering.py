@@ -7,8 +7,7 @@ handled in the order they were fetched, and none of these wait on the network.
 
 from __future__ import annotations
 
-from adapters.telegram import TelegramAdapter
-from adapters.telegram.app import TOO_BIG
+from adapters.telegram.app import TOO_BIG, TelegramAdapter
 from adapters.telegram.translate import UNSUPPORTED
 from bot.events import InboundMessage, Reply
 from tests.adapters.telegram.conftest import Engine

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from bot.events import Button, Event, Reply
 from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from app.commands.doctor_database import skipped_this_week
 from app.runtime import Runtime
 from app.watch import sync_store

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from bot.events import Attachment, Conversation, InboundMessage, Reply
 from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram
@@ -23,13 +23,17 @@ async def test_start_registers_the_command_menu_and_polls(
         "help",
         "list",
         "search",
+        "undo",
         "digest",
         "reminders",
-        "save",
-        "undo",
         "link",
         "settings",
+        "save",
     ]
+    # Said as brainbot's command records say them, and Telegram's own /save.
+    described = {command["command"]: command["description"] for command in fake.commands}
+    assert described["list"] == "Recent entries, e.g. /list projects"
+    assert described["save"] == "Reply /save to a message to keep it in your notes"
     methods = [r.method for r in fake.requests]
     assert methods.index("getMe") < methods.index("deleteWebhook") < methods.index("getUpdates")
 

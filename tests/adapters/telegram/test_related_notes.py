@@ -23,10 +23,10 @@ NEW = "ideas/my-sourdough-starter-smells-of-acetone-feed-it-more-rye.md"
 
 @pytest.fixture
 async def tg(tmp_path: Path, database_url: str, fake: FakeTelegram) -> AsyncIterator[TelegramBrain]:
-    async with running_brain(tmp_path, database_url) as brain:  # no model: the router files
-        adapter = make_adapter(fake)
+    adapter = make_adapter(fake)
+    # No model: the router files. Related notes are told through the adapter.
+    async with running_brain(tmp_path, database_url, deliver=adapter.send) as brain:
         await adapter.start(brain.engine.handle)
-        brain.engine.related.deliver = adapter.send
         try:
             yield TelegramBrain(brain, fake, Updates())
         finally:

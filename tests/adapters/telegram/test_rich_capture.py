@@ -11,7 +11,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import git_log, notes

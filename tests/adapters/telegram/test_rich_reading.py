@@ -11,7 +11,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.enrich.pages_server import page_server
@@ -30,16 +30,24 @@ async def site() -> AsyncIterator[str]:
 
 
 @pytest.fixture
-async def brain(tmp_path: Path, database_url: str) -> AsyncIterator[Runtime]:
-    async with running_brain(tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE=True) as runtime:
+def adapter(fake: FakeTelegram) -> TelegramAdapter:
+    return make_adapter(fake, album_quiet=0.5)
+
+
+@pytest.fixture
+async def brain(
+    tmp_path: Path, database_url: str, adapter: TelegramAdapter
+) -> AsyncIterator[Runtime]:
+    # What is read after a reply is told through the adapter, as `brainbot run` wires it.
+    async with running_brain(
+        tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE=True, deliver=adapter.send
+    ) as runtime:
         yield runtime
 
 
 @pytest.fixture
-async def telegram(brain: Runtime, fake: FakeTelegram) -> AsyncIterator[TelegramAdapter]:
-    adapter = make_adapter(fake, album_quiet=0.5)
+async def telegram(brain: Runtime, adapter: TelegramAdapter) -> AsyncIterator[TelegramAdapter]:
     await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
-    brain.engine.enricher.deliver = adapter.send  # as `brainbot run` wires it
     yield adapter
     await adapter.stop()
 

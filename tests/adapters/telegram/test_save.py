@@ -13,7 +13,7 @@ import frontmatter
 import pytest
 from telegram import Update
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from adapters.telegram.save import ALREADY_SAVED, USAGE, translate_update
 from adapters.telegram.translate import Incoming, Skip
 from app.runtime import Runtime

@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from adapters.telegram import TelegramAdapter
+from adapters.telegram.app import TelegramAdapter
 from tests.adapters.telegram.conftest import Engine, make_adapter
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_updates import Updates

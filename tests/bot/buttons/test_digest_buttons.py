@@ -78,7 +78,7 @@ async def test_a_second_press_or_someone_else_s_press_changes_nothing(
     clock = Clock(CLOCK)
     async with running_brain(tmp_path, database_url, clock=clock) as brain:
         await add_notes(brain.store, tmp_path / "import", NOTES)
-        await brain.records.add_person(
+        await brain.records.people.add(
             platform="test",
             platform_user_id="U2",
             name="Bob",
@@ -140,7 +140,7 @@ async def test_snoozing_a_to_do_gives_it_a_due_date_tomorrow(
         assert "3. → Renew the car insurance — snoozed to 2026-11-22" in snoozed.text
         # On the day it was snoozed to, it is due: no longer a to-do without a date.
         clock.advance(hours=32)
-        (person,) = await brain.records.people()
+        (person,) = await brain.records.people.all()
         service = build_service(brain, Outbox(clock))
         later = await service.delivery.compose(person, clock().date(), "daily")
     assert [s.heading for s in later.sections][:2] == ["Next actions", "Due and overdue"]

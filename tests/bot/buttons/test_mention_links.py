@@ -63,7 +63,7 @@ async def test_the_review_offers_links_and_a_link_can_be_undone(
         card = await _review(brain, clock)
         assert MENTIONS in card.text
         assert [b.label for b in card.buttons] == ["Link 1", "Link 2"]
-        (person,) = await brain.records.people()
+        (person,) = await brain.records.people.all()
         daily = await build_service(brain, Outbox(clock)).delivery.compose(
             person, CLOCK.date(), "daily"
         )

@@ -114,7 +114,7 @@ async def test_link_joins_two_platform_accounts_into_one_person(
         )
         (linked,) = await brain.engine.handle(other)
         assert linked.text.startswith("Linked")
-        assert len(await brain.records.people()) == 1
+        assert len(await brain.records.people.all()) == 1
         (again,) = await brain.engine.handle(dataclasses.replace(other, event_id="again"))
         assert "unknown or has expired" in again.text
 
@@ -128,7 +128,7 @@ async def test_settings_change_in_chat(tmp_path: Path, database_url: str) -> Non
         assert "not a time zone" in bad.text and "Nothing changed" in bad.text
         (late,) = await brain.engine.handle(message("/settings digest 25:99"))
         assert "HH:MM" in late.text and "Nothing changed" in late.text
-        (person,) = await brain.records.people()
+        (person,) = await brain.records.people.all()
     assert person.digest_time == "07:30" and person.timezone == "Europe/Berlin"
 
 
@@ -187,7 +187,7 @@ async def test_settings_weekly_off_and_on(tmp_path: Path, database_url: str) -> 
         await brain.engine.handle(message("/settings weekly monday"))
         (off,) = await brain.engine.handle(message("/settings weekly off"))
         assert off.text.startswith("Saved.") and "weekly review off" in off.text
-        (person,) = await brain.records.people()
+        (person,) = await brain.records.people.all()
         plan = schedule_for(person, default_time=time(6, 45), default_zone=ZoneInfo("UTC"))
         assert plan is not None and plan.weekly_day is None
         (on,) = await brain.engine.handle(message("/settings weekly on"))

@@ -12,9 +12,8 @@ import frontmatter
 from app.runtime import Runtime
 from bot.connect.related import LINK_ACTION
 from bot.events import Conversation, Reply
-from tests.bot.enrich.test_shared_links import Told
 from tests.bot.helpers import git_log, message, press
-from tests.fakes.brain import running_brain
+from tests.fakes.brain import Told, running_brain
 
 SOURDOUGH = [
     "idea: Sourdough starter needs feeding twice a day with rye flour and water",
@@ -38,13 +37,15 @@ async def fill(brain: Runtime, texts: list[str], chat: Conversation | None = Non
 
 
 async def capture(brain: Runtime, text: str, **kwargs: object) -> tuple[Reply, list[Reply]]:
-    """The capture's own reply, and what the person was told after it."""
-    told = Told()
-    brain.engine.related.deliver = told
+    """The capture's own reply, and what the person was told after it (by a brain that
+    tells a `Told`: `running_brain(..., deliver=Told())`)."""
+    told = brain.engine.related.deliver
+    assert isinstance(told, Told), "running_brain(..., deliver=Told())"
+    heard = len(told.messages)
     (reply,) = await brain.engine.handle(message(text, **kwargs))  # type: ignore[arg-type]
-    assert not told.messages, "the suggestion came before the reply"
+    assert len(told.messages) == heard, "the suggestion came before the reply"
     await brain.engine.related.wait_idle()
-    return reply, [r for _, r in told.messages]
+    return reply, told.replies[heard:]
 
 
 def body_of(brain: Runtime, path: str) -> str:
@@ -54,7 +55,7 @@ def body_of(brain: Runtime, path: str) -> str:
 async def test_a_capture_names_its_related_notes_and_link_writes_them_with_undo(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await fill(brain, SOURDOUGH + ELSE)
         reply, (told,) = await capture(brain, NEW)
         assert reply.text == f"Saved to {NEW_PATH} (ideas)."  # the reply as ever
@@ -91,7 +92,7 @@ async def test_a_capture_names_its_related_notes_and_link_writes_them_with_undo(
 async def test_a_capture_related_to_nothing_gets_no_second_message(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await fill(brain, SOURDOUGH + ELSE)
         for text in (
             "idea: Call the plumber about the dripping kitchen tap",
@@ -106,7 +107,9 @@ async def test_a_capture_related_to_nothing_gets_no_second_message(
 async def test_auto_link_writes_the_links_at_once_with_undo(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url, BRAINBOT_AUTO_LINK="true") as brain:
+    async with running_brain(
+        tmp_path, database_url, BRAINBOT_AUTO_LINK="true", deliver=Told()
+    ) as brain:
         await fill(brain, SOURDOUGH + ELSE)
         commits = len(git_log(brain.settings.vault_dir))
         reply, (told,) = await capture(brain, NEW)
@@ -123,7 +126,7 @@ async def test_auto_link_writes_the_links_at_once_with_undo(
 
 
 async def test_a_note_moved_since_is_followed_by_its_id(tmp_path: Path, database_url: str) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await fill(brain, SOURDOUGH)
         _, (told,) = await capture(brain, NEW)
         await brain.engine.handle(message(f"/move {NEW_PATH} projects"))
@@ -137,7 +140,7 @@ async def test_a_note_moved_since_is_followed_by_its_id(tmp_path: Path, database
 
 
 async def test_a_note_deleted_since_refuses_clearly(tmp_path: Path, database_url: str) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await fill(brain, SOURDOUGH)
         _, (told,) = await capture(brain, NEW)
         await brain.store.delete(NEW_PATH)
@@ -150,7 +153,7 @@ async def test_a_note_deleted_since_refuses_clearly(tmp_path: Path, database_url
 
 
 async def test_only_the_person_who_captured_may_link(tmp_path: Path, database_url: str) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await fill(brain, SOURDOUGH)
         _, (told,) = await capture(brain, NEW)
         (refused,) = await brain.engine.handle(press(told, "Link", user="U2"))
@@ -163,7 +166,7 @@ async def test_suggestions_come_only_from_the_vault_the_note_was_filed_in(
 ) -> None:
     team_chat = Conversation("test", "team-chat")
     teams = {"BRAINBOT_TEAM_VAULTS": "test:team-chat=Bakery"}
-    async with running_brain(tmp_path, database_url, **teams) as brain:
+    async with running_brain(tmp_path, database_url, **teams, deliver=Told()) as brain:
         await fill(brain, SOURDOUGH)  # Ada's own vault
         _, told = await capture(brain, NEW, chat=team_chat)
         assert told == []  # the team vault holds no sourdough note: Ada's are not offered
@@ -190,7 +193,7 @@ async def test_suggestions_come_only_from_the_vault_the_note_was_filed_in(
 async def test_an_inbox_note_linked_still_files_from_its_category_buttons(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await fill(brain, SOURDOUGH)
         reply, (told,) = await capture(
             brain, "the sourdough starter with rye flour smells of acetone, feed it"

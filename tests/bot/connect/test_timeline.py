@@ -17,20 +17,10 @@ from app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.store import Store
 from tests.bot.helpers import git_log, git_status, message, notes, press
-from tests.fakes.brain import Clock, running_brain
+from tests.fakes.brain import Clock, Told, running_brain
 
 TEAM_CHAT = Conversation("test", "team-chat")
 TEAMS = {"BRAINBOT_TEAM_VAULTS": "test:team-chat=Team Ops"}
-
-
-class Told:
-    """What the person hears after the reply (the app's deliver)."""
-
-    def __init__(self) -> None:
-        self.replies: list[Reply] = []
-
-    async def __call__(self, conversation: Conversation, reply: Reply) -> None:
-        self.replies.append(reply)
 
 
 async def people(store: Store, *names: str) -> None:
@@ -39,13 +29,17 @@ async def people(store: Store, *names: str) -> None:
 
 
 async def after(brain: Runtime, text: str, **kwargs: object) -> tuple[list[Reply], list[Reply]]:
-    """The reply to `text`, and what was told after it once the timeline is written."""
-    told = Told()
-    brain.engine.timeline.deliver = told
+    """The reply to `text`, and what the timeline told after it once it is written (by a
+    brain that tells a `Told`: `running_brain(..., deliver=Told())`; what the reading of
+    a page or the related notes told goes the same way, and is left out here: every
+    timeline message names the timeline)."""
+    told = brain.engine.timeline.deliver
+    assert isinstance(told, Told), "running_brain(..., deliver=Told())"
+    heard = len(told.messages)
     replies = list(await brain.engine.handle(message(text, **kwargs)))  # type: ignore[arg-type]
     await brain.engine.enricher.wait_idle()
     await brain.engine.timeline.wait_idle()
-    return replies, told.replies
+    return replies, [r for r in told.replies[heard:] if "timeline" in r.text]
 
 
 def timeline(vault: Path, path: str) -> list[str]:
@@ -58,7 +52,7 @@ def timeline(vault: Path, path: str) -> list[str]:
 async def test_a_capture_naming_people_puts_a_dated_line_on_their_notes_with_undo(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await people(brain.store, "Sarah Kim", "Zoë Méndez")
         await brain.store.create("projects", "Website relaunch", "Ship the new site.")
         vault = brain.settings.vault_dir
@@ -90,7 +84,7 @@ async def test_a_capture_naming_people_puts_a_dated_line_on_their_notes_with_und
 
 async def test_get_shows_the_timeline_newest_first(tmp_path: Path, database_url: str) -> None:
     clock = Clock()
-    async with running_brain(tmp_path, database_url, clock=clock) as brain:
+    async with running_brain(tmp_path, database_url, clock=clock, deliver=Told()) as brain:
         await people(brain.store, "Sarah Kim")
         await after(brain, "Coffee with Sarah Kim about the garden plan")
         clock.advance(days=3)
@@ -104,7 +98,7 @@ async def test_get_shows_the_timeline_newest_first(tmp_path: Path, database_url:
 async def test_a_first_name_two_people_share_asks_and_the_press_adds_the_line(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await people(brain.store, "Sarah Kim", "Sarah Lopez", "Omar Haddad")
         vault = brain.settings.vault_dir
         _, told = await after(brain, "Sarah suggested a budget spreadsheet; Omar agreed")
@@ -127,7 +121,7 @@ async def test_a_first_name_two_people_share_asks_and_the_press_adds_the_line(
 async def test_a_first_name_only_one_person_has_is_that_person(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await people(brain.store, "Will Turner", "Priya Raman")
         vault = brain.settings.vault_dir
         _, told = await after(brain, "I will call the plumber. Priya's idea: a rain barrel")
@@ -165,7 +159,9 @@ async def test_no_line_from_code_a_url_a_fetched_page_or_an_imported_note(
 ) -> None:
     async with (
         hostile_site() as site,
-        running_brain(tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE="true") as brain,
+        running_brain(
+            tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE="true", deliver=Told()
+        ) as brain,
     ):
         await people(brain.store, "Sarah Kim", "Omar Haddad")
         vault = brain.settings.vault_dir
@@ -189,7 +185,7 @@ async def test_no_line_from_code_a_url_a_fetched_page_or_an_imported_note(
 async def test_a_team_chat_capture_touches_only_the_team_vaults_people(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url, **TEAMS) as brain:
+    async with running_brain(tmp_path, database_url, **TEAMS, deliver=Told()) as brain:
         await people(brain.store, "Sarah Kim")  # the owner's own Sarah
         await brain.engine.handle(message("[person] Omar Haddad - runs the on-call rota"))
         await brain.engine.handle(
@@ -209,7 +205,7 @@ async def test_a_team_chat_capture_touches_only_the_team_vaults_people(
 async def test_a_person_added_or_renamed_later_is_known_to_the_next_capture(
     tmp_path: Path, database_url: str
 ) -> None:
-    async with running_brain(tmp_path, database_url) as brain:
+    async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
         await people(brain.store, "Sarah Kim")
         vault = brain.settings.vault_dir
         _, told = await after(brain, "Priya Raman shared her notes on composting")

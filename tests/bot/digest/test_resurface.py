@@ -59,7 +59,7 @@ async def _digest(brain: Runtime, clock: Clock, kind: str = "daily") -> Reply:
     """The digest Ada receives at `clock`'s time (the model writes no opening)."""
     outbox = Outbox(clock)
     service = build_service(brain, outbox)
-    people = await brain.records.people()
+    people = await brain.records.people.all()
     person = people[0] if people else await add_ada(brain)
     digest = await service.delivery.compose(person, clock().date(), kind)
     sent, _ = await service.delivery.send_now(person, digest)

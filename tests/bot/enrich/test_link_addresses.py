@@ -13,10 +13,10 @@ from app.runtime import Runtime
 from bot.enrich import find_urls
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.enrich.test_fetch_addresses import REFUSED, redirect
-from tests.bot.enrich.test_shared_links import Told, told_after
-from tests.bot.helpers import git_log, message, notes, vault_of
+from tests.bot.enrich.test_shared_links import told_after
+from tests.bot.helpers import git_log, notes, vault_of
 from tests.bot.net.spellings import LOOPBACK, METADATA
-from tests.fakes.brain import running_brain
+from tests.fakes.brain import Told, running_brain
 
 TRUSTED = {"BRAINBOT_FETCH_TRUSTED_HOSTS": "127.0.0.2"}
 
@@ -25,17 +25,14 @@ async def _outcome(brain: Runtime, text: str, n: int) -> str | None:
     """None when `text`, sent by a person of its own (`n`: links seen before in the same
     vault would be recognised instead), was saved as sent, not added to, and the person
     was told the link was refused; else what happened instead."""
-    told = Told()
-    brain.engine.enricher.deliver = told
-    await brain.engine.handle(message(text, user=f"U{n}"))
-    await brain.engine.enricher.wait_idle()
+    texts = await told_after(brain, text, user=f"U{n}")
     vault = await vault_of(brain, "test", f"U{n}")
     (path,) = notes(vault)
     content = frontmatter.load(vault / path).content
     if content != text or git_log(vault)[0].startswith("update "):
-        return f"the note became {content!r}; told {told.texts}"
-    if len(told.texts) != 1 or not told.texts[0].endswith(f"{REFUSED}."):
-        return f"told {told.texts}"
+        return f"the note became {content!r}; told {texts}"
+    if len(texts) != 1 or not texts[0].endswith(f"{REFUSED}."):
+        return f"told {texts}"
     return None
 
 
@@ -45,7 +42,7 @@ async def test_a_chat_link_to_loopback_in_any_spelling_is_never_fetched(
     seen: list[str] = []
     async with (
         page_server(seen=seen) as site,
-        running_brain(tmp_path, database_url, **TRUSTED) as brain,
+        running_brain(tmp_path, database_url, **TRUSTED, deliver=Told()) as brain,
     ):
         port = site.rsplit(":", 1)[1]
         happened = {}
@@ -63,7 +60,7 @@ async def test_a_chat_link_redirected_to_loopback_in_any_spelling_is_never_fetch
     async with (
         page_server(seen=seen) as site,
         page_server({"/redirect": redirect}, host="127.0.0.2", seen=hops) as allowed,
-        running_brain(tmp_path, database_url, **TRUSTED) as brain,
+        running_brain(tmp_path, database_url, **TRUSTED, deliver=Told()) as brain,
     ):
         port = site.rsplit(":", 1)[1]
         happened = {}
@@ -87,7 +84,11 @@ async def test_a_chat_link_to_cloud_metadata_is_refused_with_private_addresses_a
     async with (
         page_server({"/redirect": redirect}) as site,
         running_brain(
-            tmp_path, database_url, BRAINBOT_FETCH_ALLOW_PRIVATE="true", BRAINBOT_FETCH_TIMEOUT="2"
+            tmp_path,
+            database_url,
+            BRAINBOT_FETCH_ALLOW_PRIVATE="true",
+            BRAINBOT_FETCH_TIMEOUT="2",
+            deliver=Told(),
         ) as brain,
     ):
         happened = {}

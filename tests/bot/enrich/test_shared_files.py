@@ -12,9 +12,9 @@ import frontmatter
 from fpdf import FPDF
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.events import Attachment, Conversation, InboundMessage, Reply, Sender
+from bot.events import Attachment, Conversation, InboundMessage, Sender
 from tests.bot.helpers import git_log, notes, press
-from tests.fakes.brain import running_brain
+from tests.fakes.brain import Told, running_brain
 from tests.fakes.hostile_files import DOCX_MIME, docx_nested
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
 from tests.fakes.text_pictures import needs_ocr
@@ -51,22 +51,13 @@ def with_files(text: str, *files: Attachment, event_id: str = "f1") -> InboundMe
     )
 
 
-class Told:
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    async def __call__(self, conversation: Conversation, reply: Reply) -> None:
-        self.texts.append(reply.text)
-
-
 @needs_ocr
 async def test_the_text_on_a_whiteboard_photo_becomes_searchable(
     tmp_path: Path, database_url: str
 ) -> None:
     board = photo_of(["SPRINT PLANNING", "migrate billing", "hire designer"])
-    async with running_brain(tmp_path, database_url) as brain:
-        told = Told()
-        brain.engine.enricher.deliver = told
+    told = Told()
+    async with running_brain(tmp_path, database_url, deliver=told) as brain:
         (reply,) = await brain.engine.handle(
             with_files(
                 "whiteboard from today", Attachment("photo", board, "board.jpg", "image/jpeg")
@@ -116,9 +107,8 @@ async def test_a_broken_document_leaves_the_note_as_sent_and_says_why(
     tmp_path: Path, database_url: str
 ) -> None:
     broken = b"%PDF-1.4\n" + b"\x00garbage" * 200
-    async with running_brain(tmp_path, database_url) as brain:
-        told = Told()
-        brain.engine.enricher.deliver = told
+    told = Told()
+    async with running_brain(tmp_path, database_url, deliver=told) as brain:
         await brain.engine.handle(
             with_files(
                 "contract", Attachment("document", broken, "contract.pdf", "application/pdf")
@@ -136,9 +126,8 @@ async def test_a_file_built_to_stall_its_reader_fails_alone_and_the_others_land(
     tmp_path: Path, database_url: str
 ) -> None:
     report = pdf_of(["Quarterly report", "Appendix: zeppelin logistics"])
-    async with running_brain(tmp_path, database_url) as brain:
-        told = Told()
-        brain.engine.enricher.deliver = told
+    told = Told()
+    async with running_brain(tmp_path, database_url, deliver=told) as brain:
         await brain.engine.handle(
             with_files(
                 "papers from the board",

@@ -17,11 +17,10 @@ from aiohttp import web
 
 from app.mcp_wiring import mcp_calls
 from app.runtime import Runtime
-from bot.events import Conversation, Reply
-from storage.db.enrichments import DONE, WAITING, Enrichments
+from storage.db.enrichments import Enrichment, Enrichments
 from tests.bot.enrich.pages_server import page_server
 from tests.bot.helpers import git_log, message, notes, press
-from tests.fakes.brain import running_brain
+from tests.fakes.brain import Told, running_brain
 from tests.fakes.hostile_files import page_of_tiny_elements
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
 from tests.scheduler.outbox import Outbox, add_ada
@@ -29,38 +28,25 @@ from tests.scheduler.outbox import Outbox, add_ada
 LOCAL = {"BRAINBOT_FETCH_ALLOW_PRIVATE": "true"}
 
 
-class Told:
-    """What the person was told after the reply (the app's deliver)."""
-
-    def __init__(self) -> None:
-        self.messages: list[tuple[Conversation, Reply]] = []
-
-    async def __call__(self, conversation: Conversation, reply: Reply) -> None:
-        self.messages.append((conversation, reply))
-
-    @property
-    def texts(self) -> list[str]:
-        return [reply.text for _, reply in self.messages]
-
-
-async def told_after(brain: Runtime, text: str) -> list[str]:
-    """What the person hears after the reply to `text`, once reading is over."""
-    told = Told()
-    brain.engine.enricher.deliver = told
-    await brain.engine.handle(message(text))
+async def told_after(brain: Runtime, text: str, user: str = "U1") -> list[str]:
+    """What the person hears after the reply to `text`, once reading is over (from a
+    brain that tells a `Told`: `running_brain(..., deliver=Told())`)."""
+    told = brain.engine.enricher.deliver
+    assert isinstance(told, Told), "running_brain(..., deliver=Told())"
+    heard = len(told.messages)
+    await brain.engine.handle(message(text, user=user))
     await brain.engine.enricher.wait_idle()
-    return told.texts
+    return told.texts[heard:]
 
 
 async def test_a_link_is_saved_at_once_then_the_page_lands_as_a_second_commit(
     tmp_path: Path, database_url: str
 ) -> None:
+    told = Told()
     async with (
         page_server() as site,
-        running_brain(tmp_path, database_url, **LOCAL) as brain,
+        running_brain(tmp_path, database_url, **LOCAL, deliver=told) as brain,
     ):
-        told = Told()
-        brain.engine.enricher.deliver = told
         url = f"{site}/compost?utm_source=newsletter"
         (reply,) = await brain.engine.handle(message(f"idea for the balcony {url}"))
         vault = brain.settings.vault_dir
@@ -138,7 +124,7 @@ async def test_a_page_that_cannot_be_fetched_leaves_the_note_as_sent_and_says_wh
 ) -> None:
     async with (
         page_server() as site,
-        running_brain(tmp_path, database_url, **LOCAL) as brain,
+        running_brain(tmp_path, database_url, **LOCAL, deliver=Told()) as brain,
     ):
         (said,) = await told_after(brain, f"read later {site}/missing")
         vault = brain.settings.vault_dir
@@ -153,7 +139,9 @@ async def test_a_page_that_hangs_is_given_up_within_the_time_cap(
 ) -> None:
     async with (
         page_server() as site,
-        running_brain(tmp_path, database_url, BRAINBOT_FETCH_TIMEOUT="1", **LOCAL) as brain,
+        running_brain(
+            tmp_path, database_url, BRAINBOT_FETCH_TIMEOUT="1", **LOCAL, deliver=Told()
+        ) as brain,
     ):
         (said,) = await told_after(brain, f"slow one {site}/hangs")
         assert "Couldn't fetch the page" in said and "1 s" in said
@@ -189,7 +177,9 @@ async def test_when_reading_a_page_runs_out_of_time_the_reading_stops(
 
     async with (
         page_server({"/heavy": heavy}) as site,
-        running_brain(tmp_path, database_url, BRAINBOT_ENRICH_TIMEOUT="2", **LOCAL) as brain,
+        running_brain(
+            tmp_path, database_url, BRAINBOT_ENRICH_TIMEOUT="2", **LOCAL, deliver=Told()
+        ) as brain,
     ):
         (said,) = await told_after(brain, f"heavy page {site}/heavy")
         assert said.startswith("Reading what you shared took longer than 2 s")
@@ -231,7 +221,9 @@ async def test_links_are_not_fetched_when_fetching_is_off(
 ) -> None:
     async with (
         page_server() as site,
-        running_brain(tmp_path, database_url, BRAINBOT_FETCH="false", **LOCAL) as brain,
+        running_brain(
+            tmp_path, database_url, BRAINBOT_FETCH="false", **LOCAL, deliver=Told()
+        ) as brain,
     ):
         texts = await told_after(brain, f"later {site}/compost")
         assert texts == [] and git_log(brain.settings.vault_dir)[0].startswith("create ")
@@ -251,28 +243,26 @@ async def test_a_restart_reads_what_a_crash_left_and_never_applies_a_job_twice(
             (job,) = await ledger.waiting()
         assert "From the page" not in (vault / path).read_text()
 
-        async with running_brain(tmp_path, database_url, **LOCAL) as restarted:
-            told = Told()
-            restarted.engine.enricher.deliver = told
+        told = Told()
+        async with running_brain(tmp_path, database_url, **LOCAL, deliver=told) as restarted:
             assert await restarted.engine.enricher.resume(restarted.liveness.is_alive) == 1
             await restarted.engine.enricher.wait_idle()
             assert "## From the page" in (vault / path).read_text()
             assert len(git_log(vault)) == 3 and len(told.texts) == 1
             # The commit landed, then the process died before marking the job done:
             ledger = Enrichments(restarted.database.engine)
-            assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
-            await ledger.finish(job.id, WAITING, job.created_at)
+            assert (await ledger.get(job.id)).status == Enrichment.DONE  # type: ignore[union-attr]
+            await ledger.finish(job.id, Enrichment.WAITING, job.created_at)
 
-        async with running_brain(tmp_path, database_url, **LOCAL) as again:
-            told = Told()
-            again.engine.enricher.deliver = told
+        told = Told()
+        async with running_brain(tmp_path, database_url, **LOCAL, deliver=told) as again:
             assert await again.engine.enricher.resume(again.liveness.is_alive) == 1
             await again.engine.enricher.wait_idle()
             assert len(git_log(vault)) == 3 and told.texts == []
             text = (vault / path).read_text()
             assert text.count("## From the page") == 1
             ledger = Enrichments(again.database.engine)
-            assert (await ledger.get(job.id)).status == DONE  # type: ignore[union-attr]
+            assert (await ledger.get(job.id)).status == Enrichment.DONE  # type: ignore[union-attr]
 
 
 async def test_a_pdf_behind_a_link_is_read_as_a_document(tmp_path: Path, database_url: str) -> None:
@@ -296,7 +286,7 @@ async def test_by_default_a_link_into_the_machine_s_own_network_is_not_fetched(
 ) -> None:
     async with (
         page_server() as site,
-        running_brain(tmp_path, database_url) as brain,
+        running_brain(tmp_path, database_url, deliver=Told()) as brain,
     ):
         # (A redirect into it is refused the same way: tests/bot/enrich/test_fetch.py.)
         (said,) = await told_after(brain, f"admin page {site}/compost")
@@ -309,14 +299,13 @@ async def test_by_default_a_link_into_the_machine_s_own_network_is_not_fetched(
 async def test_a_link_captured_over_mcp_is_read_as_in_chat(
     tmp_path: Path, database_url: str
 ) -> None:
+    told = Told()
     async with (
         page_server() as site,
-        running_brain(tmp_path, database_url, **LOCAL) as brain,
+        running_brain(tmp_path, database_url, **LOCAL, deliver=told) as brain,
     ):
         ada = await add_ada(brain)
         calls = mcp_calls(brain, Outbox(brain.engine.clock))
-        told = Told()
-        brain.engine.enricher.deliver = told
         arguments = {
             "category": "ideas",
             "title": "Balcony compost",

@@ -97,7 +97,9 @@ class MailIn:
 
     async def verify(self, address: str = ADA) -> None:
         """Ada verified `address` before (the identity the verification leaves)."""
-        await self.brain.records.add_identity(self.ada.id, EMAIL, address, "Ada", self.clock())
+        await self.brain.records.people.add_identity(
+            self.ada.id, EMAIL, address, "Ada", self.clock()
+        )
 
     async def say(self, text: str) -> str:
         """Ada, in her chat."""

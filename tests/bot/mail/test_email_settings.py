@@ -27,7 +27,7 @@ async def test_bad_words_and_someone_elses_address_change_nothing(inbox: MailIn)
     for words in ("not-an-address", "ada@example", "a b@example.org"):
         assert "Try /settings email ada@example.org" in await inbox.say(f"/settings email {words}")
     assert "not one of your addresses" in await inbox.say("/settings email forget x@example.org")
-    bob = await inbox.brain.records.add_person(
+    bob = await inbox.brain.records.people.add(
         platform="test",
         platform_user_id="U2",
         name="Bob",
@@ -35,7 +35,7 @@ async def test_bad_words_and_someone_elses_address_change_nothing(inbox: MailIn)
         home_chat_id="chat-2",
         now=inbox.clock(),
     )
-    await inbox.brain.records.add_identity(bob.id, EMAIL, ADA, "Bob", inbox.clock())
+    await inbox.brain.records.people.add_identity(bob.id, EMAIL, ADA, "Bob", inbox.clock())
     assert "someone else's" in await inbox.say(f"/settings email {ADA}")
     assert "Waiting" not in await inbox.say("/settings email")
 

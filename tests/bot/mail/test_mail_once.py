@@ -46,7 +46,7 @@ async def test_a_mail_filed_but_left_unread_by_a_crash_is_not_filed_again(
 async def test_the_same_message_id_from_two_people_is_two_notes(inbox: MailIn) -> None:
     """The Message-ID is kept per person: another person's mail cannot shadow one."""
     await inbox.verify()
-    bob = await inbox.brain.records.add_person(
+    bob = await inbox.brain.records.people.add(
         platform="test",
         platform_user_id="U2",
         name="Bob",
@@ -54,7 +54,9 @@ async def test_the_same_message_id_from_two_people_is_two_notes(inbox: MailIn) -
         home_chat_id="chat-2",
         now=inbox.clock(),
     )
-    await inbox.brain.records.add_identity(bob.id, "email", "bob@example.org", "Bob", inbox.clock())
+    await inbox.brain.records.people.add_identity(
+        bob.id, "email", "bob@example.org", "Bob", inbox.clock()
+    )
     filer = inbox.filer()
     assert (
         await filer.take(

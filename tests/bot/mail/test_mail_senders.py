@@ -28,7 +28,7 @@ async def _events(box: MailIn) -> int:
 
 
 async def _addresses(box: MailIn) -> list[str]:
-    identities = await box.brain.records.identities_of(box.ada.id)
+    identities = await box.brain.records.people.identities_of(box.ada.id)
     return [i.platform_user_id for i in identities if i.platform == EMAIL]
 
 

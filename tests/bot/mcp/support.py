@@ -15,8 +15,8 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 from storage.db.engine import Database
-from storage.db.migrations import migrate
 from storage.db.records import Records
+from storage.migrations import migrate
 from tests.bot.helpers import notes_by_vault
 from tests.fakes.slack_api import FakeSlack, Posted
 from tests.production.process import ROOT
@@ -88,7 +88,7 @@ async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
             ("telegram", "77", "Bo", None),
             ("telegram", "42", "Cleo", "42"),
         ):
-            await records.add_person(
+            await records.people.add(
                 platform=platform,
                 platform_user_id=user,
                 name=name,

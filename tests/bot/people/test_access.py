@@ -35,7 +35,7 @@ async def test_nobody_gets_in_until_the_owner_claims_the_install(
             stored = await conn.scalar(text("SELECT count(*) FROM inbound_events"))
         assert stored == 0
 
-        code = await brain.engine.access.admission.claim_code(datetime.now(UTC))
+        code = await brain.records.admission.claim_code(datetime.now(UTC))
         assert code is not None
         (wrong,) = await brain.engine.handle(telegram("/start AAAA-BBBB-CCCC", event_id="2"))
         assert wrong.text == "That code is not valid."
@@ -47,7 +47,7 @@ async def test_nobody_gets_in_until_the_owner_claims_the_install(
         # The code worked once: another stranger cannot use it again.
         (again,) = await brain.engine.handle(telegram(f"/start {code}", user="77", event_id="5"))
         assert again.text == "That code is not valid."
-        assert await brain.engine.access.admission.claim_code(datetime.now(UTC)) is None
+        assert await brain.records.admission.claim_code(datetime.now(UTC)) is None
         # The console needs no claim: whoever has the terminal has the files.
         console = InboundMessage(
             "c1",
@@ -64,12 +64,12 @@ async def test_nobody_gets_in_until_the_owner_claims_the_install(
 
 async def test_guessing_the_claim_code_is_locked_out(tmp_path: Path, database_url: str) -> None:
     async with running_brain(tmp_path, database_url, BRAINBOT_ALLOWED_USERS="") as brain:
-        code = await brain.engine.access.admission.claim_code(datetime.now(UTC))
+        code = await brain.records.admission.claim_code(datetime.now(UTC))
         for n in range(5):
             await brain.engine.handle(telegram(f"/start WRONG{n}XXXXXXX", event_id=f"g{n}"))
         (locked,) = await brain.engine.handle(telegram(f"/start {code}", event_id="right"))
         assert locked.text.startswith("Sorry")  # even the right code, for a while
-        assert await brain.engine.access.admission.claim_code(datetime.now(UTC)) == code
+        assert await brain.records.admission.claim_code(datetime.now(UTC)) == code
 
 
 async def test_link_codes_are_long_and_guessing_them_is_locked_out(
@@ -79,6 +79,8 @@ async def test_link_codes_are_long_and_guessing_them_is_locked_out(
         (offer,) = await brain.engine.handle(telegram("/link"))
         code = offer.text.split("code is ")[1].split(".")[0]
         assert len(code.replace("-", "")) == 8
+        # Where the other account may be: the platforms app registers, as people read them.
+        assert "from your other account (Slack or Telegram)" in offer.text
         for n in range(5):
             (wrong,) = await brain.engine.handle(
                 telegram(f"/link WRONG{n}XX", user="77", event_id=f"w{n}")
@@ -86,7 +88,7 @@ async def test_link_codes_are_long_and_guessing_them_is_locked_out(
             assert "unknown or has expired" in wrong.text
         (locked,) = await brain.engine.handle(telegram(f"/link {code}", user="77", event_id="r"))
         assert "Too many wrong codes" in locked.text
-        assert len(await brain.records.people()) == 1
+        assert len(await brain.records.people.all()) == 1
         # Another account with the right code (typed in lower case) joins the person.
         (linked,) = await brain.engine.handle(
             telegram(f"/link {code.lower()}", user="88", event_id="ok")

@@ -18,7 +18,7 @@ from tests.production.process import ROOT, clean_env
 
 def test_unset_every_tool_that_asks_for_approval_and_shows_a_preview_waits() -> None:
     waiting = {n for n, spec in REGISTRY.items() if spec.needs_approval and spec.previewer}
-    assert set(approval_tools(Settings(_env_file=None).approval_tools)) == waiting
+    assert set(approval_tools(Settings(_env_file=None).approval_tools, REGISTRY)) == waiting
     assert waiting == {
         "update_entry",
         "tick_tasks",
@@ -33,7 +33,7 @@ def test_unset_every_tool_that_asks_for_approval_and_shows_a_preview_waits() -> 
 def test_command_words_name_their_tools(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete, Update,move,undo")
     # Ticking a task is an update: it waits wherever updates do.
-    assert approval_tools(Settings().approval_tools) == (
+    assert approval_tools(Settings().approval_tools, REGISTRY) == (
         "delete_entry",
         "update_entry",
         "move_entry",
@@ -47,7 +47,7 @@ def test_unknown_approval_tools_are_refused_with_the_valid_names(
 ) -> None:
     monkeypatch.setenv("BRAINBOT_APPROVAL_TOOLS", "delete,remove_everything")
     with pytest.raises(ValueError, match=r"remove_everything.*valid names: update_entry"):
-        approval_tools(Settings().approval_tools)
+        approval_tools(Settings().approval_tools, REGISTRY)
 
 
 @pytest.mark.parametrize(

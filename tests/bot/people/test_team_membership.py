@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.slack import SlackAdapter
-from adapters.telegram import TelegramAdapter
+from adapters.slack.app import SlackAdapter
+from adapters.telegram.app import TelegramAdapter
+from app.platforms import chat_members
 from app.runtime import Runtime
 from app.scheduling import build_service
 from bot.events import Conversation, InboundMessage, Reply, Sender
@@ -66,9 +67,12 @@ async def slack_team(tmp_path: Path, database_url: str) -> AsyncIterator[Team]:
     adapter = SlackAdapter(BOT_TOKEN, signing_secret=SIGNING_SECRET, api_url=slack.api_url)
     try:
         async with running_brain(
-            tmp_path, database_url, clock=clock, BRAINBOT_TEAM_VAULTS="slack:C0TEAM=Team Ops"
+            tmp_path,
+            database_url,
+            clock=clock,
+            chats=chat_members([adapter]),
+            BRAINBOT_TEAM_VAULTS="slack:C0TEAM=Team Ops",
         ) as brain:
-            brain.teams.reach([adapter])
             slack.set_members("C0TEAM", "U0ALICE", "U0BOB")
             await ask(brain, said("slack", "U0ALICE", "project: On-call rota", TEAM))
             await ask(brain, said("slack", "U0BOB", "/help", TEAM))
@@ -168,9 +172,12 @@ async def test_telegram_members_are_asked_one_by_one_and_their_status_decides(
         adapter = TelegramAdapter(telegram.token, api_url=telegram.root)
         try:
             async with running_brain(
-                tmp_path, database_url, clock=clock, BRAINBOT_TEAM_VAULTS=f"telegram:{group}=family"
+                tmp_path,
+                database_url,
+                clock=clock,
+                chats=chat_members([adapter]),
+                BRAINBOT_TEAM_VAULTS=f"telegram:{group}=family",
             ) as brain:
-                brain.teams.reach([adapter])
                 await ask(brain, said("telegram", "1001", "project: Holiday rota", chat))
                 for user, status in statuses.items():
                     telegram.set_member(group, user, status)

@@ -48,7 +48,7 @@ async def test_settings_change_in_words_through_the_model(
         (reply,) = await brain.engine.handle(
             message("send my digest at 7:15 Berlin time, review on fridays")
         )
-        (person,) = await brain.records.people()
+        (person,) = await brain.records.people.all()
         assert notes(brain.settings.vault_dir) == []
     assert reply.text.startswith("From now on")
     assert (person.digest_time, person.timezone, person.weekly_day) == ("07:15", "Europe/Berlin", 4)
@@ -69,7 +69,7 @@ async def test_the_model_turns_the_weekly_review_off(
     ]
     async with running_brain(tmp_path, database_url, openai_fake) as brain:
         await brain.engine.handle(message("no weekly review please"))
-        (person,) = await brain.records.people()
+        (person,) = await brain.records.people.all()
         shown = brain.engine.people.describe(person)
     assert "weekly review off" in shown
 
@@ -89,7 +89,7 @@ async def test_a_model_outage_after_a_tool_ran_reports_it_and_files_nothing_twic
     ]
     async with running_brain(tmp_path, database_url, openai_fake) as brain:
         (reply,) = await brain.engine.handle(message("digest at quarter to seven please"))
-        (person,) = await brain.records.people()
+        (person,) = await brain.records.people.all()
         assert notes(brain.settings.vault_dir) == []
     assert person.digest_time == "06:45"
     assert "06:45" in reply.text and reply.notice is not None

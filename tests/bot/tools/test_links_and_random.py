@@ -164,5 +164,5 @@ async def test_a_random_note_is_an_open_one_and_the_same_under_the_same_seed(
         assert (
             await _say(brain, "/random #nothing") == "No open notes tagged #nothing to draw from."
         )
-        assert await _say(brain, "/random cooking now") == "Usage: /random [#TAG | CATEGORY]"
+        assert await _say(brain, "/random cooking now") == "Usage: /random [#TAG|CATEGORY]"
         assert await _say(brain, "/random digests") == "No open notes in digests to draw from."

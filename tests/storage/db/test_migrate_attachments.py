@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from storage.db.migrations import MIGRATIONS, migrate
 from storage.index.index import Index
+from storage.migrations import MIGRATIONS, migrate
 from tests.storage.index.index_support import connected, note
 
 STEP = next(i for i, m in enumerate(MIGRATIONS) if m.name.startswith("entries: files under"))

@@ -11,12 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlmodel import SQLModel
 
 from storage.db.engine import async_url
-from storage.db.migrations import MIGRATIONS, migrate
 from storage.entry import Entry
 from storage.index.documents import prepare
 from storage.index.embeddings import HashingEmbedder
 from storage.index.index import Index
 from storage.index.search import Filters, vector_literal, vector_ranking
+from storage.migrations import MIGRATIONS, migrate
 from tests.storage.index.index_support import connected, note
 
 INDEX_TABLES = ("entries", "chunks", "postings", "terms", "links", "index_meta")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from storage.db.migrations import MIGRATIONS, migrate
+from storage.migrations import MIGRATIONS, migrate
 from tests.storage.index.index_support import connected, opened_store
 
 STEP = next(m for m in MIGRATIONS if m.name.startswith("links.relation"))

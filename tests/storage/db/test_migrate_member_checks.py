@@ -10,7 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from storage.db.engine import async_url
-from storage.db.migrations import MIGRATIONS, migrate
+from storage.migrations import MIGRATIONS, migrate
 
 JOINED = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 STEP = next(i for i, m in enumerate(MIGRATIONS) if m.name.startswith("vault_members.checked_at"))

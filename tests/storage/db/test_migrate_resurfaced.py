@@ -9,8 +9,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from storage.db.engine import async_url
-from storage.db.migrations import MIGRATIONS, migrate
 from storage.db.resurfaced import Resurfaced
+from storage.migrations import MIGRATIONS, migrate
 
 STEP = next(i for i, m in enumerate(MIGRATIONS) if m.name.startswith("resurfaced"))
 NOW = datetime(2026, 11, 20, 8, tzinfo=UTC)

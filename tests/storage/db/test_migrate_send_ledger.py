@@ -10,8 +10,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from storage.db.engine import async_url
-from storage.db.migrations import MIGRATIONS, migrate
 from storage.db.send_ledger import DigestKey, ReminderKey, SendLedger
+from storage.migrations import MIGRATIONS, migrate
 
 NOW = datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
 REMIND_AT = datetime(2026, 11, 22, 9, 30, 15, 250_000, tzinfo=UTC)

@@ -19,11 +19,9 @@ import pytest
 import storage.db.engine
 from app.commands.doctor_database import database as database_check
 from app.serve import Service
-from bot.events import Conversation, Reply
 from storage.db import cpu_features
-from tests.bot.enrich.test_shared_links import Told
 from tests.bot.helpers import message, notes
-from tests.fakes.brain import make_settings, running_brain
+from tests.fakes.brain import Told, make_settings, running_brain
 from tests.fakes.openai_server import FakeOpenAI, call
 from tests.production.process import free_port
 from tests.storage.db.emulation import EmulatedServer
@@ -84,14 +82,13 @@ async def test_brainbot_captures_syncs_and_finds_by_keyword_on_a_baseline_cpu(
     ]
     told = Told()
     async with running_brain(
-        data.parent, embedded, openai_fake, BRAINBOT_EMBEDDINGS="openai"
+        data.parent, embedded, openai_fake, BRAINBOT_EMBEDDINGS="openai", deliver=told
     ) as brain:
         vault = brain.settings.vault_dir
         for path, text in BY_HAND.items():
             (vault / path).parent.mkdir(parents=True, exist_ok=True)
             (vault / path).write_text(text)
         await brain.store.sync()
-        brain.engine.related.deliver = told
         (saved,) = await brain.engine.handle(message("feed the sourdough starter, rye flour"))
         await brain.engine.related.wait_idle()  # its related notes: by words alone here
         (kiln,) = await brain.engine.handle(message("/search glaze kiln"))
@@ -120,17 +117,13 @@ async def test_brainbot_captures_syncs_and_finds_by_keyword_on_a_baseline_cpu(
     assert not any(f.level == "problem" for f in doctor), doctor
 
 
-async def _nowhere(conversation: Conversation, reply: Reply) -> None:
-    """No platform: nothing is delivered."""
-
-
 @x86_64_only
 async def test_readyz_of_brainbot_run_says_semantic_search_is_off(
     data: Path, baseline_cpu: dict[Path, EmulatedServer]
 ) -> None:
     port = free_port()
     settings = make_settings(data.parent, embedded, BRAINBOT_HTTP_PORT=port)
-    service = Service(settings, [], deliver_via=lambda adapters: _nowhere)
+    service = Service(settings, [])
     stop = asyncio.Event()
     running = asyncio.create_task(service.run(stop))
     try:

@@ -21,9 +21,9 @@ from bot.config import Settings
 from storage.db.chat_tables import Approval, Identity, Message, User
 from storage.db.embedded_pg import installed_major, shipped_bindirs, start_server
 from storage.db.engine import Database
-from storage.db.migrations import migrate
 from storage.db.records import Records
 from storage.errors import EmbeddedPostgresMismatch
+from storage.migrations import migrate
 
 WHEN = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 OTHER = "9"  # a major version no installed server is

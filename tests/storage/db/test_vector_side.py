@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from adapters.platform import Finding
 from app.commands.doctor_database import database as database_check
 from app.commands.storage import opened_store
-from app.probes import Finding
 from storage.db import cpu_features
 from storage.db.engine import Database
 from storage.db.vector_side import SEMANTIC_SEARCH_FIX

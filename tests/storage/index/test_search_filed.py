@@ -12,8 +12,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from storage.db.engine import async_url
-from storage.db.migrations import MIGRATIONS, migrate
 from storage.index.filters import Filters
+from storage.migrations import MIGRATIONS, migrate
 from tests.storage.index.index_support import note, opened_index
 
 BERLIN = ZoneInfo("Europe/Berlin")

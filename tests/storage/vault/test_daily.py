@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from storage.errors import UnsafePath
-from storage.vault.daily import DailyNotes, daily_notes, named, with_line
+from storage.vault.daily import DailyNotes, daily_notes, moment_format, with_line
 
 DAY = date(2026, 11, 5)
 
@@ -26,7 +26,7 @@ DAY = date(2026, 11, 5)
     ],
 )
 def test_a_date_is_named_as_moment_js_names_it(fmt: str, name: str) -> None:
-    assert named(DAY, fmt) == name
+    assert moment_format(DAY, fmt) == name
 
 
 def test_obsidian_s_settings_are_followed_and_the_setting_can_turn_them_off(

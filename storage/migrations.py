@@ -1,5 +1,10 @@
 """Database schema migrations, so an upgrade of brainbot keeps the data it has.
 
+They live above `storage.db` and `storage.index` because a step may need both: the
+tables are the database's, and re-deriving rows from indexed text (step 16) or
+dropping what the index no longer counts as a note (step 18) is the index's
+knowledge. The database itself knows nothing of the index.
+
 A small versioned step rather than Alembic, because:
 - the schema is brainbot's alone and is declared once, in the SQLModel classes;
   Alembic would add a second description of it (revision files) to keep in step,
