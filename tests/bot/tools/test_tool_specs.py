@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from bot.config import DEFAULT_CATEGORIES
+from storage.vault import DEFAULT_CATEGORIES
 from bot.mcp_server.tools import input_schema
 from bot.tools import REGISTRY, UNSURE, ToolContext, ToolResult, approval_tools, tool
 from bot.turn.arguments import mended

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 
 from sqlalchemy import text
 
-from storage.db.migrations import MIGRATIONS, migrate
+from storage.migrations import MIGRATIONS, migrate
 from storage.index.index import Index
 from tests.storage.index.index_support import connected, note
 
