@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from storage.vault import DEFAULT_CATEGORIES
 from bot.mcp_server.tools import input_schema
 from bot.tools import REGISTRY, UNSURE, ToolContext, ToolResult, approval_tools, tool
 from bot.turn.arguments import mended
 from bot.turn.mending import tool_name
+from storage.vault import DEFAULT_CATEGORIES
 from tests.bot.helpers import message
 from tests.fakes.brain import running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, ToolCall, say

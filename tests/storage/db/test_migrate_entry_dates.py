@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime
 
 from sqlalchemy import text
 
-from storage.migrations import MIGRATIONS, migrate
 from storage.index.index import Index
+from storage.migrations import MIGRATIONS, migrate
 from tests.storage.index.index_support import connected, note
 
 STEP = next(m for m in MIGRATIONS if m.name.startswith("entries.due"))
