@@ -127,6 +127,7 @@ def _phases(events: list[str]) -> dict[str, tuple[int, int]]:
     }
 
 
+@pytest.mark.slow(seconds=25)
 def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
     template: Path, scratch: Path
 ) -> None:
@@ -177,6 +178,7 @@ def _outcome(root: Path, template: Path, base: str) -> str:
     return outcome
 
 
+@pytest.mark.slow(seconds=40)
 def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, scratch: Path) -> None:
     """A real full disk: a tmpfs in a user namespace, filled until only so much room is
     left; the room that just suffices is found by bisection, then the rename is tried
