@@ -111,9 +111,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests that start brainbot processes first (the sort keeps each group's order):
-    with several workers, a long one started last would leave the others idle."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """The tests that start brainbot processes first, the longest of them (the seconds
+    their `slow` mark names, about what one takes alone) before the rest; the sort keeps
+    each group's order. `make test`'s workers each take the next test when free: a long
+    one started last would leave the others idle."""
+
+    def key(item: pytest.Item) -> tuple[bool, float]:
+        slow = item.get_closest_marker("slow")
+        return slow is None, -float(slow.kwargs.get("seconds", 0)) if slow else 0.0
+
+    items.sort(key=key)
 
 
 def on_database(url: str, database: str) -> str:

@@ -58,6 +58,7 @@ async def _verify(bot: Brainbot, fakes: Fakes, imap: ImapServer) -> None:
     assert told["text"].startswith(f"Verified: mail from {ADA}")
 
 
+@pytest.mark.slow(seconds=25)
 async def test_a_person_verifies_an_address_and_mails_notes_in(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

@@ -26,6 +26,7 @@ def embedded_texts(fakes: Fakes, since: int) -> int:
     )
 
 
+@pytest.mark.slow(seconds=20)
 async def test_a_new_embedder_embeds_in_the_background_with_progress(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

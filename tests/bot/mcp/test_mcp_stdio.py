@@ -82,6 +82,7 @@ async def test_capture_then_a_delete_that_waits_for_approve_in_slack(
     assert token not in errors.read_text()
 
 
+@pytest.mark.slow(seconds=35)
 async def test_a_person_without_a_chat_approves_on_the_command_line(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

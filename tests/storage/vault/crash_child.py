@@ -2,6 +2,7 @@
 the real Vault API, and is killed (kill -9) or meets a full disk part-way.
 
     python -m tests.storage.vault.crash_child kill <vault> <n> [undo | <folder>]
+    python -m tests.storage.vault.crash_child copies <vault> <into> <n,n,...> [undo | <folder>]
     python -m tests.storage.vault.crash_child full <vault> <out> <free bytes>
 
 `kill` counts the file-system writes of the rename (Python's audit events: opening
@@ -9,6 +10,10 @@ for writing, rename, link, unlink, mkdir, rmdir), kills itself with SIGKILL just
 before the n-th (0: never), and otherwise prints every write's event name, one a
 line. With `undo`, the rename is made first and its undo is what gets killed; with
 a folder, the import of that folder is.
+`copies` runs the same change to its end, and just before each n-th write copies the
+vault as a kill there would leave it to <into>/<n>: the files are what the writes
+before it made (none is buffered in the process between two writes), so one run
+stands for a kill at each of many points.
 `full` runs in its own user and mount namespace (`unshare`): it copies the vault onto
 a tmpfs, fills the tmpfs until only <free bytes> are left, renames, prints the error
 (if any) and copies the vault as the failure left it to <out>.
@@ -21,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,19 +43,26 @@ def rename(root: Path) -> Written:
     return make_vault(root).rename(OLD, "Renamed note", author=ANN)
 
 
-def _killed_at(root: Path, at: int, what: str) -> None:
+def _change(root: Path, what: str, before_write: Callable[[int], None]) -> list[str]:
+    """Make the change `what` names (see the module doc), calling `before_write(n)`
+    just before its n-th write; the writes' event names."""
     vault = make_vault(root)
     renamed = vault.rename(OLD, "Renamed note", author=ANN) if what == "undo" else None
     seen: list[str] = []
+    counting = True
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
+        nonlocal counting
         writing = (
             event == "open" and isinstance(args[2], int) and args[2] & (os.O_WRONLY | os.O_RDWR)
         )
-        if event in _WRITES or writing:
+        if counting and (event in _WRITES or writing):
             seen.append(event)
-            if len(seen) == at:
-                os.kill(os.getpid(), signal.SIGKILL)
+            counting = False  # what `before_write` itself writes is not the change's
+            try:
+                before_write(len(seen))
+            finally:
+                counting = True
 
     sys.addaudithook(hook)
     if renamed is not None:
@@ -58,7 +71,23 @@ def _killed_at(root: Path, at: int, what: str) -> None:
         vault.import_tree(Path(what))
     else:
         vault.rename(OLD, "Renamed note", author=ANN)
-    print("\n".join(seen))
+    return seen
+
+
+def _killed_at(root: Path, at: int, what: str) -> None:
+    def kill(number: int) -> None:
+        if number == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    print("\n".join(_change(root, what, kill)))
+
+
+def _copied_at(root: Path, into: Path, points: set[int], what: str) -> None:
+    def copy(number: int) -> None:
+        if number in points:
+            shutil.copytree(root, into / str(number), symlinks=True)
+
+    print("\n".join(_change(root, what, copy)))
 
 
 def _full_disk(root: Path, out: Path, free: int) -> None:
@@ -86,5 +115,8 @@ if __name__ == "__main__":
     mode, *rest = sys.argv[1:]
     if mode == "kill":
         _killed_at(Path(rest[0]), int(rest[1]), rest[2] if len(rest) > 2 else "")
+    elif mode == "copies":
+        points = {int(n) for n in rest[2].split(",")}
+        _copied_at(Path(rest[0]), Path(rest[1]), points, rest[3] if len(rest) > 3 else "")
     else:
         _full_disk(Path(rest[0]), Path(rest[1]), int(rest[2]))

@@ -53,7 +53,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def scratch(tmp_path: Path) -> Iterator[Path]:
     """A folder in memory where there is one: a kill needs no fsync to be real, and
-    1,500 fsyncs per run on a busy disk would make this test take minutes."""
+    1,500 fsyncs per run (or a copy of 1,550 files per full disk) on a busy disk would
+    make these tests take minutes."""
     shm = Path("/dev/shm")
     if not shm.is_dir():
         yield tmp_path
@@ -111,25 +112,52 @@ def _whole_or_nothing(root: Path, base: str) -> str:
     return outcome
 
 
+def _phases(events: list[str]) -> dict[str, tuple[int, int]]:
+    """The writes (numbered from 1) that begin and end each phase of a change after its
+    journal is written: staging the new contents, switching the files, and (after HEAD
+    moved) dropping the backups and the journal."""
+    journal = events.index("os.rename") + 1
+    first_switch, last_switch = _switch_span(events)
+    if events[first_switch - 2] == "os.link":  # the first switched file's backup
+        first_switch -= 1
+    return {
+        "staging": (journal + 1, first_switch - 1),
+        "switching": (first_switch, last_switch),
+        "cleanup": (last_switch + 1, len(events)),
+    }
+
+
+@pytest.mark.slow(seconds=25)
 def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
     template: Path, scratch: Path
 ) -> None:
+    """Each point of a sample spread over the whole rename, the first three writes (the
+    vault lock, into the journal's) and both ends and the middle of each later phase
+    are checked on a copy of the files as a kill there leaves them, all copied in one
+    run of the rename (crash_child `copies`). At the lock, in the journal, in the middle
+    of each later phase, on both sides of the moment HEAD moves and at the last write,
+    a process is also really killed (kill -9): its vault must come out as the copy did."""
     base = git(template, "rev-parse", "HEAD").strip()
     counted = _child("kill", str(_copy(template, scratch / "counted")), "0")
     assert counted.returncode == 0, counted.stderr
     events = counted.stdout.split()
     assert _whole_or_nothing(scratch / "counted", base) == "whole"
-    last_switch = _switch_span(events)[1]
-    points = {1, 2, 3, last_switch, last_switch + 1, len(events)}
-    points |= {1 + len(events) * step // 24 for step in range(24)}
-    outcomes: dict[int, str] = {}
-    for at in sorted(points):
+    phases = _phases(events)
+    last_switch = phases["switching"][1]
+    killed = {1, 3} | {(first + last) // 2 for first, last in phases.values()}
+    killed |= {last_switch, last_switch + 1, len(events)}
+    points = killed | {point for first, last in phases.values() for point in (first, last)}
+    points |= {2} | {1 + len(events) * step // 24 for step in range(24)}
+
+    copies = scratch / "copies"
+    done = _child("copies", str(_copy(template, scratch / "copied")), str(copies), _list(points))
+    assert done.returncode == 0 and done.stdout.split() == events, done.stderr
+    outcomes = {at: _outcome(copies / str(at), template, base) for at in sorted(points)}
+    for at in sorted(killed):
         root = _copy(template, scratch / f"killed-{at}")
         done = _child("kill", str(root), str(at))
         assert done.returncode == -9, f"at write {at}: {done.returncode} {done.stderr}"
-        outcomes[at] = _whole_or_nothing(root, base)
-        assert commit_count(root) == commit_count(template) + (outcomes[at] == "whole")
-        shutil.rmtree(root)
+        assert _outcome(root, template, base) == outcomes[at], f"at write {at}"
     # Killed before HEAD moved: undone; killed after: the change is all there.
     assert outcomes[last_switch] == "not at all"
     assert outcomes[last_switch + 1] == "whole"
@@ -137,7 +165,21 @@ def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
     assert {outcomes[at] for at in points if at > last_switch} == {"whole"}
 
 
-def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, tmp_path: Path) -> None:
+def _list(points: set[int]) -> str:
+    return ",".join(str(point) for point in sorted(points))
+
+
+def _outcome(root: Path, template: Path, base: str) -> str:
+    """`_whole_or_nothing`, with one commit more than the template if whole; the vault
+    is deleted after."""
+    outcome = _whole_or_nothing(root, base)
+    assert commit_count(root) == commit_count(template) + (outcome == "whole")
+    shutil.rmtree(root)
+    return outcome
+
+
+@pytest.mark.slow(seconds=40)
+def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, scratch: Path) -> None:
     """A real full disk: a tmpfs in a user namespace, filled until only so much room is
     left; the room that just suffices is found by bisection, then the rename is tried
     with less room at many points below it, down to none (every write failing)."""
@@ -149,7 +191,7 @@ def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, tmp_p
     said: dict[int, str] = {}
 
     def rename_with(pages: int) -> bool:
-        out = tmp_path / f"free-{pages}" / "vault"
+        out = scratch / f"free-{pages}" / "vault"
         out.parent.mkdir()
         command = ["unshare", "--user", "--map-root-user", "--mount", sys.executable, "-m"]
         command += ["tests.storage.vault.crash_child", "full", str(template), str(out)]
