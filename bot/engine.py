@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics
 from bot.buttons import Approvals, Buttons
-from bot.commands import Router, as_command, is_question, kind_of
+from bot.commands import Kind, Router, as_command, kind_of
 from bot.config import Settings
 from bot.connect import Related, Timeline
 from bot.enrich import Arrivals, Enricher, find_urls
@@ -310,18 +310,20 @@ class Engine:
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
         text = as_command(text)  # "log: ..." is /log: a line in today's daily note
+        # The text's kind is decided here, once, and carried through the turn.
+        kind = kind_of(text)
         # A question's own dates bound its searches (bot.tools.search_span); a thought's
         # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
-        asked = text if kind_of(text) == "question" else ""
+        asked = text if kind == "question" else ""
         ctx = replace(ctx, links=tuple(find_urls(text)), filed=[], said=asked)
         if text.startswith("/"):
             replies = await self.router.command(ctx, sender, text)
         else:
-            if ctx.links and not (ctx.files and ctx.files.readable()) and not is_question(text):
+            if ctx.links and not (ctx.files and ctx.files.readable()) and kind != "question":
                 again = await self.arrivals.saved_again(ctx, text)
                 if again is not None:
                     return again
-            replies = await self._reply(ctx, text, notices)
+            replies = await self._reply(ctx, text, kind, notices)
         await self.arrivals.read_later(ctx)
         self.timeline.follow(ctx, text)
         self.related.after(ctx)  # related notes, in a message after the reply (bot.connect)
@@ -333,25 +335,27 @@ class Engine:
         """The note a recent event filed, if this process handled it."""
         return self._filed.get(event_key)
 
-    async def _reply(self, ctx: ToolContext, text: str, notices: list[str]) -> list[Reply]:
+    async def _reply(
+        self, ctx: ToolContext, text: str, kind: Kind, notices: list[str]
+    ) -> list[Reply]:
         correction = await self.router.correction(ctx, text)
         if correction is not None:
             return correction
         if self.agent is None:
             replies = await self.router.plain_text(ctx, text)
         else:
-            replies = await self._ask_model(ctx, text)
+            replies = await self._ask_model(ctx, text, kind)
         if notices and replies:
             replies[0] = replace(replies[0], notice=" ".join(notices))
         return replies
 
-    async def _ask_model(self, ctx: ToolContext, text: str) -> list[Reply]:
+    async def _ask_model(self, ctx: ToolContext, text: str, kind: Kind) -> list[Reply]:
         """The model's turn, and the verdict on what it did."""
         assert self.agent is not None
         try:
-            self.last_turn = await self.agent.respond(ctx, text)
+            self.last_turn = await self.agent.respond(ctx, text, kind)
         except LLMUnavailable as exc:
             log.warning("LLM unavailable, saving to inbox: %s", exc)
             self.last_turn = None
-            return await self.verdict.unreachable(ctx, text)
-        return await self.verdict.judge(ctx, self.last_turn, text)
+            return await self.verdict.unreachable(ctx, text, kind)
+        return await self.verdict.judge(ctx, self.last_turn, text, kind)

@@ -4,6 +4,7 @@ filed by keywords, and telling a question or a request from a thought."""
 
 from bot.commands.capture import classify
 from bot.commands.intent import (
+    Kind,
     asks_for_digest,
     is_leave_word,
     is_question,
@@ -16,6 +17,7 @@ from bot.commands.router import COMMANDS, Router, as_command, menu
 
 __all__ = [
     "COMMANDS",
+    "Kind",
     "NoteChoice",
     "NoteCommands",
     "Router",

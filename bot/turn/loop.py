@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics
-from bot.commands import only_asks
+from bot.commands import Kind, only_asks
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
@@ -151,12 +151,12 @@ class Agent:
         self.max_tool_calls = max_tool_calls
         self.routed = routed
 
-    async def respond(self, ctx: ToolContext, text: str) -> Turn:
-        """Run the tool loop for one user message. Raises LLMUnavailable if the model is
-        down before anything ran. At most `max_tool_calls` calls run for one message,
-        however many the model asks for."""
+    async def respond(self, ctx: ToolContext, text: str, kind: Kind) -> Turn:
+        """Run the tool loop for one user message of `kind`. Raises LLMUnavailable if the
+        model is down before anything ran. At most `max_tool_calls` calls run for one
+        message, however many the model asks for."""
         budget = _Budget(self.max_tool_calls)
-        turn = await self._respond(ctx, text, budget)
+        turn = await self._respond(ctx, text, kind, budget)
         if budget.refused:
             notice = verdict.over_budget(budget.limit, budget.refused)
             turn = replace(turn, replies=(*turn.replies, notice))
@@ -164,7 +164,7 @@ class Agent:
             metrics.model_repair(fix)
         return turn
 
-    async def _respond(self, ctx: ToolContext, text: str, budget: _Budget) -> Turn:
+    async def _respond(self, ctx: ToolContext, text: str, kind: Kind, budget: _Budget) -> Turn:
         state = _State([HistoryItem("user", text, None, None)])
         state.when = find_when(
             text, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
@@ -172,7 +172,7 @@ class Agent:
         question = only_asks(text)
         if self.routed:
             state.reading = Reading.of(text, question=question)
-            return await self._small(ctx, text, budget, state)
+            return await self._small(ctx, text, kind, budget, state)
         categories = ctx.settings.categories
         custom = self.runner.custom_tools(ctx)
         tools = [*tool_schemas(categories), *(s.schema(categories) for s in custom.values())]
@@ -223,9 +223,12 @@ class Agent:
         wrote = any(map(verdict.wrote, state.done))
         return state.turn(verdict.found(state.done), gave_up=not wrote)
 
-    async def _small(self, ctx: ToolContext, text: str, budget: _Budget, state: _State) -> Turn:
+    async def _small(
+        self, ctx: ToolContext, text: str, kind: Kind, budget: _Budget, state: _State
+    ) -> Turn:
         """Small-model mode: one constrained question, one call (see bot.turn.routed)."""
-        planned = await routed.plan(self.llm, text, ctx.settings.categories, dated=state.when.plans)
+        categories = ctx.settings.categories
+        planned = await routed.plan(self.llm, text, kind, categories, dated=state.when.plans)
         state.route = planned.route + ("" if planned.by_model else " (rules)")
         state.prompt_tokens += planned.prompt_tokens
         if planned.call is None:

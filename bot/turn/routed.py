@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.commands import asks_for_digest, classify, kind_of, search_words
+from bot.commands import Kind, asks_for_digest, classify, search_words
 from bot.llm import LLM, ModelToolCall
 from bot.tools import ToolContext, notes_named, title_from
 from bot.turn.mending import loads_lenient
@@ -98,11 +98,14 @@ async def _ask(
     return (answer if isinstance(answer, dict) else {}), completion.prompt_tokens
 
 
-async def plan(llm: LLM, text: str, categories: Sequence[str], *, dated: bool = False) -> Planned:
-    """Route `text` and ask the model for the one call that route needs. `dated`: the
-    words name a deadline, an appointment or a repeat ("Pay the electricity bill by
-    the 30th"), which makes a thought a task to file, never a search."""
-    route, tokens, by_model = _KIND_TO_ROUTE[kind_of(text)], 0, False
+async def plan(
+    llm: LLM, text: str, kind: Kind, categories: Sequence[str], *, dated: bool = False
+) -> Planned:
+    """Route `text` (of `kind`, decided once by the engine) and ask the model for the
+    one call that route needs. `dated`: the words name a deadline, an appointment or a
+    repeat ("Pay the electricity bill by the 30th"), which makes a thought a task to
+    file, never a search."""
+    route, tokens, by_model = _KIND_TO_ROUTE[kind], 0, False
     if route == "save" and not dated:
         # Only save or ask: a thought the model takes for a question is searched and
         # still kept; one it took for a change would wait for Approve on another note.
@@ -123,8 +126,8 @@ async def plan(llm: LLM, text: str, categories: Sequence[str], *, dated: bool = 
         arguments = _save_arguments(text, answer, categories)
         return Planned(route, _call("capture", arguments), tokens + used, by_model)
     if route == "ask" and asks_for_digest(text):
-        kind = "weekly" if "week" in text.lower() else "daily"
-        return Planned(route, _call("generate_digest", {"kind": kind}), tokens, by_model)
+        digest = "weekly" if "week" in text.lower() else "daily"
+        return Planned(route, _call("generate_digest", {"kind": digest}), tokens, by_model)
     if route == "ask":
         answer, used = await _ask(
             llm, ASK_PROMPT, text, {"query": {**_STRING, "maxLength": 80}}, 40

@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from bot import metrics
-from bot.commands import kind_of
+from bot.commands import Kind
 from bot.events import Reply
 from bot.tools import (
     UNDO_ACTION,
@@ -256,8 +256,9 @@ class Verdict:
         self.runner = runner
         self.answer = answer  # a question's answer from the keyword search
 
-    async def judge(self, ctx: ToolContext, turn: Turn, text: str) -> list[Reply]:
-        kind = kind_of(text)
+    async def judge(self, ctx: ToolContext, turn: Turn, text: str, kind: Kind) -> list[Reply]:
+        """What the turn did and what the reply says; `kind` is the text's (decided once,
+        by the engine)."""
         if turn.wrote and kind == "thought" and not carries_the_thought(turn, text):
             # A change to another note (waiting for Approve) that does not hold the
             # person's words: a weak model's guess. The thought is kept as well.
@@ -291,10 +292,10 @@ class Verdict:
         # An answer from notes names them, each with a button that opens it.
         return await with_citations(ctx, turn.done, answers)
 
-    async def unreachable(self, ctx: ToolContext, text: str) -> list[Reply]:
+    async def unreachable(self, ctx: ToolContext, text: str, kind: Kind) -> list[Reply]:
         """The model could not be reached before anything ran: a question gets the
         keyword search's answer, a thought is kept."""
-        if kind_of(text) != "question":
+        if kind != "question":
             return await self.keep(ctx, text, UNREACHABLE)
         replies = await self.answer(ctx, text)
         if replies:

@@ -9,6 +9,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.db.chat_tables import APPROVALS, Approval
+from storage.db.engine import autocommit
 
 
 class ApprovalRecords:
@@ -92,7 +93,8 @@ class ApprovalRecords:
             .values(outcome=outcome)
             .returning(*APPROVALS.c)
         )
-        async with self.engine.begin() as conn:
+        # Asked of every message: one statement is atomic alone, without BEGIN and COMMIT.
+        async with autocommit(self.engine).connect() as conn:
             rows = (await conn.execute(stmt)).all()
         found = [Approval.model_validate(row._mapping) for row in rows]
         return sorted(found, key=lambda a: a.decided_at or a.created_at, reverse=True)

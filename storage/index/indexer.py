@@ -115,6 +115,14 @@ _ADD_STATS = text(
     "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length"
     " WHERE vault_id = :vault"
 )
+# _ADD_STATS and _ADVANCE in one trip: the counts always grow, the commit moves only
+# from its parent (or is there already); the row says whether the index is at `commit`.
+_ADD_STATS_AND_ADVANCE = text(
+    "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length,"
+    " last_commit = CASE WHEN last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit"
+    " THEN :commit ELSE last_commit END"
+    " WHERE vault_id = :vault RETURNING last_commit = :commit AS advanced"
+)
 
 
 async def lock(conn: AsyncConnection, vault_id: int) -> None:
@@ -219,10 +227,13 @@ async def write(
     vault_id: int,
     docs: Sequence[Document],
     vectors: Vectors | None,
-) -> None:
-    """Replace the index rows of `docs` (vectors: per doc, one per chunk; None = not embedded)."""
+    commit: tuple[str, str | None] | None = None,
+) -> bool:
+    """Replace the index rows of `docs` (vectors: per doc, one per chunk; None = not
+    embedded), and record `commit` with its parent if given (see `advance`): whether it
+    was recorded."""
     if not docs:
-        return
+        return commit is not None and await advance(conn, vault_id, *commit)
     await remove(conn, vault_id, [d.entry.path for d in docs])
     ids = [int(i) for i in (await conn.execute(_RESERVE_IDS, {"n": len(docs)})).scalars()]
     await conn.execute(
@@ -282,9 +293,13 @@ async def write(
         vault_id,
         [(entry_id, d.links, d.names) for entry_id, d in zip(ids, docs, strict=True)],
     )
-    await conn.execute(
-        _ADD_STATS, {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
-    )
+    stats = {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
+    if commit is None:
+        await conn.execute(_ADD_STATS, stats)
+        return False
+    moved = {**stats, "commit": commit[0], "parent": commit[1]}
+    row = (await conn.execute(_ADD_STATS_AND_ADVANCE, moved)).one_or_none()
+    return row is not None and bool(row.advanced)
 
 
 async def write_each(
@@ -357,9 +372,9 @@ async def _replace(
         await remove(conn, vault_id, removed)
         if one_by_one:
             refused = await write_each(conn, vault_id, docs, vectors)
+            advanced = commit is not None and await advance(conn, vault_id, *commit)
         else:
-            await write(conn, vault_id, docs, vectors)
-        advanced = commit is not None and await advance(conn, vault_id, *commit)
+            advanced = await write(conn, vault_id, docs, vectors, commit)
     return refused, advanced
 
 
