@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from adapters.links import labelled_link
+from bot.commands import command_names
 from bot.events import Attachment, ButtonPress, Conversation, Event, InboundMessage, Sender
 
 from .render import decode_action_id
@@ -23,11 +24,6 @@ log = logging.getLogger(__name__)
 
 # Message subtypes that still carry a person's own words.
 _USER_SUBTYPES = frozenset({None, "thread_broadcast", "file_share"})
-# `/brain <word> ...` forwards these as the engine's `/<word>` commands; other text is a note.
-COMMAND_WORDS = frozenset(
-    {"help", "list", "search", "get", "capture", "move", "digest", "undo", "link", "settings"}
-    | {"start", "backlinks", "rename"}
-)
 _LINK = re.compile(r"<([^<>|]+)(?:\|([^<>]*))?>")
 
 
@@ -288,7 +284,8 @@ def parse_command(body: dict[str, Any]) -> Incoming | None:
         return None
     words = (body.get("text") or "").strip()
     first = words.lstrip("/").split(" ", 1)[0].lower()
-    text = f"/{words.lstrip('/')}" if first in COMMAND_WORDS else words or "/help"
+    # `/brain WORD ...` is brainbot's `/WORD` for each of its commands; other text a note.
+    text = f"/{words.lstrip('/')}" if first in command_names() else words or "/help"
     return Incoming(
         kind="message",
         event_id=body.get("trigger_id") or f"{channel}:{user}:{words}",

@@ -13,7 +13,7 @@ from bot.commands.intent import (
     search_words,
 )
 from bot.commands.notes import NoteChoice, NoteCommands
-from bot.commands.router import COMMANDS, Router, as_command, menu
+from bot.commands.router import COMMANDS, Router, as_command, command_names, menu
 
 __all__ = [
     "COMMANDS",
@@ -24,6 +24,7 @@ __all__ = [
     "as_command",
     "asks_for_digest",
     "classify",
+    "command_names",
     "is_leave_word",
     "is_question",
     "kind_of",

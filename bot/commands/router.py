@@ -54,6 +54,12 @@ def menu() -> tuple[tuple[str, str], ...]:
     return menu_of(COMMANDS)
 
 
+def command_names() -> frozenset[str]:
+    """Every name a command is sent by (`/name` and its aliases): what a platform that
+    takes commands as words (Slack's `/brain WORD ...`) forwards as a command."""
+    return frozenset(dispatch_of(COMMANDS))
+
+
 def as_command(text: str) -> str:
     """A message whose first words write a command out ("log: bought milk") as that
     command ("/log bought milk"); any other message as it is."""

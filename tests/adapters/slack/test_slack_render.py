@@ -117,3 +117,17 @@ def test_brain_rename_is_the_rename_command_and_other_words_stay_a_note() -> Non
 
     assert text_of('rename "Green tea" Matcha') == '/rename "Green tea" Matcha'
     assert text_of("renaming the garden shed") == "renaming the garden shed"
+
+
+def test_brain_knows_every_command_brainbot_has() -> None:
+    """`/brain WORD …` is a command for every command brainbot answers to (their records
+    in bot.commands), not a list kept apart: `log …` and `tick …` were notes."""
+
+    def text_of(words: str) -> str:
+        parsed = parse_command({"channel_id": "C1", "user_id": "U1", "text": words})
+        assert parsed is not None
+        return parsed.text
+
+    assert text_of("log bought milk") == "/log bought milk"
+    assert text_of("tick Groceries milk") == "/tick Groceries milk"
+    assert text_of("logbook of the boat") == "logbook of the boat"
