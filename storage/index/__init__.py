@@ -16,7 +16,7 @@ from storage.index.filters import Filters
 from storage.index.index import Index
 from storage.index.links import name_key, path_key
 from storage.index.lookups import random_entry
-from storage.index.mentions import UnlinkedMention, unlinked_mentions
+from storage.index.mention_search import UnlinkedMention, unlinked_mentions
 from storage.index.names import MentionText
 from storage.index.outlinks import OutLink, outgoing_links
 from storage.index.related import Neighbour
