@@ -16,7 +16,7 @@ from bot.tools.context import (
 )
 from bot.tools.daily import log_line
 from bot.tools.digest import generate_digest
-from bot.tools.links import list_forward_links
+from bot.tools.forward_links import list_forward_links
 from bot.tools.names import (
     category_named,
     clean_reference,
