@@ -140,7 +140,7 @@ class Term(SQLModel, table=True):
 
 
 class NoteLink(SQLModel, table=True):
-    """A link from a note, its target kept as written (see storage.index.links)."""
+    """A link from a note, its target kept as written (see storage.index.note_links)."""
 
     __tablename__ = "links"
     __table_args__ = (Index("links_vault_target", "vault_id", "target_key"),)

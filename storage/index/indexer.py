@@ -23,8 +23,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.index.documents import Document
-from storage.index.links import Link
 from storage.index.names import NoteName
+from storage.index.note_links import Link
 from storage.index.storable import refusal
 
 log = logging.getLogger(__name__)

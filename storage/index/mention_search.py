@@ -31,8 +31,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.index.links import LINKS_TO, target_keys
 from storage.index.names import MentionText
+from storage.index.note_links import LINKS_TO, target_keys
 
 SCAN = 200
 PAGE = 50

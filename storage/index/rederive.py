@@ -15,8 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from notetext.dates import frontmatter_day
 from storage.index.documents import decode_fields
 from storage.index.indexer import insert_links_and_names
-from storage.index.links import extract_links
 from storage.index.names import note_names
+from storage.index.note_links import extract_links
 from storage.vault.notefile import note_time
 
 BATCH = 500  # notes read per round, so a vault of clipped articles is not read at once

@@ -1,4 +1,4 @@
-"""What a link in a note looks like: the links that backlinks (storage.index.links),
+"""What a link in a note looks like: the links that backlinks (storage.index.note_links),
 relinking after a move (storage.vault.relink) and unlinked mentions (storage.index.names)
 read. Nothing in code is a link, as in Obsidian (notetext.code says what code is).
 
