@@ -17,7 +17,7 @@ from bot.tools.context import (
 from bot.tools.daily import log_line
 from bot.tools.digest import generate_digest
 from bot.tools.forward_links import list_forward_links
-from bot.tools.names import (
+from bot.tools.note_names import (
     category_named,
     clean_reference,
     notes_named,
