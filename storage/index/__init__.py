@@ -15,8 +15,8 @@ from storage.index.embeddings import Embedder, make_embedder
 from storage.index.filters import Filters
 from storage.index.index import Index
 from storage.index.lookups import random_entry
+from storage.index.mention_names import MentionText
 from storage.index.mention_search import UnlinkedMention, unlinked_mentions
-from storage.index.names import MentionText
 from storage.index.note_links import name_key, path_key
 from storage.index.outlinks import OutLink, outgoing_links
 from storage.index.related import Neighbour

@@ -23,7 +23,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.index.documents import Document
-from storage.index.names import NoteName
+from storage.index.mention_names import NoteName
 from storage.index.note_links import Link
 from storage.index.storable import refusal
 

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from notetext.dates import frontmatter_day
 from storage.index.documents import decode_fields
 from storage.index.indexer import insert_links_and_names
-from storage.index.names import note_names
+from storage.index.mention_names import note_names
 from storage.index.note_links import extract_links
 from storage.vault.notefile import note_time
 
