@@ -35,7 +35,7 @@ import yaml
 from bot.digest.compose import compose_digest
 from bot.digest.resurface import past_sections
 from bot.digest.unlinked_mentions import unlinked_mentions
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.index.embeddings import HashingEmbedder
 from storage.store import Store
 from storage.vault.schema import DEFAULT_CATEGORIES

@@ -25,7 +25,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bench.storage_corpus import Note, Query, generate
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.entry import Entry
 from storage.index import bulk
 from storage.index.documents import searchable_text

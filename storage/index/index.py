@@ -16,7 +16,7 @@ from datetime import date, datetime
 
 from sqlalchemy import text
 
-from storage.db.engine import Database, autocommit
+from storage.db.connection import Database, autocommit
 from storage.entry import Backlink, Entry, SearchResults
 from storage.index import indexer, lookups
 from storage.index.documents import Document, prepare_each

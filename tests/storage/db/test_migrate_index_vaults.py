@@ -10,7 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlmodel import SQLModel
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from storage.entry import Entry
 from storage.index.documents import prepare
 from storage.index.embeddings import HashingEmbedder
