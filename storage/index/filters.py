@@ -11,7 +11,7 @@ from typing import Any
 
 from notetext import wikilinks
 from notetext.dates import day_end, day_start
-from storage.index.documents import normal_tag
+from storage.index.indexed_note import normal_tag
 from storage.index.note_links import LINKS_TO, target_keys
 from storage.index.tokens import fold
 

@@ -22,7 +22,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from storage.index.documents import Document
+from storage.index.indexed_note import Document
 from storage.index.mention_names import NoteName
 from storage.index.note_links import Link
 from storage.index.storable import refusal
