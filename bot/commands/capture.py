@@ -15,7 +15,7 @@ from bot.commands.about_person import PersonMention, linked, mentioned, person_p
 from bot.commands.structure import read_structure, title_of
 from bot.tools import ToolContext, category_named
 from notetext.dates import find_when
-from notetext.names import NAME_WORD, Mention
+from notetext.person_names import NAME_WORD, Mention
 from storage.vault import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".
