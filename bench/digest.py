@@ -1,7 +1,7 @@
 """Composing one digest on a 10,000-note vault, without the model's own time.
 Target: median <= 150 ms; of it, each new section alone median <= 50 ms: the older
 notes brought back ("From your notes", "On this day": bot.digest.resurface) and the
-weekly review's unlinked mentions (bot.digest.mentions).
+weekly review's unlinked mentions (bot.digest.unlinked_mentions).
 
 The vault is generated (projects, most with next actions, half with due dates;
 admin items, most due around today, the others to-dos without a due date; people
@@ -33,9 +33,9 @@ from zoneinfo import ZoneInfo
 import yaml
 
 from bot.digest.compose import compose_digest
-from bot.digest.mentions import unlinked_mentions
 from bot.digest.resurface import past_sections
-from storage.db.engine import Database
+from bot.digest.unlinked_mentions import unlinked_mentions
+from storage.db.connection import Database
 from storage.index.embeddings import HashingEmbedder
 from storage.store import Store
 from storage.vault.schema import DEFAULT_CATEGORIES

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from bench.digest import NOTES, write_vault
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.index.filters import Filters
 from storage.index.lookups import random_entry
 from storage.index.outlinks import outgoing_links

@@ -86,7 +86,7 @@ from bench.storage_corpus import generate, write_notes
 from bench.storage_ranking import pick_embedder
 from bot.connect import related as rule
 from bot.events import Conversation, Reply
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.related import Neighbour
 from storage.store import Store

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.storage_corpus import generate, write_notes
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.index.embeddings import HashingEmbedder, LocalEmbedder
 from storage.store import Store
 from tests.storage.vault.vault_support import LIMITS

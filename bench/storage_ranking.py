@@ -25,12 +25,12 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bench.storage_corpus import Note, Query, generate
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.entry import Entry
 from storage.index import bulk
-from storage.index.documents import searchable_text
 from storage.index.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
 from storage.index.index import CANDIDATES, Index
+from storage.index.indexed_note import searchable_text
 from storage.index.query import parse_query
 from storage.index.search import (
     KEYWORD_WEIGHT,

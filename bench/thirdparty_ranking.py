@@ -29,7 +29,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bench.storage_ranking import pick_embedder, rank_bm25
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import CANDIDATES
 from storage.index.query import parse_query

@@ -1,4 +1,4 @@
-"""Which people and projects a capture names (bot.connect.mentions), on a vault built
+"""Which people and projects a capture names (bot.connect.named), on a vault built
 for it: 30 people (accents, two Sarahs and two Davids, first names that are everyday
 words: Will, Mark, Grace, Bill, May), 8 projects, and 200 captures generated from
 templates with every mention labelled by what a person means, traps included: names
@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 
 from bench.engine import message, open_runtime
-from bot.connect.mentions import Named, Names
+from bot.connect.named import Named, Names
 from bot.connect.timeline import KnownNames
 from bot.events import Conversation, Reply
 from tests.fakes.openai_server import FakeOpenAI

@@ -24,7 +24,7 @@ from sqlalchemy import text
 
 from bench.storage import median_ms, peak_rss_mb
 from bench.storage_corpus import generate, write_notes
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.index import indexer
 from storage.index.embeddings import HashingEmbedder
 from storage.migrations import migrate

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.db.vault_lock import vault_write_lock
 from storage.entry import (
     BOT_AUTHOR,

@@ -22,7 +22,7 @@ from pathlib import Path
 from sqlalchemy import and_, delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.db.vault_tables import OWNER_VAULT, VAULT_MEMBERS, VAULTS, VaultInfo, vault_info
 from storage.index.embeddings import Closable, Embedder
 from storage.index.indexer import WriteListener

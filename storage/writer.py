@@ -13,7 +13,7 @@ from typing import ParamSpec
 
 import pygit2
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.db.vault_lock import vault_write_lock
 from storage.entry import ImportResult, Written
 from storage.index import bulk

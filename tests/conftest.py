@@ -179,7 +179,7 @@ def migrated_template(pg_server: str, vector_template: str) -> Iterator[str]:
     start (migrations, then the tables registered later); every test clones it."""
     import asyncio
 
-    from storage.db.engine import Database
+    from storage.db.connection import Database
     from storage.db.records import Records
     from storage.migrations import migrate
 

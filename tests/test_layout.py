@@ -3,7 +3,8 @@ house, second and third floors): no import circles, between modules or between t
 top-level packages, which depend one way (app → adapters, scheduler → bot → storage →
 notetext, the ground floor of text), no module past ~400 lines; `bot/` keeps a few
 modules at its top and the rest in rooms that depend on each other one way, and a room
-is entered by its door only. Read from the source with `ast`, so a lazy import or one
+is entered by its door only; a module name found in two rooms means one thing in both.
+Read from the source with `ast`, so a lazy import or one
 only for the type checker counts as much as one at the top."""
 
 from __future__ import annotations
@@ -340,3 +341,62 @@ def test_the_rest_of_the_house_enters_storage_by_its_doors() -> None:
         if _in(other, "storage") and other not in STORAGE_DOORS
     )
     assert past_a_door == []
+
+
+# A module name that stands in several rooms, and why the rooms make its meaning clear:
+# the same thing seen from each room (stored by storage, sent by the scheduler, pressed
+# in bot.buttons, asked for in bot.tools, run from app.commands), or each platform's own.
+SAME_NAME_SAME_MEANING = {
+    "app": "each platform's adapter, built on its SDK's app (adapters.<platform>)",
+    "approvals": "held changes: kept (storage.db), pressed (bot.buttons), decided in a "
+    "terminal (app.commands)",
+    "compose": "putting the room's product together: the digest (bot.digest), a note with "
+    "what was read added under it (bot.enrich)",
+    "daily": "the daily note: kept as Obsidian keeps it (storage.vault), the line a capture "
+    "adds to it (bot.tools)",
+    "digest": "the digest: its buttons (bot.buttons), as a tool (bot.tools), `brainbot "
+    "digest` (app.commands)",
+    "events": "inbound events: what they are (bot) and the record of each arrival (storage.db)",
+    "filing": "a note filed in its category: an inbox note by a press (bot.buttons), a mail "
+    "as its sender's note (bot.mail)",
+    "message": "the room's thing as a chat message with its buttons: a digest, a reminder",
+    "notes": "what a person does to notes: as commands (bot.commands), as tools (bot.tools)",
+    "platform": "a platform's contract (adapters) and each platform's object that keeps it",
+    "related": "related notes: scored (storage.index), judged and offered at capture (bot.connect)",
+    "reminders": "reminders: their buttons (bot.buttons), as a tool (bot.tools), sent (scheduler)",
+    "render": "each platform's own replies, rendered (adapters.<platform>)",
+    "resurface": "older notes brought back: chosen for the digest (bot.digest), their buttons "
+    "(bot.buttons)",
+    "save": "each platform's own 'save this message' (adapters.<platform>)",
+    "sections": "a note's sections: read (storage.vault), changed by the tools (bot.tools)",
+    "settings": "the room says whose: the deployment's (bot.config), a platform's "
+    "(adapters.<platform>), a person's (bot.people) and the tool that changes them (bot.tools)",
+    "skips": "the ledger of skipped things (storage.db): what storage skipped (app), what a "
+    "scheduler poll skipped (scheduler)",
+    "sources": "the notes an answer stands on (bot.tools) and their Open buttons (bot.buttons)",
+    "translate": "each platform's own payloads, translated into events (adapters.<platform>)",
+    "undo": "undoing one change: planned as a revert (storage.vault), the button that runs it "
+    "(bot.buttons)",
+    "unlinked_mentions": "the weekly review's unlinked mentions: written in the review "
+    "(bot.digest), linked by a press (bot.buttons)",
+}
+
+
+def test_a_module_name_in_two_rooms_means_one_thing() -> None:
+    """A module's name says what it does: one that repeats across rooms (`mentions` meant
+    five different things) is listed in SAME_NAME_SAME_MEANING with why the rooms make it
+    clear, or renamed; an entry whose name no longer repeats is taken out."""
+    rooms: dict[str, list[str]] = {}
+    for name, path in MODULES.items():
+        if path.name != "__init__.py":
+            rooms.setdefault(path.stem, []).append(name)
+    repeated = {stem: sorted(names) for stem, names in rooms.items() if len(names) > 1}
+    unexplained = [
+        f"{stem}: {', '.join(names)}"
+        for stem, names in sorted(repeated.items())
+        if stem not in SAME_NAME_SAME_MEANING
+    ]
+    assert not unexplained, "rename, or say why in SAME_NAME_SAME_MEANING:\n" + "\n".join(
+        unexplained
+    )
+    assert sorted(set(SAME_NAME_SAME_MEANING) - set(repeated)) == []

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from adapters.links import labelled_link
+from adapters.labelled_links import labelled_link
 from bot.commands import command_names
 from bot.events import Attachment, ButtonPress, Conversation, Event, InboundMessage, Sender
 

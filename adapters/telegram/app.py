@@ -36,9 +36,9 @@ from telegram.ext import Application, ApplicationBuilder, TypeHandler
 from adapters.base import SentRef
 from adapters.platform import MenuCommand
 from adapters.telegram.albums import ALBUM_QUIET, Albums
+from adapters.telegram.flood_control import RetryAfterLimiter
 from adapters.telegram.menu import menu as telegram_menu
 from adapters.telegram.render import keyboard, render_text
-from adapters.telegram.retry import RetryAfterLimiter
 from adapters.telegram.save import translate_update
 from adapters.telegram.settings import PLATFORM
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip

@@ -24,7 +24,7 @@ from telegram import (
 )
 from telegram.constants import ChatType
 
-from adapters.links import labelled_link
+from adapters.labelled_links import labelled_link
 from adapters.telegram.render import parse_callback_data
 from adapters.telegram.settings import PLATFORM
 from bot.events import ButtonPress, Conversation, InboundMessage, Sender

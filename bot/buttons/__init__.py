@@ -7,11 +7,11 @@ from bot.buttons.approvals import Approvals
 from bot.buttons.digest import DigestButtons
 from bot.buttons.dispatch import ButtonHandler, Buttons, Refused, pressed
 from bot.buttons.filing import Filing
-from bot.buttons.mentions import MentionLinks
 from bot.buttons.reminders import ReminderButtons
 from bot.buttons.resurface import PastButtons
 from bot.buttons.sources import SourceButtons
 from bot.buttons.undo import UndoButton
+from bot.buttons.unlinked_mentions import MentionLinks
 
 __all__ = [
     "Approvals",

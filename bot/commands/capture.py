@@ -2,7 +2,8 @@
 its keywords say, else the inbox; a title from its first sentence (up to a "next:"),
 or from what a reminder is about ("remind me to call mom tomorrow at 9" is "Call mom");
 its markup read into fields (bot.commands.structure); one page per person, named after
-them so `[[Their Name]]` links to it, that later thoughts link to (bot.commands.mentions)."""
+them so `[[Their Name]]` links to it, that later thoughts link to
+(bot.commands.about_person)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands.mentions import PersonMention, linked, mentioned, person_page
+from bot.commands.about_person import PersonMention, linked, mentioned, person_page
 from bot.commands.structure import read_structure, title_of
 from bot.tools import ToolContext, category_named
 from notetext.dates import find_when
-from notetext.names import NAME_WORD, Mention
+from notetext.person_names import NAME_WORD, Mention
 from storage.vault import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".

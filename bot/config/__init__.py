@@ -2,10 +2,10 @@
 `.env`, typed and validated once at start (`settings`; each platform's own are its
 adapter's, composed with these by the app); the variables read whole rather
 than field by field, a custom tool's secrets among them, and the order of the sources
-(`sources`)."""
+(`settings_sources`)."""
 
 from bot.config.settings import Settings, web_address
-from bot.config.sources import (
+from bot.config.settings_sources import (
     SECRET_PREFIX,
     SECRET_VAULTS_SETTING,
     SECRET_VAULTS_SUFFIX,

@@ -1,5 +1,5 @@
 """Settings from the environment (and an optional `.env`), validated once at start (the
-variables read whole, and the order of the sources: bot.config.sources)."""
+variables read whole, and the order of the sources: bot.config.settings_sources)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from bot.config.sources import (
+from bot.config.settings_sources import (
     DIRECT_CHANGES_ENV,
     SECRET_PREFIX,
     SECRET_VAULTS_SETTING,

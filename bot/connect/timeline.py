@@ -32,7 +32,7 @@ from collections.abc import Collection, Sequence
 from datetime import date
 
 from bot.buttons import ButtonHandler, pressed
-from bot.connect.mentions import Named, Names, NoteMention
+from bot.connect.named import Named, Names, NoteMention
 from bot.enrich import Background
 from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, undo_button
@@ -85,7 +85,7 @@ class KnownNames:
         self, store: Store, text: str, categories: Sequence[str], leave_out: Collection[str] = ()
     ) -> list[NoteMention]:
         """The people and projects of `store`'s vault that `text` names (see
-        bot.connect.mentions); a leading `/command` is not a name."""
+        bot.connect.named); a leading `/command` is not a name."""
         names = await self.of(store, categories)
         return names.find(_COMMAND.sub("", text, count=1), leave_out=leave_out)
 

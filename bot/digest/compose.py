@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
-from bot.digest.mentions import MENTIONS, LinkOffer, unlinked_mentions
 from bot.digest.resurface import PastSection, past_sections
+from bot.digest.unlinked_mentions import MENTIONS, LinkOffer, unlinked_mentions
 from notetext import wikilinks
 from notetext.dates import day_end, day_start, frontmatter_day
 from storage import Store
@@ -39,7 +39,7 @@ TEXT_LIMIT = 3500  # characters; leaves room for a notice under Telegram's 4,096
 @dataclass(frozen=True, slots=True)
 class DigestItem:
     """One line. An action item (`action`) gets buttons, as does an offer to `link`
-    (bot.digest.mentions); `state` says what a press did."""
+    (bot.digest.unlinked_mentions); `state` says what a press did."""
 
     text: str
     path: str | None = None

@@ -2,7 +2,7 @@
 action item (an open project, an admin item due or without a due date), Open, Done
 and Less like this for an older note brought back, a Link button for each unlinked
 mention, kept so a press can redraw it (bot.buttons.digest, bot.buttons.resurface,
-bot.buttons.mentions)."""
+bot.buttons.unlinked_mentions)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from bot.enrich.arrivals import Arrivals
 from bot.enrich.background import Background
 from bot.enrich.fetch import FetchPolicy
-from bot.enrich.links import find_urls
-from bot.enrich.reading import Readers
+from bot.enrich.link_keys import find_urls
+from bot.enrich.read_item import Readers
 from bot.enrich.worker import Enricher, where_now
 
 __all__ = [

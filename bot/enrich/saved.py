@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from bot.enrich.links import find_urls, normalise
+from bot.enrich.link_keys import find_urls, normalise
 from storage import Store
 
 

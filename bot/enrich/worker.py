@@ -24,7 +24,7 @@ from typing import Any
 from bot import metrics
 from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
-from bot.enrich.reading import Readers, read_document, read_link, read_photo
+from bot.enrich.read_item import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
 from bot.events import MAX_FILES, Button, Conversation, Deliver, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Literal
 
 from bot.events import Attachment, Conversation, EventHandler, InboundMessage, Sender
-from bot.mail.reading import Mail, read_mail
+from bot.mail.as_note import Mail, read_mail
 from bot.mail.trust import Verdict, authenticated
 from bot.readers import ReaderPool, Unreadable
 from storage.db import EMAIL, Person, Records, normal_code

@@ -24,7 +24,7 @@ from pathlib import PurePath
 
 import pypdfium2 as pdfium
 
-from bot.readers.errors import DocumentUnreadable
+from bot.readers.unreadable import DocumentUnreadable
 from bot.readers.word import docx_text
 
 MAX_PAGES = 300

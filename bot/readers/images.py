@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import pillow_heif
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from bot.readers.errors import Unreadable
+from bot.readers.unreadable import Unreadable
 
 # An iPhone sends its photos as HEIC when they go as a file: Pillow reads them once
 # libheif (inside the pillow-heif wheel) is registered with it.

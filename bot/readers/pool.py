@@ -30,8 +30,8 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from bot.readers.errors import Unreadable
 from bot.readers.pages import Page
+from bot.readers.unreadable import Unreadable
 
 log = logging.getLogger(__name__)
 

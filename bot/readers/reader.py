@@ -24,10 +24,10 @@ import traceback
 from typing import Any, BinaryIO
 
 from bot.readers.documents import document_text
-from bot.readers.errors import Unreadable
 from bot.readers.images import image_text
 from bot.readers.pages import markdown_of_html, read_page
 from bot.readers.pool import TOO_LARGE
+from bot.readers.unreadable import Unreadable
 
 _REQUEST = struct.Struct(">II")
 _ANSWER = struct.Struct(">I")

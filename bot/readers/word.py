@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import IO
 from xml.parsers import expat
 
-from bot.readers.errors import DocumentUnreadable
+from bot.readers.unreadable import DocumentUnreadable
 
 # A DOCX is a zip: its XML is size-checked before it is inflated, against a zip bomb.
 DOCX_XML_MAX_BYTES = 64 * 1024 * 1024

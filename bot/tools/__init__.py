@@ -3,6 +3,7 @@ registered here by name (REGISTRY). Also what runs them (the runner: validation,
 approval, Undo) and what they share: the context of an event, how notes are named, the
 notes a turn read and how an answer names them as its sources."""
 
+from bot.tools.carried_text import Reading
 from bot.tools.change_kinds import asks_to_change
 from bot.tools.changes import delete_entry, tick_tasks, undo, update_entry
 from bot.tools.context import (
@@ -15,8 +16,8 @@ from bot.tools.context import (
 )
 from bot.tools.daily import log_line
 from bot.tools.digest import generate_digest
-from bot.tools.links import list_forward_links
-from bot.tools.names import (
+from bot.tools.forward_links import list_forward_links
+from bot.tools.note_names import (
     category_named,
     clean_reference,
     notes_named,
@@ -24,7 +25,6 @@ from bot.tools.names import (
     title_from,
 )
 from bot.tools.notes import UNSURE, capture, get_entry, list_backlinks, list_entries, search_entries
-from bot.tools.reading import Reading
 from bot.tools.registry import ToolSpec, registered, tool
 from bot.tools.relocation import last_filed, move_entry, rename_entry
 from bot.tools.reminders import list_reminders

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from bot.events import Button
 from bot.tools.daily import daily_line
 from bot.tools.dates import DATE_FIELDS, dated, promise
-from bot.tools.names import notes_named
+from bot.tools.note_names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from bot.tools.search_span import plan_search
 from bot.tools.sections import section_of

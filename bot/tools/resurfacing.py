@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from bot.tools.names import category_named
+from bot.tools.note_names import category_named
 from bot.tools.notes import get_entry
 from bot.tools.registry import ToolContext, ToolResult, tool
 from storage.index import Filters, random_entry

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ValidationError
 
 from bot import metrics
 from bot.events import Button, Reply, storable_json
+from bot.tools.carried_text import AFTER_READING, ANSWERING, Reading
 from bot.tools.change_kinds import NOT_YOUR_WORDS, ChangeKinds, asked_for, in_your_words
-from bot.tools.reading import AFTER_READING, ANSWERING, Reading
 from bot.tools.registry import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
 from storage import StorageError
 from storage.db import Approval, short_id

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from bot.tools import REGISTRY, UNSURE, ToolContext, ToolSpec, category_named, title_from
 from bot.turn.mending import loads_lenient
 from notetext import wikilinks
-from notetext.names import possessive_title
+from notetext.person_names import possessive_title
 from storage import StorageError
 from storage.vault import ADMIN, INBOX, PEOPLE
 

@@ -55,9 +55,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
+from notetext.dates.assembly import TRIGGER, When, at, read_text
 from notetext.dates.bounds import bounded, bounded_day, out_of_range
 from notetext.dates.iso import iso_moment
-from notetext.dates.reading import TRIGGER, When, at, read_text
 from notetext.dates.repeat import next_occurrence, parse_repeat
 
 __all__ = ["When", "describe", "find_when", "next_occurrence", "parse_repeat", "prepare"]

@@ -248,7 +248,7 @@ TAIL_WORDS = (
     r"|and|und|et|from|due|fällig"
 )
 
-# Words that let a text past the quick check in notetext.dates.reading (with the tables above
+# Words that let a text past the quick check in notetext.dates.assembly (with the tables above
 # and any digit); a text without one of them has no date.
 TRIGGER_WORDS = """
 tonight noon midnight midi minuit mitternacht weekend wochenende week-end

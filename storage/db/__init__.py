@@ -1,4 +1,4 @@
-"""The database room: the Postgres connection (`engine`, with an embedded server when
+"""The database room: the Postgres connection (`connection`, with an embedded server when
 no URL is given), the tables (`index_tables` for the derived index, `chat_tables` for
 what the conversation engine keeps), and the records the engine reads and writes,
 one repository per kind (`records` holds them all).
@@ -16,11 +16,11 @@ from storage.db.chat_tables import (
     InboundEvent,
     ToolCallLog,
 )
+from storage.db.connection import Database
 from storage.db.conversations import HistoryItem
 from storage.db.digest_messages import DigestMessage, DigestMessages, new_message_id
 from storage.db.email_codes import EMAIL, EmailCodes, PendingAddress, normal_address
 from storage.db.embedded_pg import server_crashes
-from storage.db.engine import Database
 from storage.db.enrichments import Enrichment, Enrichments
 from storage.db.events import Arrival, NewEvent, StoredFile
 from storage.db.liveness import ProcessLiveness

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from storage.db.chat_tables import (
     MESSAGES,
 )
-from storage.db.engine import autocommit
+from storage.db.connection import autocommit
 
 
 @dataclass(frozen=True, slots=True)

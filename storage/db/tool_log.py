@@ -14,7 +14,7 @@ from storage.db.chat_tables import (
     TOOL_CALLS,
     ToolCallLog,
 )
-from storage.db.engine import autocommit
+from storage.db.connection import autocommit
 
 
 class ToolCallRecords:

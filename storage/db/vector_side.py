@@ -66,7 +66,7 @@ _HAS_VECTORS = text("SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT 
 async def add(conn: AsyncConnection) -> None:
     """The `embedding` column on `chunks`, when the tables are made or the folder comes
     from a CPU without pgvector (the extension is created when the database is
-    checked: storage.db.engine). Its length follows the embedder
+    checked: storage.db.connection). Its length follows the embedder
     (storage.index.vector_setup)."""
     if not await conn.scalar(_HAS_COLUMN):
         await conn.execute(text("ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedding vector"))

@@ -1,7 +1,7 @@
 """The index room: Postgres tables derived from the vault, and search over them.
 
-`index.Index` is its heart; beside it what a note becomes in the index (`documents`,
-`tokens`, `chunking`, `links`), writing it (`indexer`), reading it back (`lookups`,
+`index.Index` is its heart; beside it what a note becomes in the index (`indexed_note`,
+`tokens`, `chunking`, `note_links`), writing it (`indexer`), reading it back (`lookups`,
 `digest_queries`, `snippets`), ranking (`search`), vectors (`embeddings`) and keeping
 the index in step with notes changed outside the bot (`sync`).
 
@@ -14,10 +14,10 @@ from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, Note
 from storage.index.embeddings import Embedder, make_embedder
 from storage.index.filters import Filters
 from storage.index.index import Index
-from storage.index.links import name_key, path_key
 from storage.index.lookups import random_entry
-from storage.index.mentions import UnlinkedMention, unlinked_mentions
-from storage.index.names import MentionText
+from storage.index.mention_names import MentionText
+from storage.index.mention_search import UnlinkedMention, unlinked_mentions
+from storage.index.note_links import name_key, path_key
 from storage.index.outlinks import OutLink, outgoing_links
 from storage.index.related import Neighbour
 from storage.index.reminder_queries import ReminderNote, reminder_notes

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.entry import Entry
 from storage.index import indexer
-from storage.index.documents import Document, prepare, prepare_each
 from storage.index.index import Index
+from storage.index.indexed_note import Document, prepare, prepare_each
 from storage.index.storable import refusal
 from storage.index.vector_setup import refuse_to_drop_vectors
 

@@ -4,7 +4,7 @@ A digest lists a handful of notes out of thousands, so each section is one query
 on the vault's rows of the `entries` table (the admin items' three sections share
 one) that returns only what the digest shows (no bodies) plus how many more matched.
 A note's dates are read once, when it is indexed (notetext.dates, through
-storage.index.documents): the queries compare the `due` and `created` columns, never
+storage.index.indexed_note): the queries compare the `due` and `created` columns, never
 the text of a field.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from storage.index.documents import decode_fields
+from storage.index.indexed_note import decode_fields
 from storage.vault.schema import ADMIN, INBOX, PEOPLE, PROJECTS
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from notetext import wikilinks
 from notetext.dates import day_end, day_start
-from storage.index.documents import normal_tag
-from storage.index.links import LINKS_TO, target_keys
+from storage.index.indexed_note import normal_tag
+from storage.index.note_links import LINKS_TO, target_keys
 from storage.index.tokens import fold
 
 # A text condition is a phrase (or one word) matched against the note's `simple`

@@ -16,10 +16,9 @@ from datetime import date, datetime
 
 from sqlalchemy import text
 
-from storage.db.engine import Database, autocommit
+from storage.db.connection import Database, autocommit
 from storage.entry import Backlink, Entry, SearchResults
 from storage.index import indexer, lookups
-from storage.index.documents import Document, prepare_each
 from storage.index.embeddings import (
     Closable,
     Embedder,
@@ -28,6 +27,7 @@ from storage.index.embeddings import (
     QueryEmbedder,
 )
 from storage.index.filters import Filters
+from storage.index.indexed_note import Document, prepare_each
 from storage.index.query import parse_query
 from storage.index.related import Baselines, Neighbour, neighbours
 from storage.index.search import fuse, keyword_ranking, vector_ranking

@@ -22,9 +22,9 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from storage.index.documents import Document
-from storage.index.links import Link
-from storage.index.names import NoteName
+from storage.index.indexed_note import Document
+from storage.index.mention_names import NoteName
+from storage.index.note_links import Link
 from storage.index.storable import refusal
 
 log = logging.getLogger(__name__)

@@ -10,9 +10,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.entry import Backlink, Entry, SearchHit
-from storage.index.documents import decode_fields
 from storage.index.filters import Filters, _escape_like
-from storage.index.links import LINKS_TO, name_key, path_key, target_keys
+from storage.index.indexed_note import decode_fields
+from storage.index.note_links import LINKS_TO, name_key, path_key, target_keys
 from storage.index.query import SearchQuery
 from storage.index.snippets import make_snippet, mark_words
 

@@ -1,5 +1,5 @@
 """A note's outgoing links, each resolved to the notes it leads to the way backlinks
-are found (storage.index.links.reaches), so that A links to B exactly when B lists A
+are found (storage.index.note_links.reaches), so that A links to B exactly when B lists A
 among its backlinks. A link to no note is kept, marked missing: a note still to write."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from storage.index.links import name_key, reaches, written_links
+from storage.index.note_links import name_key, reaches, written_links
 
 # The notes a link may name: only those whose file name or title, as a name key, is
 # one of the links' keys. For ASCII names the key is computed here as name_key does

@@ -13,10 +13,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from notetext.dates import frontmatter_day
-from storage.index.documents import decode_fields
+from storage.index.indexed_note import decode_fields
 from storage.index.indexer import insert_links_and_names
-from storage.index.links import extract_links
-from storage.index.names import note_names
+from storage.index.mention_names import note_names
+from storage.index.note_links import extract_links
 from storage.vault.notefile import note_time
 
 BATCH = 500  # notes read per round, so a vault of clipped articles is not read at once
@@ -62,7 +62,7 @@ _SET_DATES = text(
 
 async def rederive_dates(conn: AsyncConnection) -> int:
     """Set every note's `due` day, and its `created` where it has none, from the fields
-    the index holds, as indexing reads them (storage.index.documents); how many notes
+    the index holds, as indexing reads them (storage.index.indexed_note); how many notes
     were read. Runs in the caller's transaction."""
     after, count = 0, 0
     while True:

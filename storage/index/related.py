@@ -28,8 +28,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage.index.filters import Filters
-from storage.index.links import Link, reaches
 from storage.index.lookups import backlinks
+from storage.index.note_links import Link, reaches
 from storage.index.search import K1, B, vector_literal, vector_ranking
 from storage.vault.paths import NOT_THOUGHTS
 

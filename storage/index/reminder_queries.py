@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from storage.index.documents import decode_fields
+from storage.index.indexed_note import decode_fields
 from storage.vault.schema import note_source, note_zone
 
 

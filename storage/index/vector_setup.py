@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.errors import EmbedderChanged
 from storage.index import indexer
 from storage.index.embeddings import EmbeddingError, NeedsProbe

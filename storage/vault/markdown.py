@@ -1,6 +1,7 @@
-"""What a link in a note looks like: the links that backlinks (storage.index.links),
-relinking after a move (storage.vault.relink) and unlinked mentions (storage.index.names)
-read. Nothing in code is a link, as in Obsidian (notetext.code says what code is).
+"""What a link in a note looks like: the links that backlinks
+(storage.index.note_links), relinking after a move (storage.vault.relink) and unlinked
+mentions (storage.index.mention_names) read. Nothing in code is a link, as in Obsidian
+(notetext.code says what code is).
 
 A link is a wikilink, `[[target#heading|shown]]` (also an `![[embed]]`: the grammar is
 notetext.wikilinks'), or a Markdown link, `[text](target "title")`, whose target may be

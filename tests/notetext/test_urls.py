@@ -3,7 +3,7 @@ name is looked for in agree on where a link starts and ends."""
 
 from __future__ import annotations
 
-from bot.tools.names import title_from
+from bot.tools.note_names import title_from
 from notetext.urls import link_spans, links, without_addresses
 
 

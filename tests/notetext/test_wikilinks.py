@@ -43,7 +43,7 @@ def test_a_link_within_the_same_note_has_no_target() -> None:
 
 
 def test_a_link_never_spans_lines() -> None:
-    # bot/tools/names.py's grammar read "[[Sarah\nKim]]" as a link to "Sarah\nKim".
+    # bot/tools/note_names.py's grammar read "[[Sarah\nKim]]" as a link to "Sarah\nKim".
     assert targets("Met [[Sarah\nKim]] today") == []
     assert read("[[Sarah\nKim]]") is None
 

@@ -15,7 +15,7 @@ import aiohttp
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from tests.bot.helpers import notes
 from tests.fakes.slack_payloads import dm_event, event_body, post_signed
 from tests.production.conftest import Fakes

@@ -14,14 +14,14 @@ import psutil
 import pytest
 from sqlalchemy import text
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
 
 HOLD = """
 import asyncio, sys
 from pathlib import Path
-from storage.db.engine import Database
+from storage.db.connection import Database
 
 async def main():
     await Database.connect(None, Path(sys.argv[1]))

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from storage.migrations import LATEST, MIGRATIONS, SchemaTooNew, applied_versions, migrate
 from tests.fakes.brain import running_brain
 

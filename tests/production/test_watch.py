@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 from sqlalchemy import text
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.index.index import Index
 from tests.fakes.slack_payloads import dm_event, event_body, post_signed
 from tests.fakes.telegram_updates import Updates

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import storage.db.digest_messages
 import storage.db.send_ledger  # noqa: F401
-from storage.db.engine import Database, async_url
+from storage.db.connection import Database, async_url
 
 __all__ = ["async_url"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.errors import DatabaseUnavailable, EmbedderChanged
 from storage.index.embeddings import HashingEmbedder
 from storage.store import Store

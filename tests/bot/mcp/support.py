@@ -14,7 +14,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.db.records import Records
 from storage.migrations import migrate
 from tests.bot.helpers import notes_by_vault

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from tests.bot.helpers import notes_by_vault
 from tests.bot.mcp.support import make_token, text_of
 from tests.bot.mcp.test_mcp_http import mcp_session

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import text
 
 from storage.db import cpu_features
+from storage.db.connection import Database
 from storage.db.cpu_features import cpu_flags, missing_features
-from storage.db.engine import Database
 
 # An Intel Xeon E3-1230 v2 (Ivy Bridge, 2012): AVX and F16C, no AVX2, FMA, BMI.
 IVY_BRIDGE = (

@@ -10,11 +10,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlmodel import SQLModel
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from storage.entry import Entry
-from storage.index.documents import prepare
 from storage.index.embeddings import HashingEmbedder
 from storage.index.index import Index
+from storage.index.indexed_note import prepare
 from storage.index.search import Filters, vector_literal, vector_ranking
 from storage.migrations import MIGRATIONS, migrate
 from tests.storage.index.index_support import connected, note

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from storage.migrations import MIGRATIONS, migrate
 
 JOINED = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from storage.db.resurfaced import Resurfaced
 from storage.migrations import MIGRATIONS, migrate
 

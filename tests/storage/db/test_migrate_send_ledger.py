@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from storage.db.send_ledger import DigestKey, ReminderKey, SendLedger
 from storage.migrations import MIGRATIONS, migrate
 

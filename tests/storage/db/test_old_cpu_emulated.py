@@ -16,7 +16,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-import storage.db.engine
+import storage.db.connection
 from app.commands.doctor_database import database as database_check
 from app.serve import Service
 from storage.db import cpu_features
@@ -61,7 +61,7 @@ def baseline_cpu(data: Path, monkeypatch: pytest.MonkeyPatch) -> dict[Path, Emul
             servers[pgdata] = EmulatedServer("qemu64", pgdata)
         return servers[pgdata]
 
-    monkeypatch.setattr(storage.db.engine, "start_server", start_server)
+    monkeypatch.setattr(storage.db.connection, "start_server", start_server)
     return servers
 
 

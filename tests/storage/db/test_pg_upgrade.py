@@ -19,8 +19,8 @@ from app.cli import main
 from app.commands.doctor_database import kept_old_folders
 from bot.config import Settings
 from storage.db.chat_tables import Approval, Identity, Message, User
+from storage.db.connection import Database
 from storage.db.embedded_pg import installed_major, shipped_bindirs, start_server
-from storage.db.engine import Database
 from storage.db.records import Records
 from storage.errors import EmbeddedPostgresMismatch
 from storage.migrations import migrate

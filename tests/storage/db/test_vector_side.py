@@ -17,7 +17,7 @@ from adapters.platform import Finding
 from app.commands.doctor_database import database as database_check
 from app.commands.storage import opened_store
 from storage.db import cpu_features
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.db.vector_side import SEMANTIC_SEARCH_FIX
 from storage.errors import EmbeddedPostgresUnsupportedCpu
 from tests.fakes.brain import make_settings, running_brain

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.entry import Entry
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import Index

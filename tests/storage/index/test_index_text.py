@@ -6,8 +6,8 @@ import json
 from datetime import UTC, date, datetime
 
 from storage.index.chunking import MAX_CHUNK_CHARS, chunk_note
-from storage.index.documents import decode_fields, encode_fields
-from storage.index.links import extract_links, name_key, path_key
+from storage.index.indexed_note import decode_fields, encode_fields
+from storage.index.note_links import extract_links, name_key, path_key
 from storage.index.query import parse_query
 from storage.index.snippets import make_snippet
 from storage.index.tokens import tokenize

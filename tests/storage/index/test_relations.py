@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from notetext.code import without_code
-from storage.index.links import extract_links
+from storage.index.note_links import extract_links
 from tests.storage.index.index_support import opened_store
 from tests.storage.vault.vault_support import ANN
 

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage.db.engine import async_url
+from storage.db.connection import async_url
 from storage.index.filters import Filters
 from storage.migrations import MIGRATIONS, migrate
 from tests.storage.index.index_support import note, opened_index

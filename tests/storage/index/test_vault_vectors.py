@@ -11,7 +11,7 @@ import time
 import pytest
 from sqlalchemy import text
 
-from storage.db.engine import Database
+from storage.db.connection import Database
 from storage.errors import EmbedderChanged
 from storage.index import bulk, indexer, search
 from storage.index.embeddings import HashingEmbedder

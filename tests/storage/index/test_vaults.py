@@ -15,9 +15,9 @@ from sqlalchemy import text
 from storage.entry import Entry
 from storage.index import bulk, lookups
 from storage.index.digest_queries import DigestQuery, digest_facts
-from storage.index.documents import prepare
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import Index
+from storage.index.indexed_note import prepare
 from storage.index.query import parse_query
 from storage.index.search import Filters, keyword_ranking, vector_ranking
 from storage.store import Store

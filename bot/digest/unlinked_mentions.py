@@ -1,7 +1,7 @@
 """The weekly review's "Unlinked mentions": notes of the week that name another note
-without linking it, each offered a Link button (bot.buttons.mentions) that makes the
-first mention a wikilink. Which notes and names count, and how they are found fast,
-is storage.index.mentions'; this module says how a line reads."""
+without linking it, each offered a Link button (bot.buttons.unlinked_mentions) that
+makes the first mention a wikilink. Which notes and names count, and how they are found
+fast, is storage.index.mention_search'; this module says how a line reads."""
 
 from __future__ import annotations
 

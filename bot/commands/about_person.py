@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from notetext import wikilinks
-from notetext.names import Mention, cue_first_names, full_name_after_cue, possessive_names
+from notetext.person_names import Mention, cue_first_names, full_name_after_cue, possessive_names
 from storage import Entry, Store
 from storage.vault import PEOPLE
 

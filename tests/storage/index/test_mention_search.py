@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from storage.index.mentions import unlinked_mentions
-from storage.index.names import MentionText, note_names
+from storage.index.mention_names import MentionText, note_names
+from storage.index.mention_search import unlinked_mentions
 from tests.storage.index.index_support import opened_store
 
 CATEGORIES = ("people", "projects", "ideas", "admin", "inbox")

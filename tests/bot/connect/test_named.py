@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.connect.mentions import Named, Names
+from bot.connect.named import Named, Names
 from bot.connect.timeline import with_timeline_line
 
 NOTES = [

@@ -1,4 +1,4 @@
-"""bot.enrich.links: the links a message shares, and one key per page."""
+"""bot.enrich.link_keys: the links a message shares, and one key per page."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.enrich.links import find_urls, normalise
+from bot.enrich.link_keys import find_urls, normalise
 
 
 @pytest.mark.parametrize(

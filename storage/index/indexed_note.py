@@ -15,8 +15,8 @@ from typing import Any
 from notetext.dates import frontmatter_day
 from storage.entry import Entry
 from storage.index.chunking import Chunk, chunk_note
-from storage.index.links import Link, extract_links
-from storage.index.names import NoteName, note_names
+from storage.index.mention_names import NoteName, note_names
+from storage.index.note_links import Link, extract_links
 from storage.index.storable import refusal, storable_entry
 from storage.index.tokens import fold, term_frequencies
 from storage.vault.notefile import note_time
@@ -44,7 +44,7 @@ class Document:
     folded: str  # lower-cased, accent-folded text for the `simple` tsvector
     chunks: list[Chunk]
     links: list[Link]
-    names: list[NoteName]  # what a mention of it may say (storage.index.names)
+    names: list[NoteName]  # what a mention of it may say (storage.index.mention_names)
 
 
 def _field_text(value: Any) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from notetext import wikilinks
 from notetext.code import without_code
-from notetext.names import Mention, someone_elses
+from notetext.person_names import Mention, someone_elses
 from notetext.urls import without_addresses
 from storage.index import fold, name_key, path_key
 from storage.vault import PEOPLE

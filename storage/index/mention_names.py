@@ -4,7 +4,7 @@ without a link: the weekly review's "unlinked mentions" and its Link button.
 A name is a note's title or one of its `aliases`. Names too short to mean one note
 are left out: fewer than MIN_CHARS letters and digits, or no letter at all (`2026`,
 a date). Whether a one-word name is too common is a property of the vault (how many
-notes use the word), decided when mentions are looked for (storage.index.mentions).
+notes use the word), decided when mentions are looked for (storage.index.mention_search).
 
 A mention is the name written as whole words, in any case and with or without
 accents (`cafe` and `Café` meet), words separated as in the name or by spaces,

@@ -1,4 +1,4 @@
-"""The Link button of an unlinked mention in the weekly review (bot.digest.mentions):
+"""The Link button of an unlinked mention in the weekly review (bot.digest.unlinked_mentions):
 the note's first mention of the other note's name becomes a wikilink, at once (the
 press is the decision), as one commit with an Undo button. Only while the note is as
 the review read it: a note changed since then is refused and left as it is, since

@@ -3,9 +3,9 @@ without linking to it, for the weekly review (and its Link button).
 
 Which notes: those changed in the period in the given folders (the person's
 categories: digest copies and other folders are left out), newest first, at most
-SCAN of them, each read up to BODY_CHARS. Which names: titles and aliases of any
-note of the vault (storage.index.names says which are long enough); a one-word name
-is too common to suggest when its word occurs in more than COMMON_SHARE of the
+SCAN of them, each read up to BODY_CHARS. Which names: titles and aliases of any note
+of the vault (storage.index.mention_names says which are long enough); a one-word
+name is too common to suggest when its word occurs in more than COMMON_SHARE of the
 vault's notes and more than COMMON_NOTES of them (`Meeting`, `Budget` in a work
 vault), a property of the vault, not of a word list; a name several notes go by is
 skipped too, since a link would have to guess which. A note already linking to the
@@ -31,8 +31,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from storage.index.links import LINKS_TO, target_keys
-from storage.index.names import MentionText
+from storage.index.mention_names import MentionText
+from storage.index.note_links import LINKS_TO, target_keys
 
 SCAN = 200
 PAGE = 50
