@@ -9,7 +9,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.db.chat_tables import APPROVALS, Approval
-from storage.db.engine import autocommit
+from storage.db.connection import autocommit
 
 
 class ApprovalRecords:
