@@ -46,7 +46,7 @@ import storage.db.skipped
 import storage.db.vault_tables  # (these modules register every table)
 from storage.errors import DatabaseUnavailable
 from storage.index.indexer import remove as remove_notes
-from storage.index.rederive import rederive_dates, rederive_links_and_names
+from storage.index.rederive import rederive_dates, rederive_links_and_names, rederive_tags
 
 _MIGRATION_LOCK = 0x6272_6169_6E6D
 
@@ -339,6 +339,10 @@ async def _entry_due(conn: AsyncConnection) -> None:
     await rederive_dates(conn)
 
 
+async def _inline_tags(conn: AsyncConnection) -> None:
+    await rederive_tags(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -359,6 +363,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(17, "resurfaced: older notes the digest brought back", _resurfaced),
     Migration(18, "entries: files under attachments/ are no notes", _attachments_unindexed),
     Migration(19, "entries.due: each note's due day, read once as notetext reads it", _entry_due),
+    Migration(20, "entries.tags: the #tags written in each note's body too", _inline_tags),
 )
 LATEST = MIGRATIONS[-1].version
 

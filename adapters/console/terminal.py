@@ -61,6 +61,7 @@ class ConsoleAdapter:
         self._message_ids = itertools.count(1)
         self._choices: dict[str, tuple[str, str]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._reader: LineReader | None = None  # while the session reads its lines
         self.closed = asyncio.Event()
 
     async def start(self, on_event: EventHandler, may_use: MayUse | None = None) -> None:
@@ -77,6 +78,7 @@ class ConsoleAdapter:
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()
+            self._reader = None  # nothing is read any more: no prompt to draw again
             if self.prompt:  # stopped mid-session (Ctrl-C): end the prompt's line
                 self._print("\nBye.")
         self.closed.set()
@@ -105,7 +107,12 @@ class ConsoleAdapter:
         return "\n".join(lines)
 
     def _print(self, text: str) -> None:
-        print(text, file=self.stdout, flush=True)
+        if self._reader is not None:
+            # A message arriving later (timeline, related notes, a reminder) goes above
+            # the prompt, which is drawn again: not over what the person is typing.
+            self._reader.print_above(text)
+        else:
+            print(text, file=self.stdout, flush=True)
 
     async def _serve(self, on_event: EventHandler) -> None:
         lines = LineReader(
@@ -114,6 +121,7 @@ class ConsoleAdapter:
             prompt="> " if self.prompt else None,
             history_file=self.history_file,
         )
+        self._reader = lines
         try:
             if self.prompt:
                 self._print(GREETING)
@@ -135,6 +143,7 @@ class ConsoleAdapter:
                 for reply in replies:
                     await self.send(self.conversation, reply)
         finally:
+            self._reader = None
             lines.close()
             self.closed.set()
 

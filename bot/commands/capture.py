@@ -101,20 +101,23 @@ async def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
     words, its #tags; a person it names gets one page that later thoughts link to."""
     categories = ctx.settings.categories
     guess = classify(text, categories)
-    body = guess.text
+    # The body keeps the person's words whole ("Idea: …" too); the hint only picks the
+    # category, and the title and markup are read from the words after it.
+    body, words = text, guess.text
     mention = await _person(ctx, guess) if PEOPLE in categories else None
     if mention is not None and mention.note is None:
         # The first thought about someone named in full starts their page, named
         # after them so [[Their Name]] links to it.
         rest = _rest_after_name(guess) if guess.confidence == 1.0 else None
-        return _call(mention.name, PEOPLE, max(guess.confidence, 0.7), rest or body, ())
+        return _call(mention.name, PEOPLE, max(guess.confidence, 0.7), rest or words, ())
     if mention is not None and mention.note is not None:
         body = linked(body, mention.note, mention.said)
+        words = linked(words, mention.note, mention.said)
     if guess.category == PEOPLE:
         # A person's page is only ever that person's: a thought about them (or a
         # birthday of no one known) is filed by its other words and links to it.
         guess = classify(guess.text, tuple(c for c in categories if c != PEOPLE))
-    structure = read_structure(body)
+    structure = read_structure(words)
     title, action = title_of(
         structure, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
     )

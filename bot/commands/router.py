@@ -196,10 +196,12 @@ class Router:
         return [Reply("\n".join(lines))]
 
     async def on_search(self, call: Call) -> list[Reply]:
+        """`/search QUERY`: the words and the search syntax, no time words read (those
+        are for questions), so `/search Friday` finds the notes that say Friday."""
         if not call.rest:
             return call.usage_reply()
         return await self._call(
-            call.ctx,
+            replace(call.ctx, syntax_only=True),
             "search_entries",
             query=call.rest,
             category=None,

@@ -17,6 +17,7 @@ from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch
 from bot.enrich.model import describe, summarise
 from bot.llm import LLM
 from bot.readers import ReaderPool, Unreadable
+from notetext.dates import iso_day
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,9 @@ async def read_link(url: str, readers: Readers) -> Read:
         "url": url,
         "site": page.site or host,
         "author": page.author,
-        "published": page.published,
+        # A day is written unquoted, which Obsidian shows as a date property; anything
+        # else the page said (a month) stays as text.
+        "published": (iso_day(page.published) or page.published) if page.published else None,
         "page_title": page.title,
     }
     told = f"the page “{page.title or host}” ({words(page.text):,} words)"

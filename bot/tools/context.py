@@ -75,6 +75,9 @@ class ToolContext:
     # The person's message when it asks something: a date in it wins over a date a
     # model put in a search (bot.tools.search_span), as one does in a capture.
     said: str = ""
+    # `/search`: the query is words and the search syntax only, its weekdays and
+    # "yesterday" words to find, as on the command line and the API.
+    syntax_only: bool = False
 
     @property
     def is_team(self) -> bool:

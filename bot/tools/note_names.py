@@ -76,9 +76,10 @@ _EMPTY_BRACKETS = re.compile(r"\(\s*\)|<\s*>")
 
 
 def title_from(text: str, limit: int = 60) -> str:
-    """A title from text: its first sentence or line, cut at a word near `limit`. Links
-    are left out (a note that is only a link is named by its address, until its page's
-    title is read: bot.enrich)."""
+    """A title from text: its first sentence or line, cut at a word near `limit`, its
+    first letter a capital (not in a name written like `iPhone`). Links are left out
+    (a note that is only a link is named by its address, until its page's title is
+    read: bot.enrich)."""
     spans = list(urls.link_spans(text))
     words = text
     for start, end in reversed(spans):
@@ -86,9 +87,19 @@ def title_from(text: str, limit: int = 60) -> str:
     words = _EMPTY_BRACKETS.sub(" ", words).strip(" \t,;:-\u2013\u2014")
     if not words.strip() and spans:
         start, end = spans[0]
-        words = text[start:end].split("://", 1)[-1].rstrip("/")
+        return _cut(text[start:end].split("://", 1)[-1].rstrip("/"), limit)  # as written
     first = re.split(r"(?<=[.!?])\s|\n", words.strip(), maxsplit=1)[0].strip() or "Untitled"
     first = " ".join(first.split())
+    head, space, rest = first.partition(" ")
+    capital = head[:1].upper()
+    # "iPhone", "eBay", "macOS": a capital inside the word says it is written so.
+    if len(capital) == 1 and not any(c.isupper() for c in head[1:]):
+        first = capital + head[1:] + space + rest
+    return _cut(first, limit)
+
+
+def _cut(first: str, limit: int) -> str:
+    """`first` cut at a word near `limit` (marked `…`), else without a closing full stop."""
     if len(first) <= limit:
         return first.rstrip(".")
     return first[:limit].rsplit(" ", 1)[0] + "…"

@@ -344,7 +344,9 @@ async def search_entries(
     """
     after = _day(modified_after, "modified_after")
     before = _day(modified_before, "modified_before")
-    plan = plan_search(ctx.said, query, ctx.zone, ctx.now, after, before)
+    plan = plan_search(
+        ctx.said, query, ctx.zone, ctx.now, after, before, syntax_only=ctx.syntax_only
+    )
     results = await search_with_teams(
         ctx,
         plan.query,

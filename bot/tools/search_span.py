@@ -75,9 +75,14 @@ def plan_search(
     now: datetime,
     modified_after: date | None = None,
     modified_before: date | None = None,
+    *,
+    syntax_only: bool = False,
 ) -> SearchPlan:
     """The search for `query` (a model's, or the router's words) asked in the message
-    `said`, read in `zone` at `now` (see the module docstring)."""
+    `said`, read in `zone` at `now` (see the module docstring). With `syntax_only`
+    (`/search`) no time word is read: only the syntax's `after:`/`before:` filter."""
+    if syntax_only:
+        return SearchPlan(query, None, modified_after, modified_before)
     person = question_span(said, zone, now) if said else None
     in_query = question_span(query, zone, now)
     if in_query is not None:

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 
 from notetext.dates import frontmatter_day
+from notetext.tags import inline_tags, with_parents
 from storage.entry import Entry
 from storage.index.chunking import Chunk, chunk_note
 from storage.index.mention_names import NoteName, note_names
@@ -84,6 +85,13 @@ def normal_tag(tag: str) -> str:
     return fold(tag.strip().lstrip("#"))
 
 
+def index_tags(entry: Entry) -> list[str]:
+    """What `tag:` finds `entry` by: its frontmatter tags and the `#tags` in its body
+    (notetext.tags, as Obsidian reads them), each nested tag with its parents."""
+    tags = with_parents([*entry.tags, *inline_tags(entry.body)])
+    return sorted({normal_tag(t) for t in tags if t.strip()})
+
+
 def prepare(entry: Entry, modified: datetime | None = None) -> Document:
     """Everything the index stores about `entry`, its text made storable first
     (storage.index.storable), so every row made from it is."""
@@ -95,7 +103,7 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
         created=note_time(entry.fields, "created"),
         due=frontmatter_day(entry.fields.get("due")),
         fields_json=encode_fields(entry.fields),
-        tags=sorted({normal_tag(t) for t in entry.tags if t.strip()}),
+        tags=index_tags(entry),
         terms=terms,
         length=length,
         folded=fold(f"{entry.title}\n{entry.body}")[:TSV_CHARS],

@@ -13,7 +13,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from notetext.dates import frontmatter_day
-from storage.index.indexed_note import decode_fields
+from storage.entry import Entry
+from storage.index.indexed_note import decode_fields, index_tags
 from storage.index.indexer import insert_links_and_names
 from storage.index.mention_names import note_names
 from storage.index.note_links import extract_links
@@ -78,4 +79,30 @@ async def rederive_dates(conn: AsyncConnection) -> int:
                 changes.append({"id": row.id, "due": due, "created": created})
         if changes:
             await conn.execute(_SET_DATES, changes)
+        after, count = rows[-1].id, count + len(rows)
+
+
+_BODIES = text(
+    "SELECT id, path, title, fields, body FROM entries WHERE id > :after ORDER BY id LIMIT :n"
+)
+_SET_TAGS = text("UPDATE entries SET tags = CAST(:tags AS text[]) WHERE id = :id")
+
+
+async def rederive_tags(conn: AsyncConnection) -> int:
+    """Set every note's tags, as indexing reads them (storage.index.indexed_note), from the
+    fields and body the index holds; how many notes were read. Runs in the caller's
+    transaction."""
+    after, count = 0, 0
+    while True:
+        rows = (await conn.execute(_BODIES, {"after": after, "n": BATCH})).all()
+        if not rows:
+            return count
+        changes = []
+        for row in rows:
+            fields = decode_fields(row.fields)
+            fields = fields if isinstance(fields, dict) else {}
+            # Only its tags and body are read: no category or file hash is needed.
+            entry = Entry(row.path, "", row.title, fields, row.body, "")
+            changes.append({"id": row.id, "tags": index_tags(entry)})
+        await conn.execute(_SET_TAGS, changes)
         after, count = rows[-1].id, count + len(rows)

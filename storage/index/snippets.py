@@ -8,6 +8,8 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
+from notetext import wikilinks
+from notetext.urls import link_spans
 from storage.index.tokens import fold
 
 SNIPPET_CHARS = 160
@@ -16,6 +18,8 @@ SNIPPET_CHARS = 160
 MARK = "**"
 _WORD = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
+# A wikilink, or what a passage cut short left of one at its start or its end.
+_LINKISH = re.compile(rf"(?P<whole>!?{wikilinks.SOURCE})|\A[^\[\]\n]*\]\]|(?<!\\)\[\[[^\[\]\n]*\Z")
 
 WORDS = "words"
 MEANING = "meaning"
@@ -63,9 +67,40 @@ def make_snippet(
 
 def mark_words(text: str, terms: Iterable[str] = (), *, prefixes: Iterable[str] = ()) -> str:
     """`text` with each word that is one of `terms` (or starts with one of `prefixes`),
-    as the index folds words, marked `**word**`: the words a keyword match stands on."""
+    as the index folds words, marked `**word**`: the words a keyword match stands on.
+    Nothing inside a `[[wikilink]]` or a web address is marked, which would break it:
+    a link holding such a word is marked whole, an address not at all."""
     wanted, starts = frozenset(terms), tuple(prefixes)
     if not wanted and not starts:
+        return text
+    if "[[" not in text and "]]" not in text and "://" not in text:
+        return _marked(text, wanted, starts)
+    out: list[str] = []
+    at = 0
+    for start, end, whole_link in _unmarkable(text):
+        if start < at:
+            continue  # an address inside a link: the link decides
+        out.append(_marked(text[at:start], wanted, starts))
+        piece = text[start:end]
+        if whole_link and _marked(piece, wanted, starts) != piece:
+            piece = f"{MARK}{piece}{MARK}"
+        out.append(piece)
+        at = end
+    out.append(_marked(text[at:], wanted, starts))
+    return "".join(out)
+
+
+def _unmarkable(text: str) -> list[tuple[int, int, bool]]:
+    """Where no word may be marked, in order: each wikilink (True: whole, so it may be
+    marked as one), the part of a link a passage's cut left at either end, and each
+    web address."""
+    spans = [(m.start(), m.end(), m["whole"] is not None) for m in _LINKISH.finditer(text)]
+    spans += [(start, end, False) for start, end in link_spans(text)]
+    return sorted(spans)
+
+
+def _marked(text: str, wanted: frozenset[str], starts: tuple[str, ...]) -> str:
+    if not text:
         return text
     if text.isascii():
         # Folding ASCII is lower-casing: one regex (made once per query) marks every

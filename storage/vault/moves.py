@@ -83,8 +83,8 @@ def plan_rename(
 ) -> MovePlan:
     """Give the note at `path` a new title and file name in the same folder (the
     name from the title when `file_name` is None; the title joins `aliases` when
-    the two differ). UnsafePath for a name that is a
-    path, not `.md`, or taken by another note."""
+    the two differ, and so does the old title, so links by the old name still
+    resolve). UnsafePath for a name that is a path, not `.md`, or taken by another note."""
     title = " ".join(title.split())
     if not title:
         raise StorageError("a rename needs a title")
@@ -100,7 +100,8 @@ def plan_rename(
     changes: dict[str, object] = {"title": title}
     entry = entry_or_none(rel, old)
     if entry is not None:
-        named = schema.with_aliases({**entry.fields, "title": title}, stem)
+        kept = schema.with_alias(entry.fields, entry.title, unless=title)
+        named = schema.with_aliases({**kept, "title": title}, stem)
         if named.get("aliases") != entry.fields.get("aliases"):
             changes["aliases"] = named["aliases"]
     try:

@@ -142,6 +142,24 @@ def with_aliases(fields: Mapping[str, Any], stem: str) -> dict[str, Any]:
     return out
 
 
+def with_alias(fields: Mapping[str, Any], name: str, *, unless: str = "") -> dict[str, Any]:
+    """`fields` with `name` added to `aliases` (right after `title`), unless it is there
+    already or is `unless` (the new title of a renamed note), case aside."""
+    have = normalise_tags(fields.get("aliases"))
+    taken = {a.casefold() for a in have} | {unless.casefold()}
+    if not name.strip() or name.casefold() in taken:
+        return dict(fields)
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if key != "aliases":
+            out[key] = value
+        if key == "title":
+            out["aliases"] = [*have, name]
+    if "aliases" not in out:
+        out["aliases"] = [*have, name]
+    return out
+
+
 def category_defaults(category: str) -> dict[str, Any]:
     """The category's own fields with their defaults (none for an unknown category)."""
     return {

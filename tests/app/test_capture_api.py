@@ -78,7 +78,7 @@ async def test_a_shared_page_is_kept_and_read_like_a_chat_message(api: Api) -> N
             {"text": "for the balcony", "url": f"{site}/compost", "tags": ["garden"]}
         )
         assert status == 201, body
-        assert body["path"] in notes(api.vault) and body["title"] == "for the balcony"
+        assert body["path"] in notes(api.vault) and body["title"] == "For the balcony"
         await api.brain.engine.enricher.wait_idle()
     note = frontmatter.load(api.vault / body["path"])
     assert note["tags"] == ["garden"] and note["url"] == f"{site}/compost"

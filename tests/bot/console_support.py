@@ -52,7 +52,13 @@ def piped_chat(
 class Terminal:
     """`brainbot chat` on a pseudo-terminal: what a person types, what the screen shows."""
 
-    def __init__(self, tmp_path: Path, database_url: str) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        database_url: str,
+        program: tuple[str, ...] = ("-m", "app.cli", "chat"),
+    ) -> None:
+        """Start `python PROGRAM` (brainbot's chat unless told) on a new pseudo-terminal."""
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become brainbot, as a shell starts it
             env = chat_env(tmp_path, database_url, TERM="xterm")
@@ -62,7 +68,7 @@ class Terminal:
             signal.pthread_sigmask(signal.SIG_SETMASK, set())
             for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
                 signal.signal(signum, signal.SIG_DFL)
-            os.execve(sys.executable, [sys.executable, "-m", "app.cli", "chat"], env)
+            os.execve(sys.executable, [sys.executable, *program], env)
         self.screen = b""
 
     def read_until(self, expected: bytes, count: int = 1) -> bytes:

@@ -36,12 +36,12 @@ def test_questions_are_searched_and_junk_is_not_filed(tmp_path: Path, database_u
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert 'Notes about "tomatoes":' in out
-    assert "- tomatoes want a sunny wall and daily water (ideas/" in out
+    assert "- Tomatoes want a sunny wall and daily water (ideas/" in out
     # Why it matched, and the passage under the title with the words marked.
-    assert ".md) · words\n    **tomatoes** want a sunny wall" in out
+    assert ".md) · words\n    idea: **tomatoes** want a sunny wall" in out
     # One button per source: in the terminal a numbered choice (its label cut short).
-    assert "[1] tomatoes want a sunny wall and daily wa…   (type a number)" in out
-    assert ".md) · found by words\nMatched: **tomatoes** want a sunny wall" in out
+    assert "[1] Tomatoes want a sunny wall and daily wa…   (type a number)" in out
+    assert ".md) · found by words\nMatched: idea: **tomatoes** want a sunny wall" in out
     assert 'Nothing in your notes about "quantum gardening".' in out
     assert "That choice is no longer open, so I did nothing with '99'" in out
     assert "That choice is no longer open, so I did nothing with '2'" in out

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import traceback
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,9 @@ async def test_a_link_is_saved_at_once_then_the_page_lands_as_a_second_commit(
         assert "Home" not in note.content.split("## From the page")[1]  # no navigation
         assert note["site"] == "Garden Notes"
         assert note["author"] == "Mara Lindqvist"
-        assert str(note["published"]) == "2026-03-14"
+        # A date property, as Obsidian reads one: unquoted YYYY-MM-DD (issue 40).
+        assert note["published"] == date(2026, 3, 14)
+        assert "\npublished: 2026-03-14\n" in (vault / path).read_text()
         log = git_log(vault)
         assert log[0].startswith("update ") and log[1].startswith("create ")
         hits = (await brain.store.search("bokashi ferment")).hits

@@ -39,8 +39,8 @@ async def test_each_capture_adds_a_line_to_today_s_daily_note_in_one_commit(
         daily = (vault / "Daily/2026-11-19.md").read_text()
         assert daily == (
             "# Thursday 19 November\n\n## Plan\n\n## Captured\n"
-            "- 23:41 [[a-heron-logo-for-the-club|a heron logo for the club]]\n"
-            "- 23:46 [[print-the-logo-on-mugs|print the logo on mugs]]\n"
+            "- 23:41 [[a-heron-logo-for-the-club|A heron logo for the club]]\n"
+            "- 23:46 [[print-the-logo-on-mugs|Print the logo on mugs]]\n"
         )
         command = ["git", "-C", str(vault), "show", "--stat", "--format=%s", "HEAD"]
         run = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True)
@@ -61,7 +61,7 @@ async def test_daily_notes_are_off_unless_the_vault_or_the_setting_says_so(
     ) as brain:
         await brain.engine.handle(message("idea: tea garden"))
         journal = (brain.settings.vault_dir / "journal/2026-11-20.md").read_text()
-        assert journal == "## Captured\n- 07:41 [[tea-garden|tea garden]]\n"
+        assert journal == "## Captured\n- 07:41 [[tea-garden|Tea garden]]\n"
 
 
 async def test_log_writes_straight_into_today_s_daily_note(
@@ -81,7 +81,7 @@ async def test_log_writes_straight_into_today_s_daily_note(
         daily = (brain.settings.vault_dir / "Daily/2026-11-19.md").read_text()
         assert daily == (
             "# Thursday 19 November\n\n## Plan\n\n## Log\n- 23:41 fed the cat\n"
-            "- 23:41 walked to the lake\n\n## Captured\n- 23:41 [[heron-logo|heron logo]]\n"
+            "- 23:41 walked to the lake\n\n## Captured\n- 23:41 [[heron-logo|Heron logo]]\n"
         )
         assert notes(brain.settings.vault_dir) == [
             "Daily/2026-11-19.md",

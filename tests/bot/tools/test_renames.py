@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import frontmatter
+
 from bot.events import Reply
 from storage.entry import Author
 from tests.bot.helpers import git_log, message, press
@@ -130,3 +132,22 @@ async def test_the_rename_command_works_without_a_model(tmp_path: Path, database
         (refused,) = await brain.engine.handle(message("/rename Matcha latte Tea"))
         assert "already exists" in refused.text
         assert (brain.settings.vault_dir / "ideas/matcha-latte.md").exists()
+
+
+async def test_a_renamed_note_keeps_its_old_name_as_an_alias(
+    tmp_path: Path, database_url: str
+) -> None:
+    # Links written by the old name elsewhere (another device, a note the bot cannot
+    # rewrite) still resolve in Obsidian, and a mention by it still finds the note.
+    async with running_brain(tmp_path, database_url) as brain:
+        await _with_notes(brain)
+        card = _card(await brain.engine.handle(message('/rename "green tea" Matcha latte')))
+        await brain.engine.handle(press(card, "Approve"))
+        note = frontmatter.loads(_read(brain, "ideas/matcha-latte.md"))
+        assert note["title"] == "Matcha latte"
+        assert note["aliases"] == ["Green tea", "Matcha latte"]
+        card = _card(await brain.engine.handle(message("/rename matcha-latte Matcha")))
+        await brain.engine.handle(press(card, "Approve"))
+        note = frontmatter.loads(_read(brain, "ideas/matcha.md"))
+        # Both old names kept; the file name is the title now, so that is no alias.
+        assert note["aliases"] == ["Green tea", "Matcha latte"]

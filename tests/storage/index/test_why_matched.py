@@ -60,3 +60,29 @@ def test_marking_follows_the_index_folding_and_prefixes() -> None:
 def test_matched_by_reads_the_two_rankings() -> None:
     assert matched_by([1, 2], [2, 3]) == {1: "words", 2: "both", 3: "meaning"}
     assert matched_by([], []) == {}
+
+
+def test_no_mark_inside_a_wikilink_or_an_address() -> None:
+    # A word in a link's target marked would break the link ("[[**Sarah** Kim]]"): the
+    # whole link is marked instead, and an address is left as it is.
+    assert mark_words("Lunch with [[Sarah Kim]] and Sarah", ["sarah"]) == (
+        "Lunch with **[[Sarah Kim]]** and **Sarah**"
+    )
+    assert mark_words("See [[Budget Q3#Travel|the travel budget]]", ["budget"]) == (
+        "See **[[Budget Q3#Travel|the travel budget]]**"
+    )
+    assert mark_words("[[Garden plan]] café", ["cafe"]) == "[[Garden plan]] **café**"
+    assert mark_words("at https://example.org/budget/sarah today", ["budget", "today"]) == (
+        "at https://example.org/budget/sarah **today**"
+    )
+    # A passage cut inside a link leaves the part of it that shows unmarked too.
+    assert mark_words("…h Kim]] on the budget with [[Sarah K…", ["budget", "kim", "sarah"]) == (
+        "…h Kim]] on the **budget** with [[Sarah K…"
+    )
+
+
+async def test_a_hit_passage_keeps_its_wikilinks_whole(database_url: str) -> None:
+    async with opened_index(database_url) as index:
+        await index.upsert([note("projects/lunch.md", "Lunch with [[Sarah Kim]] about money.")])
+        (hit,) = (await index.search("sarah")).hits
+    assert hit.passage == "Lunch with **[[Sarah Kim]]** about money."

@@ -123,7 +123,9 @@ def test_changes_write_wall_times_in_the_notes_zone_and_clear_instead_of_null(
     text = (vault.root / renamed.entry.path).read_text()
     assert "remind: 2026-11-26T09:00:00\n" in text
     assert "next_action" not in text
-    assert renamed.entry.fields["aliases"] == ["Fence at the back"]
+    # The old name is kept, so links by it still resolve; the new title differs from
+    # the file name, so it is one too.
+    assert renamed.entry.fields["aliases"] == ["Fence", "Fence at the back"]
     for note in vault.root.rglob("*.md"):
         assert obsidian_problems(note.read_text()) == [], note
 
