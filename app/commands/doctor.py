@@ -17,6 +17,7 @@ Tokens never appear in the output.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import shutil
@@ -40,11 +41,9 @@ from storage.vault import BackupError, VaultBackup, files_cut_short, lock_files
 DoctorCheck = Callable[[Settings], Awaitable[list[Finding]]]
 
 
-def register(subparsers: Any) -> None:
-    doctor = subparsers.add_parser(
-        "doctor", help="check the settings, database, vault, platforms and model; say what to fix"
-    )
-    doctor.set_defaults(func=lambda args: asyncio.run(run_doctor(sys.stdout)))
+def main(args: argparse.Namespace) -> int:
+    """`brainbot doctor`."""
+    return asyncio.run(run_doctor(sys.stdout))
 
 
 async def run_doctor(out: TextIO) -> int:

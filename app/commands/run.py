@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
 import sys
-from typing import Any
 
 from adapters.base import EndsByItself
 from adapters.console import CONSOLE
@@ -22,17 +22,6 @@ from bot.config import Settings
 from bot.events import Deliver
 
 log = logging.getLogger(__name__)
-
-
-def register(subparsers: Any) -> None:
-    run = subparsers.add_parser(
-        "run",
-        help=f"start the bot: {', '.join(p.title for p in PLATFORMS)} (or the console), "
-        "digests, health and metrics",
-    )
-    run.set_defaults(func=lambda args: main_run())
-    chat = subparsers.add_parser("chat", help="chat with the bot in this terminal")
-    chat.set_defaults(func=lambda args: main_chat())
 
 
 def configure_logs(settings: Settings, *, console: bool) -> None:
@@ -84,13 +73,14 @@ async def run(settings: Settings, platforms: Platforms = PLATFORMS) -> int:
             loop.remove_signal_handler(signum)
 
 
-def main_run() -> int:
+def main_run(args: argparse.Namespace) -> int:
+    """`brainbot run`."""
     settings = load_settings()
     configure_logs(settings, console=not configured(settings))
     return asyncio.run(run(settings))
 
 
-def main_chat() -> int:
+def main_chat(args: argparse.Namespace) -> int:
     """`brainbot chat`: until /quit, Ctrl-D or the end of input; Ctrl-C ends it cleanly."""
     settings = load_settings()
     configure_logs(settings, console=True)

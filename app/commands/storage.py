@@ -21,40 +21,28 @@ from bot.tools import why
 from storage import OWNER_VAULT, ImportResult, SearchResults, StorageError, Store, Vaults, migrate
 from storage.db import Database, Records
 
-VAULT_HELP = "the vault to use, by name (see `brainbot vaults`); default: the owner's"
+
+def import_command(args: argparse.Namespace) -> int:
+    """`brainbot import PATH`."""
+    if not args.path.is_dir():
+        print(f"brainbot: {args.path} is not a folder", file=sys.stderr)
+        return 2
+    return _main(_import(args.path, args.vault))
 
 
-def register(subparsers: Any) -> None:
-    imp = subparsers.add_parser(
-        "import", help="copy a folder of Markdown (e.g. an Obsidian vault) into the vault"
-    )
-    imp.add_argument("path", type=Path, help="the folder to import")
-    imp.add_argument("--vault", help=VAULT_HELP)
-    imp.set_defaults(func=_import_command)
+def reindex_command(args: argparse.Namespace) -> int:
+    """`brainbot reindex`."""
+    return _main(_reindex(args.embed, args.vault))
 
-    reindex = subparsers.add_parser("reindex", help="rebuild the search index from the vault")
-    reindex.add_argument(
-        "--embed",
-        action="store_true",
-        help="embed every note again with the embedder the settings name (after changing it)",
-    )
-    reindex.add_argument("--vault", help="only this vault (default: every vault)")
-    reindex.set_defaults(func=lambda args: _main(_reindex(args.embed, args.vault)))
 
-    search = subparsers.add_parser("search", help="search the notes ('-': queries from stdin)")
-    search.add_argument(
-        "query",
-        help='what to look for, with the search syntax of /search ("a phrase", AND, OR,'
-        " -word, tag:x, after:YYYY-MM-DD...); '-' reads one query per line",
-    )
-    search.add_argument("--category", help="only notes of this category")
-    search.add_argument("--limit", type=int, default=10, help="at most this many hits (10)")
-    search.add_argument("--json", action="store_true", help="print JSON instead of text")
-    search.add_argument("--vault", help=VAULT_HELP)
-    search.set_defaults(func=lambda args: _main(_search(args)))
+def search_command(args: argparse.Namespace) -> int:
+    """`brainbot search QUERY`."""
+    return _main(_search(args))
 
-    vaults = subparsers.add_parser("vaults", help="list the vaults: whose, where, how many notes")
-    vaults.set_defaults(func=lambda args: _main(_list_vaults()))
+
+def vaults_command(args: argparse.Namespace) -> int:
+    """`brainbot vaults`."""
+    return _main(_list_vaults())
 
 
 def _main(work: Any) -> int:
@@ -128,13 +116,6 @@ class ProgressBar:
         if self.drawn:
             self.stream.write("\n")
             self.stream.flush()
-
-
-def _import_command(args: argparse.Namespace) -> int:
-    if not args.path.is_dir():
-        print(f"brainbot: {args.path} is not a folder", file=sys.stderr)
-        return 2
-    return _main(_import(args.path, args.vault))
 
 
 async def _import(path: Path, vault: str | None) -> int:
