@@ -285,6 +285,7 @@ def _token_arguments(token: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Imported once a command runs: what every command may stop on.
+    from app.brain_data import NoBrainData
     from app.settings_check import EXIT_CONFIG, SettingsInvalid
     from storage import StorageError
 
@@ -296,6 +297,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in exc.lines:
             print(f"brainbot: {line}", file=sys.stderr)
         return EXIT_CONFIG
+    except NoBrainData as exc:
+        print(f"brainbot {args.command}: {exc}", file=sys.stderr)
+        return 1
     except StorageError as exc:
         # A database or vault a command cannot open (or use): its reason, in one line.
         print(f"brainbot: {exc}", file=sys.stderr)

@@ -10,16 +10,16 @@ import asyncio
 import sys
 from typing import TextIO
 
+from app.brain_data import brain_settings
 from app.commands.digest import UsageError, find_person, outbound
 from app.mcp_wiring import mcp_calls
 from app.platforms import deliver_via
 from app.runtime import Runtime
-from app.settings_check import load_settings
 from bot.config import Settings
 
 
 def main(args: argparse.Namespace) -> int:
-    return asyncio.run(approvals(args, load_settings(), sys.stdout))
+    return asyncio.run(approvals(args, brain_settings(), sys.stdout))
 
 
 async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:

@@ -15,10 +15,10 @@ from zoneinfo import ZoneInfo
 
 from adapters.base import Adapter
 from adapters.platform import ConfigurationError
+from app.brain_data import brain_settings
 from app.platforms import build_adapters, deliver_via
 from app.runtime import Runtime
 from app.serve import GRACE_SECONDS
-from app.settings_check import load_settings
 from bot.config import Settings
 from bot.digest import compose_digest, with_summary
 from notetext.dates import OutOfRange, local_zone, read_due
@@ -28,7 +28,7 @@ from storage.db import Person, Records
 
 def main(args: argparse.Namespace) -> int:
     """`brainbot digest`."""
-    return asyncio.run(run_digest(args, load_settings()))
+    return asyncio.run(run_digest(args, brain_settings()))
 
 
 class UsageError(Exception):

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from adapters.platform import PROBE_TIMEOUT, Finding, Platform
+from app import brain_data
 from app.commands.doctor_database import database
 from app.mail import mail_check
 from app.platforms import PLATFORMS, Platforms, configured, own, titles
@@ -67,7 +68,8 @@ async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list
 
     checks: list[tuple[str, DoctorCheck]] = [
         ("configuration", settings_of),
-        *((check.__name__, check) for check in (database, vault, reading, custom_tools)),
+        ("database", database if brain_data.exists(settings) or settings.database_url else _none),
+        *((check.__name__, check) for check in (vault, reading, custom_tools)),
         *((p.name, _probe(p)) for p in configured(settings, platforms)),
         *((check.__name__, check) for check in (mail_check, model)),
     ]
@@ -78,6 +80,13 @@ async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list
         except Exception as exc:
             findings.append(Finding("problem", name, f"the check failed: {exc!r}"))
     return findings
+
+
+async def _none(s: Settings) -> list[Finding]:
+    """No embedded database is made just to check it: the first start makes it."""
+    said = f"no brainbot data in {brain_data.where(s)} yet"
+    fix = "`brainbot run`, `chat` or `import` makes it; or set BRAINBOT_DATA_DIR to yours"
+    return [Finding("note", "database", said, fix)]
 
 
 def _probe(platform: Platform[Any]) -> DoctorCheck:

@@ -22,12 +22,12 @@ import anyio
 
 from adapters.base import Adapter
 from adapters.platform import ConfigurationError
+from app.brain_data import brain_settings
 from app.commands.digest import UsageError, find_person, outbound
 from app.commands.run import configure_logs
 from app.mcp_wiring import mcp_calls
 from app.platforms import chat_members, configured, deliver_via, how_to_claim
 from app.runtime import Runtime
-from app.settings_check import load_settings
 from bot.config import Settings
 from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
@@ -44,7 +44,7 @@ NO_TOKEN = (
 
 def main_token(args: argparse.Namespace) -> int:
     """`brainbot token` (a new token is the output's last line) and `brainbot mcp token`."""
-    settings = load_settings()
+    settings = brain_settings()
     return asyncio.run(manage_tokens(args, settings, sys.stdout, token_last=args.token_last))
 
 
@@ -155,7 +155,7 @@ def _describe(info: TokenInfo, name: str) -> str:
 
 def main_stdio(args: argparse.Namespace) -> int:
     token = (args.token or os.environ.get(TOKEN_ENV, "")).strip()
-    settings = load_settings()
+    settings = brain_settings()
     protocol = _take_stdout()
     configure_logs(settings, console=False)
     return asyncio.run(serve_stdio(settings, token, protocol))

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from app.brain_data import announce_new, brain_settings
 from app.runtime import make_vaults
 from app.settings_check import load_settings
 from app.skips import SkipLedger
@@ -121,6 +122,7 @@ class ProgressBar:
 async def _import(path: Path, vault: str | None) -> int:
     bar = ProgressBar(sys.stderr)
     settings = load_settings()
+    announce_new(settings)
     try:
         async with opened_vaults(settings) as vaults:
             vault_id = await _vault_id(vaults, vault)
@@ -154,7 +156,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
     count = 0
     skipped: list[tuple[str, str]] = []
     try:
-        async with opened_vaults(load_settings(), reembed=embed) as vaults:
+        async with opened_vaults(brain_settings(), reembed=embed) as vaults:
             ids = [await _vault_id(vaults, vault)] if vault else [v.id for v in await vaults.all()]
             skips = SkipLedger(vaults.database.engine)
             for vault_id in ids:
@@ -175,7 +177,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
 
 
 async def _list_vaults() -> int:
-    async with opened_vaults(load_settings()) as vaults:
+    async with opened_vaults(brain_settings()) as vaults:
         people = {p.id: p.name for p in await Records(vaults.database.engine).people.all()}
         counts = await vaults.note_counts()
         for vault in await vaults.all():
@@ -224,7 +226,7 @@ def _print_text(results: SearchResults) -> None:
 
 
 async def _search(args: argparse.Namespace) -> int:
-    async with opened_store(load_settings(), vault=args.vault) as store:
+    async with opened_store(brain_settings(), vault=args.vault) as store:
 
         async def run(query: str) -> SearchResults:
             return await store.search(query, category=args.category, limit=max(1, args.limit))
