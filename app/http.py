@@ -39,11 +39,11 @@ KEEPALIVE_TIMEOUT = 15.0
 
 class PortInUse(Exception):
     """Another program listens on the configured address: says which, what cannot open
-    for it (`lost`: the doors the server carries, such as the API and MCP), and what to
-    change."""
+    for it (`lost`: the doors the server carries, named as the ready line names them),
+    and what to change."""
 
     def __init__(self, host: str, port: int, lost: Sequence[str] = ()) -> None:
-        doors = f", so {_listed(lost)} cannot open" if lost else ""
+        doors = f", so these doors cannot open: {', '.join(lost)}" if lost else ""
         super().__init__(
             f"port {port} on {host} is already in use (by another brainbot?){doors}: set "
             "BRAINBOT_HTTP_PORT to a free port (or stop the program that holds it)"
@@ -51,11 +51,6 @@ class PortInUse(Exception):
         self.host = host
         self.port = port
         self.lost = tuple(lost)
-
-
-def _listed(names: Sequence[str]) -> str:
-    """ "the API, MCP and Slack": names as a sentence lists them."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 class HttpServer:
