@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.brain_data import announce_new, brain_settings
-from app.runtime import make_vaults
 from app.settings_check import load_settings
 from app.skips import SkipLedger
+from app.vaults_from_settings import make_vaults
 from bot.config import Settings
-from bot.tools import why
 from storage import OWNER_VAULT, ImportResult, SearchResults, StorageError, Store, Vaults, migrate
 from storage.db import Database, Records
 
@@ -215,6 +214,8 @@ def results_json(query: str, results: SearchResults) -> dict[str, Any]:
 
 
 def _print_text(results: SearchResults) -> None:
+    from bot.tools import why  # the tools' door brings the model's client: not for JSON
+
     for note in results.notes:
         print(f"({note})", file=sys.stderr)
     if not results.hits:
