@@ -1,4 +1,5 @@
-# brainbot: one process serving Slack, Telegram, digests, health and metrics.
+# brainbot: one process serving Slack, Telegram, the capture API, MCP over HTTP, email
+# in, digests, health and metrics. With no terminal it runs headless (no console chat).
 # Build: docker build -t brainbot .   Run: see compose.yaml and the README.
 
 FROM python:3.11-slim AS build

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiohttp import web
@@ -38,15 +38,19 @@ KEEPALIVE_TIMEOUT = 15.0
 
 
 class PortInUse(Exception):
-    """Another program listens on the configured address: says which, and what to change."""
+    """Another program listens on the configured address: says which, what cannot open
+    for it (`lost`: the doors the server carries, named as the ready line names them),
+    and what to change."""
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, lost: Sequence[str] = ()) -> None:
+        doors = f", so these doors cannot open: {', '.join(lost)}" if lost else ""
         super().__init__(
-            f"port {port} on {host} is already in use: set BRAINBOT_HTTP_PORT to a free port "
-            "(or stop the program that holds it)"
+            f"port {port} on {host} is already in use (by another brainbot?){doors}: set "
+            "BRAINBOT_HTTP_PORT to a free port (or stop the program that holds it)"
         )
         self.host = host
         self.port = port
+        self.lost = tuple(lost)
 
 
 class HttpServer:

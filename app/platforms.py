@@ -96,6 +96,12 @@ def build_adapters(
     return adapters
 
 
+def door_title(name: str, platforms: Platforms = PLATFORMS) -> str:
+    """How the ready line names a platform's door: "Slack", "console"."""
+    titles = {p.name: p.title for p in platforms}
+    return titles.get(name, name)
+
+
 def titles(platforms: Platforms = PLATFORMS) -> str:
     """ "Slack or Telegram": the platforms, as a person reads them."""
     names = [p.title for p in platforms]

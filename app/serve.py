@@ -36,7 +36,7 @@ from app.backups import Backups, remote_for, restore
 from app.http import HttpServer, PortInUse
 from app.mail import MailIn
 from app.mcp_http import McpHttp
-from app.platforms import FALLBACK, chat_members, deliver_via, how_to_claim
+from app.platforms import FALLBACK, chat_members, deliver_via, door_title, how_to_claim
 from app.recovery import resume_unfinished
 from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
@@ -50,6 +50,7 @@ from storage.index import embedding_progress, embedding_running
 log = logging.getLogger(__name__)
 
 GRACE_SECONDS = 20.0
+API_DOOR, MCP_DOOR = "API", "MCP"  # served by the HTTP server (/api/v1, /mcp)
 FINAL_PUSH_SECONDS = 10.0
 
 
@@ -119,6 +120,7 @@ class Service:
         self.api = CaptureApi(settings.api_cors_origins)
         self.mail = MailIn.of(settings)  # BRAINBOT_IMAP_URL: mails become notes
         self.runtime: Runtime | None = None
+        self.listening = False  # the HTTP server holds its port
         self.started: list[Adapter] = []
         self.hurry = asyncio.Event()  # a second signal: stop without waiting
         self._scheduler: Stoppable | None = None
@@ -146,17 +148,7 @@ class Service:
     # -- start ---------------------------------------------------------------------------
 
     async def _start(self) -> None:
-        for adapter in self.adapters:
-            self.http.mount(adapter)
-        self.mcp.mount(self.http.app)
-        self.api.mount(self.http.app)
-        try:
-            await self.http.start()
-        except PortInUse as exc:
-            if any(a.platform != FALLBACK.name for a in self.adapters):
-                raise
-            # A terminal chat needs no health or metrics endpoint: chat on without them.
-            log.warning("%s; chatting without /healthz, /readyz and /metrics", exc)
+        await self._listen()
         await self._restore_backup()
         # What the engine says after a reply goes through the adapters, built already
         # and started below, before any event is let in (the gate opens after that).
@@ -195,8 +187,40 @@ class Service:
             )
         self._add_checks(runtime)
         self.http.ready()
-        platforms = ", ".join(a.platform for a in self.started)
-        log.info("brainbot is ready: %s; http://%s:%d", platforms, self.http.host, self.http.port)
+        log.info("brainbot is ready: %s", self._open_doors())
+
+    async def _listen(self) -> None:
+        """Start the HTTP server with every route mounted. A port another program holds
+        stops the start, naming the doors it would carry; only a terminal chat goes on
+        without them."""
+        carried: list[str] = []  # the doors the HTTP server carries
+        for adapter in self.adapters:
+            routes = len(self.http.app.router.routes())
+            self.http.mount(adapter)
+            if len(self.http.app.router.routes()) > routes:  # Slack HTTP mode, a webhook
+                carried.append(door_title(adapter.platform))
+        self.mcp.mount(self.http.app)
+        self.api.mount(self.http.app)
+        carried += [API_DOOR, MCP_DOOR]
+        try:
+            await self.http.start()
+        except PortInUse as exc:
+            lost = PortInUse(exc.host, exc.port, carried)
+            if not any(a.platform == FALLBACK.name for a in self.adapters):
+                raise lost from None
+            log.warning("%s; chatting on without them and /healthz, /readyz, /metrics", lost)
+            return
+        self.listening = True
+
+    def _open_doors(self) -> str:
+        """ "console, API, MCP, mail; http://127.0.0.1:8080": the ways in that are open."""
+        doors = [door_title(a.platform) for a in self.started]
+        if self.listening:
+            doors += [API_DOOR, MCP_DOOR]
+        if self.mail is not None:
+            doors.append("mail")
+        where = f"; http://{self.http.host}:{self.http.port}" if self.listening else ""
+        return ", ".join(doors) + where
 
     def _fallback(self) -> str:
         interval = self.settings.sync_interval_seconds

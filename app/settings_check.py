@@ -14,8 +14,6 @@ from pydantic import ValidationError
 from adapters.imap import BadMailboxUrl, mailbox_url
 from app.platforms import PLATFORMS, Platforms, settings_class
 from bot.config import SECRET_PREFIX, SECRET_VAULTS_SETTING, Settings
-from bot.logs import redact
-from bot.tools import REGISTRY, approval_tools
 from storage.vault import DEFAULT_CATEGORIES
 
 EXIT_CONFIG = 2  # the exit code of a start the settings stop
@@ -70,11 +68,16 @@ def load_settings(platforms: Platforms = PLATFORMS) -> Settings:
     except ValidationError as exc:
         examples = {**examples_of(model), **EXAMPLES}
         raise SettingsInvalid([problem_line(error, examples) for error in exc.errors()]) from None
-    try:
-        approval_tools(settings.approval_tools, REGISTRY)
-    except ValueError as exc:
-        raw = os.environ.get("BRAINBOT_APPROVAL_TOOLS", ",".join(settings.approval_tools or ()))
-        raise SettingsInvalid([_line("BRAINBOT_APPROVAL_TOOLS", raw, str(exc))]) from None
+    if settings.approval_tools is not None:
+        # The tools' registry (the model's client with it) is read only when the setting
+        # names tools to check: a command that only reads the settings starts faster.
+        from bot.tools import REGISTRY, approval_tools
+
+        try:
+            approval_tools(settings.approval_tools, REGISTRY)
+        except ValueError as exc:
+            raw = os.environ.get("BRAINBOT_APPROVAL_TOOLS", ",".join(settings.approval_tools))
+            raise SettingsInvalid([_line("BRAINBOT_APPROVAL_TOOLS", raw, str(exc))]) from None
     if settings.imap_url:
         try:
             mailbox_url(settings.imap_url)
@@ -120,6 +123,8 @@ def _line(name: str, value: object, message: str, examples: Mapping[str, str] = 
     example = examples.get(name)
     if example is not None and "e.g." not in line and "such as" not in line:
         line += f"; e.g. {example}"
+    from bot.logs import redact  # with the vaults' secrets: read only for a bad value
+
     return redact(line, _credentials(value))
 
 

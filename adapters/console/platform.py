@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from adapters.base import Adapter
 from adapters.platform import Finding, Host, MenuCommand, PlatformSettings
 
-from .terminal import PLATFORM, ConsoleAdapter
+from .settings import PLATFORM
 
 HISTORY_FILE = "console_history"  # in the data folder: the lines typed, between sessions
 
@@ -32,6 +32,10 @@ class Console:
         return []
 
     def build(self, settings: PlatformSettings, host: Host) -> Adapter:
+        # Imported here: the terminal's adapter brings the engine's commands with it,
+        # which a command that only reads the settings does not need.
+        from .terminal import ConsoleAdapter
+
         return ConsoleAdapter(history_file=host.data_dir / HISTORY_FILE)
 
     async def probe(self, settings: PlatformSettings) -> list[Finding]:

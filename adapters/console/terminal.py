@@ -18,6 +18,7 @@ from typing import TextIO
 
 from adapters.base import SentRef
 from adapters.console.lines import LineReader
+from adapters.console.settings import PLATFORM
 from bot.commands import is_leave_word
 from bot.events import (
     ButtonPress,
@@ -34,7 +35,6 @@ GREETING = (
     "/help for commands, /quit to leave."
 )
 STALE_CHOICE = "That choice is no longer open; nothing changed."
-PLATFORM = "console"  # the `platform` of the terminal's events
 
 
 class ConsoleAdapter:

@@ -11,7 +11,6 @@ import aiohttp
 from adapters.base import Adapter
 from adapters.platform import ConfigurationError, Finding, Host, MenuCommand, ask_json
 
-from .menu import menu
 from .settings import PLATFORM, TelegramSettings
 
 
@@ -101,6 +100,10 @@ class Telegram:
         return found
 
     def menu(self) -> Sequence[MenuCommand]:
+        # Imported here: the menu is made from the engine's commands, which a command
+        # that only reads the settings does not need.
+        from .menu import menu
+
         return menu()
 
 

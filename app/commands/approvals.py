@@ -8,28 +8,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
+from app.brain_data import brain_settings
 from app.commands.digest import UsageError, find_person, outbound
 from app.mcp_wiring import mcp_calls
 from app.platforms import deliver_via
 from app.runtime import Runtime
-from app.settings_check import load_settings
 from bot.config import Settings
 
 
-def register(subparsers: Any) -> None:
-    listing = subparsers.add_parser("approvals", help="list the changes waiting for approval")
-    listing.add_argument("person", nargs="?", help="only this person's (user id or platform:id)")
-    listing.set_defaults(func=main)
-    for name, verb in (("approve", "run"), ("reject", "drop")):
-        decide = subparsers.add_parser(name, help=f"{verb} a change waiting for approval")
-        decide.add_argument("approval_id", metavar="ID", help="its id (`brainbot approvals`)")
-        decide.set_defaults(func=main)
-
-
 def main(args: argparse.Namespace) -> int:
-    return asyncio.run(approvals(args, load_settings(), sys.stdout))
+    return asyncio.run(approvals(args, brain_settings(), sys.stdout))
 
 
 async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:

@@ -7,29 +7,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from app.settings_check import load_settings
 from storage import StorageError
 from storage.db import upgrade
 
 
-def register(subparsers: Any) -> None:
-    db = subparsers.add_parser("db", help="the embedded Postgres' data folder")
-    commands = db.add_subparsers(dest="db_command", required=True)
-    up = commands.add_parser(
-        "upgrade",
-        help="carry the embedded database over to the installed PostgreSQL's major version",
-    )
-    up.add_argument(
-        "--old-postgres",
-        type=Path,
-        metavar="DIR",
-        help="the programs of the PostgreSQL that wrote the folder, when not shipped "
-        "(PostgreSQL 16's are): its bin folder",
-    )
-    up.set_defaults(func=lambda args: run_upgrade(args, sys.stdout))
+def main_upgrade(args: argparse.Namespace) -> int:
+    """`brainbot db upgrade`."""
+    return run_upgrade(args, sys.stdout)
 
 
 def run_upgrade(args: argparse.Namespace, out: TextIO) -> int:

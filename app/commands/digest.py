@@ -1,5 +1,6 @@
-"""`brainbot digest [--user ID] [--date YYYY-MM-DD] [--weekly] [--send]`: print a
-digest now, or send it to the person's home conversation (and keep it in the vault)."""
+"""`brainbot digest [--user PERSON] [--date DAY] [--weekly] [--send]`: print a digest
+now, or send it to the person's home conversation (and keep it in the vault). The day
+is read as a chat reads a due day: YYYY-MM-DD, or words ("tomorrow", "next friday")."""
 
 from __future__ import annotations
 
@@ -8,48 +9,26 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import date
-from typing import Any, TextIO
+from datetime import date, datetime
+from typing import TextIO
+from zoneinfo import ZoneInfo
 
 from adapters.base import Adapter
 from adapters.platform import ConfigurationError
+from app.brain_data import brain_settings
 from app.platforms import build_adapters, deliver_via
 from app.runtime import Runtime
 from app.serve import GRACE_SECONDS
-from app.settings_check import load_settings
 from bot.config import Settings
 from bot.digest import compose_digest, with_summary
-from notetext.dates import iso_day, local_zone
+from notetext.dates import OutOfRange, local_zone, read_due
 from scheduler.delivery import DigestDelivery
 from storage.db import Person, Records
 
 
-def _day(text: str) -> date:
-    day = iso_day(text)
-    if day is None:
-        raise argparse.ArgumentTypeError(f"not a day written YYYY-MM-DD: {text!r}")
-    return day
-
-
-def register(subparsers: Any) -> None:
-    digest = subparsers.add_parser(
-        "digest", help="print a digest now (or send it with --send)", description=__doc__
-    )
-    digest.add_argument(
-        "--user", help="whose digest: a user id, or platform:id (default: the only person)"
-    )
-    digest.add_argument(
-        "--date",
-        type=_day,
-        help="the day, YYYY-MM-DD (default: today in the person's time zone)",
-    )
-    digest.add_argument("--weekly", action="store_true", help="the weekly review")
-    digest.add_argument(
-        "--send",
-        action="store_true",
-        help="send it to the person's direct chat and keep it as digests/YYYY-MM-DD.md",
-    )
-    digest.set_defaults(func=lambda args: asyncio.run(run_digest(args, load_settings())))
+def main(args: argparse.Namespace) -> int:
+    """`brainbot digest`."""
+    return asyncio.run(run_digest(args, brain_settings()))
 
 
 class UsageError(Exception):
@@ -61,7 +40,7 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
     people = await records.people.all()
     if wanted is None:
         if len(people) > 1:
-            known = ", ".join(f"{p.id} ({p.name})" for p in people)
+            known = await _known(records, people)
             raise UsageError(f"several people use this brainbot; pick one with --user: {known}")
         return people[0] if people else None
     if wanted.isdigit():
@@ -73,7 +52,36 @@ async def find_person(records: Records, wanted: str | None) -> Person | None:
         person = await records.people.person_for(platform, platform_id)
         if person is not None:
             return person
-    raise UsageError(f"no person {wanted!r}; known: {', '.join(str(p.id) for p in people)}")
+    if not people:
+        raise UsageError(f"no person {wanted!r}: nobody has used this brainbot yet")
+    raise UsageError(f"no person {wanted!r}; the people are: {await _known(records, people)}")
+
+
+async def _known(records: Records, people: list[Person]) -> str:
+    """Each person as a reader finds them, with what names them on the command line:
+    "Ada Lovelace (user 1, telegram:42)"."""
+    described = []
+    for person in people:
+        accounts = [
+            f"{i.platform}:{i.platform_user_id}"
+            for i in await records.people.identities_of(person.id)
+        ]
+        described.append(f"{person.name} (user {', '.join([str(person.id), *accounts])})")
+    return "; ".join(described)
+
+
+def _day(text: str, now: datetime, zone: ZoneInfo) -> date:
+    """The day `--date` names, in the person's zone, read as a chat reads a due day."""
+    try:
+        day = read_due(text, now=now, zone=zone)
+    except OutOfRange as exc:
+        raise UsageError(f"--date {text!r}: {exc}") from None
+    if day is None:
+        raise UsageError(
+            f"--date {text!r} is not a day: write YYYY-MM-DD, or words such as "
+            "today, tomorrow, friday or next monday"
+        )
+    return day
 
 
 @asynccontextmanager
@@ -106,7 +114,7 @@ async def _digest(runtime: Runtime, args: argparse.Namespace, out: TextIO) -> in
     kind = "weekly" if args.weekly else "daily"
     zone = local_zone(person.timezone if person else None, settings.timezone)
     now = runtime.engine.clock()
-    day: date = args.date or now.astimezone(zone).date()
+    day = _day(args.date, now, zone) if args.date else now.astimezone(zone).date()
     if not args.send:
         # The person's own vault (the owner's when nobody is named).
         store = (

@@ -17,6 +17,7 @@ Tokens never appear in the output.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import shutil
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from adapters.platform import PROBE_TIMEOUT, Finding, Platform
+from app import brain_data
 from app.commands.doctor_database import database
 from app.mail import mail_check
 from app.platforms import PLATFORMS, Platforms, configured, own, titles
@@ -40,11 +42,9 @@ from storage.vault import BackupError, VaultBackup, files_cut_short, lock_files
 DoctorCheck = Callable[[Settings], Awaitable[list[Finding]]]
 
 
-def register(subparsers: Any) -> None:
-    doctor = subparsers.add_parser(
-        "doctor", help="check the settings, database, vault, platforms and model; say what to fix"
-    )
-    doctor.set_defaults(func=lambda args: asyncio.run(run_doctor(sys.stdout)))
+def main(args: argparse.Namespace) -> int:
+    """`brainbot doctor`."""
+    return asyncio.run(run_doctor(sys.stdout))
 
 
 async def run_doctor(out: TextIO) -> int:
@@ -68,7 +68,8 @@ async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list
 
     checks: list[tuple[str, DoctorCheck]] = [
         ("configuration", settings_of),
-        *((check.__name__, check) for check in (database, vault, reading, custom_tools)),
+        ("database", database if brain_data.exists(settings) or settings.database_url else _none),
+        *((check.__name__, check) for check in (vault, reading, custom_tools)),
         *((p.name, _probe(p)) for p in configured(settings, platforms)),
         *((check.__name__, check) for check in (mail_check, model)),
     ]
@@ -79,6 +80,13 @@ async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list
         except Exception as exc:
             findings.append(Finding("problem", name, f"the check failed: {exc!r}"))
     return findings
+
+
+async def _none(s: Settings) -> list[Finding]:
+    """No embedded database is made just to check it: the first start makes it."""
+    said = f"no brainbot data in {brain_data.where(s)} yet"
+    fix = "`brainbot run`, `chat` or `import` makes it; or set BRAINBOT_DATA_DIR to yours"
+    return [Finding("note", "database", said, fix)]
 
 
 def _probe(platform: Platform[Any]) -> DoctorCheck:

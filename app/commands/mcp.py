@@ -16,18 +16,18 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 import anyio
 
 from adapters.base import Adapter
 from adapters.platform import ConfigurationError
+from app.brain_data import brain_settings
 from app.commands.digest import UsageError, find_person, outbound
 from app.commands.run import configure_logs
 from app.mcp_wiring import mcp_calls
 from app.platforms import chat_members, configured, deliver_via, how_to_claim
 from app.runtime import Runtime
-from app.settings_check import load_settings
 from bot.config import Settings
 from bot.events import Conversation, Sender
 from bot.mcp_server import REFUSED, build_server
@@ -42,63 +42,35 @@ NO_TOKEN = (
 )
 
 
-def register(subparsers: Any) -> None:
-    mcp = subparsers.add_parser(
-        "mcp",
-        help="serve the tools to an MCP client over stdio (token: BRAINBOT_MCP_TOKEN)",
-    )
-    mcp.add_argument("--token", help=f"the bearer token (default: ${TOKEN_ENV})")
-    mcp.set_defaults(func=main_stdio)
-    actions = mcp.add_subparsers(dest="mcp_command")
-    _token_arguments(
-        actions.add_parser("token", help="make, list (--list) or revoke (--revoke) tokens")
-    ).set_defaults(func=main_token)
-    # One token for the capture API (/api/v1) and MCP alike, printed as the last line.
-    _token_arguments(
-        subparsers.add_parser(
-            "token", help="make a token for the capture API and MCP (last line), list or revoke"
-        )
-    ).set_defaults(func=lambda args: main_token(args, last=True))
-
-
-def _token_arguments(token: Any) -> Any:
-    token.add_argument(
-        "person", nargs="?", help="user id, platform:id (e.g. slack:U123), or `me` for the owner"
-    )
-    token.add_argument(
-        "--owner", action="store_true", help="for the owner (who the console talks as)"
-    )
-    token.add_argument("--label", default="", help="what the token is for, e.g. 'laptop'")
-    token.add_argument("--list", action="store_true", help="list tokens (of PERSON, or all)")
-    token.add_argument("--revoke", metavar="ID", help="revoke the token with this id")
-    return token
-
-
-def main_token(args: argparse.Namespace, *, last: bool = False) -> int:
-    settings = load_settings()
-    return asyncio.run(manage_tokens(args, settings, sys.stdout, token_last=last))
+def main_token(args: argparse.Namespace) -> int:
+    """`brainbot token` (a new token is the output's last line) and `brainbot mcp token`."""
+    settings = brain_settings()
+    return asyncio.run(manage_tokens(args, settings, sys.stdout, token_last=args.token_last))
 
 
 async def manage_tokens(
     args: argparse.Namespace, settings: Settings, out: TextIO, *, token_last: bool = False
 ) -> int:
     """Make, list or revoke tokens; `token_last`: a new token is the output's last line
-    (for scripts: `brainbot token me | tail -1`)."""
+    (for scripts: `brainbot token me | tail -1`), as `brainbot token` prints it; else
+    as `brainbot mcp token` does, the name errors give."""
+    typed = "brainbot token" if token_last else "brainbot mcp token"
     runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
     try:
         tokens = runtime.records.mcp_tokens
         now = runtime.engine.clock()
         if args.revoke:
             if not await tokens.revoke(args.revoke, now):
-                print(f"brainbot mcp token: no live token {args.revoke!r}", file=sys.stderr)
+                print(f"{typed}: no live token {args.revoke!r}", file=sys.stderr)
                 return 2
             print(f"Revoked token {args.revoke}; clients using it are refused from now.", file=out)
             return 0
         if args.list:
             person = await find_person(runtime.records, args.person) if args.person else None
             listed = await tokens.list(person.id if person else None)
+            names = {p.id: p.name for p in await runtime.records.people.all()}
             for info in listed:
-                print(_describe(info), file=out)
+                print(_describe(info, names.get(info.user_id, "nobody now")), file=out)
             if not listed:
                 print("No MCP tokens.", file=out)
             return 0
@@ -131,8 +103,8 @@ async def manage_tokens(
         return 0
     except UsageError as exc:
         asked_owner = args.owner or args.person == OWNER
-        hint = "" if asked_owner else f" (`brainbot mcp token {OWNER}` makes the owner's)"
-        print(f"brainbot mcp token: {exc}{hint}", file=sys.stderr)
+        hint = "" if asked_owner else f" (`{typed} {OWNER}` makes the owner's)"
+        print(f"{typed}: {exc}{hint}", file=sys.stderr)
         return 2
     finally:
         await runtime.close()
@@ -171,18 +143,19 @@ async def owner(runtime: Runtime) -> Person | None:
     return person
 
 
-def _describe(info: TokenInfo) -> str:
+def _describe(info: TokenInfo, name: str) -> str:
     state = f"revoked {info.revoked_at:%Y-%m-%d %H:%M}" if info.revoked_at else "live"
     used = f"last used {info.last_used_at:%Y-%m-%d %H:%M}" if info.last_used_at else "never used"
     label = f" {info.label!r}" if info.label else ""
     return (
-        f"{info.id}  user {info.user_id}{label}  made {info.created_at:%Y-%m-%d}  {used}  {state}"
+        f"{info.id}  {name} (user {info.user_id}){label}  "
+        f"made {info.created_at:%Y-%m-%d}  {used}  {state}"
     )
 
 
 def main_stdio(args: argparse.Namespace) -> int:
     token = (args.token or os.environ.get(TOKEN_ENV, "")).strip()
-    settings = load_settings()
+    settings = brain_settings()
     protocol = _take_stdout()
     configure_logs(settings, console=False)
     return asyncio.run(serve_stdio(settings, token, protocol))

@@ -1,19 +1,24 @@
 """`brainbot run` (every configured platform, the scheduler and the HTTP server) and
-`brainbot chat` (the terminal only)."""
+`brainbot chat` (the terminal only).
+
+With no platform configured, `run` chats in the terminal when its standard input is
+one; anywhere else (systemd, nohup, Docker, `</dev/null`) it is headless: the HTTP API,
+MCP over HTTP, email in and the scheduler, until SIGTERM or SIGINT."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
 import sys
-from typing import Any
 
 from adapters.base import EndsByItself
 from adapters.console import CONSOLE
 from adapters.platform import ConfigurationError
+from app.brain_data import announce_new
 from app.mail import refusal as mail_refusal
-from app.platforms import PLATFORMS, Platforms, build_adapters, configured, host, own
+from app.platforms import PLATFORMS, Platforms, build_adapters, configured, host, own, titles
 from app.runtime import Runtime
 from app.serve import GRACE_SECONDS, Service, Stoppable
 from app.settings_check import EXIT_CONFIG, load_settings
@@ -22,17 +27,6 @@ from bot.config import Settings
 from bot.events import Deliver
 
 log = logging.getLogger(__name__)
-
-
-def register(subparsers: Any) -> None:
-    run = subparsers.add_parser(
-        "run",
-        help=f"start the bot: {', '.join(p.title for p in PLATFORMS)} (or the console), "
-        "digests, health and metrics",
-    )
-    run.set_defaults(func=lambda args: main_run())
-    chat = subparsers.add_parser("chat", help="chat with the bot in this terminal")
-    chat.set_defaults(func=lambda args: main_chat())
 
 
 def configure_logs(settings: Settings, *, console: bool) -> None:
@@ -51,15 +45,18 @@ async def _start_scheduler(runtime: Runtime, deliver: Deliver) -> Stoppable:
     return await start_scheduler(runtime, deliver)
 
 
-async def run(settings: Settings, platforms: Platforms = PLATFORMS) -> int:
-    """Serve `platforms` (those the settings turn on) until SIGTERM or SIGINT (a second
-    one stops without waiting), or until an adapter ends by itself."""
+async def run(
+    settings: Settings, platforms: Platforms = PLATFORMS, *, console: bool = False
+) -> int:
+    """Serve `platforms` (those the settings turn on; with none, the console when
+    `console`, else no chat at all) until SIGTERM or SIGINT (a second one stops without
+    waiting), or until an adapter ends by itself."""
     refused = mail_refusal(settings)
     if refused is not None:
         log.error("%s", refused)
         return EXIT_CONFIG
     try:
-        adapters = build_adapters(settings, GRACE_SECONDS, platforms)
+        adapters = build_adapters(settings, GRACE_SECONDS, platforms, fallback=console)
     except ConfigurationError as exc:
         log.error("%s", exc)
         return EXIT_CONFIG
@@ -84,15 +81,25 @@ async def run(settings: Settings, platforms: Platforms = PLATFORMS) -> int:
             loop.remove_signal_handler(signum)
 
 
-def main_run() -> int:
+def main_run(args: argparse.Namespace) -> int:
+    """`brainbot run`: the console only where someone can type (see the module doc)."""
     settings = load_settings()
-    configure_logs(settings, console=not configured(settings))
-    return asyncio.run(run(settings))
+    announce_new(settings)
+    console = not configured(settings) and sys.stdin.isatty()
+    configure_logs(settings, console=console)
+    if not console and not configured(settings):
+        log.info(
+            "no %s settings and no terminal: serving the API, MCP and email without a chat "
+            "(`brainbot chat` talks to the same notes)",
+            titles(),
+        )
+    return asyncio.run(run(settings, console=console))
 
 
-def main_chat() -> int:
+def main_chat(args: argparse.Namespace) -> int:
     """`brainbot chat`: until /quit, Ctrl-D or the end of input; Ctrl-C ends it cleanly."""
     settings = load_settings()
+    announce_new(settings, sys.stdout)
     configure_logs(settings, console=True)
     try:
         return asyncio.run(_chat(settings))

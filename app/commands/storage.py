@@ -13,48 +13,36 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.runtime import make_vaults
+from app.brain_data import announce_new, brain_settings
 from app.settings_check import load_settings
 from app.skips import SkipLedger
+from app.vaults_from_settings import make_vaults
 from bot.config import Settings
-from bot.tools import why
 from storage import OWNER_VAULT, ImportResult, SearchResults, StorageError, Store, Vaults, migrate
 from storage.db import Database, Records
 
-VAULT_HELP = "the vault to use, by name (see `brainbot vaults`); default: the owner's"
+
+def import_command(args: argparse.Namespace) -> int:
+    """`brainbot import PATH`."""
+    if not args.path.is_dir():
+        print(f"brainbot: {args.path} is not a folder", file=sys.stderr)
+        return 2
+    return _main(_import(args.path, args.vault))
 
 
-def register(subparsers: Any) -> None:
-    imp = subparsers.add_parser(
-        "import", help="copy a folder of Markdown (e.g. an Obsidian vault) into the vault"
-    )
-    imp.add_argument("path", type=Path, help="the folder to import")
-    imp.add_argument("--vault", help=VAULT_HELP)
-    imp.set_defaults(func=_import_command)
+def reindex_command(args: argparse.Namespace) -> int:
+    """`brainbot reindex`."""
+    return _main(_reindex(args.embed, args.vault))
 
-    reindex = subparsers.add_parser("reindex", help="rebuild the search index from the vault")
-    reindex.add_argument(
-        "--embed",
-        action="store_true",
-        help="embed every note again with the embedder the settings name (after changing it)",
-    )
-    reindex.add_argument("--vault", help="only this vault (default: every vault)")
-    reindex.set_defaults(func=lambda args: _main(_reindex(args.embed, args.vault)))
 
-    search = subparsers.add_parser("search", help="search the notes ('-': queries from stdin)")
-    search.add_argument(
-        "query",
-        help='what to look for, with the search syntax of /search ("a phrase", AND, OR,'
-        " -word, tag:x, after:YYYY-MM-DD...); '-' reads one query per line",
-    )
-    search.add_argument("--category", help="only notes of this category")
-    search.add_argument("--limit", type=int, default=10, help="at most this many hits (10)")
-    search.add_argument("--json", action="store_true", help="print JSON instead of text")
-    search.add_argument("--vault", help=VAULT_HELP)
-    search.set_defaults(func=lambda args: _main(_search(args)))
+def search_command(args: argparse.Namespace) -> int:
+    """`brainbot search QUERY`."""
+    return _main(_search(args))
 
-    vaults = subparsers.add_parser("vaults", help="list the vaults: whose, where, how many notes")
-    vaults.set_defaults(func=lambda args: _main(_list_vaults()))
+
+def vaults_command(args: argparse.Namespace) -> int:
+    """`brainbot vaults`."""
+    return _main(_list_vaults())
 
 
 def _main(work: Any) -> int:
@@ -130,16 +118,10 @@ class ProgressBar:
             self.stream.flush()
 
 
-def _import_command(args: argparse.Namespace) -> int:
-    if not args.path.is_dir():
-        print(f"brainbot: {args.path} is not a folder", file=sys.stderr)
-        return 2
-    return _main(_import(args.path, args.vault))
-
-
 async def _import(path: Path, vault: str | None) -> int:
     bar = ProgressBar(sys.stderr)
     settings = load_settings()
+    announce_new(settings)
     try:
         async with opened_vaults(settings) as vaults:
             vault_id = await _vault_id(vaults, vault)
@@ -173,7 +155,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
     count = 0
     skipped: list[tuple[str, str]] = []
     try:
-        async with opened_vaults(load_settings(), reembed=embed) as vaults:
+        async with opened_vaults(brain_settings(), reembed=embed) as vaults:
             ids = [await _vault_id(vaults, vault)] if vault else [v.id for v in await vaults.all()]
             skips = SkipLedger(vaults.database.engine)
             for vault_id in ids:
@@ -194,7 +176,7 @@ async def _reindex(embed: bool, vault: str | None) -> int:
 
 
 async def _list_vaults() -> int:
-    async with opened_vaults(load_settings()) as vaults:
+    async with opened_vaults(brain_settings()) as vaults:
         people = {p.id: p.name for p in await Records(vaults.database.engine).people.all()}
         counts = await vaults.note_counts()
         for vault in await vaults.all():
@@ -232,6 +214,8 @@ def results_json(query: str, results: SearchResults) -> dict[str, Any]:
 
 
 def _print_text(results: SearchResults) -> None:
+    from bot.tools import why  # the tools' door brings the model's client: not for JSON
+
     for note in results.notes:
         print(f"({note})", file=sys.stderr)
     if not results.hits:
@@ -243,7 +227,7 @@ def _print_text(results: SearchResults) -> None:
 
 
 async def _search(args: argparse.Namespace) -> int:
-    async with opened_store(load_settings(), vault=args.vault) as store:
+    async with opened_store(brain_settings(), vault=args.vault) as store:
 
         async def run(query: str) -> SearchResults:
             return await store.search(query, category=args.category, limit=max(1, args.limit))

@@ -44,6 +44,8 @@ def test_import_then_search_as_text_and_json(
     assert "Imported 3 notes" in out
     assert "people/empty.md" in out  # reported as skipped
     assert "index: 3/3" in err  # the progress, on stderr
+    # The first import makes the brain, and says where.
+    assert f"making a new brain in {tmp_path / 'data'} (BRAINBOT_DATA_DIR)" in err
     assert (brainbot_env / "projects" / "sub folder" / "Airship plan.md").is_file()
 
     assert main(["search", "zeppelin budget"]) == 0

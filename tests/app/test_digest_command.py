@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import io
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from app.commands.digest import register, run_digest
+from app.cli import build_parser
+from app.commands.digest import run_digest
 from tests.bot.helpers import git_log, message
 from tests.fakes.brain import make_settings, running_brain
 from tests.fakes.telegram_api import FakeTelegram, visible_text
@@ -22,9 +24,7 @@ DAY = date(2026, 11, 20)
 
 
 def _args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    register(parser.add_subparsers())
-    return parser.parse_args(["digest", *argv])
+    return build_parser().parse_args(["digest", *argv])
 
 
 async def _prepare(tmp_path: Path, database_url: str, **settings: Any) -> None:
@@ -117,3 +117,35 @@ async def test_send_without_a_platform_says_so(
     settings = make_settings(tmp_path, database_url)
     assert await run_digest(_args("--send"), settings, io.StringIO()) == 1
     assert "not sent: cannot reach telegram from here" in capsys.readouterr().err
+
+
+async def test_the_day_is_read_from_words_as_a_chat_reads_it(
+    tmp_path: Path, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: `--date tomorrow` stopped argparse with "not a day written YYYY-MM-DD".
+    await _prepare(tmp_path, database_url)  # Ada, in Europe/Berlin
+    settings = make_settings(tmp_path, database_url)
+    berlin = ZoneInfo("Europe/Berlin")
+    before = datetime.now(berlin).date()
+    out = io.StringIO()
+    assert await run_digest(_args("--date", "tomorrow"), settings, out) == 0
+    after = datetime.now(berlin).date()
+    tomorrow = {day + timedelta(days=1) for day in (before, after)}  # midnight may pass
+    assert any(out.getvalue().startswith(f"Daily digest for {d:%A %Y-%m-%d}") for d in tomorrow)
+
+    assert await run_digest(_args("--date", "someday soon"), settings, io.StringIO()) == 2
+    said = capsys.readouterr().err
+    assert "brainbot digest: --date 'someday soon' is not a day" in said
+    assert "YYYY-MM-DD" in said and "tomorrow" in said
+
+
+async def test_an_unknown_person_is_answered_with_the_people_by_name_and_account(
+    tmp_path: Path, database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: "no person '99'; known: 1", a bare id nobody recognises.
+    await _prepare(tmp_path, database_url)
+    settings = make_settings(tmp_path, database_url)
+    assert await run_digest(_args("--user", "99"), settings, io.StringIO()) == 2
+    said = capsys.readouterr().err
+    assert "brainbot digest: no person '99'; the people are: Ada" in said
+    assert "telegram:42" in said

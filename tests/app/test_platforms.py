@@ -148,7 +148,7 @@ async def test_a_registered_platform_is_started_by_run_and_its_message_filed(
     assert notes(vault) == ["ideas/a-platform-in-one-folder-and-one-line.md"]
     assert adapter.told == ["Saved to ideas/a-platform-in-one-folder-and-one-line.md (ideas)."]
     assert adapter.stopped
-    assert any(m.startswith("brainbot is ready: echo; http://") for m in caplog.messages)
+    assert any(m.startswith("brainbot is ready: echo, API, MCP; http://") for m in caplog.messages)
 
 
 async def test_doctor_lists_and_probes_a_registered_platform_and_hides_its_secret(

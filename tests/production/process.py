@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
 import signal
 import socket
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -171,17 +173,36 @@ def console_env(tmp_path: Path, database_url: str | None, **settings: str) -> di
 
 
 async def start_console(
-    tmp_path: Path, env: Mapping[str, str], *, stdout: Any, stderr: Any
+    tmp_path: Path,
+    env: Mapping[str, str],
+    *,
+    stdout: Any,
+    stderr: Any,
+    command: str = "chat",
+    stdin: Any = asyncio.subprocess.PIPE,
 ) -> asyncio.subprocess.Process:
-    """`python -m app.cli run` chatting through a pipe on its standard input."""
+    """`python -m app.cli chat` (or `command`) chatting through `stdin`: a pipe, or a
+    terminal's side from `terminal()` (`brainbot run` chats only at a terminal)."""
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "app.cli",
-        "run",
+        command,
         env=dict(env),
         cwd=tmp_path,
-        stdin=asyncio.subprocess.PIPE,
+        stdin=stdin,
         stdout=stdout,
         stderr=stderr,
     )
+
+
+@contextmanager
+def terminal() -> Iterator[tuple[int, int]]:
+    """A pseudo-terminal: (what a person types into, what a process reads as its
+    terminal); both closed after."""
+    typed, read = pty.openpty()
+    try:
+        yield typed, read
+    finally:
+        os.close(typed)
+        os.close(read)

@@ -87,6 +87,7 @@ async def test_a_database_a_command_cannot_open_is_one_line(
 ) -> None:
     missing = make_url(database_url).set(database="no_such_database")
     missing = missing.render_as_string(hide_password=False)
+    (tmp_path / "data" / "vault").mkdir(parents=True)  # a brain whose database is gone
     code, _, err = await brainbot(tmp_path, *command, DATABASE_URL=missing)
     assert code == 1, err
     assert "Traceback" not in err

@@ -1,6 +1,6 @@
-"""The capture API as a person sets it up: `brainbot token me` prints the token as its
-last line, and a running `brainbot run` files what is posted to /api/v1/capture into
-the owner's vault (the one the console and MCP use)."""
+"""The capture API as a person sets it up: `brainbot run` makes the brain, `brainbot token
+me` prints the token as its last line, and the running `brainbot run` files what is
+posted to /api/v1/capture into the owner's vault (the one the console and MCP use)."""
 
 from __future__ import annotations
 
@@ -20,14 +20,13 @@ async def test_a_token_from_the_command_line_files_a_capture_into_the_owner_s_va
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
     env = fakes.env(tmp_path, database_url, slack=None)
-    code, out = await command(env, tmp_path, "token", "me", "--label", "iphone", with_log=False)
-    assert code == 0, out
-    token = out.strip().splitlines()[-1]
-    assert " " not in token and len(token) >= 20
-
-    bot = await Brainbot(tmp_path, env).start()
+    bot = await Brainbot(tmp_path, env).start()  # the first start makes the brain
     try:
         await bot.wait_ready()
+        code, out = await command(env, tmp_path, "token", "me", "--label", "iphone", with_log=False)
+        assert code == 0, out
+        token = out.strip().splitlines()[-1]
+        assert " " not in token and len(token) >= 20
         async with aiohttp.ClientSession() as session:
             async with session.post(
                 f"{bot.url}/api/v1/capture",

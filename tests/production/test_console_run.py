@@ -1,5 +1,6 @@
-"""`brainbot run` without Slack or Telegram settings chats on the terminal; piped
-input is handled once each, and the end of input stops the process cleanly."""
+"""The console: `brainbot chat` handles piped input once each line and stops cleanly at
+its end; `brainbot run` without Slack or Telegram settings chats at a terminal, and
+SIGTERM stops it while it waits for a line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.bot.helpers import notes
-from tests.production.process import Brainbot, console_env, free_port, start_console
+from tests.production.process import Brainbot, console_env, start_console, terminal
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.slow  # starts brainbot processes
 async def test_piped_lines_are_handled_once_and_end_of_input_stops(
     tmp_path: Path, database_url: str
 ) -> None:
-    env = console_env(tmp_path, database_url, BRAINBOT_HTTP_PORT=str(free_port()))
+    env = console_env(tmp_path, database_url)
     process = await start_console(
         tmp_path, env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
@@ -36,10 +37,17 @@ async def test_sigterm_stops_a_console_still_waiting_for_a_line(
     tmp_path: Path, database_url: str
 ) -> None:
     bot = Brainbot(tmp_path, console_env(tmp_path, database_url))
-    # Standard input stays open, and nothing is typed.
-    bot.process = await start_console(
-        tmp_path, bot.env, stdout=asyncio.subprocess.DEVNULL, stderr=bot.log_path.open("wb")
-    )
-    await bot.wait_ready()
+    with terminal() as (_, read):  # nothing is typed
+        bot.process = await start_console(
+            tmp_path,
+            bot.env,
+            command="run",
+            stdin=read,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=bot.log_path.open("wb"),
+        )
+        await bot.wait_ready()
+        log = tmp_path / "data" / "logs" / "brainbot.log"  # a terminal chat's log
+        assert "brainbot is ready: console, API, MCP; http://" in log.read_text()
 
-    assert await bot.stop() == 0
+        assert await bot.stop() == 0

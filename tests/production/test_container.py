@@ -154,6 +154,10 @@ def test_compose_runs_brainbot_beside_pgvector() -> None:
     assert [v.split(":")[1] for v in bot["volumes"]] == [env()["BRAINBOT_DATA_DIR"]]
     # Docker kills after stop_grace_period; brainbot needs its grace to drain.
     assert int(bot["stop_grace_period"].rstrip("s")) > GRACE_SECONDS
+    # No terminal: `brainbot run` serves headless (the API, MCP, email) and stays up,
+    # with or without Slack and Telegram; a terminal would make it a console chat.
+    assert not bot.get("tty") and not bot.get("stdin_open")
+    assert bot["restart"] == "unless-stopped"
 
 
 def test_env_example_names_only_real_settings() -> None:

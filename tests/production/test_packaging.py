@@ -8,6 +8,7 @@ that environment, so the start fails here rather than in the image."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shlex
 import shutil
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.bot.helpers import git_log, notes
-from tests.production.process import ROOT, Brainbot, clean_env
+from tests.production.process import ROOT, Brainbot, clean_env, terminal
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
 
@@ -101,24 +102,26 @@ async def test_the_installed_brainbot_runs_and_files_a_note(
 ) -> None:
     data = tmp_path / "data"
     bot = Brainbot(tmp_path, clean_env(BRAINBOT_DATA_DIR=str(data), BRAINBOT_EMBEDDINGS="none"))
-    bot.process = await asyncio.create_subprocess_exec(
-        installed / "brainbot",
-        "run",
-        env={k: v for k, v in bot.env.items() if k != "PYTHONPATH"},
-        cwd=tmp_path,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=bot.log_path.open("wb"),
-    )
-    assert bot.process.stdin is not None and bot.process.stdout is not None
-    try:
-        await bot.wait_ready()
-        bot.process.stdin.write(b"project: paint the fence\n")
-        await bot.process.stdin.drain()
-        line = await asyncio.wait_for(bot.process.stdout.readline(), 30)
-        assert b"Saved to projects/paint-the-fence.md" in line, bot.log()
-    finally:
-        code = await bot.stop()
+    with terminal() as (typed, read):  # `brainbot run` chats only at a terminal
+        bot.process = await asyncio.create_subprocess_exec(
+            installed / "brainbot",
+            "run",
+            env={k: v for k, v in bot.env.items() if k != "PYTHONPATH"},
+            cwd=tmp_path,
+            stdin=read,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=bot.log_path.open("wb"),
+        )
+        assert bot.process.stdout is not None
+        try:
+            await bot.wait_ready()
+            os.write(typed, b"project: paint the fence\n")
+            said = b""
+            while b"Saved to" not in said:
+                said += await asyncio.wait_for(bot.process.stdout.readline(), 30)
+            assert b"Saved to projects/paint-the-fence.md" in said, bot.log()
+        finally:
+            code = await bot.stop()
     assert code == 0, bot.log()
     vault = data / "vault"
     assert "projects/paint-the-fence.md" in notes(vault)

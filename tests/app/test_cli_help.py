@@ -1,0 +1,111 @@
+"""The command line answers at once: `--help` and `--version` import none of brainbot's
+packages (the database, the model, the platforms), and every command's help says what
+it does in a user's words. How fast it starts is measured by bench/cli.py."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from app.cli import Handler, build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("adapters", "bot", "storage", "scheduler", "notetext", "sqlalchemy", "openai", "mcp")
+
+
+def _brainbot(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _imported_after(*args: str) -> set[str]:
+    """The top-level packages `brainbot ARGS` has imported when it exits."""
+    probe = (
+        "import sys, app.cli\n"
+        "try:\n"
+        f"    app.cli.main({list(args)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(' '.join({m.partition('.')[0] for m in sys.modules}), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return set(done.stderr.split())
+
+
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("search", "--help")])
+def test_help_and_version_import_nothing_heavy(args: tuple[str, ...]) -> None:
+    # Before: the parser imported every command's module, and with them the database,
+    # the platforms' SDKs and the model's client (3 s on a quiet 2-core machine).
+    assert not _imported_after(*args) & set(HEAVY)
+
+
+def test_version_is_the_installed_package_s() -> None:
+    done = _brainbot("--version")
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert (done.returncode, done.stdout) == (0, f"brainbot {version}\n")
+
+
+def test_help_speaks_to_a_user() -> None:
+    done = _brainbot("--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: brainbot")
+    assert "second brain" in done.stdout and "BRAINBOT_DATA_DIR" in done.stdout
+    assert "module" not in done.stdout  # before: "one sub-command module per concern"
+
+
+def _commands(parser: object) -> dict[str, object]:
+    """Every command, sub-commands as `mcp token` and `db upgrade`, by what a user types."""
+    found: dict[str, object] = {}
+    for action in getattr(parser, "_actions", ()):
+        for name, sub in (getattr(action, "choices", None) or {}).items():
+            if hasattr(sub, "_actions"):
+                found[name] = sub
+                found.update({f"{name} {k}": v for k, v in _commands(sub).items()})
+    return found
+
+
+def test_every_command_s_help_says_what_it_does() -> None:
+    commands = _commands(build_parser())
+    assert {"run", "chat", "search", "token", "mcp token", "db upgrade", "digest"} <= set(commands)
+    for name, command in commands.items():
+        description = getattr(command, "description", None) or ""
+        # Before: `run --help` and `chat --help` printed the usage line and nothing else.
+        assert len(description) > 20, name
+        assert "module" not in description, name
+
+
+def _handlers(parser: argparse.ArgumentParser) -> list[Handler]:
+    """Every handler the command line can run, sub-commands of sub-commands included."""
+    found = []
+    for action in parser._actions:  # argparse keeps its sub-parsers nowhere public
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                handler = sub.get_default("func")
+                if handler is not None:
+                    found.append(handler)
+                found.extend(_handlers(sub))
+    return found
+
+
+def test_every_command_names_a_handler_that_exists() -> None:
+    """Handlers are named by module and function, so no import checks them: a module
+    renamed under one would break only that command, when someone runs it."""
+    handlers = _handlers(build_parser())
+    assert len(handlers) >= 10
+    for handler in handlers:
+        module = importlib.import_module(handler.module)
+        assert callable(getattr(module, handler.function, None)), handler
