@@ -39,8 +39,20 @@ async def cli(env: Mapping[str, str], *args: str) -> tuple[int, str, str]:
     return process.returncode, out.decode(), err.decode()
 
 
+async def make_brain(env: Mapping[str, str]) -> None:
+    """A brain where `env` points, made as a person's first `brainbot chat` makes it
+    (nothing typed): `brainbot mcp` and its tokens read a brain and never make one."""
+    vault = Path(env.get("BRAINBOT_VAULT_DIR") or Path(env["BRAINBOT_DATA_DIR"]) / "vault")
+    if await asyncio.to_thread(vault.is_dir):
+        return
+    code, out, err = await cli(env, "chat")
+    assert code == 0 and "making a new brain" in out + err, (code, out, err)
+
+
 async def make_token(env: Mapping[str, str], person: str) -> str:
-    """A new token for `person` from `brainbot mcp token`, as a person would copy it."""
+    """A new token for `person` from `brainbot mcp token`, as a person would copy it
+    once their brain is there."""
+    await make_brain(env)
     code, out, err = await cli(env, "mcp", "token", person, "--label", "laptop")
     assert code == 0, err
     return next(line for line in out.splitlines() if line.startswith("bbmcp_"))
@@ -76,7 +88,8 @@ def vault_files(root: Path) -> list[str]:
 
 async def add_people(env: Mapping[str, str], tmp_path: Path) -> None:
     """Alice, who talks to the bot in a Slack DM, Cleo in Telegram, and Bo, who has no
-    chat with it."""
+    chat with it, in a brain made as a first `brainbot chat` makes it."""
+    await make_brain(env)
     database = await Database.connect(env["DATABASE_URL"], tmp_path / "data")
     try:
         await migrate(database.engine)

@@ -19,6 +19,7 @@ from bot.mcp_server.server import REFUSED
 from tests.bot.mcp.support import (
     add_people,
     cli,
+    make_brain,
     make_token,
     stdio_session,
     text_of,
@@ -91,6 +92,7 @@ async def test_the_owners_token_is_made_by_me_or_owner(
     """A fresh install: nobody has written yet; `me` is whoever has this terminal, the
     person the console talks as, and their notes go to the configured vault."""
     env = fakes.env(tmp_path, database_url, slack=None, telegram=False)
+    await make_brain(env)
     code, _, err = await cli(env, "mcp", "token", "console")
     assert code == 2 and "`brainbot mcp token me` makes the owner's" in err, err
     code, out, err = await cli(env, "mcp", "token", "me", "--label", "desktop")
