@@ -1,6 +1,6 @@
 # brainbot: one process serving Slack, Telegram, the capture API, MCP over HTTP, email
 # in, digests, health and metrics. With no terminal it runs headless (no console chat).
-# Build: docker build -t brainbot .   Run: see compose.yaml and the README.
+# Build: docker build -t brainbot .   Run: see compose.yaml and docs/production.md.
 
 FROM python:3.11-slim AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1

@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-server lint bench e2e-model install local ocr cpu-emulation clean
+.PHONY: run test test-server lint docs bench e2e-model install local ocr cpu-emulation clean
 
 # Reinstall whenever what the install reads changes: the dependencies and entry points
 # (pyproject.toml) or the install command itself (this file). The embedded servers
@@ -79,6 +79,10 @@ test: $(STAMP) ocr cpu-emulation
 test-server: $(STAMP) ocr cpu-emulation
 	@test -n "$(DATABASE_URL)" || { echo "usage: make test-server DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/postgres"; exit 2; }
 	@BRAINBOT_TEST_DATABASE_URL='$(DATABASE_URL)' $(BIN)/python -m pytest -q $(TEST_DIST) $(ARGS)
+
+# docs/configuration.md is made from the settings' own descriptions (a test holds it).
+docs: $(STAMP)
+	$(BIN)/python -m app.settings_table > docs/configuration.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

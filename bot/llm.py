@@ -54,7 +54,7 @@ class Completion:
 class LLMLimits:
     """How long to wait and how much to ask for (BRAINBOT_LLM_FIRST_TOKEN_TIMEOUT,
     _TIMEOUT, _RETRIES, _MAX_TOKENS, _STREAM: the settings are their one home, so these
-    have no defaults here); the README's "Using a local model" section says which
+    have no defaults here); docs/local-model.md says which
     values suit a model on a CPU."""
 
     first_token_timeout: float

@@ -72,7 +72,7 @@ class EmbeddedPostgresMismatch(DatabaseUnavailable):
     def __init__(self, pgdata: str, folder_major: str, installed_major: str) -> None:
         self.fix = (
             f"stop brainbot, then run `brainbot db upgrade --old-postgres DIR` with DIR "
-            f"holding PostgreSQL {folder_major}'s programs (see the README, Upgrading)"
+            f"holding PostgreSQL {folder_major}'s programs (see docs/production.md, Upgrading)"
         )
         super().__init__(
             f"the embedded Postgres data in {pgdata} is PostgreSQL {folder_major}'s; the "

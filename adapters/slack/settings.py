@@ -13,17 +13,29 @@ PLATFORM = "slack"  # the `platform` of Slack's events and conversations
 
 
 class SlackSettings(PlatformSettings):
-    """Slack's variables (the README's configuration table lists them)."""
+    """Slack's variables (docs/configuration.md lists them, from their descriptions)."""
 
-    slack_bot_token: SecretStr | None = Field(None, alias="SLACK_BOT_TOKEN")
-    slack_app_token: SecretStr | None = Field(None, alias="SLACK_APP_TOKEN")
-    slack_signing_secret: SecretStr | None = Field(None, alias="SLACK_SIGNING_SECRET")
+    slack_bot_token: SecretStr | None = Field(
+        None, alias="SLACK_BOT_TOKEN", description="`xoxb-…`: enables Slack"
+    )
+    slack_app_token: SecretStr | None = Field(
+        None, alias="SLACK_APP_TOKEN", description="`xapp-…`: Socket Mode (no public URL needed)"
+    )
+    slack_signing_secret: SecretStr | None = Field(
+        None, alias="SLACK_SIGNING_SECRET", description="HTTP mode: events at `/slack/events`"
+    )
     slack_api_url: str = Field(
-        "https://slack.com/api/", alias="SLACK_API_URL", examples=["https://slack.com/api/"]
+        "https://slack.com/api/",
+        alias="SLACK_API_URL",
+        description="Slack Web API base URL",
+        examples=["https://slack.com/api/"],
     )
     # The reaction that saves a message for whoever adds it (its name, without colons).
     slack_save_emoji: str = Field(
-        "brain", pattern=r"^[a-z0-9_+'-]+$", alias="BRAINBOT_SLACK_SAVE_EMOJI"
+        "brain",
+        pattern=r"^[a-z0-9_+'-]+$",
+        alias="BRAINBOT_SLACK_SAVE_EMOJI",
+        description="Reacting with this emoji (its name, no colons) saves the message for you",
     )
 
     @field_validator("slack_api_url")

@@ -12,16 +12,28 @@ PLATFORM = "telegram"  # the `platform` of Telegram's events and conversations
 
 
 class TelegramSettings(PlatformSettings):
-    """Telegram's variables (the README's configuration table lists them)."""
+    """Telegram's variables (docs/configuration.md lists them, from their descriptions)."""
 
-    telegram_bot_token: SecretStr | None = Field(None, alias="TELEGRAM_BOT_TOKEN")
+    telegram_bot_token: SecretStr | None = Field(
+        None, alias="TELEGRAM_BOT_TOKEN", description="enables Telegram (long polling)"
+    )
     telegram_api_url: str = Field(
-        "https://api.telegram.org", alias="TELEGRAM_API_URL", examples=["https://api.telegram.org"]
+        "https://api.telegram.org",
+        alias="TELEGRAM_API_URL",
+        description="Bot API server root (self-hosted Bot API servers)",
+        examples=["https://api.telegram.org"],
     )
     telegram_webhook_url: str | None = Field(
-        None, alias="TELEGRAM_WEBHOOK_URL", examples=["https://bot.example.org/telegram"]
+        None,
+        alias="TELEGRAM_WEBHOOK_URL",
+        description="public URL of `/telegram/webhook`: webhook instead of polling",
+        examples=["https://bot.example.org/telegram"],
     )
-    telegram_webhook_secret: SecretStr | None = Field(None, alias="TELEGRAM_WEBHOOK_SECRET")
+    telegram_webhook_secret: SecretStr | None = Field(
+        None,
+        alias="TELEGRAM_WEBHOOK_SECRET",
+        description="checked against `X-Telegram-Bot-Api-Secret-Token`",
+    )
 
     @field_validator("telegram_api_url", "telegram_webhook_url")
     @classmethod

@@ -4,9 +4,11 @@ adapter's, composed with these by the app); the variables read whole rather
 than field by field, a custom tool's secrets among them, and the order of the sources
 (`settings_sources`)."""
 
-from bot.config.settings import Settings, web_address
+from bot.config.settings import GROUPS, Settings, web_address
 from bot.config.settings_sources import (
     SECRET_PREFIX,
+    SECRET_VALUE_DESCRIPTION,
+    SECRET_VALUE_SETTING,
     SECRET_VAULTS_SETTING,
     SECRET_VAULTS_SUFFIX,
     allowance_of,
@@ -14,7 +16,10 @@ from bot.config.settings_sources import (
 )
 
 __all__ = [
+    "GROUPS",
     "SECRET_PREFIX",
+    "SECRET_VALUE_DESCRIPTION",
+    "SECRET_VALUE_SETTING",
     "SECRET_VAULTS_SETTING",
     "SECRET_VAULTS_SUFFIX",
     "Settings",

@@ -18,7 +18,7 @@ EMAIL_CODE_TTL = timedelta(hours=1)
 _ADDRESS = re.compile(r"^[^@\s<>]+@[^@\s<>]+\.[^@\s<>.]+$")
 NOT_SET_UP = (
     "Email in is not set up on this brainbot: its owner sets BRAINBOT_IMAP_URL "
-    "(the README's Email in)."
+    "(docs/mail.md, Email in)."
 )
 
 

