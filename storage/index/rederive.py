@@ -9,7 +9,10 @@ note is embedded again: re-indexing the vaults instead would re-embed every note
 
 from __future__ import annotations
 
-from sqlalchemy import text
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from sqlalchemy import Row, TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from notetext.dates import frontmatter_day
@@ -28,14 +31,25 @@ _BATCH = text(
 )
 
 
+async def _batches(conn: AsyncConnection, select: TextClause) -> AsyncIterator[Sequence[Row[Any]]]:
+    """The rows of `select` (which takes :after and :n), BATCH notes at a time, by id."""
+    after = 0
+    while rows := (await conn.execute(select, {"after": after, "n": BATCH})).all():
+        yield rows
+        after = rows[-1].id
+
+
+def _fields(row: Row[Any]) -> dict[str, Any]:
+    """A row's frontmatter fields as indexing decoded them (nothing that is no mapping)."""
+    fields = decode_fields(row.fields)
+    return fields if isinstance(fields, dict) else {}
+
+
 async def rederive_links_and_names(conn: AsyncConnection) -> int:
     """Replace every note's link rows and name rows with what its indexed text gives
     now, in every vault; how many notes were read. Runs in the caller's transaction."""
-    after, count = 0, 0
-    while True:
-        rows = (await conn.execute(_BATCH, {"after": after, "n": BATCH})).all()
-        if not rows:
-            return count
+    count = 0
+    async for rows in _batches(conn, _BATCH):
         ids = [r.id for r in rows]
         for table, column in (("links", "source_id"), ("note_names", "entry_id")):
             await conn.execute(
@@ -43,15 +57,14 @@ async def rederive_links_and_names(conn: AsyncConnection) -> int:
                 {"ids": ids},
             )
         for vault_id in sorted({r.vault_id for r in rows}):
-            notes = []
-            for r in rows:
-                if r.vault_id != vault_id:
-                    continue
-                fields = decode_fields(r.fields)
-                fields = fields if isinstance(fields, dict) else {}
-                notes.append((r.id, extract_links(r.body, r.path), note_names(r.title, fields)))
+            notes = [
+                (r.id, extract_links(r.body, r.path), note_names(r.title, _fields(r)))
+                for r in rows
+                if r.vault_id == vault_id
+            ]
             await insert_links_and_names(conn, vault_id, notes)
-        after, count = ids[-1], count + len(rows)
+        count += len(rows)
+    return count
 
 
 _FIELDS = text("SELECT id, fields FROM entries WHERE id > :after ORDER BY id LIMIT :n")
@@ -65,21 +78,18 @@ async def rederive_dates(conn: AsyncConnection) -> int:
     """Set every note's `due` day, and its `created` where it has none, from the fields
     the index holds, as indexing reads them (storage.index.indexed_note); how many notes
     were read. Runs in the caller's transaction."""
-    after, count = 0, 0
-    while True:
-        rows = (await conn.execute(_FIELDS, {"after": after, "n": BATCH})).all()
-        if not rows:
-            return count
+    count = 0
+    async for rows in _batches(conn, _FIELDS):
         changes = []
         for row in rows:
-            fields = decode_fields(row.fields)
-            fields = fields if isinstance(fields, dict) else {}
+            fields = _fields(row)
             due, created = frontmatter_day(fields.get("due")), note_time(fields, "created")
             if due is not None or created is not None:
                 changes.append({"id": row.id, "due": due, "created": created})
         if changes:
             await conn.execute(_SET_DATES, changes)
-        after, count = rows[-1].id, count + len(rows)
+        count += len(rows)
+    return count
 
 
 _BODIES = text(
@@ -92,17 +102,13 @@ async def rederive_tags(conn: AsyncConnection) -> int:
     """Set every note's tags, as indexing reads them (storage.index.indexed_note), from the
     fields and body the index holds; how many notes were read. Runs in the caller's
     transaction."""
-    after, count = 0, 0
-    while True:
-        rows = (await conn.execute(_BODIES, {"after": after, "n": BATCH})).all()
-        if not rows:
-            return count
-        changes = []
-        for row in rows:
-            fields = decode_fields(row.fields)
-            fields = fields if isinstance(fields, dict) else {}
-            # Only its tags and body are read: no category or file hash is needed.
-            entry = Entry(row.path, "", row.title, fields, row.body, "")
-            changes.append({"id": row.id, "tags": index_tags(entry)})
+    count = 0
+    async for rows in _batches(conn, _BODIES):
+        # Only its tags and body are read: no category or file hash is needed.
+        changes = [
+            {"id": r.id, "tags": index_tags(Entry(r.path, "", r.title, _fields(r), r.body, ""))}
+            for r in rows
+        ]
         await conn.execute(_SET_TAGS, changes)
-        after, count = rows[-1].id, count + len(rows)
+        count += len(rows)
+    return count
