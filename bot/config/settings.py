@@ -54,17 +54,6 @@ def web_address(value: str | None) -> str | None:
     return value
 
 
-# The groups of settings, in the order docs/configuration.md lists them (app.settings_table).
-GROUPS: tuple[type[BaseSettings], ...] = (
-    VaultSettings,
-    CaptureSettings,
-    ModelSettings,
-    AccessSettings,
-    ScheduleSettings,
-    ServerSettings,
-)
-
-
 class Settings(
     VaultSettings,
     CaptureSettings,
@@ -257,3 +246,8 @@ class Settings(
         if self.embeddings_setting is not None:
             return self.embeddings_setting
         return "openai" if self.llm_enabled else "none"
+
+
+# The groups of settings, in the order docs/configuration.md lists them
+# (app.settings_table): Settings' own bases, so a group added there is listed.
+GROUPS: tuple[type[BaseSettings], ...] = Settings.__bases__
