@@ -9,16 +9,15 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.commands.answers import KEEP, search_answer
+from bot.commands.answers import answer_question
 from bot.commands.capture import capture_arguments
 from bot.commands.command import Call, Command, dispatch_of, menu_of, written_of
 from bot.commands.command import help_text as command_help
-from bot.commands.intent import is_leave_word, is_question, search_words
+from bot.commands.intent import is_leave_word, is_question
 from bot.commands.notes import NoteCommands
 from bot.events import Reply, Sender
 from bot.people import Access, change_from_words, email_setting
 from bot.tools import (
-    MAX_SOURCES,
     ToolContext,
     ToolRunner,
     category_named,
@@ -27,10 +26,8 @@ from bot.tools import (
     log_line,
     move_entry,
     rename_entry,
-    source_buttons,
     undo,
 )
-from notetext.dates import question_span
 
 PAGE_SIZE = 10
 BARE_NUMBER = re.compile(r"^\s*\d{1,4}\s*[.)]?\s*$")
@@ -100,37 +97,8 @@ class Router:
         return await self.capture(ctx, text)
 
     async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:
-        """Answer a question with the notes that best match its words (bot.commands.answers
-        says how). Time words ("yesterday", "letzte Woche", "en mars") are no words to
-        look for: the search tool reads them from the question as days
-        (bot.tools.search_span), and a question with nothing else in it lists what was
-        filed then."""
-        ctx = replace(ctx, said=question)
-        span = question_span(question, ctx.zone, ctx.now)
-        query = search_words(span.rest) if span else search_words(question)
-        outcome = await self.runner.call(
-            ctx,
-            "search_entries",
-            {
-                "query": query,
-                "category": None,
-                "tags": None,
-                "status": None,
-                "modified_after": None,
-                "modified_before": None,
-                "limit": 5,
-            },
-        )
-        result = outcome.result
-        used = result.data.get("range") if result else None
-        if result is None or used is None:
-            return await search_answer(ctx, self.runner, query, outcome)
-        about = "" if used["listing"] else f'about "{query}" '
-        named = f'notes {about}{used["notes"]} ("{used["words"]}")'
-        if not result.data["results"]:
-            return [Reply(f"I found no {named}.\n{KEEP}")]
-        buttons = await source_buttons(ctx, list(result.read)[:MAX_SOURCES])
-        return [Reply(f"The {named}:\n{result.text}\n{KEEP}", buttons=buttons)]
+        """Answer a question with the notes that best match its words (bot.commands.answers)."""
+        return await answer_question(ctx, self.runner, question)
 
     async def capture(self, ctx: ToolContext, text: str) -> list[Reply]:
         """File `text` where the keywords say (bot.commands.capture)."""
