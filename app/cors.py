@@ -1,4 +1,4 @@
-"""Cross-origin requests to the capture API from a page in a browser (the README's
+"""Cross-origin requests to the capture API from a page in a browser (docs/api.md's
 bookmarklet): answered only for the origins BRAINBOT_API_CORS_ORIGINS lists, each
 matched exactly. Never a wildcard and never credentials (the API's token is a header
 the page sends, not a cookie): a page of any other site gets no `Access-Control-*`
