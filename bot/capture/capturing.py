@@ -38,7 +38,7 @@ TOO_LONG = (
 )
 NOTHING = "Nothing to keep: send words, a link or a file."
 _COMMAND = re.compile(r"^/capture(?:@\w+)?(?:\s+|$)", re.IGNORECASE)
-_TAG = re.compile(r"[^\w/-]")
+_SPACES = re.compile(r"\s+")
 
 
 def capture_words(text: str) -> str | None:
@@ -134,7 +134,8 @@ class Capturing:
             arguments.update(category=category, confidence=1.0)
         if request.title.strip():
             arguments["title"] = request.title.strip()
-        tags = [_TAG.sub("", tag.lstrip("#")) for tag in request.tags]
+        # Obsidian's tags hold no spaces and are written without their `#`.
+        tags = [_SPACES.sub("-", tag.strip().lstrip("#").strip()) for tag in request.tags]
         arguments["tags"] = list(dict.fromkeys([*arguments["tags"], *(t for t in tags if t)]))
         return arguments
 

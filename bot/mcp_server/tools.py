@@ -33,12 +33,20 @@ def defaults(spec: ToolSpec) -> dict[str, Any]:
 
 def arguments_for(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """What the client sent, in the types the tool takes: the left-out arguments filled
-    in, and text fitted to its argument's type ("a, b" or a JSON list for a list,
+    in, a name the tool declares for one of its arguments read as that argument, and
+    text fitted to its argument's type ("a, b" or a JSON list for a list,
     "0.7" for a number, a JSON object for fields), as clients that send every argument
     as a string (the MCP Inspector's CLI) do. What still does not fit is left for the
     tool's validation to name."""
-    args = {**defaults(spec), **arguments}
     fields = spec.arguments.model_fields
+    # A name the tool's declaration takes for one of its own (`text` for `body`).
+    named = {
+        spec.argument_aliases.get(name, name)
+        if name not in fields and spec.argument_aliases.get(name, name) not in arguments
+        else name: value
+        for name, value in arguments.items()
+    }
+    args = {**defaults(spec), **named}
     for name, value in args.items():
         field = fields.get(name)
         if field is None:

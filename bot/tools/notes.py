@@ -126,8 +126,10 @@ def _fields(values: list[FieldValue] | None) -> dict[str, Any]:
         "tag": "tags",
         "type": "category",
     },
+    # Over MCP the person's words (`body`, or `text`) alone will do: the words say the
+    # category and the title (bot.capture), and a category given is honoured.
     # Unsure how sure: below any sensible threshold, so the person picks.
-    mcp_defaults={"confidence": UNSURE},
+    mcp_defaults={"category": "", "title": "", "body": "", "confidence": UNSURE},
 )
 async def capture(
     ctx: ToolContext,
