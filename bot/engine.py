@@ -315,7 +315,8 @@ class Engine:
         request = event.capture
         text = (request.words if request is not None else event.text).strip()
         # A capture's limit counts its words only (bot.capture); a chat line's, all of it.
-        if request is None and len(text) > self.settings.max_message_chars:
+        limited = request is None and capture_words(text) is None
+        if limited and len(text) > self.settings.max_message_chars:
             return [
                 Reply(
                     f"That message is {len(text):,} characters; I take at most "
