@@ -32,6 +32,7 @@ from storage.vault import INBOX
 
 # Where nothing can be pressed: a reply there names what to do instead of buttons.
 NO_BUTTONS = frozenset({"api", "mcp", "email"})
+MOVE = {"mcp": "file it with move_entry", "": "`/move NOTE CATEGORY` in a chat"}
 TOO_LONG = (
     "That is {length:,} characters; I take at most {limit:,}. Nothing was saved. "
     "Split it, or put it in a file."
@@ -150,11 +151,9 @@ class Capturing:
             choices = [b.label for b in reply.buttons if b.action == "file"]
             text = reply.text
             if choices:
+                how = MOVE.get(ctx.conversation.platform, MOVE[""])
                 text = text.removesuffix(" Pick a category:").rstrip()
-                text += (
-                    f" It waits in the inbox until you choose: {', '.join(choices)} "
-                    "(`/move NOTE CATEGORY` in a chat)."
-                )
+                text += f" It waits in the inbox until you choose: {', '.join(choices)} ({how})."
             fitted.append(replace(reply, text=text, buttons=()))
         return fitted
 

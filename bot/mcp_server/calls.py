@@ -138,7 +138,7 @@ class McpCalls:
                 content=[types.TextContent(type="text", text=said)], structuredContent=data
             )
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=_without_buttons(outcome.result))],
+            content=[types.TextContent(type="text", text=said)],
             structuredContent=json.loads(outcome.content),
         )
 
@@ -229,14 +229,11 @@ def _held_result(text: str, approval_id: str, summary: str, sent_to: str) -> typ
 
 
 def _without_buttons(result: ToolResult) -> str:
-    """The result's text for a client that shows no buttons: chat's category buttons
-    (a capture left in the inbox) become the move_entry call that does the same."""
+    """The result's text for a client that shows no buttons (a capture's are made to
+    fit by the capture path, bot.capture)."""
     if not result.buttons:
         return result.text
     labels = ", ".join(button.label for button in result.buttons)
-    if all(button.action == "file" for button in result.buttons):
-        text = result.text.removesuffix(" Pick a category:")
-        return f"{text} To choose, file it with move_entry: {labels}."
     return f"{result.text} (In chat: {labels}.)"
 
 
