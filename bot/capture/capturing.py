@@ -114,9 +114,9 @@ class Capturing:
             return Captured([Reply(f"I could not save that: {error}.")], outcome, refused=True)
         note = (ctx.filed[0].path, ctx.filed[0].title) if ctx.filed else None
         reply = Reply(outcome.result.text, outcome.result.buttons)
-        if category == INBOX:  # asked for: not a doubt
-            path = outcome.result.entry_path
-            reply = replace(reply, text=f"Saved to {path} (inbox).")
+        if category == INBOX:  # asked for: not a doubt (a chat still offers the choice)
+            pick = () if ctx.conversation.platform in NO_BUTTONS else reply.buttons
+            reply = Reply(f"Saved to {outcome.result.entry_path} (inbox).", pick)
         return Captured(self._fit(ctx, [reply]), outcome, note)
 
     async def _arguments(
