@@ -47,6 +47,7 @@ from bot.events import (
     attachment_kind,
     storable,
 )
+from storage import EntryNotFound, UnsafePath
 from storage.db import McpTokens, Person
 
 log = logging.getLogger(__name__)
@@ -104,10 +105,12 @@ class CaptureApi:
     def mount(self, app: web.Application) -> None:
         for path, method, handler in (
             (f"{PREFIX}/capture", "POST", self._capture),
+            (f"{PREFIX}/capture", "GET", self._captured),
             (f"{PREFIX}/search", "GET", self._search),
         ):
             app.router.add_route(method, path, _answering(handler, self.cors))
-            app.router.add_route("OPTIONS", path, self.cors.preflight(method))
+        for path, methods in ((f"{PREFIX}/capture", "GET, POST"), (f"{PREFIX}/search", "GET")):
+            app.router.add_route("OPTIONS", path, self.cors.preflight(methods))
         app.router.add_get(f"{PREFIX}/openapi.json", self._openapi)
 
     def start(self, runtime: Runtime, handle: EventHandler | None = None) -> None:
@@ -185,6 +188,31 @@ class CaptureApi:
                 if found is not None or loop.time() >= deadline:
                     return found
             await asyncio.sleep(0.02)
+
+    async def _captured(self, request: web.Request) -> web.Response:
+        """`GET /api/v1/capture?path=PATH` (or `?key=IDEMPOTENCY-KEY`): the note, and how
+        reading what it shares went (nobody is told over the API: bot.enrich)."""
+        runtime, person = await self._person(request)
+        path = request.query.get("path", "").strip()
+        key = request.query.get("key", "").strip()
+        if not path and key:
+            found = await _in_index(runtime, person, f"{PLATFORM}:{person.id}:{_KEY.sub('-', key)}")
+            path = found[0] if found is not None else ""
+            if not path:
+                raise ApiError(404, "no capture was filed with this Idempotency-Key")
+        if not path:
+            raise ApiError(400, "name the note as `path` (or its Idempotency-Key as `key`)")
+        vault = await runtime.vaults.of_person(person.id, person.name, runtime.engine.clock())
+        store = await runtime.vaults.store(vault)
+        try:
+            entry = await store.read(path)
+        except (EntryNotFound, UnsafePath):
+            raise ApiError(404, f"no note at {path!r}") from None
+        last = await runtime.records.enrichments.last_read(
+            store.vault_id, str(entry.fields.get("id", "")), entry.path
+        )
+        reading = None if last is None else {"status": last[0], "detail": last[1]}
+        return web.json_response({"path": entry.path, "title": entry.title, "reading": reading})
 
     async def _search(self, request: web.Request) -> web.Response:
         runtime, person = await self._person(request)

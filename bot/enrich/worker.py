@@ -39,8 +39,10 @@ AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
 RESUME_WITHIN = timedelta(days=1)
 MOST_ATTEMPTS = 3
 # Where nobody waits for a message: an MCP client reads its notes when it wants them;
-# a mail's sender is answered by no mail (bot.mail).
-UNTOLD = frozenset({"mcp", "email"})
+# a mail's sender is answered by no mail (bot.mail); the API answered already. How
+# reading went stays on the note's record there (the ledger's detail): `/get` and the
+# API's GET of the capture show it.
+UNTOLD = frozenset({"mcp", "email", "api"})
 
 
 class Enricher:

@@ -6,6 +6,7 @@ pages from a local server."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
@@ -13,6 +14,7 @@ import frontmatter
 import pytest
 from aiohttp import web
 
+from bot.events import Conversation, InboundMessage, NoRoute, Reply, Sender
 from tests.app.test_capture_api import Api, serve
 from tests.bot.enrich.pages_server import ARTICLE, page_server
 from tests.bot.helpers import git_log, message, notes
@@ -158,3 +160,41 @@ def _chat_sender(api: Api) -> Callable[[str], Awaitable[tuple[Path, str]]]:
         return Path(store.vault.root) / path, said
 
     return send
+
+
+async def test_how_reading_went_is_kept_on_the_note_and_no_warning_is_logged(
+    tmp_path: Path, database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 40 item 6: a 404 left the note titled as the URL with no reason anywhere,
+    # and every API capture logged "could not tell api:…: how reading went".
+    async def deliver(conversation: Conversation, reply: Reply) -> None:
+        if conversation.platform != "telegram":  # as `brainbot run` delivers
+            raise NoRoute(conversation.platform)
+
+    settings = {"BRAINBOT_FETCH_ALLOW_PRIVATE": "true", "BRAINBOT_RATE_LIMIT": "0"}
+    async with (
+        running_brain(tmp_path, database_url, deliver=deliver, **settings) as brain,
+        page_server() as site,
+    ):
+        async for api in serve(brain):
+            await _reading_kept(api, site, caplog)
+
+
+async def _reading_kept(api: Api, site: str, caplog: pytest.LogCaptureFixture) -> None:
+    status, body, _ = await api.post({"url": f"{site}/missing"})
+    assert status == 201, body
+    await api.brain.engine.enricher.wait_idle()
+    assert "how reading went" not in caplog.text
+    headers = {"Authorization": f"Bearer {api.token}"}
+    async with api.session.get(
+        f"{api.url}/api/v1/capture", params={"path": body["path"]}, headers=headers
+    ) as response:
+        shown = await response.json()
+    assert response.status == 200 and shown["path"] == body["path"], shown
+    assert shown["reading"]["status"] == "failed" and "404" in shown["reading"]["detail"]
+    ada = Sender("telegram", "42", "Ada")
+    get = InboundMessage(
+        "get-1", Conversation("telegram", "42"), ada, f"/get {body['path']}", datetime.now(UTC)
+    )
+    (reply,) = await api.brain.engine.handle(get)
+    assert "Not read:" in reply.text and "404" in reply.text, reply.text
