@@ -86,7 +86,15 @@ def engine_parts(
         settings.direct_changes,
         custom=vault_tools.specs_for,
     )
-    router = Router(runner, access)
+    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner, deliver=deliver)
+    arrivals = Arrivals(enricher, runner, llm)
+    after = AfterCapture(
+        arrivals,
+        Timeline(deliver=deliver),  # people and projects a capture names (bot.connect)
+        Related(runner, auto_link=settings.auto_link, clock=clock, deliver=deliver),
+    )
+    capturing = Capturing(runner, arrivals, after)
+    router = Router(runner, access, captures=capturing.words, reread=arrivals.reread)
     approvals = Approvals(runner)
     buttons = Buttons(
         [
@@ -116,13 +124,6 @@ def engine_parts(
         if llm is not None
         else None
     )
-    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner, deliver=deliver)
-    arrivals = Arrivals(enricher, runner, llm)
-    after = AfterCapture(
-        arrivals,
-        Timeline(deliver=deliver),  # people and projects a capture names (bot.connect)
-        Related(runner, auto_link=settings.auto_link, clock=clock, deliver=deliver),
-    )
     return EngineParts(
         access=access,
         people=People(records, default_time=settings.digest_time, default_zone=settings.timezone),
@@ -135,7 +136,7 @@ def engine_parts(
         enricher=enricher,
         arrivals=arrivals,
         after=after,
-        capturing=Capturing(runner, arrivals, after),
+        capturing=capturing,
         rate=RateLimit(settings.rate_limit_per_minute),
     )
 

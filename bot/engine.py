@@ -3,10 +3,10 @@
 1. arrive, in one trip to storage: may the sender use the bot (unknown users get one
    polite refusal, nothing is stored), record the event once per platform + event id
    (a retry is ignored), and who they are with their own vault
-2. route: a button to its handler; a capture (a door's typed request, a `/capture`,
-   files alone) to the one capture path (bot.capture); a message to a command, a
+2. route: a button to its handler; a door's typed capture (or files alone) to the one
+   capture path (bot.capture, where `/capture` goes too); a message to a command, a
    correction, the model's turn (bot.turn) or, without a model, the keyword
-   classifier (bot.commands); what follows a capture follows (bot.capture)
+   classifier (bot.commands); what follows a capture follows it (bot.capture)
 3. the tools act through the vault's store; bot.turn.verdict alone decides what a turn
    did and what the reply says (if the model cannot be reached, the text is kept in
    the inbox anyway)
@@ -360,9 +360,6 @@ class Engine:
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
         text = as_command(text)  # "log: ..." is /log: a line in today's daily note
-        words = capture_words(text)
-        if words is not None:  # `/capture`, a Slack shortcut, Telegram's /save
-            return (await self._capture(ctx, CaptureRequest(words), notices))[0]
         # The text's kind is decided here, once, and carried through the turn.
         kind = kind_of(text)
         # A question's own dates bound its searches (bot.tools.search_span); a thought's

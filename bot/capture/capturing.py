@@ -119,6 +119,10 @@ class Capturing:
             reply = Reply(f"Saved to {outcome.result.entry_path} (inbox).", pick)
         return Captured(self._fit(ctx, [reply]), outcome, note)
 
+    async def words(self, ctx: ToolContext, words: str) -> list[Reply]:
+        """A chat's `/capture WORDS` (a Slack shortcut's, Telegram's /save): what to say."""
+        return (await self.capture(ctx, CaptureRequest(words))).replies
+
     async def _arguments(
         self, ctx: ToolContext, request: CaptureRequest, text: str, category: str
     ) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from bot.enrich.links import find_urls
 from bot.enrich.saved import own_words, saved_before
 from bot.enrich.worker import Enricher
 from bot.events import Attachment, Reply
@@ -71,6 +72,18 @@ class Arrivals:
             return SavedAgain([reply], path, title)
         reply = Reply(f"{said} I added your words there.", outcome.result.buttons)
         return SavedAgain([reply], path, title)
+
+    async def reread(self, ctx: ToolContext, path: str) -> str:
+        """`/reread NOTE`: read the note's link into it when no reading of it ever
+        succeeded; what to tell the person."""
+        note = await ctx.store.read(path)
+        url = str(note.fields.get("url") or "") or next(iter(find_urls(note.body)), "")
+        if not url:
+            return f"{note.title} ({note.path}) shares no link to read."
+        if not self.enricher.wants([url], []):
+            return "Links are not read in this brainbot, so there is nothing to read again."
+        again = await self._read_again(ctx, note.path, url)
+        return f"{note.title}: {again}" if again else f"{url} was read into {note.title} already."
 
     async def _read_again(self, ctx: ToolContext, path: str, url: str) -> str:
         """Keep a job to read `url` into the note at `path` when no reading of it ever

@@ -10,7 +10,8 @@ Real engine, vault, Postgres, HTTP server and MCP calls; pages from a local serv
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -75,8 +76,9 @@ class Doors:
             datetime.now(UTC),
             attachments=tuple(Attachment("document", d, n, m) for n, d, m in files),
         )
-        replies = await self.brain.engine.handle(event)
-        return self._said(replies, f"test:{event_id}")
+        said = " ".join(r.text for r in await self.brain.engine.handle(event))
+        saved = re.search(r"Saved to (\S+?\.md)|saved this link before: .*\((\S+?\.md)\)", said)
+        return Said(said, next(p for p in saved.groups() if p) if saved else None)
 
     async def api(
         self, words: str, category: str, tags: tuple[str, ...], files: list[File]
@@ -131,10 +133,6 @@ class Doors:
         key = f"email:{self.ada.id}/{message['Message-ID'].strip('<>')}"
         found = self.brain.engine.filed_by(key)
         return Said("", found[0] if found else None)
-
-    def _said(self, replies: Sequence[Reply], event_key: str) -> Said:
-        found = self.brain.engine.filed_by(event_key)
-        return Said(" ".join(r.text for r in replies), found[0] if found else None)
 
     def notes(self) -> list[str]:
         return sorted(
