@@ -167,9 +167,12 @@ async def test_how_reading_went_is_kept_on_the_note_and_no_warning_is_logged(
 ) -> None:
     # Issue 40 item 6: a 404 left the note titled as the URL with no reason anywhere,
     # and every API capture logged "could not tell api:…: how reading went".
+    told: list[tuple[Conversation, str]] = []
+
     async def deliver(conversation: Conversation, reply: Reply) -> None:
         if conversation.platform != "telegram":  # as `brainbot run` delivers
             raise NoRoute(conversation.platform)
+        told.append((conversation, reply.text))
 
     settings = {"BRAINBOT_FETCH_ALLOW_PRIVATE": "true", "BRAINBOT_RATE_LIMIT": "0"}
     async with (
@@ -178,6 +181,9 @@ async def test_how_reading_went_is_kept_on_the_note_and_no_warning_is_logged(
     ):
         async for api in serve(brain):
             await _reading_kept(api, site, caplog)
+    # Ada's own chat (Telegram, where she started) hears why, as a chat capture would.
+    ((chat, said),) = told
+    assert chat == Conversation("telegram", "chat-1") and "404" in said, told
 
 
 async def _reading_kept(api: Api, site: str, caplog: pytest.LogCaptureFixture) -> None:
