@@ -106,7 +106,7 @@ class Router:
             return [Reply("Nothing was saved. To leave the terminal chat, send /quit.")]
         if is_question(text):
             return await self.answer(ctx, text)
-        return await self.capture(ctx, text)
+        return await (self.captures or self.capture)(ctx, text)  # the one capture path
 
     async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:
         """Answer a question with the notes that best match its words (bot.commands.answers
