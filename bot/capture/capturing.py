@@ -28,7 +28,7 @@ from bot.commands import capture_arguments
 from bot.enrich import Arrivals, find_urls
 from bot.events import CaptureRequest, Reply
 from bot.tools import Outcome, ToolContext, ToolRunner, category_named, title_from
-from storage.vault import INBOX
+from storage.vault import INBOX, PEOPLE
 
 # Where nothing can be pressed: a reply there names what to do instead of buttons.
 NO_BUTTONS = frozenset({"api", "mcp", "email"})
@@ -136,6 +136,9 @@ class Capturing:
             arguments = await capture_arguments(ctx, name)
             arguments.update(title=title_from(name), body="")
         if category:
+            if arguments["category"] == PEOPLE != category and text:
+                # The words would start someone's page; asked elsewhere, they are a note.
+                arguments.update(title=title_from(text), body=text)
             arguments.update(category=category, confidence=1.0)
         if request.title.strip():
             arguments["title"] = request.title.strip()

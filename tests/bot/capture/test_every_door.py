@@ -204,6 +204,10 @@ async def test_every_capture_rule_holds_through_each_door(door: str, doors: Door
             said = await capture("x", "nonsense")
             assert said.path is None and CATEGORIES in said.reply, said
             assert doors.notes() == notes and len(git_log(vault)) == commits
+            # Named elsewhere, words that name someone are a note, not their new page.
+            said = await capture("[person] Priya Raman - a rain barrel for the allotment", "ideas")
+            assert said.path is not None and said.path.startswith("ideas/"), said
+            assert frontmatter.load(vault / said.path)["title"] != "Priya Raman"
 
         # Tags are tags: in the note's properties, not glued to the words.
         said = await capture("Compost the autumn leaves", tags=("garden",))
