@@ -74,8 +74,12 @@ def input_schema(spec: ToolSpec, categories: tuple[str, ...]) -> dict[str, Any]:
     schema: dict[str, Any] = dict(spec.schema(categories)["function"]["parameters"])
     optional = defaults(spec)
     schema["required"] = [name for name in schema.get("required", []) if name not in optional]
+    # A default its own enum does not hold (capture's "": the words decide) is left
+    # unsaid: the argument is optional all the same.
     schema["properties"] = {
-        name: {**prop, "default": optional[name]} if name in optional else prop
+        name: {**prop, "default": optional[name]}
+        if name in optional and optional[name] in prop.get("enum", [optional[name]])
+        else prop
         for name, prop in schema["properties"].items()
     }
     return schema
