@@ -5,6 +5,7 @@ pages from a local server."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -153,11 +154,10 @@ def _chat_sender(api: Api) -> Callable[[str], Awaitable[tuple[Path, str]]]:
         event = message(words)
         replies = await api.brain.engine.handle(event)
         said = " ".join(r.text for r in replies)
-        filed = api.brain.engine.filed_by(f"test:{event.event_id}")
-        assert filed is not None, said
-        path = filed[0] if isinstance(filed, tuple) else filed.path
+        saved = re.search(r"Saved to (\S+?\.md)|saved this link before: .*\((\S+?\.md)\)", said)
+        assert saved is not None, said
         store = await api.brain.engine.store_for(event)
-        return Path(store.vault.root) / path, said
+        return Path(store.vault.root) / next(p for p in saved.groups() if p), said
 
     return send
 
