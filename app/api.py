@@ -1,8 +1,11 @@
 """The HTTP capture API: what a phone's share sheet, a bookmarklet or `curl` sends.
 
-`POST /api/v1/capture` files a note the way a chat message does: recorded first,
+`POST /api/v1/capture` files a note on the one capture path every door shares
+(bot.capture): the request is translated into a typed CaptureRequest, recorded first,
 once per `Idempotency-Key`, rate-limited per person, its links and files read after
-the answer (bot.enrich). `GET /api/v1/search?q=` answers the person's search as JSON.
+the answer (bot.enrich). It answers `201 {"path", "title", "reply"}`; `category`
+"inbox" files an inbox note; an unknown category is refused (422) with the list.
+`GET /api/v1/search?q=` answers the person's search as JSON.
 `GET /api/v1/openapi.json` describes both. A request carries `Authorization: Bearer
 <token>`, a token of the one store MCP uses too (`brainbot token PERSON`).
 
@@ -36,6 +39,7 @@ from app.runtime import Runtime
 from bot.events import (
     MAX_FILES,
     Attachment,
+    CaptureRequest,
     Conversation,
     EventHandler,
     InboundMessage,
@@ -43,6 +47,7 @@ from bot.events import (
     attachment_kind,
     storable,
 )
+from storage import EntryNotFound, UnsafePath
 from storage.db import McpTokens, Person
 
 log = logging.getLogger(__name__)
@@ -75,16 +80,15 @@ class Capture:
     tags: list[str] = field(default_factory=list)
     files: list[Attachment] = field(default_factory=list)
 
-    def command(self) -> str:
-        """The chat line that files it: `/capture` files whatever the words are (a
-        question sent to be kept is kept, not answered)."""
+    def request(self) -> CaptureRequest:
+        """The typed capture every door hands the engine (a question sent to be kept is
+        kept, not answered): the words as sent, the link, the category and the tags."""
         words = " ".join(self.text.split()) if "\n" not in self.text else self.text.strip()
-        if self.url and self.url not in words:
-            words = f"{words} {self.url}".strip()
-        words += "".join(f" #{_tag(t)}" for t in self.tags if _tag(t))
-        if self.category:
-            words = f"{self.category}: {words}"
-        return f"/capture {words}".rstrip()
+        links = (self.url,) if self.url else ()
+        return CaptureRequest(words, links, self.category, tags=tuple(self.tags))
+
+    def empty(self) -> bool:
+        return not self.text.strip() and not self.url and not self.files
 
 
 class CaptureApi:
@@ -101,10 +105,12 @@ class CaptureApi:
     def mount(self, app: web.Application) -> None:
         for path, method, handler in (
             (f"{PREFIX}/capture", "POST", self._capture),
+            (f"{PREFIX}/capture", "GET", self._captured),
             (f"{PREFIX}/search", "GET", self._search),
         ):
             app.router.add_route(method, path, _answering(handler, self.cors))
-            app.router.add_route("OPTIONS", path, self.cors.preflight(method))
+        for path, methods in ((f"{PREFIX}/capture", "GET, POST"), (f"{PREFIX}/search", "GET")):
+            app.router.add_route("OPTIONS", path, self.cors.preflight(methods))
         app.router.add_get(f"{PREFIX}/openapi.json", self._openapi)
 
     def start(self, runtime: Runtime, handle: EventHandler | None = None) -> None:
@@ -123,7 +129,7 @@ class CaptureApi:
     async def _capture(self, request: web.Request) -> web.Response:
         runtime, person = await self._person(request)
         capture = await _read_capture(request, runtime)
-        if not capture.command().removeprefix("/capture").strip() and not capture.files:
+        if capture.empty():
             raise ApiError(400, "nothing to keep: send `text`, `url` or a file")
         return await self._file(request, runtime, person, capture)
 
@@ -135,14 +141,16 @@ class CaptureApi:
         event_id = f"{person.id}:{key}"
         engine = runtime.engine
         sender = Sender(PLATFORM, str(person.id), person.name)
+        wanted = capture.request()
         event = InboundMessage(
             event_id,
             Conversation(PLATFORM, str(person.id)),
             sender,
-            capture.command(),
+            wanted.words,
             engine.clock(),
             attachments=tuple(capture.files),
             source={"client": request.headers.get("User-Agent", "")[:80]},
+            capture=wanted,
         )
         replies = await engine.handle(event)
         if replies and replies[0].not_kept:
@@ -173,13 +181,38 @@ class CaptureApi:
             # asked once a second: the first request may be on another process).
             filed = runtime.engine.filed_by(event_key)
             if filed is not None:
-                return filed.path, filed.title
+                return filed
             if loop.time() - looked >= 1.0 or loop.time() >= deadline:
                 looked = loop.time()
                 found = await _in_index(runtime, person, event_key)
                 if found is not None or loop.time() >= deadline:
                     return found
             await asyncio.sleep(0.02)
+
+    async def _captured(self, request: web.Request) -> web.Response:
+        """`GET /api/v1/capture?path=PATH` (or `?key=IDEMPOTENCY-KEY`): the note, and how
+        reading what it shares went (nobody is told over the API: bot.enrich)."""
+        runtime, person = await self._person(request)
+        path = request.query.get("path", "").strip()
+        key = request.query.get("key", "").strip()
+        if not path and key:
+            found = await _in_index(runtime, person, f"{PLATFORM}:{person.id}:{_KEY.sub('-', key)}")
+            path = found[0] if found is not None else ""
+            if not path:
+                raise ApiError(404, "no capture was filed with this Idempotency-Key")
+        if not path:
+            raise ApiError(400, "name the note as `path` (or its Idempotency-Key as `key`)")
+        vault = await runtime.vaults.of_person(person.id, person.name, runtime.engine.clock())
+        store = await runtime.vaults.store(vault)
+        try:
+            entry = await store.read(path)
+        except (EntryNotFound, UnsafePath):
+            raise ApiError(404, f"no note at {path!r}") from None
+        last = await runtime.records.enrichments.last_read(
+            store.vault_id, str(entry.fields.get("id", "")), entry.path
+        )
+        reading = None if last is None else {"status": last[0], "detail": last[1]}
+        return web.json_response({"path": entry.path, "title": entry.title, "reading": reading})
 
     async def _search(self, request: web.Request) -> web.Response:
         runtime, person = await self._person(request)
@@ -335,10 +368,6 @@ def _answering(handler: Handler, cors: Cors) -> Handler:
         return response
 
     return answer
-
-
-def _tag(tag: str) -> str:
-    return re.sub(r"[^\w/-]", "", tag.lstrip("#"))
 
 
 def _error(status: int, message: str) -> web.Response:

@@ -23,8 +23,12 @@ _ERRORS = ("400", "401", "403", "409", "413", "415", "422", "429", "500")
 _CAPTURE_FIELDS: dict[str, Any] = {
     "text": {"type": "string", "description": "the thought, or what a shared page is about"},
     "url": {"type": "string", "description": "a link to keep; its page is read into the note"},
-    "category": {"type": "string", "description": "people, projects, ideas, admin or inbox"},
-    "tags": {"type": "array", "items": {"type": "string"}},
+    "category": {
+        "type": "string",
+        "description": "people, projects, ideas, admin or inbox (an inbox note); left out, "
+        "the words decide; a name that is no category is refused (422) with the list",
+    },
+    "tags": {"type": "array", "items": {"type": "string"}, "description": "tags, without #"},
 }
 
 OPENAPI: dict[str, Any] = {
@@ -47,7 +51,8 @@ OPENAPI: dict[str, Any] = {
     "paths": {
         "/api/v1/capture": {
             "post": {
-                "summary": "Keep a note",
+                "summary": "Keep a note: words, a link, files, or a file alone (the note is "
+                "titled after it and holds its text once read)",
                 "parameters": [
                     {
                         "name": "Idempotency-Key",
@@ -103,7 +108,44 @@ OPENAPI: dict[str, Any] = {
                     },
                     **dict.fromkeys(_ERRORS, _ERROR),
                 },
-            }
+            },
+            "get": {
+                "summary": "A kept note, and how reading what it shares went",
+                "parameters": [
+                    {"name": "path", "in": "query", "schema": {"type": "string"}},
+                    {
+                        "name": "key",
+                        "in": "query",
+                        "schema": {"type": "string"},
+                        "description": "the Idempotency-Key it was sent with, instead of path",
+                    },
+                ],
+                "responses": {
+                    "200": {
+                        "description": "the note; `reading` is null until a job was kept, "
+                        "then its status (waiting, done, failed, skipped) and what it said",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "path": {"type": "string"},
+                                        "title": {"type": "string"},
+                                        "reading": {
+                                            "type": ["object", "null"],
+                                            "properties": {
+                                                "status": {"type": "string"},
+                                                "detail": {"type": "string"},
+                                            },
+                                        },
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    **dict.fromkeys(("400", "401", "403", "404"), _ERROR),
+                },
+            },
         },
         "/api/v1/search": {
             "get": {

@@ -22,6 +22,7 @@ from bot.buttons import (
     SourceButtons,
     UndoButton,
 )
+from bot.capture import AfterCapture, Capturing
 from bot.commands import NoteChoice, Router
 from bot.config import Settings
 from bot.connect import LinkButton, Related, Timeline, TimelineChoice
@@ -85,7 +86,15 @@ def engine_parts(
         settings.direct_changes,
         custom=vault_tools.specs_for,
     )
-    router = Router(runner, access)
+    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner, deliver=deliver)
+    arrivals = Arrivals(enricher, runner, llm)
+    after = AfterCapture(
+        arrivals,
+        Timeline(deliver=deliver),  # people and projects a capture names (bot.connect)
+        Related(runner, auto_link=settings.auto_link, clock=clock, deliver=deliver),
+    )
+    capturing = Capturing(runner, arrivals, after)
+    router = Router(runner, access, captures=capturing.words, reread=arrivals.reread)
     approvals = Approvals(runner)
     buttons = Buttons(
         [
@@ -115,7 +124,6 @@ def engine_parts(
         if llm is not None
         else None
     )
-    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner, deliver=deliver)
     return EngineParts(
         access=access,
         people=People(records, default_time=settings.digest_time, default_zone=settings.timezone),
@@ -126,9 +134,9 @@ def engine_parts(
         verdict=Verdict(runner, router.answer),
         agent=agent,
         enricher=enricher,
-        arrivals=Arrivals(enricher, runner, llm),
-        timeline=Timeline(deliver=deliver),  # people and projects a capture names (bot.connect)
-        related=Related(runner, auto_link=settings.auto_link, clock=clock, deliver=deliver),
+        arrivals=arrivals,
+        after=after,
+        capturing=capturing,
         rate=RateLimit(settings.rate_limit_per_minute),
     )
 

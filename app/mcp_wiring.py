@@ -51,5 +51,5 @@ def mcp_calls(runtime: Runtime, deliver: Deliver) -> McpCalls:
         settings=runtime.settings,
         send_card=card_sender(runtime.records, deliver),
         clock=engine.clock,
-        arrivals=engine.arrivals,
+        capturing=engine.capturing,
     )

@@ -9,15 +9,17 @@ back to pending, and its owner is asked to press again.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from datetime import UTC
 from typing import cast
 
-from bot.engine import Engine
+from bot.engine import CAPTURE_KIND, Engine
 from bot.events import (
     Attachment,
     AttachmentKind,
+    CaptureRequest,
     Conversation,
     Deliver,
     InboundMessage,
@@ -63,17 +65,33 @@ async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: 
 def _message(row: InboundEvent, files: Sequence[StoredFile]) -> InboundMessage:
     platform, _, user_id = row.user_key.partition(":")
     received = row.received_at if row.received_at.tzinfo else row.received_at.replace(tzinfo=UTC)
+    capture = _capture_of(row)
     return InboundMessage(
         row.event_id,
         Conversation(row.platform, row.chat_id, row.thread_id),
         Sender(platform, user_id),
-        row.text,
+        capture.words if capture is not None else row.text,
         received,
         attachments=tuple(
             Attachment(cast(AttachmentKind, f.kind), f.data, f.file_name, f.mime_type)
             for f in files
         ),
         source={"platform": row.platform, "resumed": "after a restart"},
+        capture=capture,
+    )
+
+
+def _capture_of(row: InboundEvent) -> CaptureRequest | None:
+    """A door's typed capture, as recorded (bot.engine: the request as JSON)."""
+    if row.kind != CAPTURE_KIND:
+        return None
+    values = json.loads(row.text)
+    return CaptureRequest(
+        str(values.get("words", "")),
+        tuple(values.get("links", ())),
+        str(values.get("category", "")),
+        str(values.get("title", "")),
+        tuple(values.get("tags", ())),
     )
 
 

@@ -3,8 +3,10 @@
 1. arrive, in one trip to storage: may the sender use the bot (unknown users get one
    polite refusal, nothing is stored), record the event once per platform + event id
    (a retry is ignored), and who they are with their own vault
-2. route: a button to its handler; a message to a command, a correction, the model's
-   turn (bot.turn) or, without a model, the keyword classifier (bot.commands)
+2. route: a button to its handler; a door's typed capture (or files alone) to the one
+   capture path (bot.capture, where `/capture` goes too); a message to a command, a
+   correction, the model's turn (bot.turn) or, without a model, the keyword
+   classifier (bot.commands); what follows a capture follows it (bot.capture)
 3. the tools act through the vault's store; bot.turn.verdict alone decides what a turn
    did and what the reply says (if the model cannot be reached, the text is kept in
    the inbox anyway)
@@ -14,23 +16,34 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics
 from bot.buttons import Approvals, Buttons
+from bot.capture import AfterCapture, Capturing, capture_words
 from bot.commands import Kind, Router, as_command, kind_of
 from bot.config import Settings
 from bot.connect import Related, Timeline
 from bot.enrich import Arrivals, Enricher, find_urls
-from bot.events import ButtonPress, Event, InboundMessage, Recent, RecentEvents, Reply, Sender
+from bot.events import (
+    ButtonPress,
+    CaptureRequest,
+    Event,
+    InboundMessage,
+    Recent,
+    RecentEvents,
+    Reply,
+    Sender,
+)
 from bot.llm import LLMUnavailable
 from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
-from storage import Entry, Store, VaultInfo, Vaults
+from storage import Store, VaultInfo, Vaults
 from storage.db import Arrival, NewEvent, Records, StoredFile
 
 log = logging.getLogger(__name__)
@@ -53,6 +66,8 @@ FAILED_QUEUED = (
     "when I start again."
 )
 FAILED_PRESS = "Sorry, something went wrong on my side. Please try again."
+# How a door's typed capture is recorded (its text: the request as JSON).
+CAPTURE_KIND = "capture"
 # How often a message in a team chat re-records its writer as a member.
 JOIN_REFRESH = timedelta(minutes=10)
 
@@ -76,8 +91,8 @@ class EngineParts:
     agent: Agent | None  # None without a model: the command router and the classifier
     enricher: Enricher
     arrivals: Arrivals
-    timeline: Timeline  # people and projects a capture names (bot.connect)
-    related: Related
+    after: AfterCapture  # what follows every capture: reading, timelines, related notes
+    capturing: Capturing  # the one capture path
     rate: RateLimit
 
 
@@ -111,12 +126,20 @@ class Engine:
         self.agent = parts.agent
         self.enricher = parts.enricher
         self.arrivals = parts.arrivals
-        self.timeline = parts.timeline
-        self.related = parts.related
+        self.after = parts.after
+        self.capturing = parts.capturing
         self._rate = parts.rate
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
-        self._filed: Recent[Entry] = Recent(FILED_REMEMBERED)
+        self._filed: Recent[tuple[str, str]] = Recent(FILED_REMEMBERED)
         self.last_turn: Turn | None = None  # the model's last turn (for the model check)
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.after.timeline
+
+    @property
+    def related(self) -> Related:
+        return self.after.related
 
     @property
     def last_prompt_tokens(self) -> int:
@@ -153,16 +176,21 @@ class Engine:
         return await self.process(event, arrival)
 
     def _new_event(self, event: Event) -> NewEvent:
+        kind, text = "button", ""
+        if isinstance(event, ButtonPress):
+            text = f"{event.action}:{event.value}"
+        elif event.capture is not None:  # the whole request, so a restart files it alike
+            kind, text = CAPTURE_KIND, json.dumps(asdict(event.capture), ensure_ascii=False)
+        else:
+            kind, text = "message", event.text
         return NewEvent(
             platform=event.conversation.platform,
             event_id=event.event_id,
-            kind="message" if isinstance(event, InboundMessage) else "button",
+            kind=kind,
             user_key=event.sender.key,
             chat_id=event.conversation.chat_id,
             thread_id=event.conversation.thread_id,
-            text=event.text
-            if isinstance(event, InboundMessage)
-            else f"{event.action}:{event.value}",
+            text=text,
             received_at=event.received_at,
             owner=self.owner,
         )
@@ -284,8 +312,11 @@ class Engine:
         return (await self.context(event, self.clock())).store
 
     async def _message(self, ctx: ToolContext, event: InboundMessage) -> list[Reply]:
-        text = event.text.strip()
-        if len(text) > self.settings.max_message_chars:
+        request = event.capture
+        text = (request.words if request is not None else event.text).strip()
+        # A capture's limit counts its words only (bot.capture); a chat line's, all of it.
+        limited = request is None and capture_words(text) is None
+        if limited and len(text) > self.settings.max_message_chars:
             return [
                 Reply(
                     f"That message is {len(text):,} characters; I take at most "
@@ -296,9 +327,28 @@ class Engine:
         notices: list[str] = []
         if event.attachments:
             ctx, text = await self.arrivals.arrive(ctx, event.attachments, text, notices)
-        replies = await self._turn(ctx, event.sender, text, notices)
-        # Files no note took (a question, a command) are kept all the same.
-        return await self.arrivals.keep_rest(ctx, replies)
+            if request is None and not text and ctx.files is not None and ctx.files.waiting:
+                request = CaptureRequest()  # files alone: a capture titled after them
+        if request is not None:
+            replies, kept = await self._capture(ctx, replace(request, words=text), notices)
+        else:
+            replies, kept = await self._turn(ctx, event.sender, text, notices), True
+        # Files no note took (a question, a command) are kept all the same; a refused
+        # capture keeps nothing.
+        return await self.arrivals.keep_rest(ctx, replies) if kept else replies
+
+    async def _capture(
+        self, ctx: ToolContext, request: CaptureRequest, notices: list[str]
+    ) -> tuple[list[Reply], bool]:
+        """A capture, on the one path (bot.capture): the replies, and whether it was
+        taken (a refused one keeps nothing)."""
+        captured = await self.capturing.capture(ctx, request)
+        replies = captured.replies
+        if notices and replies:
+            replies[0] = replace(replies[0], notice=" ".join(notices))
+        if captured.note is not None:  # for callers that answer with the note (the API)
+            self._filed.keep(ctx.event_key, captured.note)
+        return replies, not captured.refused
 
     async def _turn(
         self, ctx: ToolContext, sender: Sender, text: str, notices: list[str]
@@ -322,17 +372,17 @@ class Engine:
             if ctx.links and not (ctx.files and ctx.files.readable()) and kind != "question":
                 again = await self.arrivals.saved_again(ctx, text)
                 if again is not None:
-                    return again
+                    self._filed.keep(ctx.event_key, (again.path, again.title))
+                    return again.replies
             replies = await self._reply(ctx, text, kind, notices)
-        await self.arrivals.read_later(ctx)
-        self.timeline.follow(ctx, text)
-        self.related.after(ctx)  # related notes, in a message after the reply (bot.connect)
+        await self.after.follow(ctx, text)  # whichever route filed it (bot.capture)
         if ctx.filed:  # for callers that answer with the note (the capture API)
-            self._filed.keep(ctx.event_key, ctx.filed[0])
+            self._filed.keep(ctx.event_key, (ctx.filed[0].path, ctx.filed[0].title))
         return replies
 
-    def filed_by(self, event_key: str) -> Entry | None:
-        """The note a recent event filed, if this process handled it."""
+    def filed_by(self, event_key: str) -> tuple[str, str] | None:
+        """(path, title) of the note a recent event filed (or added to: a link saved
+        before), if this process handled it."""
         return self._filed.get(event_key)
 
     async def _reply(

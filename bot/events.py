@@ -116,6 +116,27 @@ class Attachment:
 
 
 @dataclass(frozen=True, slots=True)
+class CaptureRequest:
+    """What a door asks to keep, typed: the person's own words, the links and an
+    optional category, title and tags (the files are the message's attachments). The
+    API, MCP, mail and a `/capture` in any chat hand one to the same function
+    (bot.capture), which decides what the capture is."""
+
+    words: str = ""
+    links: tuple[str, ...] = ()
+    category: str = ""  # "" lets the words decide; a name that is no category is refused
+    title: str = ""  # "" makes one from the words (or the file's name)
+    tags: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _storable_fields(self, "words", "category", "title")
+        for name in ("links", "tags"):
+            values = getattr(self, name)
+            if any(_UNSTORABLE.search(v) for v in values):
+                object.__setattr__(self, name, tuple(storable(v) for v in values))
+
+
+@dataclass(frozen=True, slots=True)
 class InboundMessage:
     """A text (or voice/photo/file) message addressed to the bot."""
 
@@ -127,6 +148,8 @@ class InboundMessage:
     attachments: tuple[Attachment, ...] = ()
     source: dict[str, str] = field(default_factory=dict)  # permalink, message id, forward origin
     raw: Any = field(default=None, compare=False, repr=False)
+    # A door's typed capture (the API, mail): `text` then holds its words, for the log.
+    capture: CaptureRequest | None = None
 
     def __post_init__(self) -> None:
         _storable_fields(self, "event_id", "text")

@@ -2,7 +2,7 @@
 /help, a platform's menu and the dispatch are made), commands on one note, plain text
 filed by keywords, and telling a question or a request from a thought."""
 
-from bot.commands.capture import classify
+from bot.commands.capture import capture_arguments, classify
 from bot.commands.intent import (
     Kind,
     asks_for_digest,
@@ -23,6 +23,7 @@ __all__ = [
     "Router",
     "as_command",
     "asks_for_digest",
+    "capture_arguments",
     "classify",
     "command_names",
     "is_leave_word",

@@ -25,6 +25,7 @@ from bot.tools import (
     last_filed,
     log_line,
     move_entry,
+    notes_named,
     rename_entry,
     undo,
 )
@@ -66,13 +67,27 @@ def as_command(text: str) -> str:
     return text
 
 
+# Read a note's link again (bot.enrich); file words on the one capture path (bot.capture).
+Reread = Callable[[ToolContext, str], Awaitable[str]]
+Captures = Callable[[ToolContext, str], Awaitable[list[Reply]]]
+
+
 class Router:
     """Answers what needs no model: a command, a correction, plain text."""
 
-    def __init__(self, runner: ToolRunner, access: Access) -> None:
+    def __init__(
+        self,
+        runner: ToolRunner,
+        access: Access,
+        *,
+        captures: Captures | None = None,
+        reread: Reread | None = None,
+    ) -> None:
         self.runner = runner
         self.access = access
         self.notes = NoteCommands(runner)
+        self.captures = captures
+        self.reread = reread
 
     async def _call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
         return await self.notes.call(ctx, name, **arguments)
@@ -94,7 +109,7 @@ class Router:
             return [Reply("Nothing was saved. To leave the terminal chat, send /quit.")]
         if is_question(text):
             return await self.answer(ctx, text)
-        return await self.capture(ctx, text)
+        return await (self.captures or self.capture)(ctx, text)  # the one capture path
 
     async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:
         """Answer a question with the notes that best match its words (bot.commands.answers)."""
@@ -139,7 +154,18 @@ class Router:
         return [Reply(help_text(settings.direct_changes, self.runner.approval_tools))]
 
     async def on_capture(self, call: Call) -> list[Reply]:
-        return await self.capture(call.ctx, call.rest) if call.rest else call.usage_reply()
+        """`/capture TEXT` (a Slack shortcut, Telegram's /save): the one capture path."""
+        if not call.rest:
+            return call.usage_reply()
+        capture = self.captures or self.capture
+        return await capture(call.ctx, call.rest)
+
+    async def on_reread(self, call: Call) -> list[Reply]:
+        """`/reread NOTE`: its link read again, when its reading never succeeded."""
+        found = await notes_named(call.ctx.store, call.rest, exact=True) if call.rest else []
+        if len(found) != 1 or self.reread is None:
+            return call.usage_reply(" (one note's path or title, as /list shows it)")
+        return [Reply(await self.reread(call.ctx, found[0].path))]
 
     async def on_log(self, call: Call) -> list[Reply]:
         return [Reply(await log_line(call.ctx, call.rest))] if call.rest else call.usage_reply()
@@ -290,6 +316,12 @@ COMMANDS: tuple[Command[Router], ...] = (
         waits=ASKS,
     ),
     Command("append", _on_note(NoteCommands.append), "/append NOTE TEXT", "add a line to a note"),
+    Command(
+        "reread",
+        Router.on_reread,
+        "/reread NOTE",
+        "read a note's link again, when reading it failed before",
+    ),
     Command("tag", _on_note(NoteCommands.tag), "/tag NOTE TAG...", "tag a note"),
     Command(
         "tick",

@@ -40,7 +40,7 @@ KEYWORD_SHARED_AT_LEAST = 4  # distinctive words held in common, for the words a
 START_AFTER = 0.3  # seconds: the capture's own reply goes out first
 LINK_ACTION = "link_related"  # Button.action of the Link button
 LINK_KIND = "related"  # ButtonAction.kind behind it: the note and the notes to link
-UNTOLD = frozenset({"mcp", "api"})  # nobody there reads a second message
+UNTOLD = frozenset({"mcp", "api", "email"})  # nobody there reads a second message
 RELATED = "Related:"
 _LINE = re.compile(r"^Related:\s*(?P<links>.*)$")
 

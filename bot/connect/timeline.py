@@ -48,7 +48,7 @@ PICK_KIND = "timeline"
 START_AFTER = 0.2  # seconds: the capture's own reply goes out first
 CLOSE_GRACE = 5.0  # seconds a stop waits for the lines under way
 # Where nobody waits for a message: the lines are written, nothing is said.
-UNTOLD = frozenset({"mcp", "api"})
+UNTOLD = frozenset({"mcp", "api", "email"})
 MOST_QUESTIONS = 3  # ambiguous names asked about per capture
 MOST_CHOICES = 6  # notes offered for one name
 _DATED = re.compile(r"^\s*[-*+]\s+(\d{4}-\d{2}-\d{2})\b")

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from bot.enrich.link_keys import find_urls
 from bot.enrich.saved import own_words, saved_before
 from bot.enrich.worker import Enricher
 from bot.events import Attachment, Reply
@@ -20,6 +21,15 @@ from storage.db import Enrichment
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class SavedAgain:
+    """What a link saved before did: the replies, and the note that has the link."""
+
+    replies: list[Reply]
+    path: str
+    title: str
+
+
 class Arrivals:
     """The engine's help with what a message shares (see the module doc)."""
 
@@ -28,17 +38,24 @@ class Arrivals:
         self.runner = runner
         self.llm = llm
 
-    async def saved_again(self, ctx: ToolContext, text: str) -> list[Reply] | None:
+    async def saved_again(self, ctx: ToolContext, text: str) -> SavedAgain | None:
         """A link saved before is not filed twice: the message's other words are added
-        to the note that has it (a small change, with Undo)."""
+        to the note that has it (a small change, with Undo), unless the note holds them
+        already. A link that was never read (refused, a 404, the site down) is read
+        again now, and the reply says so."""
         saved = await saved_before(ctx.store, ctx.links[0])
         if saved is None:
             return None
         path, title = saved
         said = f"You saved this link before: “{title}” ({path})."
+        again = await self._read_again(ctx, path, ctx.links[0])
+        if again:
+            said = f"{said} {again}"
         words = own_words(text)
-        if not words:
-            return [Reply(f"{said} Nothing new to add.")]
+        held = await ctx.store.read(path)
+        if not words or " ".join(words.split()) in " ".join(held.body.split()):
+            ending = "" if again else " Nothing new to add."
+            return SavedAgain([Reply(f"{said}{ending}")], path, title)
         outcome = await self.runner.call(
             ctx,
             "update_entry",
@@ -51,8 +68,54 @@ class Arrivals:
             },
         )
         if outcome.result is None:
-            return [Reply(f"{said} I could not add your words there: {outcome.content}")]
-        return [Reply(f"{said} I added your words there.", outcome.result.buttons)]
+            reply = Reply(f"{said} I could not add your words there: {outcome.content}")
+            return SavedAgain([reply], path, title)
+        reply = Reply(f"{said} I added your words there.", outcome.result.buttons)
+        return SavedAgain([reply], path, title)
+
+    async def reread(self, ctx: ToolContext, path: str) -> str:
+        """`/reread NOTE`: read the note's link into it when no reading of it ever
+        succeeded; what to tell the person."""
+        note = await ctx.store.read(path)
+        url = str(note.fields.get("url") or "") or next(iter(find_urls(note.body)), "")
+        if not url:
+            return f"{note.title} ({note.path}) shares no link to read."
+        if not self.enricher.wants([url], []):
+            return "Links are not read in this brainbot, so there is nothing to read again."
+        again = await self._read_again(ctx, note.path, url)
+        return f"{note.title}: {again}" if again else f"{url} was read into {note.title} already."
+
+    async def _read_again(self, ctx: ToolContext, path: str, url: str) -> str:
+        """Keep a job to read `url` into the note at `path` when no reading of it ever
+        succeeded (bot.enrich's ledger knows); what to tell the person ("" when it was
+        read, or cannot be read here)."""
+        if not self.enricher.wants([url], []):
+            return ""
+        note = await ctx.store.read(path)
+        note_id = str(note.fields.get("id", ""))
+        last = await self.enricher.ledger.last_read(
+            ctx.store.vault_id, note_id, path, {"kind": "link", "url": url}
+        )
+        if last is not None and last[0] in (Enrichment.DONE, Enrichment.WAITING):
+            return ""
+        try:
+            job = await self.enricher.plan(
+                store=ctx.store,
+                path=path,
+                note_id=note_id,
+                event_key=ctx.event_key,
+                person_id=ctx.person.id,
+                links=[url],
+                files=[],
+                conversation=ctx.conversation,
+            )
+        except Exception:  # the words are kept; reading is extra
+            log.exception("could not keep the job that reads %s again", path)
+            return ""
+        if job.status == Enrichment.WAITING:
+            self.enricher.submit(job.id)
+        why = f" ({last[1].rstrip('.')})" if last is not None and last[1] else ""
+        return f"It was never read{why}: I am reading it again now."
 
     async def read_later(self, ctx: ToolContext) -> None:
         """Keep a job to read the note's links and files after the reply (bot.enrich)."""
@@ -88,7 +151,8 @@ class Arrivals:
     ) -> tuple[ToolContext, str]:
         """The files to keep (one over the size cap is told in `notices`), waiting
         for the note the message files (`capture` keeps them in its commit, `keep_rest`
-        those it did not); a voice note's transcript becomes the text."""
+        those it did not); a voice note's transcript becomes the text (files with no
+        words are a capture titled after them: bot.capture)."""
         waiting: list[Attachment] = []
         cap = ctx.settings.max_attachment_bytes  # the vault's own cap
         for attachment in attachments:
@@ -102,8 +166,6 @@ class Arrivals:
             if attachment.kind in ("voice", "audio"):
                 transcript = await self._transcribe(attachment, notices)
                 text = f"{text}\n\n{transcript}".strip() if transcript else text
-        if waiting and not text:
-            text = "Voice note" if any(a.kind in ("voice", "audio") for a in waiting) else "File"
         return replace(ctx, files=ArrivedFiles(waiting)), text
 
     async def keep_rest(self, ctx: ToolContext, replies: list[Reply]) -> list[Reply]:

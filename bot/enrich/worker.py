@@ -26,7 +26,7 @@ from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
 from bot.enrich.read_item import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
-from bot.events import MAX_FILES, Button, Conversation, Deliver, Reply
+from bot.events import MAX_FILES, Button, Conversation, Deliver, NoRoute, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
 from notetext import wikilinks
 from storage import BOT_AUTHOR, Entry, EntryNotFound, StaleEdit, StorageError, Store, Vaults
@@ -39,8 +39,10 @@ AT_ONCE = 2  # jobs read side by side (the machine may have 2 cores)
 RESUME_WITHIN = timedelta(days=1)
 MOST_ATTEMPTS = 3
 # Where nobody waits for a message: an MCP client reads its notes when it wants them;
-# a mail's sender is answered by no mail (bot.mail).
-UNTOLD = frozenset({"mcp", "email"})
+# a mail's sender is answered by no mail (bot.mail); the API answered already. Why a
+# reading failed goes to the person's own chat instead, when they have one; it stays on
+# the note's record in any case (the ledger's detail: `/get` and the API's GET show it).
+UNTOLD = frozenset({"mcp", "email", "api"})
 
 
 class Enricher:
@@ -154,7 +156,7 @@ class Enricher:
                 status, message = Enrichment.FAILED, f"Couldn't read what you shared: {exc}."
             await self.ledger.finish(job.id, status, self.clock(), message)
             if message:
-                await self._tell(job, message, commit)
+                await self._tell(job, message, commit, status)
 
     async def _enrich(self, job: Enrichment) -> tuple[str, str, str | None]:
         """How the job went, what to tell the person, and the commit that added to the
@@ -246,12 +248,30 @@ class Enricher:
         assert stale is not None
         raise stale
 
-    async def _tell(self, job: Enrichment, message: str, commit: str | None) -> None:
+    async def _chat_of(self, person_id: int) -> Conversation | None:
+        """The person's own direct chat (the account they started with first), for what
+        a door without one cannot be told."""
+        if self.records is None:
+            return None
+        identities = await self.records.people.identities_of(person_id)
+        for identity in sorted(identities, key=lambda i: i.created_at or self.clock()):
+            if identity.home_chat_id and identity.platform not in UNTOLD:
+                return Conversation(identity.platform, identity.home_chat_id)
+        return None
+
+    async def _tell(self, job: Enrichment, message: str, commit: str | None, status: str) -> None:
         """Say how reading went; what was added can be undone from there, like any small
         change made at once."""
-        if self.deliver is None or job.platform in UNTOLD:
+        if self.deliver is None:
             return
         conversation = Conversation(job.platform, job.chat_id, job.thread_id)
+        if job.platform in UNTOLD:
+            if status == Enrichment.DONE:
+                return  # what was added is in the note, where that door's person looks
+            chat = await self._chat_of(job.person_id)
+            if chat is None:
+                return  # nobody to tell: the ledger keeps it for /get and the API
+            conversation = chat
         buttons: tuple[Button, ...] = ()
         try:
             if commit is not None and self.records is not None:
@@ -266,6 +286,8 @@ class Enricher:
                 )
                 buttons = (Button("Undo", UNDO_ACTION, action),)
             await self.deliver(conversation, Reply(message, buttons))
+        except NoRoute as exc:  # that chat's platform is not served here: it stays recorded
+            log.info("could not tell %s how reading went: %s", conversation.key, exc)
         except Exception as exc:
             log.warning("could not tell %s how reading went: %s", conversation.key, exc)
 

@@ -5,9 +5,10 @@ A mail counts as a person's only when its From address is one they verified and 
 receiving server vouches for it (bot.mail.trust). A mail from anyone else is left
 unread and nothing of it is stored. A person's mail goes the way a chat message
 does: recorded first as an event (`email` + the person + its Message-ID, so a mail is
-filed once across restarts and processes), then `/capture SUBJECT\\n\\nTEXT` through
-the engine. `/capture` files whatever follows it, so a mail's text is always a note,
-never a command or an instruction.
+filed once across restarts and processes), then a typed capture (SUBJECT and TEXT,
+bot.events.CaptureRequest) on the one capture path every door shares (bot.capture).
+A capture files whatever its words are, so a mail's text is always a note, never a
+command or an instruction.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from bot.events import Attachment, Conversation, EventHandler, InboundMessage, Sender
+from bot.events import (
+    Attachment,
+    CaptureRequest,
+    Conversation,
+    EventHandler,
+    InboundMessage,
+    Sender,
+)
 from bot.mail.as_note import Mail, read_mail
 from bot.mail.trust import Verdict, authenticated
 from bot.readers import ReaderPool, Unreadable
@@ -163,6 +171,7 @@ class MailFiler:
             self.clock(),
             attachments=files,
             source={"from": mail.sender},
+            capture=CaptureRequest(text),
         )
         replies = await self.handle(event)
         if replies and replies[0].not_kept:
@@ -172,7 +181,7 @@ class MailFiler:
         return "seen"
 
     def _note(self, mail: Mail) -> tuple[str, tuple[Attachment, ...]]:
-        """`/capture SUBJECT\n\nTEXT` and the files; a text too long for a message is
+        """`SUBJECT\n\nTEXT` and the files; a text too long for a message is
         cut, and kept whole as a file beside the note. Without a subject the text's
         first sentence is the title, as in a chat; without either, a file's name."""
         files, body, head = mail.files, mail.text, mail.subject
@@ -188,7 +197,7 @@ class MailFiler:
             # The title is the first sentence: the subject stays one when the capture
             # reads the text's dates and joins its lines ("… before March").
             head += "."
-        return "/capture " + "\n\n".join(part for part in (head, body) if part), files
+        return "\n\n".join(part for part in (head, body) if part), files
 
     async def _tell(self, user_id: int, text: str) -> None:
         told = False

@@ -14,17 +14,18 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from mcp import types
+from pydantic import ValidationError
 
 from bot.buttons import Buttons
+from bot.capture import Capturing
 from bot.config import Settings
 from bot.custom_tools import TOOLS_FILE
-from bot.enrich import Arrivals, find_urls
-from bot.events import Conversation, Reply
+from bot.events import CaptureRequest, Conversation, Reply
 from bot.mcp_server.tools import arguments_for
 from bot.people import People
 from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
@@ -61,8 +62,8 @@ class McpCalls:
     settings: Settings
     send_card: SendCard
     clock: Callable[[], datetime]
-    # Reads a captured note's links after the call, as chat does (None: not read).
-    arrivals: Arrivals | None = None
+    # The one capture path every door shares (bot.capture): `capture` goes there.
+    capturing: Capturing | None = None
 
     @property
     def tools(self) -> Mapping[str, ToolSpec]:
@@ -88,11 +89,9 @@ class McpCalls:
                     "only, not over MCP. Nothing ran."
                 )
             return _error(f"unknown tool {name!r}; known: {', '.join(sorted(self.tools))}")
-        if spec.captures and self.arrivals is not None:
-            ctx = replace(ctx, links=tuple(find_urls(str(arguments.get("body", "")))), filed=[])
+        if spec.captures and self.capturing is not None:
+            return await self._capture(ctx, spec, arguments)
         outcome = await self.runner.call(ctx, name, arguments_for(spec, arguments))
-        if self.arrivals is not None and ctx.filed:
-            await self.arrivals.read_later(ctx)
         if not outcome.ok:
             return _error(str(json.loads(outcome.content).get("error", "the call failed")))
         if outcome.approval is not None:
@@ -104,6 +103,43 @@ class McpCalls:
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=_without_buttons(outcome.result))],
             structuredContent=data,
+        )
+
+    async def _capture(
+        self, ctx: ToolContext, spec: ToolSpec, arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        """`capture` on the one capture path: the person's words (`text` or `body`)
+        alone will do; a category given is honoured, one that is none is refused."""
+        assert self.capturing is not None
+        try:
+            args = spec.arguments.model_validate(arguments_for(spec, arguments))
+        except ValidationError as exc:
+            detail = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            return _error(f"invalid arguments: {detail}")
+        values = args.model_dump()
+        request = CaptureRequest(
+            str(values.get("body") or ""),
+            category=str(values.get("category") or ""),
+            title=str(values.get("title") or ""),
+            tags=tuple(str(t) for t in values.get("tags") or ()),
+        )
+        captured = await self.capturing.capture(ctx, request, fields=values.get("fields") or [])
+        said = " ".join(reply.text for reply in captured.replies)
+        if captured.refused:
+            return _error(said)
+        outcome = captured.outcome
+        if outcome is None or outcome.result is None:  # a link saved before took the words
+            path, title = captured.note or ("", "")
+            data: dict[str, Any] = {"saved_before": {"path": path, "title": title}}
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=said)], structuredContent=data
+            )
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=said)],
+            structuredContent=json.loads(outcome.content),
         )
 
     async def _held(self, ctx: ToolContext, outcome: Outcome, card: Reply) -> types.CallToolResult:
@@ -193,14 +229,11 @@ def _held_result(text: str, approval_id: str, summary: str, sent_to: str) -> typ
 
 
 def _without_buttons(result: ToolResult) -> str:
-    """The result's text for a client that shows no buttons: chat's category buttons
-    (a capture left in the inbox) become the move_entry call that does the same."""
+    """The result's text for a client that shows no buttons (a capture's are made to
+    fit by the capture path, bot.capture)."""
     if not result.buttons:
         return result.text
     labels = ", ".join(button.label for button in result.buttons)
-    if all(button.action == "file" for button in result.buttons):
-        text = result.text.removesuffix(" Pick a category:")
-        return f"{text} To choose, file it with move_entry: {labels}."
     return f"{result.text} (In chat: {labels}.)"
 
 

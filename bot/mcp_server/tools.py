@@ -33,12 +33,20 @@ def defaults(spec: ToolSpec) -> dict[str, Any]:
 
 def arguments_for(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """What the client sent, in the types the tool takes: the left-out arguments filled
-    in, and text fitted to its argument's type ("a, b" or a JSON list for a list,
+    in, a name the tool declares for one of its arguments read as that argument, and
+    text fitted to its argument's type ("a, b" or a JSON list for a list,
     "0.7" for a number, a JSON object for fields), as clients that send every argument
     as a string (the MCP Inspector's CLI) do. What still does not fit is left for the
     tool's validation to name."""
-    args = {**defaults(spec), **arguments}
     fields = spec.arguments.model_fields
+    # A name the tool's declaration takes for one of its own (`text` for `body`).
+    named = {
+        spec.argument_aliases.get(name, name)
+        if name not in fields and spec.argument_aliases.get(name, name) not in arguments
+        else name: value
+        for name, value in arguments.items()
+    }
+    args = {**defaults(spec), **named}
     for name, value in args.items():
         field = fields.get(name)
         if field is None:
@@ -66,8 +74,12 @@ def input_schema(spec: ToolSpec, categories: tuple[str, ...]) -> dict[str, Any]:
     schema: dict[str, Any] = dict(spec.schema(categories)["function"]["parameters"])
     optional = defaults(spec)
     schema["required"] = [name for name in schema.get("required", []) if name not in optional]
+    # A default its own enum does not hold (capture's "": the words decide) is left
+    # unsaid: the argument is optional all the same.
     schema["properties"] = {
-        name: {**prop, "default": optional[name]} if name in optional else prop
+        name: {**prop, "default": optional[name]}
+        if name in optional and optional[name] in prop.get("enum", [optional[name]])
+        else prop
         for name, prop in schema["properties"].items()
     }
     return schema

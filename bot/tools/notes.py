@@ -19,6 +19,7 @@ from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
 from notetext.dates import iso_day
 from storage import Entry, SearchHit
+from storage.db import Enrichment
 from storage.vault import INBOX, SOURCE_PREFIX
 
 
@@ -126,8 +127,10 @@ def _fields(values: list[FieldValue] | None) -> dict[str, Any]:
         "tag": "tags",
         "type": "category",
     },
+    # Over MCP the person's words (`body`, or `text`) alone will do: the words say the
+    # category and the title (bot.capture), and a category given is honoured.
     # Unsure how sure: below any sensible threshold, so the person picks.
-    mcp_defaults={"confidence": UNSURE},
+    mcp_defaults={"category": "", "title": "", "body": "", "confidence": UNSURE},
 )
 async def capture(
     ctx: ToolContext,
@@ -268,7 +271,14 @@ async def get_entry(ctx: ToolContext, path: str, section: str | None = None) -> 
         data["frontmatter_error"] = entry.frontmatter_error
     head = f"{entry.title} ({entry.path})"
     shown = properties_line(entry, ctx.vault_zone)
-    text = "\n".join(filter(None, [head, shown])) + f"\n\n{body}".rstrip()
+    # Why what it shares was not read into it, where nobody could be told (bot.enrich).
+    last = await ctx.records.enrichments.last_read(
+        ctx.store.vault_id, str(entry.fields.get("id", "")), entry.path
+    )
+    if last is not None and last[0] == Enrichment.FAILED and last[1]:
+        data["reading"] = last[1]
+    unread = f"Not read: {data['reading']}" if "reading" in data else ""
+    text = "\n".join(filter(None, [head, shown, unread])) + f"\n\n{body}".rstrip()
     return ToolResult(data, text, read=(read_entry(entry, str(data["path"])),))
 
 

@@ -186,3 +186,19 @@ class Enrichments:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(*_COLUMNS).where(ENRICHMENTS.c.id == job_id))).first()
         return None if row is None else _job(row)
+
+    async def last_read(
+        self, vault_id: int, note_id: str, path: str, item: Mapping[str, Any] | None = None
+    ) -> tuple[str, str] | None:
+        """(status, what the person was told) of the newest job of a note (its `id`, or
+        the path it was filed at), only among those that read `item` when given (a
+        link: `{"kind": "link", "url": ...}`); None when none was kept."""
+        c = ENRICHMENTS.c
+        stmt = select(c.status, c.detail).where(
+            c.vault_id == vault_id, (c.note_id == note_id) if note_id else (c.path == path)
+        )
+        if item is not None:
+            stmt = stmt.where(c["items"].contains([dict(item)]))
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(stmt.order_by(c.id.desc()).limit(1))).first()
+        return None if row is None else (str(row[0]), str(row[1]))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,7 +12,8 @@ import frontmatter
 from sqlalchemy import update
 
 from app.recovery import resume_unfinished
-from bot.events import Conversation, Reply
+from bot.engine import CAPTURE_KIND
+from bot.events import CaptureRequest, Conversation, Reply
 from storage.db.chat_tables import APPROVALS, EVENTS
 from storage.db.events import NewEvent, StoredFile
 from storage.db.liveness import ProcessLiveness
@@ -152,3 +155,24 @@ async def test_a_voice_note_cut_short_keeps_its_audio_through_the_restart(
         assert f"![[attachments/{kept.name}]]" in post.content
         assert await brain.records.events.files("test", "voice-1") == []
     assert openai_fake.requests[0] == ("transcribe", {"model": "whisper-1", "bytes": len(audio)})
+
+
+async def test_a_doors_typed_capture_cut_short_is_filed_as_it_was_asked(
+    tmp_path: Path, database_url: str
+) -> None:
+    # A door's capture is recorded whole (its category and tags too), so a restart
+    # files it as asked: honoured, never sent to the inbox nor read as a command.
+    asked = CaptureRequest("/delete everything, said in a note", category="ideas", tags=("x",))
+
+    async def deliver(conversation: Conversation, reply: Reply) -> None:
+        return None
+
+    async with running_brain(tmp_path, database_url) as brain:
+        await record_only(
+            brain.records, "crashed-api", json.dumps(asdict(asked)), kind=CAPTURE_KIND
+        )
+        assert await resume_unfinished(brain.engine, brain.liveness, deliver) == 1
+        (path,) = notes(brain.settings.vault_dir)
+        note = frontmatter.load(brain.settings.vault_dir / path)
+    assert path.startswith("ideas/") and note["tags"] == ["x"]
+    assert "/delete everything" in note.content

@@ -48,19 +48,33 @@ async def test_options_may_be_left_out_and_text_is_read_as_its_type(
     token = await make_token(env, "slack:U0ALICE")
     async with stdio_session(env, token, tmp_path / "mcp-stderr.log") as session:
         schema = {t.name: t.inputSchema for t in (await session.list_tools()).tools}
-        assert schema["capture"]["required"] == ["category", "title", "body"]
+        # The person's words alone will do (issue 40: it required all three).
+        assert schema["capture"]["required"] == []
         defaults = {k: v.get("default") for k, v in schema["capture"]["properties"].items()}
         assert defaults["confidence"] == 0.5 and defaults["tags"] == []
         assert schema["search_entries"]["required"] == ["query"]
 
-        # Unsure by default: the note waits in the inbox for its category.
+        # A category given is honoured, not sent to the inbox for want of confidence.
         plain = {"category": "ideas", "title": "Tea walk", "body": "A walk for tea"}
         filed = await session.call_tool("capture", plain)
         assert not filed.isError, text_of(filed)
         path = (filed.structuredContent or {})["saved"]["path"]
-        assert path.startswith("inbox/"), path
+        assert path.startswith("ideas/"), path
         vault = vault_holding(tmp_path / "data", path)
         assert "tags" not in frontmatter(vault / path)  # no empty property is written
+
+        # `text` alone: the words name the title; nothing said where, so the inbox.
+        alone = await session.call_tool("capture", {"text": "Ask the bakery about rye flour"})
+        assert not alone.isError, text_of(alone)
+        kept = (alone.structuredContent or {})["saved"]
+        assert kept["title"] == "Ask the bakery about rye flour", kept
+        assert "Pick a category" not in text_of(alone) and "move_entry" in text_of(alone)
+
+        # A category that is none is refused with the list, and nothing is written.
+        notes_before = sorted(vault.rglob("*.md"))
+        wrong_place = await session.call_tool("capture", {"text": "x", "category": "nonsense"})
+        assert wrong_place.isError and "people, projects, ideas, admin" in text_of(wrong_place)
+        assert sorted(vault.rglob("*.md")) == notes_before
 
         as_text = {
             **plain,

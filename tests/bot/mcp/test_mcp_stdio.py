@@ -121,11 +121,13 @@ async def test_a_person_without_a_chat_approves_on_the_command_line(
         assert (vault / kept_path).exists()
 
         # Unsure where it belongs: chat would show category buttons; MCP has none.
-        unsure = {**NOTE, "title": "Odd thought", "category": "inbox", "confidence": 0.2}
-        filed = await session.call_tool("capture", unsure)
+        filed = await session.call_tool("capture", {"text": "Odd thought"})
         said = text_of(filed)
         assert not filed.isError and "inbox/" in said, said
-        assert said.endswith("file it with move_entry: people, projects, ideas, admin."), said
+        assert "Pick a category" not in said, said
+        assert said.endswith("choose: people, projects, ideas, admin (file it with move_entry)."), (
+            said
+        )
     assert fakes.slack.calls_of("chat.postMessage") == []
 
 
