@@ -134,7 +134,7 @@ class Capturing:
             waiting = ctx.files.waiting if ctx.files is not None else []
             name = waiting[0].file_name if waiting else "File"
             arguments = await capture_arguments(ctx, name)
-            arguments.update(title=title_from(name), body="")
+            arguments.update(title=title_from(name, as_written=True), body="")
         if category:
             if arguments["category"] == PEOPLE != category and text:
                 # The words would start someone's page; asked elsewhere, they are a note.

@@ -183,10 +183,14 @@ class MailFiler:
     def _note(self, mail: Mail) -> tuple[str, tuple[Attachment, ...]]:
         """`SUBJECT\n\nTEXT` and the files; a text too long for a message is
         cut, and kept whole as a file beside the note. Without a subject the text's
-        first sentence is the title, as in a chat; without either, a file's name."""
+        first sentence is the title, as in a chat; without either, files alone are a
+        capture of files (titled after the first, as the API's), and nothing at all says
+        whom it came from."""
         files, body, head = mail.files, mail.text, mail.subject
         if not head and not body:
-            head = next((f.file_name for f in files), "") or f"Mail from {mail.sender}"
+            if files:
+                return "", files
+            head = f"Mail from {mail.sender}"
         room = self.rules.max_chars - len(head) - 200
         if len(body) > room:
             whole = f"# {head or 'Mail'}\n\n{body}\n".encode()

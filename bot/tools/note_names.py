@@ -75,9 +75,10 @@ async def notes_named(store: Store, reference: str, *, exact: bool = False) -> l
 _EMPTY_BRACKETS = re.compile(r"\(\s*\)|<\s*>")
 
 
-def title_from(text: str, limit: int = 60) -> str:
+def title_from(text: str, limit: int = 60, *, as_written: bool = False) -> str:
     """A title from text: its first sentence or line, cut at a word near `limit`, its
-    first letter a capital (not in a name written like `iPhone`). Links are left out
+    first letter a capital (not in a name written like `iPhone`, nor `as_written`: a
+    file's name is kept as its owner wrote it). Links are left out
     (a note that is only a link is named by its address, until its page's title is
     read: bot.enrich)."""
     spans = list(urls.link_spans(text))
@@ -93,7 +94,7 @@ def title_from(text: str, limit: int = 60) -> str:
     head, space, rest = first.partition(" ")
     capital = head[:1].upper()
     # "iPhone", "eBay", "macOS": a capital inside the word says it is written so.
-    if len(capital) == 1 and not any(c.isupper() for c in head[1:]):
+    if not as_written and len(capital) == 1 and not any(c.isupper() for c in head[1:]):
         first = capital + head[1:] + space + rest
     return _cut(first, limit)
 

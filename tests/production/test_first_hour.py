@@ -94,4 +94,4 @@ async def test_a_new_users_first_hour(tmp_path: Path, database_url: str) -> None
         path = (filed.structuredContent or {})["saved"]["path"]
         found = await session.call_tool("search_entries", {"query": "mockups"})
         assert "projects/website-redesign.md" in text_of(found)
-    assert path.startswith("inbox/") and (vault / path).exists()  # unsure: the person picks
+    assert path.startswith("ideas/") and (vault / path).exists()  # the category asked for
