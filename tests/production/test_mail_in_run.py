@@ -71,6 +71,10 @@ async def test_a_person_verifies_an_address_and_mails_notes_in(
         "BRAINBOT_IMAP_CA_FILE": imap.ca_file,
         "BRAINBOT_IMAP_AUTHSERV_ID": "mx.example.net",
         "BRAINBOT_RATE_LIMIT": "0",
+        # IDLE tells of a new mail at once, but one that lands between a round's NOOP and
+        # the next IDLE is only found by the next search (adapters.imap.mailbox): with two
+        # processes and mails sent back to back that happens, and 60 s is past the wait.
+        "BRAINBOT_IMAP_POLL_SECONDS": "5",
     }
     try:
         env = fakes.env(tmp_path, database_url, slack=None, **mail_settings)
