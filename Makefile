@@ -80,9 +80,9 @@ test-server: $(STAMP) ocr cpu-emulation
 	@test -n "$(DATABASE_URL)" || { echo "usage: make test-server DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/postgres"; exit 2; }
 	@BRAINBOT_TEST_DATABASE_URL='$(DATABASE_URL)' $(BIN)/python -m pytest -q $(TEST_DIST) $(ARGS)
 
-# docs/configuration.md is made from the settings' own descriptions (a test holds it).
+# The README's configuration section is made from the settings' own descriptions (a test holds it).
 docs: $(STAMP)
-	$(BIN)/python -m app.settings_table > docs/configuration.md
+	$(BIN)/python -m app.settings_table --write
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

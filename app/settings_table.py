@@ -1,14 +1,16 @@
-"""docs/configuration.md, made from the settings themselves: each group of brainbot's
-settings and each platform's, one row per variable with its default and its field's
-description, so the page cannot drift from the code.
+"""The README's configuration section, made from the settings themselves: each group of
+brainbot's settings and each platform's, one row per variable with its default and its
+field's description, so the table cannot drift from the code.
 
-    python -m app.settings_table > docs/configuration.md    (or `make docs`)
+    python -m app.settings_table --write    (or `make docs`): the README's section anew
+    python -m app.settings_table            prints the section
 
-tests/app/test_settings_table.py fails when the page differs from what this prints.
+tests/app/test_settings_table.py fails when the README's section differs from it.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import time
 from pathlib import Path
@@ -25,14 +27,20 @@ from bot.config import (
     SECRET_VAULTS_SETTING,
 )
 
-PAGE = Path("docs/configuration.md")
+README = Path("README.md")
 COMMAND = "make docs"
+# The section runs from its heading to the end marker; what is between is generated.
+START = "## Configuration\n"
+END = "<!-- end of the configuration section -->\n"
+# A description links a docs page as the pages link each other; from the README it is
+# under docs/.
+_DOCS_LINK = re.compile(r"\]\((?![a-z]+:|#|docs/|\.\./)([\w-]+\.md)")
 
 INTRO = """\
-# Configuration
+## Configuration
 
-<!-- Made by `python -m app.settings_table` (`make docs`) from the settings' own
-descriptions: change a setting's description in the code, not here. -->
+<!-- Made by `python -m app.settings_table --write` (`make docs`) from the settings'
+own descriptions: change a setting's description in the code, not here. -->
 
 Settings come from the environment or a `.env` file in the working directory.
 Every value with a format (times of day, the time zone, URLs, the port, byte sizes,
@@ -90,18 +98,43 @@ def _title_and_lead(model: type[BaseModel]) -> tuple[str, str]:
     return title.strip(), " ".join(lead.split())
 
 
-def page(platforms: Platforms = PLATFORMS) -> str:
-    """docs/configuration.md: the introduction, then a section per group of settings
-    and per platform."""
+def section(platforms: Platforms = PLATFORMS) -> str:
+    """The README's configuration section: the introduction, then a part per group of
+    settings and per platform, up to its end marker."""
     parts = [INTRO]
     for group in GROUPS:
         title, lead = _title_and_lead(group)
-        parts.append(f"\n## {title}\n\n" + (f"{lead}\n\n" if lead else "") + table(group))
+        parts.append(f"\n### {title}\n\n" + (f"{lead}\n\n" if lead else "") + table(group))
     for platform in platforms:
-        lead = f"How to set it up: [{platform.title} set-up]({platform.name}.md)."
-        parts.append(f"\n## {platform.title}\n\n{lead}\n\n" + table(platform.settings))
-    return "".join(parts)
+        lead = f"How to set it up: [{platform.title} set-up](docs/{platform.name}.md)."
+        parts.append(f"\n### {platform.title}\n\n{lead}\n\n" + table(platform.settings))
+    parts.append(f"\n{END}")
+    return from_readme("".join(parts))
+
+
+def from_readme(text: str) -> str:
+    """`text` (a description linking docs pages by name) with its links as the README
+    reaches the pages."""
+    return _DOCS_LINK.sub(r"](docs/\1", text)
+
+
+def written(readme: str) -> str:
+    """The configuration section as `readme` has it ("" when it has none)."""
+    start = readme.find(START)
+    end = readme.find(END, start)
+    return readme[start : end + len(END)] if start >= 0 and end >= 0 else ""
+
+
+def with_section(readme: str, platforms: Platforms = PLATFORMS) -> str:
+    """`readme` with its configuration section made anew (added at its end if missing)."""
+    old = written(readme)
+    if not old:
+        return readme.rstrip("\n") + "\n\n" + section(platforms)
+    return readme.replace(old, section(platforms))
 
 
 if __name__ == "__main__":
-    sys.stdout.write(page())
+    if sys.argv[1:] == ["--write"]:
+        README.write_text(with_section(README.read_text()))
+    else:
+        sys.stdout.write(section())

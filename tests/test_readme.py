@@ -1,5 +1,5 @@
 """The README and the pages under docs/ are part of the contract: every setting, brainbot's
-own and each registered platform's, is in docs/configuration.md's tables; the README shows
+own and each registered platform's, is in the README's configuration table; the README shows
 the two commands and links every page; no link of theirs leads nowhere."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from app.platforms import settings_class
 
 ROOT = Path(__file__).parents[1]
 README = (ROOT / "README.md").read_text()
-CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text()
 PAGES = sorted((ROOT / "docs").glob("*.md"))
 # A Markdown link to a file of the repository: [text](path) or [text](path#anchor).
 LOCAL_LINK = re.compile(r"\]\((?!https?://|mailto:|#)([^)\s#]+)(?:#[^)\s]*)?\)")
@@ -19,7 +18,7 @@ LOCAL_LINK = re.compile(r"\]\((?!https?://|mailto:|#)([^)\s#]+)(?:#[^)\s]*)?\)")
 
 def test_every_setting_is_documented() -> None:
     fields = settings_class().model_fields.values()
-    missing = [f.alias for f in fields if f"| `{f.alias}` |" not in CONFIGURATION]
+    missing = [f.alias for f in fields if f"| `{f.alias}` |" not in README]
     assert missing == []
 
 

@@ -13,7 +13,7 @@ PLATFORM = "slack"  # the `platform` of Slack's events and conversations
 
 
 class SlackSettings(PlatformSettings):
-    """Slack's variables (docs/configuration.md lists them, from their descriptions)."""
+    """Slack's variables (the README's configuration table lists them)."""
 
     slack_bot_token: SecretStr | None = Field(
         None, alias="SLACK_BOT_TOKEN", description="`xoxb-…`: enables Slack"

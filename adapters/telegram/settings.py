@@ -12,7 +12,7 @@ PLATFORM = "telegram"  # the `platform` of Telegram's events and conversations
 
 
 class TelegramSettings(PlatformSettings):
-    """Telegram's variables (docs/configuration.md lists them, from their descriptions)."""
+    """Telegram's variables (the README's configuration table lists them)."""
 
     telegram_bot_token: SecretStr | None = Field(
         None, alias="TELEGRAM_BOT_TOKEN", description="enables Telegram (long polling)"

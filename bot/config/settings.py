@@ -63,7 +63,7 @@ class Settings(
     ServerSettings,
 ):
     """Every setting of brainbot's own, in its groups (each field's description is its
-    meaning in docs/configuration.md); each platform adds its own (adapters.platform),
+    meaning in the README's configuration table); each platform adds its own (adapters.platform),
     composed with these by app.platforms."""
 
     model_config = SettingsConfigDict(
@@ -248,6 +248,6 @@ class Settings(
         return "openai" if self.llm_enabled else "none"
 
 
-# The groups of settings, in the order docs/configuration.md lists them
+# The groups of settings, in the order the README's configuration table lists them
 # (app.settings_table): Settings' own bases, so a group added there is listed.
 GROUPS: tuple[type[BaseSettings], ...] = Settings.__bases__

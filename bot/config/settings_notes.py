@@ -1,5 +1,5 @@
 """Settings of where the notes live and of what a capture reads and adds: two groups of
-bot.config.Settings (a group's docstring titles its part of docs/configuration.md)."""
+bot.config.Settings (a group's docstring titles its part of the README's configuration table)."""
 
 from __future__ import annotations
 

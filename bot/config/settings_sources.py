@@ -53,7 +53,7 @@ class _EmptyDirectChanges(_WholeSource):
 SECRET_PREFIX = "BRAINBOT_SECRET_"
 SECRET_VAULTS_SUFFIX = "_VAULTS"
 SECRET_VAULTS_SETTING = f"{SECRET_PREFIX}<NAME>{SECRET_VAULTS_SUFFIX}"
-# The secret's value is no field (it is read whole): its meaning, for docs/configuration.md.
+# The secret's value is no field (it is read whole): its meaning, for the README's table.
 SECRET_VALUE_SETTING = f"{SECRET_PREFIX}<NAME>"
 SECRET_VALUE_DESCRIPTION = (
     "the value of `{secret:NAME}` in a custom HTTP tool's headers (environment or `.env`, like "
