@@ -10,7 +10,6 @@ COPY app ./app
 COPY bot ./bot
 COPY adapters ./adapters
 COPY storage ./storage
-COPY notetext ./notetext
 COPY scheduler ./scheduler
 # Everything goes into one virtual environment, copied whole into the final image.
 RUN python -m venv /opt/brainbot \

@@ -19,9 +19,9 @@ from bot.engine import Engine, utcnow
 from bot.events import Deliver
 from bot.llm import LLM, LLMLimits
 from bot.people import ChatMembers, TeamMembership
-from notetext.dates import prepare
 from storage import OWNER_VAULT, Store, Vaults, migrate
 from storage.db import Database, ProcessLiveness, Records
+from storage.text.dates import prepare
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Dates in a person's words (notetext.dates.when) on a table of phrases in English, German and
+"""Dates in a person's words (storage.text.dates.when) on a table of phrases in English, German and
 French, each with the due date, reminder and repeat a person means, at one fixed
 "now": Monday 23 November 2026, 14:00, Europe/Berlin.
 Targets: TARGET_ACCURACY overall, and no false positive (a date found where a phrase
@@ -14,9 +14,9 @@ and its locale data load then) and the cost of a text without a date. For
 comparison, how many of the phrases without a date dateparser's search_dates alone
 would give one.
 
-Last, the time to read the days a question about the past names (notetext.dates.question_span,
+Last, the time to read the days a question about the past names (storage.text.dates.question_span,
 "what did I capture yesterday?"), on twelve questions with and without a time: at most
-1 ms median (its accuracy is in tests/notetext/dates/test_question_span.py, its use in
+1 ms median (its accuracy is in tests/storage/text/dates/test_question_span.py, its use in
 bench.time_questions).
 
 Run: `python -m bench.dates [runs]`.
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from notetext.dates.spans import question_span
-from notetext.dates.when import When, find_when
+from storage.text.dates.spans import question_span
+from storage.text.dates.when import When, find_when
 
 TARGET_ACCURACY = 0.95
 ZONE = ZoneInfo("Europe/Berlin")
@@ -242,7 +242,7 @@ import json, time
 started = time.perf_counter()
 from datetime import datetime
 from zoneinfo import ZoneInfo
-from notetext.dates.when import find_when
+from storage.text.dates.when import find_when
 imported = time.perf_counter()
 zone = ZoneInfo("Europe/Berlin")
 now = datetime(2026, 11, 23, 14, tzinfo=zone)
@@ -265,7 +265,7 @@ print(json.dumps({"import_ms": (imported - started) * 1000,
 
 
 def search_dates_alone(cases: list[Case]) -> int:
-    """How many phrases dateparser.search_dates dates on its own (the trap notetext.dates
+    """How many phrases dateparser.search_dates dates on its own (the trap storage.text.dates
     avoids)."""
     from dateparser.search import search_dates
 
@@ -274,7 +274,7 @@ def search_dates_alone(cases: list[Case]) -> int:
     return sum(bool(search_dates(c.text, languages=[c.language], settings=settings)) for c in cases)
 
 
-# Questions about the past (notetext.dates.question_span): with a time, and without one.
+# Questions about the past (storage.text.dates.question_span): with a time, and without one.
 QUESTIONS = (
     "what did I capture yesterday?",
     "what did Sarah say about the budget last week?",
@@ -343,7 +343,7 @@ def main(argv: Sequence[str] = ()) -> int:
     )
     median, slowest = question_ms(runs)
     print(
-        f"question spans (notetext.dates.question_span): median {median:.3f} ms per question, "
+        f"question spans (storage.text.dates.question_span): median {median:.3f} ms per question, "
         f"slowest {slowest:.3f} ms, over {len(QUESTIONS)} questions (target <= 1 ms median)"
     )
     fast = median <= 1.0

@@ -12,7 +12,7 @@ say about the budget last week?", "was hat Lukas vor drei Wochen zum Offsite
 gesagt?", "qu'ai-je noté hier ?"): every note of the series matches the words, only
 the date tells them apart. The generator picks the note first and words the question
 for the period that holds it, and checks that no other note of the series was filed
-in that period: the truth is the generator's calendar, not notetext.dates. The other
+in that period: the truth is the generator's calendar, not storage.text.dates. The other
 questions ask for a fact of one one-off note ("what is the reference of the car
 insurance?") and name no time.
 

@@ -35,10 +35,10 @@ from zoneinfo import ZoneInfo
 from bench.time_corpus import SET, generate, write_vault
 from bot.commands import search_words
 from bot.tools.search_span import plan_search
-from notetext.dates import question_span
 from storage.db.connection import Database
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.store import Store
+from storage.text.dates import question_span
 from tests.storage.vault.vault_support import LIMITS
 
 MAX_MS = 1.0

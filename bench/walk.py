@@ -5,7 +5,7 @@ polling) to the real engine (temporary vault, embedded Postgres, a fake OpenAI t
 answers at once with one `capture` call), until the reply's sendMessage reaches the
 fake. Every Python call and return on the way is watched (`sys.setprofile`, also in
 the worker threads the vault writes in), and each time the running code moves from
-one project module (app/, adapters/, bot/, scheduler/, storage/, notetext/) to
+one project module (app/, adapters/, bot/, scheduler/, storage/, storage/text/) to
 another is a *stop*; a stop into a module the walk had already left is a *return*.
 Library code in between (PTB, SQLAlchemy, asyncio) is passed through, not counted.
 
@@ -30,7 +30,7 @@ from types import FrameType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("app", "adapters", "bot", "scheduler", "storage", "notetext")
+PACKAGES = ("app", "adapters", "bot", "scheduler", "storage", "storage.text")
 TARGET_STOPS = 65
 TARGET_RETURNS = 35
 SETTLE = 1.0  # seconds the warm-up's after-reply work is given to finish

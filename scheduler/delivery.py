@@ -21,11 +21,11 @@ from bot.config import Settings
 from bot.digest import Digest, compose_digest, present, record_shown, with_summary
 from bot.events import Conversation, Deliver, NoRoute
 from bot.llm import LLM
-from notetext.dates import local_zone
 from scheduler.retry import next_attempt
 from scheduler.schedule import Slot
 from storage import BOT_AUTHOR, StorageError, Store, Vaults
 from storage.db import DigestKey, DigestMessages, Person, Records, Send, SendLedger
+from storage.text.dates import local_zone
 from storage.vault import DIGESTS_DIR
 
 log = logging.getLogger(__name__)

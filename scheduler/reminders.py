@@ -34,13 +34,13 @@ from bot import metrics
 from bot.config import Settings
 from bot.events import Conversation, Deliver, NoRoute
 from bot.reminders import reminder_message
-from notetext.dates import local_zone, next_occurrence, read_when
 from scheduler.delivery import home_conversations
 from scheduler.retry import next_attempt
 from scheduler.skips import PollSkips
 from storage import BOT_AUTHOR, StorageError, VaultInfo, Vaults
 from storage.db import Person, Records, ReminderKey, SendLedger, SkippedItems
 from storage.index import ReminderNote, reminder_notes
+from storage.text.dates import local_zone, next_occurrence, read_when
 from storage.vault import CLOSED_STATUSES
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from notetext.dates import NotATimeOfDay, local_zone, time_of_day
 from storage.db import WEEKLY_OFF, Person
+from storage.text.dates import NotATimeOfDay, local_zone, time_of_day
 
 Kind = Literal["daily", "weekly"]
 

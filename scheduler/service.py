@@ -36,13 +36,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.people import TeamMembership
-from notetext.dates import WEEKDAY_NAMES
 from scheduler.delivery import DigestDelivery, Sent
 from scheduler.leader import Leadership
 from scheduler.reminders import Reminders
 from scheduler.schedule import DigestSchedule, Slot, schedule_for
 from scheduler.skips import PollSkips
 from storage.db import NO_VAULT, DigestKey, Person, Records, SendLedger, SkippedItems
+from storage.text.dates import WEEKDAY_NAMES
 
 log = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from app.runtime import Runtime
 from app.serve import GRACE_SECONDS
 from bot.config import Settings
 from bot.digest import compose_digest, with_summary
-from notetext.dates import OutOfRange, local_zone, read_due
 from scheduler.delivery import DigestDelivery
 from storage.db import Person, Records
+from storage.text.dates import OutOfRange, local_zone, read_due
 
 
 def main(args: argparse.Namespace) -> int:

@@ -18,8 +18,8 @@ from bot.buttons.dispatch import ButtonHandler, pressed
 from bot.events import Reply
 from bot.reminders import REMINDER_ACTION_KIND, SNOOZES, snoozed
 from bot.tools import ToolContext
-from notetext.dates import describe
 from storage import Entry, EntryNotFound, StorageError
+from storage.text.dates import describe
 
 log = logging.getLogger(__name__)
 

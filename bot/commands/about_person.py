@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import re
 
-from notetext import wikilinks
-from notetext.person_names import Mention, cue_first_names, full_name_after_cue, possessive_names
 from storage import Entry, Store
+from storage.text import wikilinks
+from storage.text.person_names import (
+    Mention,
+    cue_first_names,
+    full_name_after_cue,
+    possessive_names,
+)
 from storage.vault import PEOPLE
 
 PersonMention = Mention[Entry]

@@ -11,7 +11,7 @@ from typing import Any
 from bot.commands.intent import search_words
 from bot.events import Reply
 from bot.tools import MAX_SOURCES, Outcome, ToolContext, ToolRunner, source_buttons, source_line
-from notetext.dates import question_span
+from storage.text.dates import question_span
 
 ANSWERED = 5  # notes an answer lists
 KEEP = "(I did not save your question. To keep it as a note: /capture TEXT)"

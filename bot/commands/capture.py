@@ -14,8 +14,8 @@ from typing import Any
 from bot.commands.about_person import PersonMention, linked, mentioned, person_page
 from bot.commands.structure import read_structure, title_of
 from bot.tools import ToolContext, category_named
-from notetext.dates import find_when
-from notetext.person_names import NAME_WORD, Mention
+from storage.text.dates import find_when
+from storage.text.person_names import NAME_WORD, Mention
 from storage.vault import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
 
 # "Sarah Kim - works on budget", "Sarah Kim, works on budget", "Sarah Kim: budget".

@@ -23,8 +23,8 @@ from bot.tools import (
     notes_named,
     split_leading_reference,
 )
-from notetext import wikilinks
 from storage import Entry, StorageError
+from storage.text import wikilinks
 
 CHOICES_SHOWN = 8
 # The shortest leading words taken as part of a note's title: shorter ones ("a", "to")

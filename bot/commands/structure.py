@@ -10,8 +10,8 @@ from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
 from bot.tools import title_from
-from notetext.dates import find_when
-from notetext.wikilinks import unlinked
+from storage.text.dates import find_when
+from storage.text.wikilinks import unlinked
 
 # "Website redesign - next: email Tom", "Roof. Next step: call the roofer".
 _NEXT = re.compile(

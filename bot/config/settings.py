@@ -25,7 +25,7 @@ from bot.config.settings_sources import (
     SECRET_VAULTS_SUFFIX,
     read_in_order,
 )
-from notetext.dates import time_of_day, zone_named
+from storage.text.dates import time_of_day, zone_named
 from storage.vault import INBOX
 
 

@@ -26,11 +26,11 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from notetext import wikilinks
-from notetext.code import without_code
-from notetext.person_names import Mention, someone_elses
-from notetext.urls import without_addresses
 from storage.index import fold, name_key, path_key
+from storage.text import wikilinks
+from storage.text.code import without_code
+from storage.text.person_names import Mention, someone_elses
+from storage.text.urls import without_addresses
 from storage.vault import PEOPLE
 
 LONGEST_NAME = 6  # words: longer titles are not looked for in running text

@@ -22,9 +22,9 @@ from datetime import UTC, datetime
 from bot.enrich import Background, where_now
 from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, ToolRunner, undo_button
-from notetext import wikilinks
 from storage import BOT_AUTHOR, Entry, StaleEdit
 from storage.index import Neighbour
+from storage.text import wikilinks
 
 log = logging.getLogger(__name__)
 

@@ -36,8 +36,8 @@ from bot.connect.named import Named, Names, NoteMention
 from bot.enrich import Background
 from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, undo_button
-from notetext import wikilinks
 from storage import Change, Entry, NothingToChange, StorageError, Store
+from storage.text import wikilinks
 from storage.vault import PEOPLE, PROJECTS
 
 log = logging.getLogger(__name__)

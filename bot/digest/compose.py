@@ -20,10 +20,10 @@ from typing import Any
 
 from bot.digest.resurface import PastSection, past_sections
 from bot.digest.unlinked_mentions import MENTIONS, LinkOffer, unlinked_mentions
-from notetext import wikilinks
-from notetext.dates import day_end, day_start, frontmatter_day
 from storage import Store
 from storage.index import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
+from storage.text import wikilinks
+from storage.text.dates import day_end, day_start, frontmatter_day
 from storage.vault import CLOSED_STATUSES
 
 STUCK_AFTER = timedelta(days=14)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from notetext import wikilinks
+from storage.text import wikilinks
 
 # A section is added once: a job run again after a restart finds its marker line.
 SOURCE_LINE = "Source: {label}"

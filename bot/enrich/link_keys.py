@@ -5,7 +5,7 @@ what it compares, so the same page shared twice (once from a newsletter with
 `utm_source`, once from the address bar without `www.`) is one page, not two.
 
 Which links a text holds (http and https, outside code, without the punctuation a
-sentence put after them) is notetext.urls' to say; this module says which of them are
+sentence put after them) is storage.text.urls' to say; this module says which of them are
 one page. `normalise` maps `http` to `https` and drops a leading `www.`: to a person
 these are the same page, and sites that serve different pages on them are rare enough.
 """
@@ -17,7 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import idna
 
-from notetext import urls
+from storage.text import urls
 
 # Query parameters that say where a link was clicked, not which page it is.
 _TRACKING = frozenset(

@@ -17,7 +17,7 @@ from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch
 from bot.enrich.model import describe, summarise
 from bot.llm import LLM
 from bot.readers import ReaderPool, Unreadable
-from notetext.dates import iso_day
+from storage.text.dates import iso_day
 
 log = logging.getLogger(__name__)
 

@@ -28,9 +28,9 @@ from bot.enrich.read_item import Readers, read_document, read_link, read_photo
 from bot.enrich.saved import own_words
 from bot.events import MAX_FILES, Button, Conversation, Deliver, NoRoute, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
-from notetext import wikilinks
 from storage import BOT_AUTHOR, Entry, EntryNotFound, StaleEdit, StorageError, Store, Vaults
 from storage.db import Enrichment, Enrichments, Records
+from storage.text import wikilinks
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import time
 from zoneinfo import ZoneInfo
 
-from notetext.dates import (
+from storage.db import WEEKLY_DEFAULT, WEEKLY_OFF, Person
+from storage.text.dates import (
     WEEKDAY_NAMES,
     WEEKDAYS,
     NotATimeOfDay,
@@ -17,7 +18,6 @@ from notetext.dates import (
     time_of_day,
     zone_named,
 )
-from storage.db import WEEKLY_DEFAULT, WEEKLY_OFF, Person
 
 USAGE = (
     "Try /settings digest 07:30, /settings digest off, "

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.events import Button, Reply
-from notetext.dates import describe
 from storage.db import Records
+from storage.text.dates import describe
 
 REMINDER_ACTION_KIND = "reminder"  # ButtonAction.kind of a reminder's buttons
 SNOOZES = {"hour": "Snooze 1 h", "day": "Tomorrow", "week": "Next week"}

@@ -12,9 +12,9 @@ from zoneinfo import ZoneInfo
 from bot.config import Settings
 from bot.events import Attachment, Button, Conversation
 from bot.people import People
-from notetext.dates import local_zone
 from storage import Author, Entry, Store, VaultInfo, Vaults
 from storage.db import Person, Records
+from storage.text.dates import local_zone
 
 
 class ToolError(Exception):

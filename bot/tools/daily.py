@@ -9,8 +9,8 @@ import re
 from datetime import datetime
 
 from bot.tools.context import ToolContext
-from notetext import wikilinks
 from storage import StorageError, Then
+from storage.text import wikilinks
 from storage.vault import DailyNotes, moment_format, with_line
 
 log = logging.getLogger(__name__)

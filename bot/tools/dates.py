@@ -2,11 +2,11 @@
 
 Both paths meet here: the model's `fields` (normalised, since "tomorrow 9am" in a
 file would mean another day by the time anyone reads it) and the parser's reading
-of the person's own words (notetext.dates.when), which wins where it found something: it is
+of the person's own words (storage.text.dates.when), which wins where it found something: it is
 deterministic and knows the person's zone and today's date, which a small model
 often gets wrong. A reminder in the past is dropped rather than sent at once.
 A date outside 1970..9999 or a repeat more than a century apart is refused with a
-ToolError that says so, before anything is written (notetext.dates.bounds).
+ToolError that says so, before anything is written (storage.text.dates.bounds).
 """
 
 from __future__ import annotations
@@ -16,7 +16,15 @@ from datetime import datetime
 from typing import Any
 
 from bot.tools.registry import ToolContext, ToolError
-from notetext.dates import OutOfRange, When, describe, find_when, parse_repeat, read_due, read_when
+from storage.text.dates import (
+    OutOfRange,
+    When,
+    describe,
+    find_when,
+    parse_repeat,
+    read_due,
+    read_when,
+)
 
 DATE_FIELDS = ("due", "remind", "repeat")
 

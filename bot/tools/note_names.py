@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from notetext import urls, wikilinks
 from storage import Entry, EntryNotFound, Store, UnsafePath
+from storage.text import urls, wikilinks
 from storage.vault import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS, check_relpath
 
 # The words people and models use for the default categories ("todo" for admin).

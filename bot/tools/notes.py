@@ -17,9 +17,9 @@ from bot.tools.search_span import plan_search
 from bot.tools.sections import section_of
 from bot.tools.sources import backlink_lines, hit_line, read_entry, read_hit
 from bot.tools.team_notes import in_team, qualified, search_with_teams, source_of
-from notetext.dates import iso_day
 from storage import Entry, SearchHit
 from storage.db import Enrichment
+from storage.text.dates import iso_day
 from storage.vault import INBOX, SOURCE_PREFIX
 
 

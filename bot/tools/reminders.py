@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.tools.registry import ToolContext, ToolResult, tool
-from notetext.dates import OutOfRange, describe, read_when
 from storage.index import reminder_notes
+from storage.text.dates import OutOfRange, describe, read_when
 from storage.vault import CLOSED_STATUSES
 
 SHOWN = 20

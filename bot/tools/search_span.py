@@ -25,8 +25,8 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from notetext.dates import Span, question_span
 from storage.index import Filters
+from storage.text.dates import Span, question_span
 
 # Asking and capturing, in English, German and French: a question made only of these
 # (once its time words are out) asks for a listing, not a search.

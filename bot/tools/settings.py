@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.people import SettingsChange, weekday
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
-from notetext.dates import NotATimeOfDay, UnknownZone, time_of_day, zone_named
+from storage.text.dates import NotATimeOfDay, UnknownZone, time_of_day, zone_named
 
 
 @tool(idempotent=True)

@@ -17,8 +17,8 @@ from bot.tools.context import ReadNote
 from bot.tools.registry import ToolContext
 from bot.tools.runner import Outcome
 from bot.tools.team_notes import source_of
-from notetext import wikilinks
 from storage import Backlink, Entry, SearchHit
+from storage.text import wikilinks
 
 # The Button.action of a source button ("open" is a digest item's, which shipped first).
 OPEN_ACTION = "source"

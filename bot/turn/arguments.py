@@ -15,9 +15,9 @@ from pydantic import BaseModel
 
 from bot.tools import REGISTRY, UNSURE, ToolContext, ToolSpec, category_named, title_from
 from bot.turn.mending import loads_lenient
-from notetext import wikilinks
-from notetext.person_names import possessive_title
 from storage import StorageError
+from storage.text import wikilinks
+from storage.text.person_names import possessive_title
 from storage.vault import ADMIN, INBOX, PEOPLE
 
 _REMINDER_FIELDS = frozenset({"remind", "repeat"})
@@ -206,7 +206,7 @@ def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> 
 
 def without_unasked_reminder(arguments: dict[str, Any], plans: bool, repairs: list[str]) -> None:
     """A `remind` or `repeat` a model set for words that neither ask to be reminded nor
-    name an appointment, a deadline or a repeat (`plans`, read by notetext.dates) is dropped:
+    name an appointment, a deadline or a repeat (`plans`, read by storage.text.dates) is dropped:
     "Tom suggested we try pair programming on Fridays" is a thought, not a reminder."""
     fields = arguments.get("fields")
     if plans or not isinstance(fields, list):

@@ -16,8 +16,8 @@ from dataclasses import replace
 
 from bot.events import Reply
 from bot.tools import MAX_SOURCES, Outcome, ReadNote, ToolContext, notes_read, with_sources
-from notetext import wikilinks
 from storage.index import name_key, path_key
+from storage.text import wikilinks
 
 # A vault path as tools show them: `ideas/tea.md`, a team note's `team:ideas/tea.md`.
 _PATH = re.compile(r"(?<![\w/.:-])(?:[a-z0-9][a-z0-9-]*:)?[\w.-]+(?:/[\w.-]+)*\.md\b")

@@ -25,8 +25,8 @@ from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
 from bot.turn.arguments import keep_own_words, mended, not_a_person, without_unasked_reminder
 from bot.turn.verdict import Turn
-from notetext.dates import When, find_when
 from storage.db import HistoryItem
+from storage.text.dates import When, find_when
 
 HISTORY_FETCH = 40
 RECENT_ENTRIES = 8

@@ -81,7 +81,7 @@ class IndexedEntry(SQLModel, table=True):
     # When the note was filed (its `created` field); None for a note without one, and
     # for notes indexed before the column existed until they are indexed again.
     created: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
-    # Its `due` day as notetext.dates.frontmatter_day reads it (None: no due day), read
+    # Its `due` day as storage.text.dates.frontmatter_day reads it (None: no due day), read
     # once when the note is indexed: queries compare this, never the field's text.
     due: date | None = Field(default=None, sa_column=Column(Date))
     length: int = 0  # in terms, the BM25 document length

@@ -3,7 +3,7 @@
 A digest lists a handful of notes out of thousands, so each section is one query
 on the vault's rows of the `entries` table (the admin items' three sections share
 one) that returns only what the digest shows (no bodies) plus how many more matched.
-A note's dates are read once, when it is indexed (notetext.dates, through
+A note's dates are read once, when it is indexed (storage.text.dates, through
 storage.index.indexed_note): the queries compare the `due` and `created` columns, never
 the text of a field.
 """

@@ -9,11 +9,11 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
-from notetext import wikilinks
-from notetext.dates import day_end, day_start
 from storage.index.indexed_note import normal_tag
 from storage.index.note_links import LINKS_TO, target_keys
 from storage.index.tokens import fold
+from storage.text import wikilinks
+from storage.text.dates import day_end, day_start
 
 # A text condition is a phrase (or one word) matched against the note's `simple`
 # tsvector by `phraseto_tsquery`; a text Postgres finds no lexeme in (say "_") would

@@ -308,7 +308,7 @@ class Index:
         parsed = parse_query(query)
         filters = Filters(category, tuple(tags), status, modified_after, modified_before)
         filters = filters.merged(parsed.filters)
-        if filed is not None:  # the days a question named (notetext.dates.question_span)
+        if filed is not None:  # the days a question named (storage.text.dates.question_span)
             filters = filters.merged(filed)
         if filters.linked:
             async with self.database.engine.connect() as conn:

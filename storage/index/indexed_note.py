@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from notetext.dates import frontmatter_day
-from notetext.tags import inline_tags, with_parents
 from storage.entry import Entry
 from storage.index.chunking import Chunk, chunk_note
 from storage.index.mention_names import NoteName, note_names
 from storage.index.note_links import Link, extract_links
 from storage.index.storable import refusal, storable_entry
 from storage.index.tokens import fold, term_frequencies
+from storage.text.dates import frontmatter_day
+from storage.text.tags import inline_tags, with_parents
 from storage.vault.notefile import note_time
 from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
 
@@ -37,7 +37,7 @@ class Document:
     entry: Entry
     updated: datetime
     created: datetime | None  # the note's `created` field, for "what did I file yesterday"
-    due: date | None  # its `due` day (notetext.dates.frontmatter_day)
+    due: date | None  # its `due` day (storage.text.dates.frontmatter_day)
     fields_json: str
     tags: list[str]
     terms: Counter[str]
@@ -87,7 +87,7 @@ def normal_tag(tag: str) -> str:
 
 def index_tags(entry: Entry) -> list[str]:
     """What `tag:` finds `entry` by: its frontmatter tags and the `#tags` in its body
-    (notetext.tags, as Obsidian reads them), each nested tag with its parents."""
+    (storage.text.tags, as Obsidian reads them), each nested tag with its parents."""
     tags = with_parents([*entry.tags, *inline_tags(entry.body)])
     return sorted({normal_tag(t) for t in tags if t.strip()})
 

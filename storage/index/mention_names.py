@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from notetext import wikilinks
-from notetext.code import without_code
 from storage.index.tokens import fold, tokenize
+from storage.text import wikilinks
+from storage.text.code import without_code
 from storage.vault.markdown import link_spans
 
 MIN_CHARS = 4

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from notetext.code import without_code
 from storage.index.relations import relation_at, typed_spans
 from storage.index.tokens import fold
+from storage.text.code import without_code
 from storage.vault.markdown import SCHEME, links
 
 _NOT_KEY = re.compile(r"[\W_]+")

@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from notetext import wikilinks
-from notetext.dates import iso_day, iso_month, month_days
 from storage.index.filters import Filters, LinkedTo
 from storage.index.tokens import tokenize
+from storage.text import wikilinks
+from storage.text.dates import iso_day, iso_month, month_days
 
 OPERATORS = ("AND", "OR", "NOT")
 FIELDS = ("tag", "category", "status", "title", "after", "before", "linked")

@@ -15,12 +15,12 @@ from typing import Any
 from sqlalchemy import Row, TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from notetext.dates import frontmatter_day
 from storage.entry import Entry
 from storage.index.indexed_note import decode_fields, index_tags
 from storage.index.indexer import insert_links_and_names
 from storage.index.mention_names import note_names
 from storage.index.note_links import extract_links
+from storage.text.dates import frontmatter_day
 from storage.vault.notefile import note_time
 
 BATCH = 500  # notes read per round, so a vault of clipped articles is not read at once

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from notetext import wikilinks
+from storage.text import wikilinks
 
 _WIKI = wikilinks.SOURCE
 _LABEL = r"(?P<label>\w[\w-]*|\"[^\"\n]+\"|'[^'\n]+')"

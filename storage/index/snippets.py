@@ -8,9 +8,9 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
-from notetext import wikilinks
-from notetext.urls import link_spans
 from storage.index.tokens import fold
+from storage.text import wikilinks
+from storage.text.urls import link_spans
 
 SNIPPET_CHARS = 160
 # How a matched word is marked in a passage: Markdown's bold, which reads as emphasis

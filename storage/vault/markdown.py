@@ -1,10 +1,10 @@
 """What a link in a note looks like: the links that backlinks
 (storage.index.note_links), relinking after a move (storage.vault.relink) and unlinked
 mentions (storage.index.mention_names) read. Nothing in code is a link, as in Obsidian
-(notetext.code says what code is).
+(storage.text.code says what code is).
 
 A link is a wikilink, `[[target#heading|shown]]` (also an `![[embed]]`: the grammar is
-notetext.wikilinks'), or a Markdown link, `[text](target "title")`, whose target may be
+storage.text.wikilinks'), or a Markdown link, `[text](target "title")`, whose target may be
 `<in angle brackets>`.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from notetext import wikilinks
-from notetext.code import without_code
+from storage.text import wikilinks
+from storage.text.code import without_code
 
 # A link's text and target stop at the next `[` (and an <angle> target at the next
 # `<`): each try then reads only up to where the next one starts, so a line of

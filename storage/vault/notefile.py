@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
-from notetext.code import without_code
-from notetext.dates import FIRST_DAY, LAST_DAY, frontmatter_time
 from storage.errors import StorageError
+from storage.text.code import without_code
+from storage.text.dates import FIRST_DAY, LAST_DAY, frontmatter_time
 from storage.vault import schema
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
@@ -204,7 +204,7 @@ DATE_FIELDS = ("created", "updated")  # the dates the index reads from every not
 def note_time(fields: Mapping[str, Any], name: str) -> datetime | None:
     """A note's `created` or `updated` as an aware UTC datetime, its wall time read in
     the note's own `timezone` (see storage.vault.schema); None when absent or an invalid
-    date (notetext.dates.frontmatter_time: outside the dates kept)."""
+    date (storage.text.dates.frontmatter_time: outside the dates kept)."""
     return frontmatter_time(fields.get(name), schema.note_zone(fields))
 
 

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from notetext.person_names import is_person_name
+from storage.text.person_names import is_person_name
 from storage.vault.paths import windows_safe
 
 # Fields every entry carries, in the order they are written (empty ones are left out).

@@ -2,7 +2,7 @@
 or a higher level (so a `## Tasks` section holds its `### Someday` subsection).
 
 A heading is an ATX heading (`## Tasks`, up to three spaces before the `#`s) outside
-code: a `# comment` in a fenced block is no heading (notetext.code says what
+code: a `# comment` in a fenced block is no heading (storage.text.code says what
 code is). A heading is named as Obsidian's heading links name it (`[[Note#Tasks]]`):
 without case or extra spaces; `Week 1#Tasks` is the `Tasks` under `Week 1`, for a note
 that has several. Setext headings (text underlined with `===`) are not read.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from notetext.code import without_code
+from storage.text.code import without_code
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)")
 _CLOSING = re.compile(r"[ \t]+#+[ \t]*$")

@@ -24,7 +24,6 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from notetext import wikilinks
 from storage.entry import (
     BOT_AUTHOR,
     Author,
@@ -41,6 +40,7 @@ from storage.errors import (
     UnknownCategory,
     UnsafePath,
 )
+from storage.text import wikilinks
 from storage.vault import schema
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer, Source

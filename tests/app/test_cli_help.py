@@ -16,7 +16,7 @@ import pytest
 from app.cli import Handler, build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("adapters", "bot", "storage", "scheduler", "notetext", "sqlalchemy", "openai", "mcp")
+HEAVY = ("adapters", "bot", "storage", "scheduler", "sqlalchemy", "openai", "mcp")
 
 
 def _brainbot(*args: str) -> subprocess.CompletedProcess[str]:

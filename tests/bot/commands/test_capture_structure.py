@@ -10,7 +10,7 @@ from pathlib import Path
 import frontmatter
 
 from bot.commands.structure import read_structure
-from notetext.person_names import full_name_after_cue
+from storage.text.person_names import full_name_after_cue
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import Clock, running_brain
 

@@ -4,7 +4,7 @@ name with the title shown, links already there kept and never doubled."""
 from __future__ import annotations
 
 from bot.connect.related import with_related
-from notetext.wikilinks import link_to
+from storage.text.wikilinks import link_to
 
 
 def test_the_line_goes_last_with_links_by_file_name() -> None:

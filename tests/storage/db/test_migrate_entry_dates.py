@@ -1,4 +1,4 @@
-"""The migration that reads each indexed note's `due` day once, as notetext reads it
+"""The migration that reads each indexed note's `due` day once, as storage.text reads it
 (and its `created` where it was indexed before that column): on a database whose
 index has neither, the digest's queries then find them in their columns."""
 

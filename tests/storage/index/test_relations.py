@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from notetext.code import without_code
 from storage.index.note_links import extract_links
+from storage.text.code import without_code
 from tests.storage.index.index_support import opened_store
 from tests.storage.vault.vault_support import ANN
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from notetext.code import without_code
+from storage.text.code import without_code
 from storage.vault.markdown import links
 from tests.storage.index.index_support import opened_store
 from tests.storage.vault.vault_support import ANN

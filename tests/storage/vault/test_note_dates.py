@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from notetext.dates import frontmatter_time as parse_timestamp
 from storage.index.indexed_note import updated_at
+from storage.text.dates import frontmatter_time as parse_timestamp
 from storage.vault.edits import entry_from_bytes
 from storage.vault.notefile import timestamp_problem
 

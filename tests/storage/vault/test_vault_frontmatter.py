@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from notetext.dates import frontmatter_time as parse_timestamp
 from storage.errors import BrokenFrontmatter, StorageError
+from storage.text.dates import frontmatter_time as parse_timestamp
 from storage.vault.notefile import parse_note, render_note
 from storage.vault.vault import Vault
 from tests.storage.vault.vault_support import ANN, commit_count, make_vault, outside_commit, status

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from notetext.dates.bounds import LONGEST_REPEAT_YEARS, OutOfRange, bounded, bounded_day
-from notetext.dates.words import (
+from storage.text.dates.bounds import LONGEST_REPEAT_YEARS, OutOfRange, bounded, bounded_day
+from storage.text.dates.words import (
     NUMBERS,
     SHORT_WEEKDAYS,
     WEEKDAY_NAMES,

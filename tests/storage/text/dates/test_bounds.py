@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from notetext.dates import OutOfRange, next_occurrence, parse_repeat, read_due, read_when
+from storage.text.dates import OutOfRange, next_occurrence, parse_repeat, read_due, read_when
 
 BERLIN = ZoneInfo("Europe/Berlin")
 KIRITIMATI = ZoneInfo("Pacific/Kiritimati")  # UTC+14

@@ -2,7 +2,7 @@
 local day starts and ends in a time zone (the end is the next day's start, exclusive),
 for filters ("after:2026-11", "what did I file yesterday?") and the digest's span.
 
-At the edges of the dates kept (notetext.dates.bounds) the bounds stay representable: a
+At the edges of the dates kept (storage.text.dates.bounds) the bounds stay representable: a
 day's end past 9999-12-31 is the last instant Python can hold, a start before year 1
 in UTC the first, so `before:9999-12-31` or `after:0001-01-01` searches instead of
 overflowing.

@@ -1,4 +1,4 @@
-"""Dates and times in a person's words (notetext.dates.when): what a reminder, a deadline, an
+"""Dates and times in a person's words (storage.text.dates.when): what a reminder, a deadline, an
 event, a birthday and a repeat become, in English, German and French, and the words
 that must not become dates at all. "Now" is Monday 23 November 2026, 14:00 in Berlin."""
 
@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from notetext.dates.when import (
+from storage.text.dates.when import (
     When,
     describe,
     find_when,
@@ -427,10 +427,10 @@ def test_the_rest_is_a_usable_title() -> None:
 def test_a_text_without_date_words_never_loads_dateparser() -> None:
     script = (
         "import sys; from datetime import datetime; from zoneinfo import ZoneInfo;"
-        "from notetext.dates.when import find_when; z = ZoneInfo('Europe/Berlin');"
+        "from storage.text.dates.when import find_when; z = ZoneInfo('Europe/Berlin');"
         "find_when('call 3 people about the roof', now=datetime.now(z), zone=z);"
         "print('dateparser' in sys.modules);"
-        "from notetext.dates.when import prepare; prepare(); print('dateparser' in sys.modules)"
+        "from storage.text.dates.when import prepare; prepare(); print('dateparser' in sys.modules)"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True

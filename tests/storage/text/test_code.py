@@ -3,7 +3,7 @@ fenced (``` or ~~~), inline (any run of backticks), indented after a blank line.
 
 from __future__ import annotations
 
-from notetext.code import without_code
+from storage.text.code import without_code
 
 
 def test_each_kind_of_code_is_blanked_in_place() -> None:

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from notetext.dates import day_end, day_start, frontmatter_day, iso_day, iso_month, month_days
+from storage.text.dates import day_end, day_start, frontmatter_day, iso_day, iso_month, month_days
 
 BERLIN = ZoneInfo("Europe/Berlin")
 SANTIAGO = ZoneInfo("America/Santiago")  # clocks skip midnight in September

@@ -4,7 +4,7 @@ name is looked for in agree on where a link starts and ends."""
 from __future__ import annotations
 
 from bot.tools.note_names import title_from
-from notetext.urls import link_spans, links, without_addresses
+from storage.text.urls import link_spans, links, without_addresses
 
 
 def test_a_link_ends_where_the_sentence_around_it_takes_over() -> None:

@@ -1,6 +1,6 @@
 """The pieces of a date phrase in a text: a day ("tomorrow", "Friday", "4 May",
 "1.12."), a time of day ("at 9", "9:30", "15 Uhr", "21h"), a part of the day
-("tonight", "demain matin"), a span from now ("in 2 hours"). notetext.dates.when puts them
+("tonight", "demain matin"), a span from now ("in 2 hours"). storage.text.dates.when puts them
 together.
 
 Each piece carries how far it can be believed alone (`level`): a month name with a
@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 
-from notetext.dates import words as w
-from notetext.dates.days import month_days
+from storage.text.dates import words as w
+from storage.text.dates.days import month_days
 
 LEVEL_ALONE, LEVEL_ASKED, LEVEL_COMPANY = 2, 1, 0
 

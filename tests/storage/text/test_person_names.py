@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from notetext.person_names import (
+from storage.text.person_names import (
     Mention,
     full_name_after_cue,
     is_person_name,

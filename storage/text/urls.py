@@ -4,7 +4,7 @@ leaves out), and every stretch that is an address rather than words about someon
 Choices a person would notice:
 - A link is `http` or `https`; `javascript:`, `file:`, `ftp:`, `git+https:` and a bare
   `example.org` are not links to fetch.
-- A link inside code (inline or a block: notetext.code) is not one: a person who writes
+- A link inside code (inline or a block: storage.text.code) is not one: a person who writes
   `curl https://api.example.org/v1/items` is noting a command, not sharing a page.
 - A link runs from its scheme to the first space, quote, angle bracket, backtick or
   full-width punctuation (Japanese and Chinese run text on after a link without a
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from notetext.code import without_code
+from storage.text.code import without_code
 
 __all__ = ["link_spans", "links", "without_addresses"]
 

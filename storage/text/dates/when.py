@@ -1,7 +1,7 @@
 """Dates and times in a person's words become frontmatter: `due`, `remind`, `repeat`.
 
 Pure: no database, no I/O. Everything is read in the person's zone, relative to `now`.
-English, German and French are read by the word tables in notetext.dates.words; dates with
+English, German and French are read by the word tables in storage.text.dates.words; dates with
 a month name are read by dateparser, which is imported on the first such date.
 
 What a text says, and what it becomes ("today" is the person's day):
@@ -36,10 +36,10 @@ What a text says, and what it becomes ("today" is the person's day):
   or a part of the day that has passed today moves to the next full hour of today (or
   is dropped). An event whose stated time has passed is a memory, not a plan: nothing.
 - A deadline's time of day is dropped (`due` is a date). Repeats keep the time of day
-  across DST (see notetext.dates.repeat for month ends).
+  across DST (see storage.text.dates.repeat for month ends).
 - No date without a trigger: words that also mean other things ("may", "sat", "a
   second", "March of the penguins", "1/2 cup", "version 2.0", "call 3 people") never
-  make a date on their own (see notetext.dates.pieces for how much each piece is believed).
+  make a date on their own (see storage.text.dates.pieces for how much each piece is believed).
 
 Known limits: past tense is not read ("I met her on Monday" is due next Monday); a
 weekday before a noun ("the Sunday game") is a date; "every first Monday of the
@@ -55,10 +55,10 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time
 from zoneinfo import ZoneInfo
 
-from notetext.dates.assembly import TRIGGER, When, at, read_text
-from notetext.dates.bounds import bounded, bounded_day, out_of_range
-from notetext.dates.iso import iso_moment
-from notetext.dates.repeat import next_occurrence, parse_repeat
+from storage.text.dates.assembly import TRIGGER, When, at, read_text
+from storage.text.dates.bounds import bounded, bounded_day, out_of_range
+from storage.text.dates.iso import iso_moment
+from storage.text.dates.repeat import next_occurrence, parse_repeat
 
 __all__ = ["When", "describe", "find_when", "next_occurrence", "parse_repeat", "prepare"]
 __all__ += ["read_due", "read_when"]
@@ -107,7 +107,7 @@ def read_when(
     "2026-11-24T09:00:00+01:00", "2026-11-24" -> at default_time, "tomorrow 9am", a
     date/datetime object) into an aware datetime in `zone` (naive times are local to the
     person). None if it is not a time; OutOfRange for one outside 1970-01-01 to
-    9999-12-31 (notetext.dates.bounds). A written-out past moment is returned as it is:
+    9999-12-31 (storage.text.dates.bounds). A written-out past moment is returned as it is:
     the caller decides what a reminder in the past means."""
     try:
         moment = _read_when(value, now, zone, default_time)

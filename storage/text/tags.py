@@ -5,7 +5,7 @@ finds a note tagged inline as well as one tagged in its frontmatter.
   `#123` (an issue number) and `#2026` are no tags, `#y2026` is.
 - `#` must start a word: not after a letter or digit (`C#`, `page#part`), another `#`
   (`##`), `&` (`&#123;`) or `/`. `# Heading` is a heading (a space follows the `#`).
-- Nothing in code (notetext.code), in a `[[wikilink]]` (`[[Note#Heading]]`), in an
+- Nothing in code (storage.text.code), in a `[[wikilink]]` (`[[Note#Heading]]`), in an
   address (`https://example.org/#/route`) or a Markdown link's destination
   (`[see](#section)`) is a tag.
 - `#a/b` is a nested tag; it also counts as its parent `a` (`tag:a` finds it, as in
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from notetext import wikilinks
-from notetext.code import without_code
-from notetext.urls import without_addresses
+from storage.text import wikilinks
+from storage.text.code import without_code
+from storage.text.urls import without_addresses
 
 __all__ = ["inline_tags", "with_parents"]
 

@@ -1,4 +1,4 @@
-"""The days a question about the past names (notetext.dates.question_span), in English,
+"""The days a question about the past names (storage.text.dates.question_span), in English,
 German and French, at a fixed now: Wednesday 25 November 2026, 20:00 UTC, which in
 Auckland is already Thursday 26 November, 09:00. Every span is read on the local
 day, so "yesterday" is the 25th and "today" the 26th."""
@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from notetext.dates import Span, question_span
+from storage.text.dates import Span, question_span
 
 ZONE = ZoneInfo("Pacific/Auckland")
 NOW = datetime(2026, 11, 25, 20, 0, tzinfo=UTC)  # Thu 26 Nov, 09:00 in Auckland

@@ -8,7 +8,7 @@ brainbot reads them (a model's tool arguments, a search's `after:`, a note's `du
   or text that starts with a day (`2026-11-24`, `2026-11-24T09:00`, `2026-11-24 (soft)`).
 - A frontmatter time (`created:`, `updated:`) is a YAML date or date and time, or ISO
   text; one without an offset is wall time in the note's zone (UTC without one). One
-  outside the dates kept (notetext.dates.bounds) is read as absent.
+  outside the dates kept (storage.text.dates.bounds) is read as absent.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, time, tzinfo
 
-from notetext.dates.bounds import OutOfRange, bounded, shown_everywhere
+from storage.text.dates.bounds import OutOfRange, bounded, shown_everywhere
 
 __all__ = ["frontmatter_day", "frontmatter_time", "iso_day", "iso_moment", "iso_month"]
 

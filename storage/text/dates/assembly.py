@@ -1,6 +1,6 @@
-"""Putting the pieces of a date phrase together (notetext.dates.pieces finds them): which
+"""Putting the pieces of a date phrase together (storage.text.dates.pieces finds them): which
 pieces belong together, which are believed, what moment they make, and what is left
-of the text for a title. notetext.dates.when is the public face and says what it all means."""
+of the text for a title. storage.text.dates.when is the public face and says what it all means."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from notetext.dates import words
-from notetext.dates.pieces import LEVEL_ALONE, LEVEL_ASKED, Piece, prefix_start, scan
-from notetext.dates.repeat import Rule, find_repeat, next_occurrence
+from storage.text.dates import words
+from storage.text.dates.pieces import LEVEL_ALONE, LEVEL_ASKED, Piece, prefix_start, scan
+from storage.text.dates.repeat import Rule, find_repeat, next_occurrence
 
 _ASK = re.compile(rf"(?<!\w){words.ASK}(?!\w)", re.IGNORECASE)
 TRIGGER = re.compile(

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from notetext import wikilinks
-from notetext.wikilinks import find, inert, leading, link_to, linkable, read, targets, unlinked
+from storage.text import wikilinks
+from storage.text.wikilinks import find, inert, leading, link_to, linkable, read, targets, unlinked
 
 
 def _parts(text: str) -> list[tuple[str, str | None, str | None, bool]]:

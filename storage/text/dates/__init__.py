@@ -4,12 +4,12 @@ zones as settings name them; and the days a question about the past names
 ("what did I capture yesterday?"). Also the dates brainbot keeps (`bounds`), a day's and
 a month's bounds in a zone (`days`), and ISO and frontmatter dates read (`iso`)."""
 
-from notetext.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
-from notetext.dates.days import day_end, day_start, month_days
-from notetext.dates.iso import frontmatter_day, frontmatter_time, iso_day, iso_moment, iso_month
-from notetext.dates.repeat import LONGEST_STEP
-from notetext.dates.spans import Span, question_span
-from notetext.dates.when import (
+from storage.text.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
+from storage.text.dates.days import day_end, day_start, month_days
+from storage.text.dates.iso import frontmatter_day, frontmatter_time, iso_day, iso_moment, iso_month
+from storage.text.dates.repeat import LONGEST_STEP
+from storage.text.dates.spans import Span, question_span
+from storage.text.dates.when import (
     When,
     describe,
     find_when,
@@ -19,8 +19,8 @@ from notetext.dates.when import (
     read_due,
     read_when,
 )
-from notetext.dates.words import WEEKDAY_NAMES, WEEKDAYS
-from notetext.dates.zones import (
+from storage.text.dates.words import WEEKDAY_NAMES, WEEKDAYS
+from storage.text.dates.zones import (
     NotATimeOfDay,
     UnknownZone,
     clock,

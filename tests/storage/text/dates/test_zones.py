@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from notetext.dates.zones import NotATimeOfDay, UnknownZone, local_zone, time_of_day, zone_named
+from storage.text.dates.zones import NotATimeOfDay, UnknownZone, local_zone, time_of_day, zone_named
 
 
 def test_times_of_day_are_checked() -> None:

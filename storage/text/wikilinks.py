@@ -107,7 +107,7 @@ def _link(match: re.Match[str]) -> WikiLink:
 
 def find(text: str) -> Iterator[WikiLink]:
     """Every wikilink in `text`, in the order written (code is not looked at here:
-    pass `notetext.code.without_code(text)` where code must not count)."""
+    pass `storage.text.code.without_code(text)` where code must not count)."""
     return (_link(match) for match in _LINK.finditer(text))
 
 

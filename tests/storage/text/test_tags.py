@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from notetext.tags import inline_tags, with_parents
+from storage.text.tags import inline_tags, with_parents
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """Time in a question about the past: "what did I capture yesterday?", "was hat Sarah
 letzte Woche gesagt?", "qu'ai-je noté en mars ?" become a span of days, so a search
 filters on when notes were filed instead of looking for the words "yesterday", "last"
-and "week". Reminders read the future (notetext.dates.when); a question reads the past, so
-this is its own small reader over the same word tables (notetext.dates.words).
+and "week". Reminders read the future (storage.text.dates.when); a question reads the past, so
+this is its own small reader over the same word tables (storage.text.dates.words).
 
 What a question says, and the days it means (both ends included, in the person's zone;
 "today" is the person's day; an end after today is today):
@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from notetext.dates import words as w
-from notetext.dates.days import month_days
+from storage.text.dates import words as w
+from storage.text.dates.days import month_days
 
 __all__ = ["Span", "question_span"]
 

@@ -1,7 +1,8 @@
-"""The words notetext.dates.when reads dates in, in English, German and French: names of weekdays,
-months, day parts, units and small numbers, and the wording around a date (asking to be
-reminded, a deadline, a preposition). Tables only; notetext.dates.pieces builds patterns from
-them. Unaccented spellings are listed too: people type "decembre" and "uebermorgen"."""
+"""The words storage.text.dates.when reads dates in, in English, German and French:
+names of weekdays, months, day parts, units and small numbers, and the wording around
+a date (asking to be reminded, a deadline, a preposition). Tables only;
+storage.text.dates.pieces builds patterns from them. Unaccented spellings are listed
+too: people type "decembre" and "uebermorgen"."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def month_languages(name: str) -> list[str]:
 
 
 # Days counted from today. German "morgen" is also the morning ("heute Morgen",
-# "guten Morgen"): notetext.dates.pieces looks at the word before it.
+# "guten Morgen"): storage.text.dates.pieces looks at the word before it.
 DAY_WORDS: dict[str, int] = {
     **dict.fromkeys(("today", "heute", "aujourd'hui"), 0),
     **dict.fromkeys(("tomorrow", "tmrw", "tmr", "morgen", "demain"), 1),
@@ -176,7 +177,7 @@ COUNTED = frozenset(
         "projets",
     ]
 )
-# Periods named from today, and the day each stands for (notetext.dates.pieces turns them
+# Periods named from today, and the day each stands for (storage.text.dates.pieces turns them
 # into dates): "next week" is its Monday, "end of the month" its last day.
 PERIODS: dict[str, str] = {
     **dict.fromkeys(("next week", "nächste woche", "nächster woche", "kommende woche"), "week"),
@@ -248,7 +249,7 @@ TAIL_WORDS = (
     r"|and|und|et|from|due|fällig"
 )
 
-# Words that let a text past the quick check in notetext.dates.assembly (with the tables above
+# Words that let a text past the quick check in storage.text.dates.assembly (with the tables above
 # and any digit); a text without one of them has no date.
 TRIGGER_WORDS = """
 tonight noon midnight midi minuit mitternacht weekend wochenende week-end
