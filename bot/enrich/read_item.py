@@ -1,5 +1,6 @@
 """Reading one link or file of a saved note into a `Read`: the page behind a link (a PDF
-behind a link is read as a document), the text in a photo, a document's text.
+behind a link is read as a document), the text in a photo, a document's text, the words
+of a voice note, an audio file or a video (local transcription).
 
 Parsing runs in a reader process held by memory and time limits (bot.readers); every
 failure becomes a short reason for the person, never an exception that would stop
@@ -12,7 +13,14 @@ import logging
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from bot.enrich.compose import Read, document_section, image_section, link_section, words
+from bot.enrich.compose import (
+    Read,
+    document_section,
+    image_section,
+    link_section,
+    transcript_section,
+    words,
+)
 from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch
 from bot.enrich.model import describe, summarise
 from bot.llm import LLM
@@ -23,18 +31,32 @@ log = logging.getLogger(__name__)
 
 PAGE_CHARS = 60_000  # the page's text kept in the note (about 10,000 words)
 DOCUMENT_CHARS = 200_000
+HEARD_SECONDS = 3600.0  # the most of one clip heard: an hour is 230 MB of decoded sound
+TITLE_WORDS = 8  # a voice note's title, from its first words
+
+
+@dataclass(frozen=True, slots=True)
+class Speech:
+    """Local transcription: the model folder, the language (None: detected per clip),
+    and the one reader process that hears (bot.readers.speech)."""
+
+    model_dir: str
+    language: str | None
+    pool: ReaderPool
+    timeout: float  # seconds one clip may take (the pool's own limit)
 
 
 @dataclass(frozen=True, slots=True)
 class Readers:
-    """What reading may use: the fetch rules, a model for summaries and photos, and the
-    reader processes that parse what was fetched or sent."""
+    """What reading may use: the fetch rules, a model for summaries and photos, the
+    reader processes that parse what was fetched or sent, and local transcription."""
 
     policy: FetchPolicy | None  # None: links are not fetched (BRAINBOT_FETCH=false)
     read_files: bool = True
     llm: LLM | None = None
     vision_model: str | None = None
     pool: ReaderPool = field(default_factory=ReaderPool)
+    speech: Speech | None = None  # None: voice notes are not transcribed after the reply
 
 
 async def read_link(url: str, readers: Readers) -> Read:
@@ -133,6 +155,26 @@ async def read_document(name: str, data: bytes, mime: str | None, readers: Reade
         document_section(name, text),
         told=f"the text of {name} ({words(text):,} words)",
     )
+
+
+async def read_speech(kind: str, name: str, data: bytes, speech: Speech) -> Read:
+    """The words of a voice note, an audio file or a video, heard on this machine; a
+    note that had no words of its own takes its title from them."""
+    try:
+        heard = await speech.pool.speech(
+            data, speech.model_dir, speech.language, max_seconds=HEARD_SECONDS
+        )
+    except Unreadable as exc:
+        return Read(kind, name, failed=f"Couldn't transcribe {name}: {exc}. The audio is kept.")
+    if not heard.text.strip():
+        return Read(kind, name, failed=f"I heard no words in {name}; the audio is kept.")
+    cut = heard.heard_seconds + 1 < heard.seconds
+    section = transcript_section(
+        name, heard.text, heard.language, heard_minutes=heard.heard_seconds / 60 if cut else None
+    )
+    title = " ".join(heard.text.split()[:TITLE_WORDS]).rstrip(".,;:!?")
+    told = f"the words of {name} ({words(heard.text):,} words)"
+    return Read(kind, name, section, {"heard_title": title}, told)
 
 
 def _short(url: str) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 from bot import metrics
 from bot.enrich.background import Background
 from bot.enrich.compose import Read, told, with_sections
-from bot.enrich.read_item import Readers, read_document, read_link, read_photo
+from bot.enrich.read_item import Readers, read_document, read_link, read_photo, read_speech
 from bot.enrich.saved import own_words
 from bot.events import MAX_FILES, Button, Conversation, Deliver, NoRoute, Reply
 from bot.tools import UNDO_ACTION, UNDO_KIND
@@ -43,6 +43,7 @@ MOST_ATTEMPTS = 3
 # reading failed goes to the person's own chat instead, when they have one; it stays on
 # the note's record in any case (the ledger's detail: `/get` and the API's GET show it).
 UNTOLD = frozenset({"mcp", "email", "api"})
+HEARD = frozenset({"voice", "audio", "video"})  # items transcribed (Readers.speech)
 
 
 class Enricher:
@@ -78,9 +79,14 @@ class Enricher:
 
     def wants(self, links: Sequence[str], files: Sequence[Mapping[str, str]]) -> bool:
         """Whether a note with these links and files has anything to read."""
-        return bool(
-            (links and self.readers.policy is not None) or (files and self.readers.read_files)
+        return bool(links and self.readers.policy is not None) or any(
+            self._reads(str(f.get("kind", ""))) for f in files
         )
+
+    def _reads(self, kind: str) -> bool:
+        if kind in HEARD:
+            return self.readers.speech is not None
+        return self.readers.read_files
 
     async def plan(
         self,
@@ -136,6 +142,8 @@ class Enricher:
         """Stop reading: unfinished jobs stay waiting for the next start."""
         await self._jobs.cancel()
         await self.readers.pool.close()
+        if self.readers.speech is not None:
+            await self.readers.speech.pool.close()
 
     # -- one job -----------------------------------------------------------------------
 
@@ -171,12 +179,16 @@ class Enricher:
         if note is None:
             return Enrichment.SKIPPED, "", None  # deleted before it could be read
         path = note.path
+        # A clip has its own time (BRAINBOT_TRANSCRIBE_TIMEOUT) on top of the note's.
+        speech = self.readers.speech
+        clips = sum(1 for item in job.items if item.get("kind") in HEARD)
+        timeout = self.timeout + (speech.timeout * clips if speech is not None else 0)
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(timeout):
                 reads = await self._read_all(store, job)
         except TimeoutError:
             message = (
-                f"Reading what you shared took longer than {self.timeout:g} s; "
+                f"Reading what you shared took longer than {timeout:g} s; "
                 "the note stays as you sent it."
             )
             return Enrichment.FAILED, message, None
@@ -207,11 +219,15 @@ class Enricher:
     ) -> Read:
         if kind == "link":
             return await read_link(label, self.readers)
+        if kind in HEARD and self.readers.speech is None:
+            return Read(kind, label)  # heard before the reply (an endpoint), or not at all
         try:
             data = await store.read_file(str(item["path"]), self.max_file_bytes)
         except StorageError as exc:
             return Read(kind, label, failed=f"Couldn't read {label}: {exc}.")
         mime = item.get("mime")
+        if kind in HEARD and self.readers.speech is not None:
+            return await read_speech(kind, label, data, self.readers.speech)
         if kind == "photo":
             return await read_photo(label, data, mime, self.readers, several=several)
         return await read_document(label, data, mime, self.readers)
@@ -310,13 +326,15 @@ async def where_now(store: Store, path: str, note_id: str | None) -> Entry | Non
 def _fields(
     body: str, title: str, have: Mapping[str, Any], reads: Sequence[Read]
 ) -> dict[str, Any]:
-    """The frontmatter the reads add; a note that is only a link takes the page's title."""
+    """The frontmatter the reads add; a note that is only a link takes the page's title,
+    one that is only a voice note its first words."""
     fields: dict[str, Any] = {}
     for read in reads:
         for name, value in read.fields.items():
             if name not in have and name not in fields:
                 fields[name] = value
-    page_title = fields.pop("page_title", None)
+    page_title = fields.pop("page_title", None) or fields.pop("heard_title", None)
+    fields.pop("heard_title", None)
     if page_title and not own_words(wikilinks.without_embeds(body)) and title != page_title:
         fields["title"] = page_title
     return fields

@@ -13,6 +13,9 @@ everything it started (Tesseract), and the next item gets a fresh one. An item w
 caller stops waiting (the note's reading ran out of time) kills its reader too: the
 work stops when the person is told.
 
+Voice notes are heard by a pool of their own (one process, so one clip at a time,
+niced below the chat, kept with its model loaded: bot.readers.speech).
+
 The wire is ours and carries no pickles: a request is a JSON head and the file's bytes,
 an answer one JSON object, both length-prefixed (bot.readers.reader reads them).
 """
@@ -31,6 +34,7 @@ from dataclasses import fields
 from typing import Any
 
 from bot.readers.pages import Page
+from bot.readers.speech import Heard
 from bot.readers.unreadable import Unreadable
 
 log = logging.getLogger(__name__)
@@ -56,13 +60,17 @@ class _Reader:
         self.process = process
 
     @classmethod
-    async def start(cls, memory_bytes: int, seconds: float) -> _Reader:
+    async def start(
+        cls, memory_bytes: int, seconds: float, recycle_bytes: int | None, nice: int
+    ) -> _Reader:
+        extra = [str(recycle_bytes), str(nice)] if recycle_bytes is not None else []
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "bot.readers.reader",
             str(memory_bytes),
             str(seconds),
+            *extra,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             # Its own process group: a kill reaches Tesseract too.
@@ -104,8 +112,10 @@ class _Reader:
 
 
 class ReaderPool:
-    """Reads documents, photos and pages in reader processes held by `memory_bytes` of
-    address space and `seconds` per item. Every failure raises Unreadable."""
+    """Reads documents, photos, pages and speech in reader processes held by
+    `memory_bytes` of address space and `seconds` per item. Every failure raises
+    Unreadable. A reader holding more than `recycle_bytes` after an item ends (None:
+    the reader's own threshold); `nice` lowers their CPU priority."""
 
     def __init__(
         self,
@@ -113,9 +123,13 @@ class ReaderPool:
         memory_bytes: int = MEMORY_BYTES,
         seconds: float = ITEM_SECONDS,
         processes: int = PROCESSES,
+        recycle_bytes: int | None = None,
+        nice: int = 0,
     ) -> None:
         self.memory_bytes = memory_bytes
         self.seconds = seconds
+        self.recycle_bytes = recycle_bytes
+        self.nice = nice
         self._slots = asyncio.Semaphore(processes)
         self._idle: list[_Reader] = []
         self._running: set[_Reader] = set()
@@ -156,6 +170,29 @@ class ReaderPool:
         assert text is not None
         return text
 
+    async def speech(
+        self, data: bytes, model_dir: str, language: str | None, *, max_seconds: float
+    ) -> Heard:
+        """bot.readers.speech.transcribe, in a reader process."""
+        head = {
+            "read": "speech",
+            "model_dir": model_dir,
+            "language": language,
+            "max_seconds": max_seconds,
+        }
+        found = (await self._ask(head, data)).get("heard")
+        values: dict[str, Any] = found if isinstance(found, dict) else {}
+        text, language = values.get("text"), values.get("language")
+        seconds, heard = values.get("seconds"), values.get("heard_seconds")
+        if not (
+            isinstance(text, str)
+            and isinstance(language, str)
+            and isinstance(seconds, int | float)
+            and isinstance(heard, int | float)
+        ):
+            raise Unreadable("the reader gave an answer I can't use")
+        return Heard(text, language, float(seconds), float(heard))
+
     async def close(self) -> None:
         """Stop every reader process (one reading now too)."""
         readers, self._running, self._idle = list(self._running), set(), []
@@ -167,7 +204,9 @@ class ReaderPool:
             reader = self._take()
             if reader is None:
                 try:
-                    reader = await _Reader.start(self.memory_bytes, self.seconds)
+                    reader = await _Reader.start(
+                        self.memory_bytes, self.seconds, self.recycle_bytes, self.nice
+                    )
                 except OSError as exc:
                     log.error("a reader process could not start: %s", exc)
                     raise Unreadable("the reader could not start") from exc

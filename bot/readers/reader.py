@@ -1,6 +1,6 @@
-"""The reader process (`python -m bot.readers.reader MEMORY_BYTES SECONDS`), started and
-killed by bot.readers.pool: it limits its own address space before it reads a byte,
-then answers one request after another on its standard input and output until they
+"""The reader process (`python -m bot.readers.reader MEMORY_BYTES SECONDS [RECYCLE_BYTES
+NICE]`), started and killed by bot.readers.pool: it limits its own address space before
+it reads a byte, then answers one request after another on its standard input and output until they
 close.
 
 Every failure is an answer: a reason the person can read, or "too large to read" for
@@ -27,6 +27,7 @@ from bot.readers.documents import document_text
 from bot.readers.images import image_text
 from bot.readers.pages import markdown_of_html, read_page
 from bot.readers.pool import TOO_LARGE
+from bot.readers.speech import transcribe
 from bot.readers.unreadable import Unreadable
 
 _REQUEST = struct.Struct(">II")
@@ -62,6 +63,9 @@ def _read(head: dict[str, Any], payload: bytes) -> dict[str, Any]:
         return {"page": dataclasses.asdict(page)}
     if kind == "markdown":
         return {"text": markdown_of_html(payload.decode("utf-8", "replace"))}
+    if kind == "speech":
+        heard = transcribe(payload, head["model_dir"], head["language"], head["max_seconds"])
+        return {"heard": dataclasses.asdict(heard)}
     raise ValueError(f"no reader for {kind!r}")
 
 
@@ -90,8 +94,11 @@ def _exactly(stream: BinaryIO, size: int) -> bytes | None:
     return data if len(data) == size else None
 
 
-def serve(requests: BinaryIO, answers: BinaryIO, seconds: float) -> None:
-    """Answer requests until the input ends (or an answer says to exit)."""
+def serve(
+    requests: BinaryIO, answers: BinaryIO, seconds: float, recycle_bytes: int = RECYCLE_BYTES
+) -> None:
+    """Answer requests until the input ends (or an answer says to exit, or this process
+    holds more than `recycle_bytes` after one)."""
     while (header := _exactly(requests, _REQUEST.size)) is not None:
         head_size, payload_size = _REQUEST.unpack(header)
         head_bytes = _exactly(requests, head_size)
@@ -101,7 +108,7 @@ def serve(requests: BinaryIO, answers: BinaryIO, seconds: float) -> None:
         _cpu_budget(seconds)
         reply = answer(json.loads(head_bytes), payload)
         del payload
-        if _resident_bytes() > RECYCLE_BYTES:
+        if _resident_bytes() > recycle_bytes:
             reply["exit"] = True
         try:
             encoded = json.dumps(reply, ensure_ascii=False).encode()
@@ -116,6 +123,9 @@ def serve(requests: BinaryIO, answers: BinaryIO, seconds: float) -> None:
 
 def main(argv: list[str]) -> int:
     memory_bytes, seconds = int(argv[0]), float(argv[1])
+    recycle_bytes = int(argv[2]) if len(argv) > 2 else RECYCLE_BYTES
+    if len(argv) > 3:
+        os.nice(int(argv[3]))  # below the bot's own work: a long voice note waits for chat
     _limit(memory_bytes)
     faulthandler.enable()  # a reader that crashes says where, in the log
     # The wire gets its own descriptors; a stray print goes to the log.
@@ -125,7 +135,7 @@ def main(argv: list[str]) -> int:
     nothing = os.open(os.devnull, os.O_RDONLY)
     os.dup2(nothing, 0)
     os.close(nothing)
-    serve(requests, answers, seconds)
+    serve(requests, answers, seconds, recycle_bytes)
     return 0
 
 

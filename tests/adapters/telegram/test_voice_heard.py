@@ -1,0 +1,79 @@
+"""A voice note heard on this machine, end to end: a sentence spoken by espeak-ng and
+encoded as Telegram sends voice (OGG/Opus) → fake Bot API → real PTB Application →
+real engine with no model endpoint (BRAINBOT_TRANSCRIBE chosen by itself: local) →
+the note saved at once, its "## Transcript" a second commit, found by /search."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import frontmatter
+import pytest
+
+from adapters.telegram.app import TelegramAdapter
+from app.runtime import Runtime
+from tests.adapters.telegram.conftest import make_adapter
+from tests.bot.helpers import git_log, notes
+from tests.fakes.brain import running_brain
+from tests.fakes.speech import WORDS, needs_speech, voice_note
+from tests.fakes.telegram_api import FakeTelegram
+from tests.fakes.telegram_html import visible_text
+from tests.fakes.telegram_updates import Updates
+
+pytestmark = pytest.mark.slow(seconds=20)
+
+
+@pytest.fixture
+def adapter(fake: FakeTelegram) -> TelegramAdapter:
+    return make_adapter(fake)
+
+
+@pytest.fixture
+async def brain(
+    tmp_path: Path, database_url: str, adapter: TelegramAdapter
+) -> AsyncIterator[Runtime]:
+    async with running_brain(tmp_path, database_url, deliver=adapter.send) as runtime:
+        yield runtime
+
+
+@pytest.fixture
+async def telegram(brain: Runtime, adapter: TelegramAdapter) -> AsyncIterator[TelegramAdapter]:
+    await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
+    yield adapter
+    await adapter.stop()
+
+
+@needs_speech
+async def test_a_voice_note_is_saved_then_its_words_land_in_the_note_and_search_finds_them(
+    brain: Runtime, telegram: TelegramAdapter, fake: FakeTelegram
+) -> None:
+    audio = voice_note()
+    fake.add_file("voice1", audio)
+    voice = {"file_id": "voice1", "file_unique_id": "uv1", "duration": 4, "mime_type": "audio/ogg"}
+    updates = Updates()
+    fake.queue_update(updates.message(voice=voice))
+
+    saved, added = await fake.wait_for("sendMessage", 2, within=90)
+
+    vault = brain.settings.vault_dir
+    (path,) = notes(vault)
+    assert path in visible_text(saved["text"])
+    (kept,) = (vault / "attachments").iterdir()
+    assert kept.read_bytes() == audio
+    note = frontmatter.load(vault / path)
+    assert f"![[attachments/{kept.name}]]" in note.content
+    transcript = note.content.split("## Transcript", 1)[1]
+    for word in WORDS:
+        assert word.lower() in transcript.lower(), (word, transcript)
+    assert note["title"].startswith("Remember to buy purple umbrellas")
+    assert "the words of" in added["text"] and "Undo" in str(added.get("reply_markup"))
+    # Saved first, heard after: the transcript is a commit of its own on the same note.
+    touching = [line for line in git_log(vault) if path.rsplit("/", 1)[-1] in line]
+    assert len(touching) == 2, git_log(vault)
+
+    fake.queue_update(updates.message("/search purple umbrellas Natalie"))
+    (found,) = (await fake.wait_for("sendMessage", 3, within=30))[2:]
+    assert path in visible_text(found["text"]) or note["title"] in visible_text(found["text"])
+    hits = (await brain.store.search("umbrellas Natalie")).hits
+    assert [hit.path for hit in hits] == [path]
