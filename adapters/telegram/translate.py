@@ -239,7 +239,8 @@ def _strip_bot_name(text: str, bot_username: str) -> str:
 
 
 def files_of(message: Message) -> tuple[FileRef, ...]:
-    """The files a message brings (voice, audio, photo, document), not yet downloaded."""
+    """The files a message brings (voice, audio, photo, document, video), not yet
+    downloaded; a video is kept as a document, its sound heard where voice notes are."""
     stamp = message.date.strftime("%Y%m%d-%H%M%S")
     if message.voice is not None:
         voice = message.voice
@@ -254,6 +255,12 @@ def files_of(message: Message) -> tuple[FileRef, ...]:
         photo = max(message.photo, key=lambda size: size.width * size.height)
         name = f"photo-{stamp}.jpg"
         return (FileRef("photo", photo.file_id, name, "image/jpeg", photo.file_size),)
+    if message.video is not None or message.video_note is not None:
+        video = message.video or message.video_note
+        assert video is not None
+        mime = getattr(video, "mime_type", None) or "video/mp4"  # a round video note has none
+        name = getattr(video, "file_name", None) or f"video-{stamp}.mp4"
+        return (FileRef("document", video.file_id, name, mime, video.file_size),)
     if message.document is not None:
         doc = message.document
         name = doc.file_name or f"document-{stamp}"

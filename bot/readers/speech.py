@@ -83,6 +83,9 @@ def _model(model_dir: str) -> Any:
             try:
                 from faster_whisper import WhisperModel
             except ImportError as exc:
+                if "failed to map segment" in str(exc):
+                    # Its libraries do not fit the address space the process may hold.
+                    raise MemoryError(str(exc)) from exc
                 raise SpeechUnavailable("faster-whisper is not installed") from exc
             try:
                 _models[model_dir] = WhisperModel(

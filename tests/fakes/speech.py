@@ -9,7 +9,10 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
+import tempfile
+import wave
 from fractions import Fraction
+from pathlib import Path
 
 import av
 import numpy as np
@@ -32,33 +35,22 @@ needs_speech = pytest.mark.skipif(
 
 def spoken_wav(sentence: str = SENTENCE, *, pause_seconds: float = 0) -> bytes:
     """The sentence as a WAV file, in a clear American voice at a calm pace (and with
-    silence after it, to make a longer clip)."""
-    wav = subprocess.run(
-        ["espeak-ng", "-v", "en-us", "-s", "140", "--stdout", sentence],
-        capture_output=True,
-        check=True,
-        timeout=60,
-    ).stdout
-    if not pause_seconds:
-        return wav
-    return _with_silence(wav, pause_seconds)
-
-
-def _with_silence(wav: bytes, seconds: float) -> bytes:
-    out = io.BytesIO()
-    with av.open(io.BytesIO(wav), mode="r") as src, av.open(out, mode="w", format="wav") as dst:
-        stream = dst.add_stream("pcm_s16le", rate=22050, layout="mono")
-        for frame in src.decode(audio=0):
-            for packet in stream.encode(frame):
-                dst.mux(packet)
-        silence = av.AudioFrame.from_ndarray(
-            np.zeros((1, int(22050 * seconds)), dtype=np.int16), format="s16", layout="mono"
+    `pause_seconds` of silence after it, to make a longer clip)."""
+    with tempfile.TemporaryDirectory(prefix="brainbot-speech-") as folder:
+        path = Path(folder) / "said.wav"
+        subprocess.run(
+            ["espeak-ng", "-v", "en-us", "-s", "140", "-w", str(path), sentence],
+            capture_output=True,
+            check=True,
+            timeout=60,
         )
-        silence.sample_rate = 22050
-        for packet in stream.encode(silence):
-            dst.mux(packet)
-        for packet in stream.encode(None):
-            dst.mux(packet)
+        with wave.open(str(path), "rb") as said:
+            params, frames = said.getparams(), said.readframes(said.getnframes())
+    silence = b"\0" * (int(params.framerate * pause_seconds) * params.sampwidth * params.nchannels)
+    out = io.BytesIO()
+    with wave.open(out, "wb") as padded:
+        padded.setparams(params)
+        padded.writeframes(frames + silence)
     return out.getvalue()
 
 

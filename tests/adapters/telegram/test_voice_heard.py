@@ -16,7 +16,7 @@ from app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain
-from tests.fakes.speech import WORDS, needs_speech, voice_note
+from tests.fakes.speech import WORDS, needs_speech, video_clip, voice_note
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_html import visible_text
 from tests.fakes.telegram_updates import Updates
@@ -77,3 +77,21 @@ async def test_a_voice_note_is_saved_then_its_words_land_in_the_note_and_search_
     assert path in visible_text(found["text"]) or note["title"] in visible_text(found["text"])
     hits = (await brain.store.search("umbrellas Natalie")).hits
     assert [hit.path for hit in hits] == [path]
+
+
+@needs_speech
+async def test_a_round_video_note_s_sound_is_heard_into_its_note(
+    brain: Runtime, telegram: TelegramAdapter, fake: FakeTelegram
+) -> None:
+    fake.add_file("round1", video_clip("The garage door code is four seven one nine."))
+    video_note = {"file_id": "round1", "file_unique_id": "ur1", "length": 64, "duration": 4}
+    fake.queue_update(Updates().message(video_note=video_note))
+
+    _, added = await fake.wait_for("sendMessage", 2, within=90)
+
+    vault = brain.settings.vault_dir
+    (path,) = notes(vault)
+    (kept,) = (vault / "attachments").iterdir()
+    assert kept.suffix == ".mp4"
+    assert "garage door" in (vault / path).read_text().split("## Transcript", 1)[1].lower()
+    assert "the words of" in added["text"]
