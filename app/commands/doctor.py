@@ -136,7 +136,7 @@ async def reading(s: Settings) -> list[Finding]:
         if s.fetch_links
         else "links are kept as sent (BRAINBOT_FETCH=false)"
     )
-    found = [Finding("ok", "reading", links)]
+    found = [Finding("ok", "reading", links), _voice(s)]
     if not s.read_files:
         found.append(Finding("ok", "reading", "photos and documents are kept as sent"))
         return found
@@ -160,6 +160,25 @@ async def reading(s: Settings) -> list[Finding]:
             )
         )
     return found
+
+
+def _voice(s: Settings) -> Finding:
+    """How voice notes become words (bot.enrich.hearing), as `brainbot run` chooses."""
+    from bot.enrich import choose
+
+    hearing = choose(s.transcribe_setting, s.llm_enabled, s.transcribe_model_dir)
+    if hearing.mode != "off":
+        return Finding("ok", "voice", f"voice notes are transcribed {hearing.why}")
+    said = f"voice notes are kept untranscribed: {hearing.why}"
+    if s.transcribe_setting == "off":
+        return Finding("ok", "voice", said)
+    return Finding(
+        "warning",
+        "voice",
+        said,
+        "`make voice` (or `pip install 'brainbot[voice]'` and BRAINBOT_TRANSCRIBE_MODEL_DIR "
+        "set to a faster-whisper model folder)",
+    )
 
 
 # -- vault ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ the other items of the note.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 PAGE_CHARS = 60_000  # the page's text kept in the note (about 10,000 words)
 DOCUMENT_CHARS = 200_000
 HEARD_SECONDS = 3600.0  # the most of one clip heard: an hour is 230 MB of decoded sound
-TITLE_WORDS = 8  # a voice note's title, from its first words
+TITLE_WORDS = 12  # a voice note's title: its first sentence when no longer, else cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,9 +173,17 @@ async def read_speech(kind: str, name: str, data: bytes, speech: Speech) -> Read
     section = transcript_section(
         name, heard.text, heard.language, heard_minutes=heard.heard_seconds / 60 if cut else None
     )
-    title = " ".join(heard.text.split()[:TITLE_WORDS]).rstrip(".,;:!?")
+    title = _spoken_title(heard.text)
     told = f"the words of {name} ({words(heard.text):,} words)"
     return Read(kind, name, section, {"heard_title": title}, told)
+
+
+def _spoken_title(text: str) -> str:
+    """A voice note's first sentence as its title, or its first words when that runs on."""
+    sentence = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0].split()
+    if len(sentence) <= TITLE_WORDS:
+        return " ".join(sentence).rstrip(".,;:!?")
+    return " ".join(sentence[: TITLE_WORDS - 4]).rstrip(".,;:!?") + "…"
 
 
 def _short(url: str) -> str:

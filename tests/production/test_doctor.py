@@ -164,7 +164,13 @@ async def test_what_is_read_out_of_shared_things_is_said_and_a_missing_ocr_is_a_
     git = shutil.which("git")
     assert git is not None
     (bare / "git").symlink_to(git)
-    _, out = await doctor({**env, "PATH": str(bare), "BRAINBOT_FETCH": "false"}, tmp_path)
+    # ...and one told to hear voice notes locally from a folder with no model in it.
+    empty = tmp_path / "no-model"
+    empty.mkdir()
+    voice = {"BRAINBOT_TRANSCRIBE": "local", "BRAINBOT_TRANSCRIBE_MODEL_DIR": str(empty)}
+    _, out = await doctor({**env, "PATH": str(bare), "BRAINBOT_FETCH": "false", **voice}, tmp_path)
+    assert "warning  voice: voice notes are kept untranscribed: local transcription is not" in out
+    assert "fix: `make voice`" in out
     assert "ok       reading: links are kept as sent (BRAINBOT_FETCH=false)" in out
     assert "warning  reading: photos are kept, but their text is not read: Tesseract is" in out
     assert "fix: install Tesseract (`make ocr`" in out
