@@ -16,6 +16,7 @@ from app.runtime import Runtime
 from tests.adapters.telegram.conftest import make_adapter
 from tests.bot.helpers import git_log, notes
 from tests.fakes.brain import running_brain
+from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.speech import WORDS, needs_speech, video_clip, voice_note
 from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_html import visible_text
@@ -95,3 +96,25 @@ async def test_a_round_video_note_s_sound_is_heard_into_its_note(
     assert kept.suffix == ".mp4"
     assert "garage door" in (vault / path).read_text().split("## Transcript", 1)[1].lower()
     assert "the words of" in added["text"]
+
+
+@needs_speech
+async def test_with_a_model_endpoint_local_hearing_is_chosen_by_the_setting(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, fake: FakeTelegram
+) -> None:
+    adapter = make_adapter(fake)
+    async with running_brain(
+        tmp_path, database_url, openai_fake, BRAINBOT_TRANSCRIBE="local", deliver=adapter.send
+    ) as brain:
+        await adapter.start(brain.engine.handle, brain.engine.access.is_allowed)
+        try:
+            fake.add_file("voice1", voice_note())
+            voice = {"file_id": "voice1", "file_unique_id": "u1", "duration": 4}
+            fake.queue_update(Updates().message(voice=voice))
+            await fake.wait_for("sendMessage", 2, within=90)
+        finally:
+            await adapter.stop()
+        (path,) = notes(brain.settings.vault_dir)
+        text = (brain.settings.vault_dir / path).read_text()
+    assert "purple umbrellas" in text.split("## Transcript", 1)[1].lower()
+    assert [kind for kind, _ in openai_fake.requests if kind == "transcribe"] == []
