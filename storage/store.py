@@ -36,6 +36,7 @@ from storage.index.indexer import WriteListener
 from storage.index.sync import SyncReport
 from storage.vault.daily import DailyNotes, daily_notes
 from storage.vault.outside import NoteHashes
+from storage.vault.remote_sync import RemoteSync, SyncRound
 from storage.vault.vault import BodyEdit, Then, Vault
 from storage.writer import ImportProgress, Writer
 
@@ -377,6 +378,15 @@ class Store:
     async def sync(self) -> SyncReport:
         """Index what changed in the vault outside brainbot since the last sync."""
         return await self._writer.sync()
+
+    async def sync_remote(self, remote: str) -> SyncRound:
+        """One round of two-way sync with the vault's git remote (storage.vault.
+        remote_sync), then the index follows what came in (the git diff). Never raises
+        for the remote's failures: the round says what went wrong."""
+        done = await asyncio.to_thread(RemoteSync(self.vault, remote).run)
+        if done.moved:
+            await self.sync()
+        return done
 
     async def reindex(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Rebuild the whole index from the vault: how many notes it indexed, and what

@@ -106,6 +106,34 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
     return commit
 
 
+def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
+    """Bring the working tree and HEAD to a commit already in the object store (a
+    merge, or a remote's commit to fast-forward to) the way `land_files` lands a
+    change: journal, files, then HEAD; on a failure the files are as they were and
+    it is raised. The caller holds the vault lock."""
+    target = git.find_commit(str(commit_id))
+    head = git.head_commit()
+    changes = git.diff(head.tree if head else None, target.tree)
+    steps = tuple(
+        Step(c.path, None if c.old is None else str(c.old), None if c.new is None else str(c.new))
+        for c in changes
+    )
+    files: dict[str, bytes | pygit2.Oid | None] = {c.path: c.new for c in changes}
+    journal = Journal(secrets.token_hex(4), str(target.id), steps)
+    _write_journal(git, journal)
+    try:
+        _stage(git, journal, files)
+        _switch(git.root, journal)
+        git.move_head(target.id, None if head is None else head.id, [c.path for c in changes])
+    except BaseException as exc:
+        if not _settle(git, journal) or not isinstance(exc, Exception):
+            raise
+        log.warning("the change landed although a late step failed (%s)", exc)
+        return target
+    _finish(git, journal, ())
+    return target
+
+
 def settle(git: GitRepo) -> None:
     """Finish a change a kill or a failure cut short (see the module doc), if any;
     one failed `stat` when there is none."""
