@@ -321,24 +321,6 @@ class GitRepo:
         assert isinstance(commit, pygit2.Commit)
         return commit
 
-    def move_head(
-        self, target: pygit2.Oid, expected: pygit2.Oid | None, paths: Iterable[str]
-    ) -> None:
-        """Point the vault's branch at `target`, a commit already in the object store
-        (StorageError when HEAD is no longer `expected`), and bring the git index up to
-        date for `paths`."""
-        head = self.head_commit()
-        if (None if head is None else head.id) != expected:
-            raise StorageError("the vault's history moved meanwhile; try again")
-        branch = self.repo.references.get("HEAD")
-        name = branch.target if branch is not None and isinstance(branch.target, str) else None
-        try:
-            self.repo.create_reference(name or "refs/heads/main", target, force=True)
-        except (pygit2.GitError, OSError) as exc:
-            problem = f"the vault's history could not be written; try again ({exc})"
-            raise StorageError(problem) from exc
-        self.follow_paths(paths)
-
     def _create_commit(self, ref: str | None, prepared: PreparedCommit) -> pygit2.Oid:
         parents = [] if prepared.parent is None else [prepared.parent]
         try:

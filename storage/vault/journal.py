@@ -40,6 +40,7 @@ from pathlib import Path
 import pygit2
 
 from storage.entry import Author
+from storage.errors import StorageError
 from storage.vault.atomic import TEMP_SUFFIX, atomic_write, fsync_dir, prune_empty, remove_file
 from storage.vault.gitrepo import GitRepo
 
@@ -124,7 +125,8 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
     try:
         _stage(git, journal, files)
         _switch(git.root, journal)
-        git.move_head(target.id, None if head is None else head.id, [c.path for c in changes])
+        _move_head(git, target.id, None if head is None else head.id)
+        git.follow_paths([c.path for c in changes])
     except BaseException as exc:
         if not _settle(git, journal) or not isinstance(exc, Exception):
             raise
@@ -132,6 +134,21 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
         return target
     _finish(git, journal, ())
     return target
+
+
+def _move_head(git: GitRepo, target: pygit2.Oid, expected: pygit2.Oid | None) -> None:
+    """Point the vault's branch at `target`, a commit already in the object store;
+    StorageError when HEAD is no longer `expected`."""
+    head = git.head_commit()
+    if (None if head is None else head.id) != expected:
+        raise StorageError("the vault's history moved meanwhile; try again")
+    branch = git.repo.references.get("HEAD")
+    name = branch.target if branch is not None and isinstance(branch.target, str) else None
+    try:
+        git.repo.create_reference(name or "refs/heads/main", target, force=True)
+    except (pygit2.GitError, OSError) as exc:
+        problem = f"the vault's history could not be written; try again ({exc})"
+        raise StorageError(problem) from exc
 
 
 def settle(git: GitRepo) -> None:

@@ -19,18 +19,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 import pygit2
 from pygit2.enums import FileMode
 
-from storage.entry import BOT_AUTHOR, Change
+from storage.entry import BOT_AUTHOR, Author, Change, Written
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer
+from storage.vault.edits import entry_or_none
 from storage.vault.gitrepo import GitRepo, signature
 from storage.vault.journal import land_commit
 from storage.vault.note_merge import merge_note
+from storage.vault.paths import VaultPaths
 
 _DEVICE_CHARACTERS = re.compile(r"[^\w .-]+")
 _INIT_SUBJECT = "init vault"
@@ -125,9 +127,29 @@ class RemoteMerges:
         head = self._git.head_commit()
         return MergeResult(outcome, str(head.id if head else theirs.id))
 
+    def keep_version(self, path: str, copy: str, *, keep_copy: bool, author: Author) -> Written:
+        """Settle a conflict the merge kept as a copy: the note keeps its own version
+        (`keep_copy` False) or takes the copy's, and the copy goes, in one commit.
+        EntryNotFound when the copy is gone (settled already)."""
+        with self._lock.hold():
+            rel_copy, full_copy = self._paths.resolve(copy)
+            data = self._read_bytes(rel_copy, full_copy)
+            rel, full = self._paths.resolve(path, for_write=True)
+            files: dict[str, bytes | None] = {rel_copy: None}
+            if keep_copy:
+                files[rel] = data
+            kept = "the other version" if keep_copy else "this version"
+            note = f"kept {kept} after a sync conflict; {rel_copy} removed"
+            change = self._commits.write(files, f"resolve {rel}", author, None, note)
+            now = data if keep_copy else self._read_bytes(rel, full)
+        return Written(entry_or_none(rel, now), change)
+
     if TYPE_CHECKING:  # provided by Vault and storage.vault.outside
+        _paths: VaultPaths
 
         def commit_outside_edits(self) -> Change | None: ...
+
+        def _read_bytes(self, rel: str, full: Path, expected_hash: str | None = None) -> bytes: ...
 
 
 def _only_started(git: GitRepo, commit: pygit2.Commit) -> bool:

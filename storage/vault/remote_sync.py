@@ -39,7 +39,20 @@ from storage.vault.vault import Vault
 log = logging.getLogger(__name__)
 
 STATUS_FILE = "brainbot-sync.json"
+PLACEHOLDERS = ("{person}", "{vault}")
 ROUNDS = 3  # the remote moving again between our fetch and our push
+
+
+def remote_of(template: str | None, vault_name: str, *, owner: bool) -> str | None:
+    """The vault's remote: BRAINBOT_GIT_REMOTE with `{person}` (or `{vault}`) filled
+    in; without a placeholder only the owner's vault has one. None: no remote."""
+    if not template:
+        return None
+    if not any(p in template for p in PLACEHOLDERS):
+        return template if owner else None
+    for placeholder in PLACEHOLDERS:
+        template = template.replace(placeholder, vault_name)
+    return template
 
 
 @dataclass(frozen=True, slots=True)
