@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bot import metrics
 from bot.buttons import conflict_message
-from bot.events import Deliver
+from bot.events import Deliver, NoRoute
 from scheduler.delivery import home_conversations
 from storage import OWNER_VAULT, Store, VaultInfo, Vaults
 from storage.db import Records
@@ -144,6 +144,14 @@ def conflict_notifier(vaults: Vaults, records: Records, deliver: Deliver) -> Not
             reply = await conflict_message(
                 records, person, vault.id, conflict.path, conflict.copy, conflict.device, now
             )
-            await deliver(homes[0], reply)
+            # The first home chat whose platform runs in this process hears of it.
+            for home in homes:
+                try:
+                    await deliver(home, reply)
+                    break
+                except NoRoute:
+                    continue
+            else:
+                log.warning("vault %s has a sync conflict and no chat to tell", vault.name)
 
     return notify

@@ -127,9 +127,9 @@ class RemoteSync:
         except BackupError as exc:
             problem = str(exc)
             log.error("sync of %s with %s failed: %s", self.vault.root.name, self.shown, problem)
-            SyncStatus(status.remote_head, time.time(), problem, status.forced).write(
-                self.vault.root
-            )
+            SyncStatus(
+                status.remote_head, time.time(), problem, status.forced, status.conflicts
+            ).write(self.vault.root)
             return SyncRound("failed", before, self.vault.head(), problem=problem)
         return done
 
@@ -223,7 +223,10 @@ class RemoteSync:
         forced: bool,
         conflicts: tuple[MergeConflict, ...],
     ) -> None:
-        kept = tuple((c.path, c.copy) for c in conflicts)
+        # Conflicts of earlier rounds stay listed while their copies wait for a choice.
+        earlier = (SyncStatus.read(self.vault.root) or SyncStatus()).conflicts
+        waiting = [pair for pair in earlier if (self.vault.root / pair[1]).is_file()]
+        kept = tuple(dict.fromkeys([*waiting, *((c.path, c.copy) for c in conflicts)]))
         SyncStatus(remote_head, time.time(), error, forced, kept).write(self.vault.root)
 
 

@@ -5,6 +5,7 @@ chat with a button for each version, which settles it in one commit."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
@@ -14,8 +15,9 @@ from app.api import CaptureApi
 from app.backups import Backups, conflict_notifier
 from app.http import HttpServer
 from app.runtime import Runtime
-from bot.events import Conversation, Reply
+from bot.events import Conversation, NoRoute, Reply
 from storage.db.mcp_tokens import McpTokens
+from storage.db.people import new_identity
 from tests.bot.helpers import git_log, message, press
 from tests.fakes.brain import running_brain
 from tests.scheduler.outbox import add_ada
@@ -90,6 +92,8 @@ async def test_a_push_webhook_syncs_the_vault_and_tells_of_conflicts(
     told: list[tuple[Conversation, Reply]] = []
 
     async def deliver(conversation: Conversation, reply: Reply) -> None:
+        if conversation.platform == "console":  # not running in this process
+            raise NoRoute(conversation.platform)
         told.append((conversation, reply))
 
     backups = Backups(
@@ -100,7 +104,10 @@ async def test_a_push_webhook_syncs_the_vault_and_tells_of_conflicts(
     api.mount(http.app)
     await http.start()
     api.start(brain, None, backups)
-    ada = await add_ada(brain, platform="test", user_id="U1", chat_id="chat-1")
+    # Ada started in the terminal, then linked Telegram: the terminal is not running.
+    ada = await add_ada(brain, platform="console", user_id="ada", chat_id="console")
+    async with brain.database.engine.begin() as conn:
+        await conn.execute(new_identity(ada.id, "test", "U1", "Ada", "chat-1", datetime.now(UTC)))
     _, token = await McpTokens(brain.database.engine).create(ada.id, "gitea", brain.engine.clock())
     url = f"http://127.0.0.1:{http.port}/api/v1/sync"
     bearer = {"Authorization": f"Bearer {token}"}

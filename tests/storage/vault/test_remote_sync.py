@@ -117,6 +117,26 @@ def test_same_lines_changed_on_both_sides_keep_both_versions(
     assert status is not None and status.conflicts == ((path, copy),)
 
 
+def test_a_conflict_stays_listed_until_its_copy_is_gone(
+    vault: Vault, remote: Path, laptop: Device
+) -> None:
+    path = "ideas/garden-plan.md"
+    laptop.write(path, laptop.read(path).replace("Water daily", "Water weekly"))
+    laptop.commit()
+    laptop.push()
+    vault.update(path, body="Dig the beds\nSow the beans\nWater hourly", author=ANN)
+    [conflict] = RemoteSync(vault, str(remote)).run().conflicts
+
+    assert RemoteSync(vault, str(remote)).run().outcome == "nothing-new"
+    status = SyncStatus.read(vault.root)
+    assert status is not None and status.conflicts == ((path, conflict.copy),)
+
+    vault.delete(conflict.copy, author=ANN)
+    RemoteSync(vault, str(remote)).run()
+    status = SyncStatus.read(vault.root)
+    assert status is not None and status.conflicts == ()
+
+
 def test_different_fields_changed_on_both_sides_merge_without_a_conflict(
     vault: Vault, remote: Path, laptop: Device
 ) -> None:
