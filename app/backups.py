@@ -73,7 +73,16 @@ class Backups:
             return
         self.synced[vault.id] = (vault, store, remote)
         await self.round(vault, store, remote)
-        pusher = BackupPusher(VaultBackup(store.vault.root, remote), on_push=metrics.backup_pushed)
+
+        async def merge_and_push() -> bool:
+            done = await self.round(vault, store, remote)
+            return done is not None and done.outcome != "failed"
+
+        pusher = BackupPusher(
+            VaultBackup(store.vault.root, remote),
+            on_push=metrics.backup_pushed,
+            moved_on=merge_and_push,
+        )
         self.pushers[vault.id] = pusher
         await pusher.start()
 

@@ -5,10 +5,12 @@ conflicts are kept as copies."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
+from storage.vault.backup import BackupPusher, VaultBackup
 from storage.vault.remote_sync import RemoteSync, SyncStatus
 from storage.vault.vault import Vault
 from tests.storage.vault.sync_support import DEVICE, Device, bare_remote, run_git
@@ -284,3 +286,39 @@ def test_a_new_vault_starts_from_a_remote_that_has_notes(tmp_path: Path, remote:
     history = run_git(vault.root, "log", "--format=%s").stdout.splitlines()
     assert history[-1] == "my Obsidian vault"
     assert run_git(remote, "rev-parse", "main").stdout.strip() == vault.head()
+
+
+async def test_a_capture_after_a_device_push_reaches_the_remote_merged(
+    vault: Vault, remote: Path, laptop: Device
+) -> None:
+    """The pusher meets a remote that moved on: the sync merges and pushes at once,
+    instead of parking the capture on a side branch until the next interval."""
+    laptop.write("ideas/from-the-laptop.md", "# From the laptop\n\npushed first\n")
+    laptop.commit()
+    laptop.push()
+    rounds: list[str] = []
+
+    async def merge_and_push() -> bool:
+        done = await asyncio.to_thread(RemoteSync(vault, str(remote)).run)
+        rounds.append(done.outcome)
+        return done.outcome != "failed"
+
+    pusher = BackupPusher(
+        VaultBackup(vault.root, str(remote)), debounce=0.05, poll=0.02, moved_on=merge_and_push
+    )
+    await pusher.start(vault.head())
+    try:
+        vault.create("ideas", "Captured", "in the chat meanwhile", author=ANN)
+        head = vault.head()
+        for _ in range(1000):  # the pusher's debounce, then the round
+            if rounds:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        await pusher.stop(push_within=5)
+
+    assert rounds == ["merged"]
+    on_remote = run_git(remote, "ls-tree", "-r", "--name-only", "main").stdout.split()
+    assert {"ideas/from-the-laptop.md", "ideas/captured.md"} <= set(on_remote)
+    assert run_git(remote, "branch", "--list", "brainbot/*").stdout == ""
+    assert head in run_git(remote, "rev-list", "main").stdout
