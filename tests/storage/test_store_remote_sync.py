@@ -81,3 +81,22 @@ async def test_the_index_follows_every_round_of_a_two_way_sync(
         assert hits == {conflict.copy}
         assert "Weed the beds" in (await store.read("ideas/garden.md")).body
         await assert_index_equals_a_reindex(store)
+
+
+async def test_a_new_vault_starts_indexed_from_a_remote_that_has_notes(
+    tmp_path: Path, database_url: str
+) -> None:
+    remote = bare_remote(tmp_path / "remote.git")
+    seed = tmp_path / "seed"
+    run_git(tmp_path, "init", "--quiet", "--initial-branch=main", str(seed))
+    (seed / "Reading").mkdir()
+    (seed / "Reading/Walden.md").write_text("# Walden\n\nsimplify, simplify\n")
+    run_git(seed, "add", "--all")
+    run_git(seed, "commit", "--quiet", "-m", "my Obsidian vault")
+    run_git(seed, "push", "--quiet", str(remote), "HEAD:main")
+
+    async with opened_store(tmp_path / "fresh", database_url, keyword_only=True) as store:
+        assert (await store.sync_remote(str(remote))).outcome == "adopted"
+
+        assert [h.path for h in (await store.search("simplify")).hits] == ["Reading/Walden.md"]
+        await assert_index_equals_a_reindex(store)

@@ -119,6 +119,23 @@ def test_same_lines_changed_on_both_sides_keep_both_versions(
     assert status is not None and status.conflicts == ((path, copy),)
 
 
+def test_the_same_new_note_written_on_both_sides_keeps_both(
+    vault: Vault, remote: Path, laptop: Device
+) -> None:
+    laptop.write("ideas/Shopping.md", "# Shopping\n\noat milk\n")
+    laptop.commit()
+    laptop.push()
+    vault.write_note(
+        "ideas/Shopping.md", "# Shopping\n\nrye bread\n", operation="create", author=ANN
+    )
+
+    [conflict] = RemoteSync(vault, str(remote)).run().conflicts
+
+    assert "rye bread" in vault.read("ideas/Shopping.md").body
+    assert "oat milk" in (vault.root / conflict.copy).read_text()
+    clean_and_committed(vault)
+
+
 def test_a_conflict_stays_listed_until_its_copy_is_gone(
     vault: Vault, remote: Path, laptop: Device
 ) -> None:
