@@ -115,6 +115,8 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
     target = git.find_commit(str(commit_id))
     head = git.head_commit()
     changes = git.diff(head.tree if head else None, target.tree)
+    for change in changes:
+        _check_tree_path(change.path)
     steps = tuple(
         Step(c.path, None if c.old is None else str(c.old), None if c.new is None else str(c.new))
         for c in changes
@@ -134,6 +136,17 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
         return target
     _finish(git, journal, ())
     return target
+
+
+def _check_tree_path(path: str) -> None:
+    """Refuse a path from a commit made elsewhere that would write outside the working
+    tree or into git's own folder (`.git/hooks/...`: git's tools refuse to make such a
+    tree, a hostile remote can), as git's own checkout does."""
+    parts = path.split("/")
+    if path.startswith("/") or any(
+        part in {"", ".", ".."} or part.lower().rstrip(". ") == ".git" for part in parts
+    ):
+        raise StorageError(f"the commit holds a path that is never written: {path!r}")
 
 
 def _move_head(git: GitRepo, target: pygit2.Oid, expected: pygit2.Oid | None) -> None:

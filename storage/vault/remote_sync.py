@@ -31,6 +31,7 @@ from typing import Any
 
 import pygit2
 
+from storage.errors import StorageError
 from storage.vault.atomic import atomic_write
 from storage.vault.backup import MOVED_ON, REMOTE_REF, BackupError, VaultBackup
 from storage.vault.merging import MergeConflict, MergeResult
@@ -124,8 +125,10 @@ class RemoteSync:
         status = SyncStatus.read(self.vault.root) or SyncStatus()
         try:
             done = self._round(before, status)
-        except BackupError as exc:
-            problem = str(exc)
+        except (BackupError, StorageError) as exc:
+            # StorageError: what came in cannot be merged into the vault (a path that is
+            # never written); the vault stays as it was.
+            problem = str(exc).replace(self.backup.remote, self.shown)
             log.error("sync of %s with %s failed: %s", self.vault.root.name, self.shown, problem)
             SyncStatus(
                 status.remote_head, time.time(), problem, status.forced, status.conflicts

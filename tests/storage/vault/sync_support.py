@@ -11,7 +11,9 @@ from pathlib import Path
 DEVICE = "Ann laptop"
 
 
-def run_git(where: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def run_git(
+    where: Path, *args: str, check: bool = True, input_text: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """The git CLI as the device's person runs it (no global config, own identity)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -24,7 +26,12 @@ def run_git(where: Path, *args: str, check: bool = True) -> subprocess.Completed
         "GIT_COMMITTER_EMAIL": "ann@laptop.example",
     }
     return subprocess.run(
-        ["git", "-C", str(where), *args], env=env, capture_output=True, text=True, check=check
+        ["git", "-C", str(where), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=check,
+        input=input_text,
     )
 
 

@@ -339,3 +339,28 @@ async def test_a_capture_after_a_device_push_reaches_the_remote_merged(
     assert {"ideas/from-the-laptop.md", "ideas/captured.md"} <= set(on_remote)
     assert run_git(remote, "branch", "--list", "brainbot/*").stdout == ""
     assert head in run_git(remote, "rev-list", "main").stdout
+
+
+def test_a_remote_commit_writing_into_git_folder_is_refused(vault: Vault, remote: Path) -> None:
+    """A crafted tree holding `.git/hooks/post-merge` (git's own tools refuse to make
+    one; a hostile remote can) is never written into the vault's `.git`."""
+
+    def made(*args: str, text: str | None = None) -> str:
+        return run_git(remote, *args, input_text=text).stdout.strip()
+
+    hook = made("hash-object", "-w", "--stdin", text="#!/bin/sh\ntouch pwned\n")
+    hooks = made("mktree", text=f"100755 blob {hook}\tpost-merge\n")
+    folder = made("mktree", text=f"040000 tree {hooks}\thooks\n")
+    listing = run_git(remote, "ls-tree", "main").stdout
+    tree = made("mktree", text=f"{listing}040000 tree {folder}\t.git\n")
+    commit = made("commit-tree", tree, "-p", "main", "-m", "hostile")
+    run_git(remote, "update-ref", "refs/heads/main", commit)
+    head = vault.head()
+
+    done = RemoteSync(vault, str(remote)).run()
+
+    assert done.outcome == "failed"
+    assert done.problem is not None and ".git/hooks/post-merge" in done.problem
+    assert not (vault.root / ".git/hooks/post-merge").exists()
+    assert vault.head() == head
+    clean_and_committed(vault)
