@@ -21,7 +21,7 @@ from storage.db.people import new_identity
 from tests.bot.helpers import git_log, message, press
 from tests.fakes.brain import running_brain
 from tests.scheduler.outbox import add_ada
-from tests.storage.vault.sync_support import DEVICE, Device, bare_remote
+from tests.storage.vault.sync_support import DEVICE, Device, bare_remote, run_git
 
 NOTE = "ideas/garden-plan.md"
 COPY_PREFIX = "ideas/garden-plan (conflict "
@@ -137,3 +137,41 @@ async def test_a_push_webhook_syncs_the_vault_and_tells_of_conflicts(
     assert [b.label for b in reply.buttons] == ["Keep the bot's version", LAPTOP_BUTTON]
     hits = [h.path for h in (await brain.store.search("broad beans")).hits]
     assert hits == [conflict["copy"]]
+
+
+async def test_a_vault_whose_remote_fails_never_stops_another(
+    tmp_path: Path, database_url: str
+) -> None:
+    remotes = tmp_path / "brains"
+    remotes.mkdir()
+    template = str(remotes / "{person}.git")
+    async with running_brain(tmp_path, database_url, BRAINBOT_GIT_REMOTE=template) as brain:
+        ada = await add_ada(brain)
+        bob = await brain.records.people.add(
+            platform="test",
+            platform_user_id="U2",
+            name="Bob",
+            timezone=None,
+            home_chat_id="chat-2",
+            now=brain.engine.clock(),
+        )
+        ada_vault = await brain.vaults.of_person(ada.id, ada.name)
+        bob_vault = await brain.vaults.of_person(bob.id, bob.name)
+        bare_remote(remotes / f"{bob_vault.name}.git")  # Ada's remote does not exist
+        backups = Backups(template)
+        for vault in (ada_vault, bob_vault):
+            await backups.opened(vault, await brain.vaults.store(vault))
+        bob_store = await brain.vaults.store(bob_vault)
+        await bob_store.create("ideas", "Bob's idea", "pushed despite Ada's remote")
+
+        rounds = await backups.sync()
+
+        assert rounds[ada_vault.id].outcome == "failed"
+        # "pushed" by the round, or "nothing-new" when its pusher was quicker.
+        assert rounds[bob_vault.id].outcome in {"pushed", "nothing-new"}
+        bob_remote = remotes / f"{bob_vault.name}.git"
+        assert run_git(bob_remote, "rev-parse", "main").stdout.strip() == bob_store.vault.head()
+        problems = await backups.problems()
+        assert problems is not None and problems.startswith(f"{ada_vault.name}: ")
+        assert bob_vault.name not in problems
+        await backups.stop(push_within=5)
