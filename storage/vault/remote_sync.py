@@ -137,7 +137,7 @@ class RemoteSync:
         return done
 
     def _round(self, before: str | None, status: SyncStatus) -> SyncRound:
-        branch = self.backup.branch()
+        branch = self._branch()
         conflicts: tuple[MergeConflict, ...] = ()
         forced = False
         outcome = "nothing-new"
@@ -202,6 +202,13 @@ class RemoteSync:
             raise
         self.backup.record_push(None)
         return True
+
+    def _branch(self) -> str:
+        """The vault's branch, read through libgit2 (a round with nothing new is one
+        `ls-remote`: no other git process)."""
+        target = self._repo().references["HEAD"].target
+        name = target if isinstance(target, str) else ""
+        return name.removeprefix("refs/heads/") or "main"
 
     def _repo(self) -> pygit2.Repository:
         return pygit2.Repository(str(self.vault.root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
