@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +59,12 @@ def remote_of(template: str | None, vault_name: str, *, owner: bool) -> str | No
 @dataclass(frozen=True, slots=True)
 class SyncStatus:
     """The last round's outcome for one vault, as kept in `.git/brainbot-sync.json`:
-    `remote_head` the remote's commit seen, `error` what went wrong (None: fine),
-    `forced` the remote's history was rewritten (force-pushed) since seen before."""
+    `remote_head` the remote's commit seen, `changed_at` when this status last
+    changed, `error` what went wrong (None: fine), `forced` the remote's history was
+    rewritten (force-pushed) since seen before."""
 
     remote_head: str | None = None
-    checked_at: float = 0.0
+    changed_at: float = 0.0
     error: str | None = None
     forced: bool = False
     conflicts: tuple[tuple[str, str], ...] = ()
@@ -76,7 +77,7 @@ class SyncStatus:
             conflicts = tuple((str(a), str(b)) for a, b in raw.get("conflicts", ()))
             return cls(
                 raw.get("remote_head"),
-                float(raw.get("checked_at", 0.0)),
+                float(raw.get("changed_at", 0.0)),
                 raw.get("error"),
                 bool(raw.get("forced", False)),
                 conflicts,
@@ -234,10 +235,12 @@ class RemoteSync:
         conflicts: tuple[MergeConflict, ...],
     ) -> None:
         # Conflicts of earlier rounds stay listed while their copies wait for a choice.
-        earlier = (SyncStatus.read(self.vault.root) or SyncStatus()).conflicts
-        waiting = [pair for pair in earlier if (self.vault.root / pair[1]).is_file()]
+        earlier = SyncStatus.read(self.vault.root) or SyncStatus()
+        waiting = [pair for pair in earlier.conflicts if (self.vault.root / pair[1]).is_file()]
         kept = tuple(dict.fromkeys([*waiting, *((c.path, c.copy) for c in conflicts)]))
-        SyncStatus(remote_head, time.time(), error, forced, kept).write(self.vault.root)
+        status = SyncStatus(remote_head, time.time(), error, forced, kept)
+        if replace(status, changed_at=earlier.changed_at) != earlier:
+            status.write(self.vault.root)  # a round with nothing new writes nothing
 
 
 def _combined(outcome: str, merged: MergeResult) -> str:
