@@ -210,6 +210,26 @@ def test_a_delete_against_an_edit_keeps_the_edit(
     clean_and_committed(vault)
 
 
+def test_a_rename_against_a_delete_keeps_the_renamed_note(
+    vault: Vault, remote: Path, laptop: Device
+) -> None:
+    run_git(laptop.root, "mv", "ideas/garden-plan.md", "projects/Allotment.md")
+    run_git(laptop.root, "rm", "--quiet", "people/Sarah.md")
+    laptop.commit("rename the plan, drop Sarah")
+    laptop.push()
+    vault.delete("ideas/garden-plan.md", author=ANN)
+    vault.rename("people/Sarah.md", "Sarah Example", author=ANN)
+
+    done = RemoteSync(vault, str(remote)).run()
+
+    assert done.conflicts == ()
+    assert vault.read("projects/Allotment.md").body.startswith("Dig the beds")
+    assert vault.read("people/Sarah Example.md").body == "Met at the fair"
+    assert not (vault.root / "ideas/garden-plan.md").exists()
+    assert not (vault.root / "people/Sarah.md").exists()
+    clean_and_committed(vault)
+
+
 def test_a_rename_on_the_device_follows_the_bots_edit(
     vault: Vault, remote: Path, laptop: Device
 ) -> None:
