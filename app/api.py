@@ -6,7 +6,9 @@ once per `Idempotency-Key`, rate-limited per person, its links and files read af
 the answer (bot.enrich). It answers `201 {"path", "title", "reply"}`; `category`
 "inbox" files an inbox note; an unknown category is refused (422) with the list.
 `GET /api/v1/search?q=` answers the person's search as JSON.
-`GET /api/v1/openapi.json` describes both. A request carries `Authorization: Bearer
+`POST /api/v1/sync` syncs the person's vault with its git remote now (the target of
+a Gitea or Forgejo push webhook; its body is not read) and answers what the round
+did. `GET /api/v1/openapi.json` describes them. A request carries `Authorization: Bearer
 <token>`, a token of the one store MCP uses too (`brainbot token PERSON`).
 
 Every answer is JSON; an error is `{"error": "..."}` a Shortcut can show as it is:
@@ -34,6 +36,7 @@ from typing import Any
 from aiohttp import web
 
 from app.api_spec import OPENAPI
+from app.backups import Backups
 from app.cors import Cors, Handler
 from app.runtime import Runtime
 from bot.events import (
@@ -101,22 +104,32 @@ class CaptureApi:
         self._tokens: McpTokens | None = None
         self._known: set[int] = set()  # people whose `api` identity exists
         self._handle: EventHandler | None = None
+        self._backups: Backups | None = None
 
     def mount(self, app: web.Application) -> None:
         for path, method, handler in (
             (f"{PREFIX}/capture", "POST", self._capture),
             (f"{PREFIX}/capture", "GET", self._captured),
             (f"{PREFIX}/search", "GET", self._search),
+            (f"{PREFIX}/sync", "POST", self._sync),
         ):
             app.router.add_route(method, path, _answering(handler, self.cors))
-        for path, methods in ((f"{PREFIX}/capture", "GET, POST"), (f"{PREFIX}/search", "GET")):
+        for path, methods in (
+            (f"{PREFIX}/capture", "GET, POST"),
+            (f"{PREFIX}/search", "GET"),
+            (f"{PREFIX}/sync", "POST"),
+        ):
             app.router.add_route("OPTIONS", path, self.cors.preflight(methods))
         app.router.add_get(f"{PREFIX}/openapi.json", self._openapi)
 
-    def start(self, runtime: Runtime, handle: EventHandler | None = None) -> None:
+    def start(
+        self, runtime: Runtime, handle: EventHandler | None = None, backups: Backups | None = None
+    ) -> None:
         """Serve from now on; events go to `handle` (the engine's, through the gate
-        that holds them while a restart re-processes what a crash cut short)."""
+        that holds them while a restart re-processes what a crash cut short); syncs
+        with the git remotes go through `backups` (None: no remote is set)."""
         self._runtime = runtime
+        self._backups = backups
         self._tokens = runtime.records.mcp_tokens
         self._handle = handle or runtime.engine.handle
 
@@ -231,6 +244,26 @@ class CaptureApi:
             for h in results.hits
         ]
         return web.json_response({"query": query, "hits": hits})
+
+    async def _sync(self, request: web.Request) -> web.Response:
+        runtime, person = await self._person(request)
+        vault = await runtime.vaults.of_person(person.id, person.name, runtime.engine.clock())
+        remote = None if self._backups is None else self._backups.remote(vault)
+        if self._backups is None or remote is None:
+            raise ApiError(409, "this vault has no git remote: set BRAINBOT_GIT_REMOTE")
+        store = await runtime.vaults.store(vault)
+        # A webhook that gives up waiting does not cut the round short.
+        done = await asyncio.shield(self._backups.round(vault, store, remote))
+        if done is None:
+            raise ApiError(500, FAILED)
+        conflicts = [{"path": c.path, "copy": c.copy} for c in done.conflicts]
+        answer = {
+            "outcome": done.outcome,
+            "head": done.after,
+            "conflicts": conflicts,
+            "problem": done.problem,
+        }
+        return web.json_response(answer, status=502 if done.outcome == "failed" else 200)
 
     async def _person(self, request: web.Request) -> tuple[Runtime, Person]:
         runtime, tokens = self._runtime, self._tokens

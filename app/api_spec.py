@@ -188,5 +188,43 @@ OPENAPI: dict[str, Any] = {
                 },
             }
         },
+        "/api/v1/sync": {
+            "post": {
+                "summary": "Sync your vault with its git remote now (a push webhook's target)",
+                "description": (
+                    "Fetches what devices pushed, merges it (both versions of a note changed "
+                    "on the same lines are kept, the remote's as a conflict copy), indexes "
+                    "it and pushes the bot's changes. The body is not read."
+                ),
+                "responses": {
+                    "200": {
+                        "description": "what the round did",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "outcome": {"type": "string"},
+                                        "head": {"type": "string"},
+                                        "problem": {"type": "string", "nullable": True},
+                                        "conflicts": {
+                                            "type": "array",
+                                            "items": {
+                                                "type": "object",
+                                                "properties": {
+                                                    "path": {"type": "string"},
+                                                    "copy": {"type": "string"},
+                                                },
+                                            },
+                                        },
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    **dict.fromkeys(("401", "403", "409", "502"), _ERROR),
+                },
+            }
+        },
     },
 }

@@ -15,6 +15,7 @@ from bot import tools
 from bot.buttons import (
     Approvals,
     Buttons,
+    ConflictButtons,
     DigestButtons,
     Filing,
     MentionLinks,
@@ -115,6 +116,7 @@ def engine_parts(
             MentionLinks(records.digest_messages, runner),
             PastButtons(records.digest_messages),
             ReminderButtons(),
+            ConflictButtons(),
             NoteChoice(router.notes),
             SourceButtons(),
             TimelineChoice(),

@@ -32,7 +32,7 @@ from sqlalchemy import text
 
 from adapters.base import Adapter, EndsByItself
 from app.api import CaptureApi
-from app.backups import Backups, remote_for, restore
+from app.backups import Backups, conflict_notifier, restore
 from app.http import HttpServer, PortInUse
 from app.mail import MailIn
 from app.mcp_http import McpHttp
@@ -46,6 +46,7 @@ from bot.events import Conversation, Deliver, Event, EventHandler, Reply
 from storage import OWNER_VAULT_NAME
 from storage.db import semantic_search_off
 from storage.index import embedding_progress, embedding_running
+from storage.vault import remote_of
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,7 @@ class Service:
         self._backups: Backups | None = None
         self._resume: asyncio.Task[None] | None = None
         self._sync: asyncio.Task[None] | None = None
+        self._pull: asyncio.Task[None] | None = None  # rounds of sync with the git remotes
         self._watch: asyncio.Task[None] | None = None
         self._stop_watching = asyncio.Event()
         self._gate: InFlight | None = None
@@ -162,18 +164,24 @@ class Service:
             await adapter.start(self._gate, runtime.engine.access.is_allowed)
             self.started.append(adapter)
         await self.mcp.start(runtime, deliver)
-        self.api.start(runtime, self._gate)
+        if self.settings.git_remote:
+            notify = conflict_notifier(runtime.vaults, runtime.records, deliver)
+            self._backups = Backups(self.settings.git_remote, notify=notify)
+        self.api.start(runtime, self._gate, self._backups)
         if self.mail is not None:
             self.mail.start(runtime, self._gate, deliver)
         if self.start_scheduler is not None:
             self._scheduler = await self.start_scheduler(runtime, deliver)
-        if self.settings.git_remote:
-            self._backups = Backups(self.settings.git_remote)
+        if self._backups is not None:
             runtime.vaults.on_open.append(self._backups.opened)
             for store in runtime.vaults.opened():  # the owner's, opened with the runtime
                 vault = await runtime.vaults.get(store.vault_id)
                 if vault is not None:
                     await self._backups.opened(vault, store)
+            if self.settings.git_pull_interval_seconds > 0:
+                self._pull = asyncio.create_task(
+                    self._backups.pull_every(self.settings.git_pull_interval_seconds)
+                )
         self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver, self._gate))
         if self.settings.sync_interval_seconds > 0:
             self._sync = asyncio.create_task(
@@ -242,9 +250,8 @@ class Service:
 
     async def _restore_backup(self) -> None:
         """The owner's vault is brought up to its remote before the index opens."""
-        remote = self.settings.git_remote
+        remote = remote_of(self.settings.git_remote, OWNER_VAULT_NAME, owner=True)
         if remote:
-            remote = remote_for(remote, OWNER_VAULT_NAME)
             await asyncio.to_thread(restore, self.settings.vault_dir, remote)
 
     async def _resume_unfinished(self, runtime: Runtime, deliver: Deliver, gate: InFlight) -> None:
@@ -291,6 +298,8 @@ class Service:
             return f"not connected: {', '.join(down)}" if down else None
 
         self.http.checks.update(database=database, vault=vault, adapters=adapters)
+        if self._backups is not None:  # a remote out of reach is told, not a reason to stop
+            self.http.notes["sync"] = self._backups.problems
         if not runtime.database.vectors:
             off = semantic_search_off(runtime.database.cpu_lacks)
 
@@ -331,8 +340,9 @@ class Service:
         self.http.stopping()
         if self.started:
             log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
-        if self._sync is not None:
-            self._sync.cancel()
+        for task in (self._sync, self._pull):
+            if task is not None:
+                task.cancel()
         self._stop_watching.set()
         if self._scheduler is not None:
             await self._step("the scheduler", self._scheduler.stop(), deadline)

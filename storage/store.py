@@ -36,6 +36,7 @@ from storage.index.indexer import WriteListener
 from storage.index.sync import SyncReport
 from storage.vault.daily import DailyNotes, daily_notes
 from storage.vault.outside import NoteHashes
+from storage.vault.remote_sync import RemoteSync, SyncRound
 from storage.vault.vault import BodyEdit, Then, Vault
 from storage.writer import ImportProgress, Writer
 
@@ -54,6 +55,7 @@ class Store:
         self.database = database
         self.vault_id = index.vault_id
         self._writer = Writer(vault, index, database)  # every write, in turn (storage.writer)
+        self._remote_round = asyncio.Lock()  # one sync with the remote at a time
         # What the sync at open did and skipped, for the app to record (app).
         self.opening = SyncReport(0, 0, None)
 
@@ -377,6 +379,24 @@ class Store:
     async def sync(self) -> SyncReport:
         """Index what changed in the vault outside brainbot since the last sync."""
         return await self._writer.sync()
+
+    async def sync_remote(self, remote: str) -> SyncRound:
+        """One round of two-way sync with the vault's git remote (storage.vault.
+        remote_sync), then the index follows what came in (the git diff). Never raises
+        for the remote's failures: the round says what went wrong."""
+        async with self._remote_round:
+            done = await asyncio.to_thread(RemoteSync(self.vault, remote).run)
+            if done.moved:
+                await self.sync()
+        return done
+
+    async def keep_version(
+        self, path: str, copy: str, *, keep_copy: bool, author: Author = BOT_AUTHOR
+    ) -> Written:
+        """Settle a sync conflict: the note keeps its version or takes its conflict
+        copy's, and the copy goes (Vault.keep_version), then the index follows."""
+        keep = partial(self.vault.keep_version, keep_copy=keep_copy, author=author)
+        return await self._writer.write(keep, path, copy)
 
     async def reindex(self, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """Rebuild the whole index from the vault: how many notes it indexed, and what

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 from adapters.platform import PROBE_TIMEOUT, Finding, Platform
 from app import brain_data
 from app.commands.doctor_database import database
+from app.commands.doctor_sync import sync_findings
 from app.mail import mail_check
 from app.platforms import PLATFORMS, Platforms, configured, own, titles
 from app.probes import model
@@ -36,7 +37,8 @@ from app.settings_check import SettingsInvalid, load_settings
 from app.tool_checks import custom_tools, vault_folders
 from bot.config import Settings
 from bot.logs import redact, secrets_of
-from storage.vault import BackupError, VaultBackup, files_cut_short, lock_files
+from storage import OWNER_VAULT_NAME
+from storage.vault import BackupError, VaultBackup, files_cut_short, lock_files, remote_of
 
 # One of doctor's checks: the settings in, the report's lines out.
 DoctorCheck = Callable[[Settings], Awaitable[list[Finding]]]
@@ -231,6 +233,7 @@ def _vault(s: Settings) -> list[Finding]:
     ]
     if s.git_remote and has_git:
         found.extend(_backup(s))
+        found.extend(sync_findings(s))
     return found
 
 
@@ -246,7 +249,8 @@ def _cut_short(root: Path, files: int) -> Finding:
 
 
 def _backup(s: Settings) -> list[Finding]:
-    backup = VaultBackup(s.vault_dir, s.git_remote or "", timeout=PROBE_TIMEOUT * 3)
+    remote = remote_of(s.git_remote, OWNER_VAULT_NAME, owner=True) or ""
+    backup = VaultBackup(s.vault_dir, remote, timeout=PROBE_TIMEOUT * 3)
     try:
         backup.reachable()
     except BackupError as exc:

@@ -15,6 +15,7 @@ from bot.commands.command import Call, Command, dispatch_of, menu_of, written_of
 from bot.commands.command import help_text as command_help
 from bot.commands.intent import is_leave_word, is_question
 from bot.commands.notes import NoteCommands
+from bot.commands.syncing import sync_now
 from bot.events import Reply, Sender
 from bot.people import Access, change_from_words, email_setting
 from bot.tools import (
@@ -213,6 +214,11 @@ class Router:
         kind = "weekly" if call.rest.lower().startswith("week") else "daily"
         return await self._call(call.ctx, "generate_digest", kind=kind)
 
+    async def on_sync(self, call: Call) -> list[Reply]:
+        """`/sync`: fetch what devices pushed to the vault's git remote, merge it,
+        index it and push the bot's changes now (bot.commands.syncing)."""
+        return await sync_now(call.ctx)
+
     async def on_reminders(self, call: Call) -> list[Reply]:
         return await self._call(call.ctx, "list_reminders")
 
@@ -370,6 +376,13 @@ COMMANDS: tuple[Command[Router], ...] = (
         "/reminders",
         'what I will remind you of ("remind me to call mom tomorrow at 9" sets one)',
         menu="What I will remind you of",
+    ),
+    Command(
+        "sync",
+        Router.on_sync,
+        "/sync",
+        "bring in what your devices pushed to the vault's git remote, and push mine",
+        menu="Sync your notes with your devices now",
     ),
     Command(
         "link",

@@ -97,8 +97,19 @@ class VaultSettings(BaseSettings):
         None,
         alias="BRAINBOT_GIT_REMOTE",
         description=(
-            "push the vaults here after changes (backups); `{person}` in it becomes each vault's "
-            "name (`git@host:brains/{person}.git`), without it only the owner's vault is pushed"
+            "push the vaults here after changes and pull what devices pushed (see [Sync with your "
+            "devices](sync.md)); `{person}` in it becomes each vault's name "
+            "(`git@host:brains/{person}.git`), without it only the owner's vault is synced"
+        ),
+    )
+    git_pull_interval_seconds: float = Field(
+        60.0,
+        ge=0,
+        alias="BRAINBOT_GIT_PULL_INTERVAL",
+        description=(
+            "with `BRAINBOT_GIT_REMOTE`, seconds between looks for what devices pushed (one "
+            "`git ls-remote` per vault when nothing is new; then fetch, merge, index, push); `0` "
+            "turns it off (`/sync` and `POST /api/v1/sync` still work)"
         ),
     )
 

@@ -2,7 +2,8 @@
 
 `vault.Vault` is its heart; beside it the note file format (`notefile`, `schema`),
 path safety (`paths`), git (`gitrepo`, `commits`, `history`, `undo`, `gitlocks`),
-crash-safe writes (`atomic`), imports, and backups to a remote (`backup`).
+crash-safe writes (`atomic`), imports, backups to a remote (`backup`) and the
+two-way sync with it (`remote_sync`, `merging`).
 
 Notes are read and written through `storage.Store`; this door lets out what the rest
 of the house needs of the format itself (the fields brainbot keeps, a note's
@@ -12,7 +13,9 @@ from storage.vault.backup import BackupError, BackupPusher, VaultBackup
 from storage.vault.daily import DailyNotes, moment_format, with_line
 from storage.vault.gitlocks import git_at_work, lock_files
 from storage.vault.journal import files_cut_short
+from storage.vault.merging import MergeConflict
 from storage.vault.paths import DIGESTS_DIR, NOT_THOUGHTS, PUT_AWAY, check_relpath, is_attachment
+from storage.vault.remote_sync import SyncRound, SyncStatus, remote_of
 from storage.vault.schema import (
     ADMIN,
     CLOSED_STATUSES,
@@ -50,7 +53,10 @@ __all__ = [
     "BackupError",
     "BackupPusher",
     "DailyNotes",
+    "MergeConflict",
     "SectionError",
+    "SyncRound",
+    "SyncStatus",
     "Vault",
     "VaultBackup",
     "check_relpath",
@@ -64,5 +70,6 @@ __all__ = [
     "moment_format",
     "only_adds",
     "prepended",
+    "remote_of",
     "with_line",
 ]

@@ -26,8 +26,9 @@ import logging
 import os
 import random
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -228,9 +229,10 @@ class VaultBackup:
 
     # -- while running -------------------------------------------------------------------
 
-    def push(self, timeout: float | None = None) -> str:
+    def push(self, timeout: float | None = None, *, side_branch: bool = True) -> str:
         """Push the vault's branch; when the remote moved on, push it to the side branch
-        instead. Returns the ref pushed to; BackupError when neither push worked."""
+        instead (unless not `side_branch`: the sync merges first then). Returns the ref
+        pushed to; BackupError when neither push worked."""
         branch = self.branch()
         try:
             self.git("push", "--quiet", self.remote, f"HEAD:refs/heads/{branch}", timeout=timeout)
@@ -238,7 +240,7 @@ class VaultBackup:
         except BackupError as exc:
             # Only a remote that moved on goes to the side branch. "[remote rejected]"
             # (a hook, a protected branch, no permission) is a failure like any other.
-            if not any(why in exc.detail for why in MOVED_ON):
+            if not side_branch or not any(why in exc.detail for why in MOVED_ON):
                 raise
         side = f"{UNMERGED_PREFIX}{branch}"
         self.git(
@@ -299,8 +301,12 @@ class BackupPusher:
         poll: float = 1.0,
         max_backoff: float = 300.0,
         on_push: Callable[[bool], None] | None = None,
+        moved_on: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.backup = backup
+        # Called when the remote has commits the vault lacks: a round of two-way sync
+        # that merges them and pushes (True when it did), instead of the side branch.
+        self.moved_on = moved_on
         self.debounce = debounce
         self.max_delay = max_delay
         self.poll = poll
@@ -351,8 +357,12 @@ class BackupPusher:
 
     async def _push(self, head: str, git_timeout: float | None = None) -> bool:
         try:
-            await asyncio.to_thread(self.backup.push, git_timeout)
+            await asyncio.to_thread(
+                partial(self.backup.push, git_timeout, side_branch=self.moved_on is None)
+            )
         except BackupError as exc:
+            if await self._merged_instead(exc):
+                return self._pushed(head)
             self.failures += 1
             self.last_error = str(exc)
             log.error(
@@ -362,9 +372,18 @@ class BackupPusher:
             if self.on_push is not None:
                 self.on_push(False)
             return False
+        await asyncio.to_thread(self.backup.record_push, None)
+        return self._pushed(head)
+
+    async def _merged_instead(self, exc: BackupError) -> bool:
+        """Whether the remote moved on and the sync merged and pushed instead."""
+        if self.moved_on is None or not any(why in exc.detail for why in MOVED_ON):
+            return False
+        return await self.moved_on()
+
+    def _pushed(self, head: str) -> bool:
         if self.failures:
             log.info("vault backup to %s works again", self.backup.shown)
-        await asyncio.to_thread(self.backup.record_push, None)
         self.pushed, self.failures, self.last_error = head, 0, None
         if self.on_push is not None:
             self.on_push(True)

@@ -40,6 +40,7 @@ from pathlib import Path
 import pygit2
 
 from storage.entry import Author
+from storage.errors import StorageError
 from storage.vault.atomic import TEMP_SUFFIX, atomic_write, fsync_dir, prune_empty, remove_file
 from storage.vault.gitrepo import GitRepo
 
@@ -104,6 +105,63 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
         return git.find_commit(journal.commit)
     _finish(git, journal, ())
     return commit
+
+
+def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
+    """Bring the working tree and HEAD to a commit already in the object store (a
+    merge, or a remote's commit to fast-forward to) the way `land_files` lands a
+    change: journal, files, then HEAD; on a failure the files are as they were and
+    it is raised. The caller holds the vault lock."""
+    target = git.find_commit(str(commit_id))
+    head = git.head_commit()
+    changes = git.diff(head.tree if head else None, target.tree)
+    for change in changes:
+        _check_tree_path(change.path)
+    steps = tuple(
+        Step(c.path, None if c.old is None else str(c.old), None if c.new is None else str(c.new))
+        for c in changes
+    )
+    files: dict[str, bytes | pygit2.Oid | None] = {c.path: c.new for c in changes}
+    journal = Journal(secrets.token_hex(4), str(target.id), steps)
+    _write_journal(git, journal)
+    try:
+        _stage(git, journal, files)
+        _switch(git.root, journal)
+        _move_head(git, target.id, None if head is None else head.id)
+        git.follow_paths([c.path for c in changes])
+    except BaseException as exc:
+        if not _settle(git, journal) or not isinstance(exc, Exception):
+            raise
+        log.warning("the change landed although a late step failed (%s)", exc)
+        return target
+    _finish(git, journal, ())
+    return target
+
+
+def _check_tree_path(path: str) -> None:
+    """Refuse a path from a commit made elsewhere that would write outside the working
+    tree or into git's own folder (`.git/hooks/...`: git's tools refuse to make such a
+    tree, a hostile remote can), as git's own checkout does."""
+    parts = path.split("/")
+    if path.startswith("/") or any(
+        part in {"", ".", ".."} or part.lower().rstrip(". ") == ".git" for part in parts
+    ):
+        raise StorageError(f"the commit holds a path that is never written: {path!r}")
+
+
+def _move_head(git: GitRepo, target: pygit2.Oid, expected: pygit2.Oid | None) -> None:
+    """Point the vault's branch at `target`, a commit already in the object store;
+    StorageError when HEAD is no longer `expected`."""
+    head = git.head_commit()
+    if (None if head is None else head.id) != expected:
+        raise StorageError("the vault's history moved meanwhile; try again")
+    branch = git.repo.references.get("HEAD")
+    name = branch.target if branch is not None and isinstance(branch.target, str) else None
+    try:
+        git.repo.create_reference(name or "refs/heads/main", target, force=True)
+    except (pygit2.GitError, OSError) as exc:
+        problem = f"the vault's history could not be written; try again ({exc})"
+        raise StorageError(problem) from exc
 
 
 def settle(git: GitRepo) -> None:

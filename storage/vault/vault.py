@@ -53,6 +53,7 @@ from storage.vault.edits import (
 from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
+from storage.vault.merging import RemoteMerges
 from storage.vault.moves import commit_plan, plan_move, plan_rename
 from storage.vault.notefile import render_note
 from storage.vault.outside import OutsideChanges
@@ -75,7 +76,7 @@ BodyEdit = Callable[[Entry], str | None]  # a note as it is now -> its new body 
 _OPERATION_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 
 
-class Vault(Previews, OutsideChanges):
+class Vault(Previews, OutsideChanges, RemoteMerges):
     """Markdown notes with YAML frontmatter in a git repository (see the module doc)."""
 
     def __init__(

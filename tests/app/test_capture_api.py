@@ -247,7 +247,7 @@ async def test_search_and_the_openapi_description(api: Api) -> None:
     ]
     async with api.session.get(f"{api.url}/api/v1/openapi.json") as response:
         spec = await response.json()
-    assert set(spec["paths"]) == {"/api/v1/capture", "/api/v1/search"}
+    assert set(spec["paths"]) == {"/api/v1/capture", "/api/v1/search", "/api/v1/sync"}
     assert "429" in spec["paths"]["/api/v1/capture"]["post"]["responses"]
 
 
