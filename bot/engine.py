@@ -305,6 +305,7 @@ class Engine:
             people=self.people,
             vault=vault,
             vaults=self.vaults,
+            capturing=self.capturing,  # a model's `capture` call takes the one path too
         )
 
     async def store_for(self, event: Event) -> Store:

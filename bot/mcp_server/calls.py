@@ -125,8 +125,9 @@ class McpCalls:
             category=str(values.get("category") or ""),
             title=str(values.get("title") or ""),
             tags=tuple(str(t) for t in values.get("tags") or ()),
+            fields=tuple((f["name"], f["value"]) for f in values.get("fields") or ()),
         )
-        captured = await self.capturing.capture(ctx, request, fields=values.get("fields") or [])
+        captured = await self.capturing.capture(ctx, request)
         said = " ".join(reply.text for reply in captured.replies)
         if captured.refused:
             return _error(said)
