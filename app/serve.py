@@ -161,7 +161,7 @@ class Service:
         for adapter in self.adapters:
             await adapter.start(self._gate, runtime.engine.access.is_allowed)
             self.started.append(adapter)
-        await self.mcp.start(runtime, deliver)
+        await self.mcp.start(runtime, deliver, self._gate)
         self.api.start(runtime, self._gate)
         if self.mail is not None:
             self.mail.start(runtime, self._gate, deliver)

@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import getpass
 import io
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -27,12 +28,15 @@ from app.commands.digest import UsageError, find_person, outbound
 from app.commands.run import configure_logs
 from app.mcp_wiring import mcp_calls
 from app.platforms import chat_members, configured, deliver_via, how_to_claim
+from app.recovery import resume_unfinished
 from app.runtime import Runtime
 from bot.config import Settings
-from bot.events import Conversation, Sender
+from bot.events import Conversation, Deliver, Reply, Sender
 from bot.mcp_server import REFUSED, build_server
 from storage import OWNER_VAULT
 from storage.db import Person, TokenInfo
+
+log = logging.getLogger(__name__)
 
 TOKEN_ENV = "BRAINBOT_MCP_TOKEN"
 OWNER = "me"  # `brainbot mcp token me`: the owner's token
@@ -161,6 +165,25 @@ def main_stdio(args: argparse.Namespace) -> int:
     return asyncio.run(serve_stdio(settings, token, protocol))
 
 
+async def _resume(runtime: Runtime, deliver: Deliver) -> None:
+    """File what a crash cut short (an MCP capture recorded but never filed, as a chat
+    message of a process that died), so a desktop client alone loses nothing."""
+
+    async def deliver_one(conversation: Conversation, reply: Reply) -> None:
+        try:
+            await deliver(conversation, reply)
+        except Exception as exc:  # the reply of a capture: the note is what matters
+            log.info("reply to a resumed %s event not sent: %s", conversation.platform, exc)
+
+    try:
+        resumed = await resume_unfinished(runtime.engine, runtime.liveness, deliver_one)
+    except Exception:
+        log.exception("re-processing the events a restart cut short failed")
+        return
+    if resumed:
+        log.info("re-processed %d event(s) a restart had cut short", resumed)
+
+
 def _take_stdout() -> TextIO:
     """The real stdout for the protocol; fd 1 (and `sys.stdout`) now go to stderr."""
     sys.stdout.flush()
@@ -201,7 +224,9 @@ async def _serve(runtime: Runtime, senders: Sequence[Adapter], token: str, proto
             return None
         return await tokens.find(token, clock())  # a revoke takes effect at once
 
-    server = build_server(mcp_calls(runtime, deliver_via(senders)), identify, refused)
+    deliver = deliver_via(senders)
+    await _resume(runtime, deliver)
+    server = build_server(mcp_calls(runtime, deliver), identify, refused)
     async with stdio_server(stdout=anyio.wrap_file(protocol)) as (read, write):
         await server.run(read, write, server.create_initialization_options())
     return 0
