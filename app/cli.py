@@ -127,7 +127,7 @@ def _serving(commands: Any) -> None:
         _command(
             actions,
             "token",
-            Handler("app.commands.mcp", "main_token"),
+            Handler("app.commands.token", "main_token"),
             "make, list (--list) or revoke (--revoke) tokens for MCP and the API",
         )
     ).set_defaults(token_last=False)
@@ -211,7 +211,7 @@ def _tokens(commands: Any) -> None:
         _command(
             commands,
             "token",
-            Handler("app.commands.mcp", "main_token"),
+            Handler("app.commands.token", "main_token"),
             "make a token for the HTTP API and MCP, list (--list) or revoke (--revoke) them",
             "A phone shortcut, a bookmarklet or an AI assistant sends it as "
             "`Authorization: Bearer TOKEN`. The new token is the last line printed "

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from adapters.imap import BadMailboxUrl, Mailbox, MailboxError, Taken, mailbox_url
 from adapters.platform import PROBE_TIMEOUT, Finding
-from app.runtime import Runtime
 from bot.config import Settings
 from bot.events import Deliver, EventHandler, Reply
 from bot.mail import TOPMOST, MailFiler, MailRules, authserv_id_of
 from bot.people import mailbox_named
 from scheduler.delivery import home_conversations
+
+if TYPE_CHECKING:  # `brainbot doctor` checks the mailbox without the engine
+    from app.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from app.mcp_wiring import mcp_calls
 from app.runtime import Runtime
-from bot.events import Deliver
+from bot.events import Deliver, EventHandler
 from bot.mcp_server import build_server
 from storage.db import McpTokens, TokenInfo
 
@@ -59,9 +59,13 @@ class McpHttp:
     def mount(self, app: web.Application) -> None:
         app.router.add_route("*", PATH, self._serve)
 
-    async def start(self, runtime: Runtime, deliver: Deliver) -> None:
+    async def start(
+        self, runtime: Runtime, deliver: Deliver, handle: EventHandler | None = None
+    ) -> None:
+        """Serve from now on; a capture goes to `handle` (the engine's, through the gate
+        that holds events while a restart re-processes what a crash cut short)."""
         tokens = runtime.records.mcp_tokens
-        server = build_server(mcp_calls(runtime, deliver), _token_of_request)
+        server = build_server(mcp_calls(runtime, deliver, handle), _token_of_request)
         manager = StreamableHTTPSessionManager(server, stateless=True)
         ready = asyncio.Event()
         # The manager's task group lives in a task of its own, entered and left there.

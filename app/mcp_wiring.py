@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from app.platforms import titles
 from app.runtime import Runtime
-from bot.events import Deliver, NoRoute, Reply
-from bot.mcp_server import McpCalls, NoChat, SendCard
+from bot.events import Deliver, EventHandler, NoRoute, Reply
+from bot.mcp_server import EventDoor, McpCalls, NoChat, SendCard
 from scheduler.delivery import home_conversations
 from storage.db import Records
 
@@ -40,7 +40,10 @@ def card_sender(records: Records, deliver: Deliver) -> SendCard:
     return send
 
 
-def mcp_calls(runtime: Runtime, deliver: Deliver) -> McpCalls:
+def mcp_calls(runtime: Runtime, deliver: Deliver, handle: EventHandler | None = None) -> McpCalls:
+    """The calls of MCP clients, as the runtime's people; a capture goes to `handle`
+    (the engine's, or the gate that holds events while a restart re-processes what a
+    crash cut short) to be recorded before it is processed."""
     engine = runtime.engine
     return McpCalls(
         runner=engine.runner,
@@ -51,5 +54,5 @@ def mcp_calls(runtime: Runtime, deliver: Deliver) -> McpCalls:
         settings=runtime.settings,
         send_card=card_sender(runtime.records, deliver),
         clock=engine.clock,
-        capturing=engine.capturing,
+        door=EventDoor(handle or engine.handle, engine.captured_by, engine.access.vouch),
     )

@@ -4,8 +4,6 @@ client. Each platform's probe is its contract's (adapters.platform)."""
 
 from __future__ import annotations
 
-import openai
-
 from adapters.platform import PROBE_TIMEOUT, Finding
 from bot.config import Settings
 
@@ -17,6 +15,8 @@ async def model(s: Settings) -> list[Finding]:
                 "note", "model", "no OPENAI_API_KEY or OPENAI_BASE_URL: the command router answers"
             )
         ]
+    import openai  # only when there is a model to ask (`brainbot doctor` starts faster)
+
     client = openai.AsyncOpenAI(
         api_key=s.openai_api_key or "not-needed",
         base_url=s.openai_base_url,

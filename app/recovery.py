@@ -92,6 +92,8 @@ def _capture_of(row: InboundEvent) -> CaptureRequest | None:
         str(values.get("category", "")),
         str(values.get("title", "")),
         tuple(values.get("tags", ())),
+        values.get("confidence"),
+        tuple((str(name), value) for name, value in values.get("fields", ())),
     )
 
 

@@ -18,7 +18,7 @@ from bot.custom_tools import load_plugins
 from bot.engine import Engine, utcnow
 from bot.events import Deliver
 from bot.llm import LLM, LLMLimits
-from bot.people import ChatMembers, TeamMembership
+from bot.people import ChatMembers, People, TeamMembership
 from storage import OWNER_VAULT, Store, Vaults, migrate
 from storage.db import Database, ProcessLiveness, Records
 from storage.text.dates import prepare
@@ -109,6 +109,11 @@ class Runtime:
         )
         teams.install()
         return cls(settings, database, vaults, store, records, llm, engine, liveness, teams, skips)
+
+    @property
+    def people(self) -> People:
+        """Who uses this brainbot (the engine's, with its caches)."""
+        return self.engine.people
 
     async def close(self) -> None:
         # Reading jobs still running stay waiting in the database for the next start.

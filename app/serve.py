@@ -163,7 +163,7 @@ class Service:
         for adapter in self.adapters:
             await adapter.start(self._gate, runtime.engine.access.is_allowed)
             self.started.append(adapter)
-        await self.mcp.start(runtime, deliver)
+        await self.mcp.start(runtime, deliver, self._gate)
         if self.settings.git_remote:
             notify = conflict_notifier(runtime.vaults, runtime.records, deliver)
             self._backups = Backups(self.settings.git_remote, notify=notify)

@@ -22,7 +22,7 @@ from pathlib import Path
 import aiohttp
 
 from app.api import CaptureApi
-from app.commands.mcp import owner
+from app.commands.token import owner
 from app.http import HttpServer
 from bench.engine import open_runtime
 from tests.fakes.openai_server import FakeOpenAI

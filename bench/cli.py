@@ -1,6 +1,7 @@
 """How fast the command line answers: the median wall time of `brainbot --help`,
-`--version`, `search --help`, and `search x` on a small brain whose embedded Postgres
-is already running (as it is next to a `brainbot run`), each a fresh process.
+`--version`, `search --help`, and of `search x`, `token --list` and `doctor` on a small
+brain whose embedded Postgres is already running (as it is next to a `brainbot run`),
+each a fresh process.
 
 Targets: `--help` and `--version` within 0.3 s.
 
@@ -31,6 +32,8 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
     ("--version",),
     ("search", "--help"),
     ("search", "x"),
+    ("token", "--list"),
+    ("doctor",),
 )
 HELD_TO_TARGET = {("--help",), ("--version",)}
 NOTE = "---\ntitle: Note {n}\n---\nThe kitchen tap drips again, note {n}.\n"

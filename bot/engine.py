@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot import logs, metrics
 from bot.buttons import Approvals, Buttons
-from bot.capture import AfterCapture, Capturing, capture_words
+from bot.capture import AfterCapture, Captured, Capturing, capture_words
 from bot.commands import Kind, Router, as_command, kind_of
 from bot.config import Settings
 from bot.connect import Related, Timeline
@@ -131,6 +131,7 @@ class Engine:
         self._rate = parts.rate
         self._refused = RecentEvents(REFUSALS_REMEMBERED)
         self._filed: Recent[tuple[str, str]] = Recent(FILED_REMEMBERED)
+        self._captured: Recent[Captured] = Recent(FILED_REMEMBERED)
         self.last_turn: Turn | None = None  # the model's last turn (for the model check)
 
     @property
@@ -305,6 +306,7 @@ class Engine:
             people=self.people,
             vault=vault,
             vaults=self.vaults,
+            capturing=self.capturing,  # a model's `capture` call takes the one path too
         )
 
     async def store_for(self, event: Event) -> Store:
@@ -348,6 +350,7 @@ class Engine:
             replies[0] = replace(replies[0], notice=" ".join(notices))
         if captured.note is not None:  # for callers that answer with the note (the API)
             self._filed.keep(ctx.event_key, captured.note)
+        self._captured.keep(ctx.event_key, captured)  # for callers that answer with it (MCP)
         return replies, not captured.refused
 
     async def _turn(
@@ -384,6 +387,10 @@ class Engine:
         """(path, title) of the note a recent event filed (or added to: a link saved
         before), if this process handled it."""
         return self._filed.get(event_key)
+
+    def captured_by(self, event_key: str) -> Captured | None:
+        """What a recent door's capture (`event_key`) came to, if this process handled it."""
+        return self._captured.get(event_key)
 
     async def _reply(
         self, ctx: ToolContext, text: str, kind: Kind, notices: list[str]

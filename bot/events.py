@@ -119,14 +119,19 @@ class Attachment:
 class CaptureRequest:
     """What a door asks to keep, typed: the person's own words, the links and an
     optional category, title and tags (the files are the message's attachments). The
-    API, MCP, mail and a `/capture` in any chat hand one to the same function
-    (bot.capture), which decides what the capture is."""
+    API, MCP, mail, a `/capture` in any chat and the model's `capture` tool hand one to
+    the same function (bot.capture), which decides what the capture is."""
 
     words: str = ""
     links: tuple[str, ...] = ()
     category: str = ""  # "" lets the words decide; a name that is no category is refused
     title: str = ""  # "" makes one from the words (or the file's name)
     tags: tuple[str, ...] = ()
+    # How sure whoever chose `category` was: None, the person named it (it is honoured);
+    # a model's guess below BRAINBOT_CONFIDENCE_THRESHOLD waits in the inbox.
+    confidence: float | None = None
+    # Frontmatter a caller that knows it sets (a model, an MCP client): (name, value).
+    fields: tuple[tuple[str, str | None], ...] = ()
 
     def __post_init__(self) -> None:
         _storable_fields(self, "words", "category", "title")
@@ -134,6 +139,10 @@ class CaptureRequest:
             values = getattr(self, name)
             if any(_UNSTORABLE.search(v) for v in values):
                 object.__setattr__(self, name, tuple(storable(v) for v in values))
+        pairs = tuple((str(n), None if v is None else str(v)) for n, v in self.fields)
+        if any(_UNSTORABLE.search(f"{n}{v or ''}") for n, v in pairs):
+            pairs = tuple((storable(n), None if v is None else storable(v)) for n, v in pairs)
+        object.__setattr__(self, "fields", pairs)  # as recorded: lists, read back
 
 
 @dataclass(frozen=True, slots=True)

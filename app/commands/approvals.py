@@ -11,7 +11,8 @@ import sys
 from typing import TextIO
 
 from app.brain_data import brain_settings
-from app.commands.digest import UsageError, find_person, outbound
+from app.commands.digest import outbound
+from app.commands.people_named import UsageError, find_person
 from app.mcp_wiring import mcp_calls
 from app.platforms import deliver_via
 from app.runtime import Runtime

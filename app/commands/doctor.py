@@ -30,7 +30,6 @@ from adapters.platform import PROBE_TIMEOUT, Finding, Platform
 from app import brain_data
 from app.commands.doctor_database import database
 from app.commands.doctor_sync import sync_findings
-from app.mail import mail_check
 from app.platforms import PLATFORMS, Platforms, configured, own, titles
 from app.probes import model
 from app.settings_check import SettingsInvalid, load_settings
@@ -82,6 +81,16 @@ async def diagnose(settings: Settings, platforms: Platforms = PLATFORMS) -> list
         except Exception as exc:
             findings.append(Finding("problem", name, f"the check failed: {exc!r}"))
     return findings
+
+
+async def mail_check(s: Settings) -> list[Finding]:
+    """Email in (app.mail), whose mailbox code (and the engine's parts it files with)
+    is imported only when a mailbox is set."""
+    if not s.imap_url:
+        return []
+    from app.mail import mail_check as check_mailbox
+
+    return await check_mailbox(s)
 
 
 async def _none(s: Settings) -> list[Finding]:

@@ -27,7 +27,15 @@ from bot.capture.follow_ups import AfterCapture
 from bot.commands import capture_arguments
 from bot.enrich import Arrivals, find_urls
 from bot.events import CaptureRequest, Reply
-from bot.tools import Outcome, ToolContext, ToolRunner, category_named, title_from
+from bot.tools import (
+    Outcome,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    ToolRunner,
+    category_named,
+    title_from,
+)
 from storage.vault import INBOX, PEOPLE
 
 # Where nothing can be pressed: a reply there names what to do instead of buttons.
@@ -69,15 +77,32 @@ class Capturing:
         self.arrivals = arrivals
         self.after = after
 
-    async def capture(
-        self,
-        ctx: ToolContext,
-        request: CaptureRequest,
-        *,
-        fields: list[dict[str, Any]] | None = None,
-    ) -> Captured:
+    async def capture(self, ctx: ToolContext, request: CaptureRequest) -> Captured:
         """File `request` in `ctx`'s vault (with the files `ctx` holds), or refuse it
-        with a reason; `fields`: frontmatter a caller that knows them sets (MCP)."""
+        with a reason; then what follows a capture follows it."""
+        return await self._capture(ctx, request, from_tool=False)
+
+    async def for_tool(self, ctx: ToolContext, request: CaptureRequest) -> ToolResult:
+        """The `capture` tool's call in a model's turn (or its small routes'), decided
+        by the same rules: refused (ToolError, which the model hears), added to the note
+        of a link saved before, or filed. The turn follows it up with the person's own
+        words (bot.engine), so nothing follows here."""
+        captured = await self._capture(ctx, request, from_tool=True)
+        said = " ".join(reply.text for reply in captured.replies)
+        if captured.refused:
+            raise ToolError(said)
+        outcome = captured.outcome
+        if outcome is None or outcome.result is None:  # a link saved before took the words
+            path, title = captured.note or ("", "")
+            buttons = tuple(b for reply in captured.replies for b in reply.buttons)
+            data = {"saved_before": {"path": path, "title": title}, "said": said}
+            return ToolResult(data, said, buttons, entry_path=path or None)
+        reply = captured.replies[0]
+        return replace(outcome.result, text=reply.text, buttons=reply.buttons)
+
+    async def _capture(
+        self, ctx: ToolContext, request: CaptureRequest, *, from_tool: bool
+    ) -> Captured:
         settings = ctx.settings
         words = request.words.strip()
         if len(words) > settings.max_message_chars:
@@ -99,25 +124,39 @@ class Capturing:
         if not words and not links and not (files is not None and files.waiting):
             return _refused(NOTHING)
         text = " ".join([words, *(link for link in links if link not in words)]).strip()
-        ctx = replace(ctx, links=links, filed=[], said="")
+        # A model's call files into its turn's list (the turn follows it up); a door's
+        # capture is its event's one.
+        ctx = replace(ctx, links=links, filed=ctx.filed if from_tool else [], said="")
         if links and not (files is not None and files.readable()):
             again = await self.arrivals.saved_again(ctx, text)
             if again is not None:
                 return Captured(self._fit(ctx, again.replies), note=(again.path, again.title))
         arguments = await self._arguments(ctx, request, text, category)
-        if fields:
-            arguments["fields"] = [*arguments["fields"], *fields]
-        outcome = await self.runner.call(ctx, "capture", arguments)
-        await self.after.follow(ctx, words)
+        outcome = await self._file(replace(ctx, capturing=None), arguments, from_tool=from_tool)
+        if not from_tool:
+            await self.after.follow(ctx, words)
         if outcome.result is None:
             error = json.loads(outcome.content).get("error", "the capture failed")
             return Captured([Reply(f"I could not save that: {error}.")], outcome, refused=True)
         note = (ctx.filed[0].path, ctx.filed[0].title) if ctx.filed else None
         reply = Reply(outcome.result.text, outcome.result.buttons)
-        if category == INBOX:  # asked for: not a doubt (a chat still offers the choice)
+        if category == INBOX and request.confidence is None:
+            # Asked for: not a doubt (a chat still offers the choice).
             pick = () if ctx.conversation.platform in NO_BUTTONS else reply.buttons
             reply = Reply(f"Saved to {outcome.result.entry_path} (inbox).", pick)
         return Captured(self._fit(ctx, [reply]), outcome, note)
+
+    async def _file(
+        self, ctx: ToolContext, arguments: dict[str, Any], *, from_tool: bool
+    ) -> Outcome:
+        """The `capture` call that files it. A door's runs through the runner (validated,
+        logged); a model's already does, so it is filed by the tool's own function, and
+        a failure reaches the model as that call's error."""
+        if not from_tool:
+            return await self.runner.call(ctx, "capture", arguments)
+        spec = self.runner.tools["capture"]
+        result = await spec.run(ctx, spec.arguments.model_validate(arguments))
+        return Outcome(spec.name, json.dumps(result.data, default=str), ok=True, result=result)
 
     async def words(self, ctx: ToolContext, words: str) -> list[Reply]:
         """A chat's `/capture WORDS` (a Slack shortcut's, Telegram's /save): what to say."""
@@ -139,9 +178,12 @@ class Capturing:
             if arguments["category"] == PEOPLE != category and text:
                 # The words would start someone's page; asked elsewhere, they are a note.
                 arguments.update(title=title_from(text), body=text)
-            arguments.update(category=category, confidence=1.0)
+            sure = 1.0 if request.confidence is None else request.confidence
+            arguments.update(category=category, confidence=sure)
         if request.title.strip():
             arguments["title"] = request.title.strip()
+        given = [{"name": name, "value": value} for name, value in request.fields]
+        arguments["fields"] = [*arguments["fields"], *given]
         # Obsidian's tags hold no spaces and are written without their `#`.
         tags = [_SPACES.sub("-", tag.strip().lstrip("#").strip()) for tag in request.tags]
         arguments["tags"] = list(dict.fromkeys([*arguments["tags"], *(t for t in tags if t)]))

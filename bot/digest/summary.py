@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from bot.digest.compose import Digest, fit
-from bot.llm import LLM, LLMUnavailable
+
+if TYPE_CHECKING:  # the model's client (openai) loads with a model, not with the tools
+    from bot.llm import LLM
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,8 @@ PROMPT = (
 
 async def summarise(llm: LLM, digest: Digest) -> str | None:
     """The model's opening for `digest`, or None when it could not be had."""
+    from bot.llm import LLMUnavailable  # loaded already: `llm` is one
+
     if not digest.sections:
         return None
     kind = "weekly review" if digest.kind == "weekly" else "daily"

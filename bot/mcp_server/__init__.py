@@ -8,7 +8,7 @@ approval in chat sends its Approve / Reject card to the person's Slack or Telegr
 changes nothing until it is pressed there (or decided with `brainbot approve ID`).
 """
 
-from bot.mcp_server.calls import APPROVE, PENDING, REJECT, McpCalls, NoChat, SendCard
+from bot.mcp_server.calls import APPROVE, PENDING, REJECT, EventDoor, McpCalls, NoChat, SendCard
 from bot.mcp_server.server import REFUSED, build_server
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "PENDING",
     "REFUSED",
     "REJECT",
+    "EventDoor",
     "McpCalls",
     "NoChat",
     "SendCard",

@@ -10,11 +10,13 @@ chat to send it to decides it on the command line instead (`brainbot approvals`,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import re
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -22,10 +24,10 @@ from mcp import types
 from pydantic import ValidationError
 
 from bot.buttons import Buttons
-from bot.capture import Capturing
+from bot.capture import Captured
 from bot.config import Settings
 from bot.custom_tools import TOOLS_FILE
-from bot.events import CaptureRequest, Conversation, Reply
+from bot.events import CaptureRequest, Conversation, EventHandler, InboundMessage, Reply, Sender
 from bot.mcp_server.tools import arguments_for
 from bot.people import People
 from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
@@ -39,6 +41,8 @@ PLATFORM = "mcp"
 PENDING = "brainbot approvals"
 APPROVE = "brainbot approve"
 REJECT = "brainbot reject"
+FILED_WITHIN = 10.0  # seconds a call sent again waits for its first sending's note
+_KEY = re.compile(r"[^A-Za-z0-9._:-]")
 
 
 class NoChat(Exception):
@@ -47,6 +51,17 @@ class NoChat(Exception):
 
 # Sends a card to the person's direct chat; returns the platform it went to.
 SendCard = Callable[[int, Reply], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class EventDoor:
+    """The engine's door for events (bot.engine): an MCP capture is recorded before it
+    is processed, as every chat message is, once per event id; what it came to is read
+    back for the answer."""
+
+    handle: EventHandler
+    captured_by: Callable[[str], Captured | None]
+    vouch: Callable[[Sender], None]  # the token vouches for its person's `mcp` identity
 
 
 @dataclass
@@ -62,8 +77,9 @@ class McpCalls:
     settings: Settings
     send_card: SendCard
     clock: Callable[[], datetime]
-    # The one capture path every door shares (bot.capture): `capture` goes there.
-    capturing: Capturing | None = None
+    # The engine's door for events: `capture` is recorded and goes the one capture path.
+    door: EventDoor | None = None
+    _known: set[int] = field(default_factory=set, init=False)  # people with an `mcp` identity
 
     @property
     def tools(self) -> Mapping[str, ToolSpec]:
@@ -73,10 +89,11 @@ class McpCalls:
         return self.runner.tools
 
     async def call(
-        self, user_id: int, name: str, arguments: dict[str, Any], client: str = ""
+        self, user_id: int, name: str, arguments: dict[str, Any], client: str = "", key: str = ""
     ) -> types.CallToolResult:
         """Run (or hold for approval) `name` as user `user_id`; never raises for what
-        the client sent."""
+        the client sent. `key`: the client's idempotency key for the call, if it gave one
+        (a capture sent again with it files nothing more)."""
         person = await self._person(user_id)
         if person is None:
             return _error("the person this token belongs to no longer exists")
@@ -89,8 +106,8 @@ class McpCalls:
                     "only, not over MCP. Nothing ran."
                 )
             return _error(f"unknown tool {name!r}; known: {', '.join(sorted(self.tools))}")
-        if spec.captures and self.capturing is not None:
-            return await self._capture(ctx, spec, arguments)
+        if spec.captures and self.door is not None:
+            return await self._capture(ctx, spec, arguments, client, key)
         outcome = await self.runner.call(ctx, name, arguments_for(spec, arguments))
         if not outcome.ok:
             return _error(str(json.loads(outcome.content).get("error", "the call failed")))
@@ -106,11 +123,14 @@ class McpCalls:
         )
 
     async def _capture(
-        self, ctx: ToolContext, spec: ToolSpec, arguments: dict[str, Any]
+        self, ctx: ToolContext, spec: ToolSpec, arguments: dict[str, Any], client: str, key: str
     ) -> types.CallToolResult:
         """`capture` on the one capture path: the person's words (`text` or `body`)
-        alone will do; a category given is honoured, one that is none is refused."""
-        assert self.capturing is not None
+        alone will do; a category given is honoured, one that is none is refused. It is
+        recorded before it is processed, as a chat message is: a crash mid-capture is
+        filed at the next start, and a call sent again with its idempotency key files
+        nothing more."""
+        assert self.door is not None
         try:
             args = spec.arguments.model_validate(arguments_for(spec, arguments))
         except ValidationError as exc:
@@ -125,8 +145,39 @@ class McpCalls:
             category=str(values.get("category") or ""),
             title=str(values.get("title") or ""),
             tags=tuple(str(t) for t in values.get("tags") or ()),
+            fields=tuple((f["name"], f["value"]) for f in values.get("fields") or ()),
         )
-        captured = await self.capturing.capture(ctx, request, fields=values.get("fields") or [])
+        person = ctx.person
+        sender = Sender(PLATFORM, str(person.id), person.name)
+        if person.id not in self._known:
+            # The token vouches for the person: their `mcp` identity leads to them.
+            await self.records.people.add_identity(
+                person.id, PLATFORM, str(person.id), person.name, self.clock()
+            )
+            self.door.vouch(sender)
+            self._known.add(person.id)
+        event_id = f"{person.id}:{_KEY.sub('-', key)[:120] if key else secrets.token_hex(8)}"
+        event = InboundMessage(
+            event_id,
+            Conversation(PLATFORM, str(person.id)),
+            sender,
+            request.words,
+            self.clock(),
+            source={"client": client} if client else {},
+            capture=request,
+        )
+        replies = await self.door.handle(event)
+        if replies and replies[0].not_kept:  # faster than BRAINBOT_RATE_LIMIT: not recorded
+            return _error(replies[0].text)
+        captured = await self._came_to(ctx, f"{PLATFORM}:{event_id}", wait=not replies)
+        if isinstance(captured, types.CallToolResult):
+            return captured
+        if captured is None:
+            if not replies:
+                return _error(
+                    "a capture with this idempotency key is still being filed; ask again soon"
+                )
+            return _error(" ".join(reply.text for reply in replies) or "nothing was filed")
         said = " ".join(reply.text for reply in captured.replies)
         if captured.refused:
             return _error(said)
@@ -141,6 +192,31 @@ class McpCalls:
             content=[types.TextContent(type="text", text=said)],
             structuredContent=json.loads(outcome.content),
         )
+
+    async def _came_to(
+        self, ctx: ToolContext, event_key: str, *, wait: bool
+    ) -> Captured | types.CallToolResult | None:
+        """What the capture `event_key` came to: in this process, or (a call sent again
+        with its key, filed by another process or before a restart) the note that names
+        it; a call sent again waits a while for its first sending to finish."""
+        assert self.door is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (FILED_WITHIN if wait else 0)
+        while True:
+            captured = self.door.captured_by(event_key)
+            if captured is not None:
+                return captured
+            if loop.time() >= deadline:
+                break
+            await asyncio.sleep(0.05)
+        for path, title, value in await ctx.store.index.field_values("source_event", event_key):
+            if value == event_key:
+                data = {"saved": {"path": path, "title": title}, "replayed": True}
+                return types.CallToolResult(
+                    content=[types.TextContent(type="text", text=f"Kept already: {path}.")],
+                    structuredContent=data,
+                )
+        return None
 
     async def _held(self, ctx: ToolContext, outcome: Outcome, card: Reply) -> types.CallToolResult:
         held = json.loads(outcome.content)

@@ -1,5 +1,6 @@
 """The MCP server object (the SDK's low-level `Server`): `tools/list` from the
-registry, `tools/call` through McpCalls as the person behind the request's token."""
+registry, `tools/call` through McpCalls as the person behind the request's token,
+with the client's idempotency key for the call when it gives one."""
 
 from __future__ import annotations
 
@@ -39,6 +40,16 @@ def _version() -> str:
         return "0"
 
 
+def idempotency_key(context: Any) -> str:
+    """The client's idempotency key for a call: `_meta.idempotency_key` in the request,
+    or over HTTP an `Idempotency-Key` header (as the capture API takes it); "" if none."""
+    meta = context.meta.model_dump() if context.meta is not None else {}
+    key = meta.get("idempotency_key") or meta.get("idempotencyKey")
+    if not key and context.request is not None:
+        key = getattr(context.request, "headers", {}).get("idempotency-key", "")
+    return str(key or "").strip()
+
+
 def build_server(calls: McpCalls, identify: Identify, refused: str = REFUSED) -> Server[Any, Any]:
     """The server: `identify` names the token a request acts with; a call without a
     live one answers `refused` as an error the client shows."""
@@ -60,6 +71,9 @@ def build_server(calls: McpCalls, identify: Identify, refused: str = REFUSED) ->
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=refused)], isError=True
             )
-        return await calls.call(token.user_id, name, arguments, token.label)
+        context = server.request_context
+        return await calls.call(
+            token.user_id, name, arguments, token.label, idempotency_key(context)
+        )
 
     return server

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
-from bot.events import Attachment, Button, Conversation
+from bot.events import Attachment, Button, CaptureRequest, Conversation
 from bot.people import People
 from storage import Author, Entry, Store, VaultInfo, Vaults
 from storage.db import Person, Records
@@ -50,6 +50,15 @@ class ArrivedFiles:
         return any(f.kind in ("photo", "document") for f in files)
 
 
+class CapturePath(Protocol):
+    """The one capture path (bot.capture), as the `capture` tool reaches it: a model's
+    call is a typed request decided there like every door's, then filed by the tool."""
+
+    async def for_tool(self, ctx: ToolContext, request: CaptureRequest) -> ToolResult:
+        """File `request` (or refuse it: ToolError), as the `capture` tool's result."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a tool may use: storage, who asked, where, and when."""
@@ -78,6 +87,9 @@ class ToolContext:
     # `/search`: the query is words and the search syntax only, its weekdays and
     # "yesterday" words to find, as on the command line and the API.
     syntax_only: bool = False
+    # Where a `capture` call goes to be decided (set for every event the engine handles);
+    # None: the call files at once (the capture path's own call, a button, a job).
+    capturing: CapturePath | None = None
 
     @property
     def is_team(self) -> bool:

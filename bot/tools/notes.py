@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
-from bot.events import Button
+from bot.events import Button, CaptureRequest
 from bot.tools.daily import daily_line
 from bot.tools.dates import DATE_FIELDS, dated, promise
 from bot.tools.note_names import notes_named
@@ -157,6 +157,19 @@ async def capture(
             repeat (e.g. every monday, daily, yearly); empty if none. Other names
             are ignored.
     """
+    if ctx.capturing is not None:
+        # A model's call (or its small routes'): the one capture path decides it as it
+        # decides every door's (bot.capture), and files it through this tool again.
+        request = CaptureRequest(
+            body,
+            ctx.links,
+            category,
+            title,
+            tuple(tags),
+            confidence=confidence,
+            fields=tuple((f.name, f.value) for f in fields or ()),
+        )
+        return await ctx.capturing.for_tool(ctx, request)
     if category not in ctx.settings.categories:
         raise ToolError(f"unknown category {category!r}; use one of {ctx.settings.categories}")
     confident = confidence >= ctx.settings.confidence_threshold and category != INBOX

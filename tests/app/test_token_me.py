@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from app.api import CaptureApi
-from app.commands.mcp import manage_tokens
+from app.commands.token import manage_tokens
 from app.http import HttpServer
 from bot.events import Conversation, InboundMessage, Sender
 from tests.bot.helpers import notes, vault_of

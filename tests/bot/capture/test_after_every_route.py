@@ -80,3 +80,99 @@ async def test_reading_the_timeline_and_related_notes_follow_every_route(
     related = [t for t in told.texts if t.startswith("Related:")]
     assert related and "Sourdough starter needs feeding" in related[0], told.texts
     assert "bokashi" in note.content  # the page, read into the note
+
+
+def notes_with(vault: Path, words: str) -> list[str]:
+    """The notes (outside today's daily note) whose text holds `words`."""
+    return sorted(
+        str(p.relative_to(vault))
+        for p in vault.rglob("*.md")
+        if ".git" not in p.parts and "daily" not in p.parts and words in p.read_text()
+    )
+
+
+@pytest.mark.parametrize("route", ["model", "small model", "no model"])
+async def test_a_link_saved_before_is_one_note_whichever_route(
+    route: str, tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    settings: dict[str, Any] = {"BRAINBOT_FETCH_ALLOW_PRIVATE": "true"}
+    model: FakeOpenAI | None = openai_fake
+    if route == "no model":
+        model = None
+    elif route == "small model":
+        settings["BRAINBOT_LLM_TOOLS"] = "routed"
+        openai_fake.responder = small_model
+    async with page_server() as site:
+        text = f"{WORDS} {site}/compost"
+        if route == "model":
+            openai_fake.script = [
+                call("capture", category="ideas", title=TITLE, body=text, confidence=0.9)
+            ]
+        async with running_brain(tmp_path, database_url, model, **settings) as brain:
+            await brain.engine.handle(message(text))
+            (again,) = await brain.engine.handle(message(f"{text} and keep it warm"))
+            await brain.engine.after.wait_idle()
+            vault = brain.settings.vault_dir
+            holding = notes_with(vault, f"{site}/compost")
+    assert again.text.startswith("You saved this link before"), again.text
+    assert len(holding) == 1, holding
+    assert "keep it warm" in (vault / holding[0]).read_text()
+
+
+async def test_the_model_filing_a_link_saved_before_adds_to_that_note(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    """The model may bring a link the message does not hold (it read it earlier in the
+    chat): filed through the one capture path, a link saved before is still one note."""
+    said = "Keep that compost page with my sourdough starter notes"
+    async with page_server() as site:
+        page = f"{site}/compost"
+        openai_fake.script = [
+            call(
+                "capture",
+                category="ideas",
+                title="Compost for the starter",
+                body=f"{said}: {page}",
+                confidence=0.9,
+                tags=[],
+                fields=[],
+            )
+        ]
+        async with running_brain(
+            tmp_path, database_url, openai_fake, BRAINBOT_FETCH_ALLOW_PRIVATE="true"
+        ) as brain:
+            saved = await brain.store.create(
+                "ideas", "Compost", "A page on compost.", {"url": page}
+            )
+            replies = await brain.engine.handle(message(said))
+            await brain.engine.after.wait_idle()
+            vault = brain.settings.vault_dir
+            holding = notes_with(vault, page)
+    answer = " ".join(r.text for r in replies)
+    assert holding == [saved.path], holding
+    assert f"You saved this link before: “Compost” ({saved.path})" in answer, answer
+    assert "sourdough starter" in (vault / saved.path).read_text()
+
+
+async def test_the_model_tags_are_tags(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    """The model's call gets the doors' rule: tags are Obsidian tags (no `#`, no spaces)."""
+    openai_fake.script = [
+        call(
+            "capture",
+            category="ideas",
+            title=TITLE,
+            body=WORDS,
+            confidence=0.9,
+            tags=["#sourdough", "rye flour"],
+            fields=[],
+        ),
+    ]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        (reply,) = await brain.engine.handle(message(WORDS))
+        vault = brain.settings.vault_dir
+        saved = re.search(r"Saved to (\S+?\.md)", reply.text)
+        assert saved is not None, reply.text
+        note = frontmatter.load(vault / saved.group(1))
+    assert note["tags"] == ["sourdough", "rye-flour"], note["tags"]

@@ -40,8 +40,10 @@ CAPTURE = {
 
 
 @asynccontextmanager
-async def mcp_session(url: str, token: str) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {token}"}
+async def mcp_session(
+    url: str, token: str, extra: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {token}", **(extra or {})}
     async with (
         httpx.AsyncClient(headers=headers, timeout=30) as http,
         streamable_http_client(f"{url}/mcp", http_client=http) as (read, write, _),
@@ -95,6 +97,19 @@ async def test_tools_capture_read_and_a_delete_approved_in_slack(
                 assert "north window" in (vault / path).read_text()
                 assert any(path in subject for subject in git_log(vault))
 
+            # A client that sends a capture again gives it a key: over HTTP, a header.
+            keyed = {"Idempotency-Key": "moss-2"}
+            again = {**CAPTURE, "title": "Moss again"}
+            async with mcp_session(bot.url, token, keyed) as retrying:
+                first = await retrying.call_tool("capture", again)
+                second = await retrying.call_tool("capture", again)
+            kept = (first.structuredContent or {})["saved"]["path"]
+            assert (second.structuredContent or {})["saved"]["path"] == kept != path
+            assert (
+                sum("moss-again" in n for n in notes_by_vault(tmp_path / "data")[vault_name]) == 1
+            )
+
+            async with mcp_session(bot.url, token) as session:
                 found = await session.call_tool("search_entries", {"query": "moss"})
                 assert path in text_of(found) or path in str(found.structuredContent)
                 got = await session.call_tool("get_entry", {"path": path})
