@@ -104,8 +104,12 @@ def _model(model_dir: str) -> Any:
 def decode(data: bytes, max_seconds: float) -> tuple[Any, float]:
     """The first `max_seconds` of the clip's sound as 16 kHz mono floats, and the
     clip's whole length in seconds. Raises Unreadable for what holds no sound."""
-    import av
     import numpy as np
+
+    try:
+        import av  # the voice extra's decoder (faster-whisper needs it too)
+    except ImportError as exc:
+        raise SpeechUnavailable("PyAV is not installed (pip install 'brainbot[voice]')") from exc
 
     if not data:
         raise Unreadable("the file is empty")
