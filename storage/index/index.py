@@ -45,6 +45,9 @@ REEMBEDDING = (
 )
 
 
+UPSERT_BATCH = 500  # notes per transaction of `upsert`
+
+
 class Index:
     """One vault's notes in Postgres: BM25 terms, chunk vectors, links and a listing table."""
 
@@ -119,11 +122,15 @@ class Index:
         if self.embedder is None:
             return None
         texts = [chunk.text for d in docs for chunk in d.chunks]
+        # A passage said twice (a template, a note copied into two folders) is embedded
+        # once: the same text has the same vector.
+        unique = list(dict.fromkeys(texts))
         try:
-            flat = await self.embedder.embed(texts)
+            vectors = dict(zip(unique, await self.embedder.embed(unique), strict=True))
         except EmbeddingError as exc:
             log.warning("index: embedding failed, notes stay keyword-only for now: %s", exc)
             return None
+        flat = [vectors[t] for t in texts]
         out: list[list[list[float]]] = []
         position = 0
         for d in docs:
@@ -139,7 +146,12 @@ class Index:
         (path, why): those Postgres refused (see `_replace`); the others are indexed."""
         current = await self.content_hashes([e.path for e in entries])
         todo = [e for e in entries if current.get(e.path) != e.content_hash]
-        refused, _ = await self._replace(todo, modified or {})
+        refused: list[tuple[str, str]] = []
+        # Many notes (a sync finishing an import a crash cut short) go in rounds, each a
+        # short transaction of its own, as storage.index.bulk's do.
+        for start in range(0, len(todo), UPSERT_BATCH):
+            left_out, _ = await self._replace(todo[start : start + UPSERT_BATCH], modified or {})
+            refused += left_out
         return refused
 
     async def follow(
