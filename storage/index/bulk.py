@@ -1,6 +1,17 @@
-"""Building a vault's index in bulk: every note in one transaction (an import, a
-rebuild), and the vectors of notes indexed without them (a new embedder, or one that
-was down)."""
+"""Building a vault's index in bulk (an import, a rebuild), and the vectors of notes
+indexed without them (a new embedder, or one that was down).
+
+Every round is a transaction of its own, short and under the vault's lock only, so
+another vault's searches and writes never wait for a whole import: the chunk table
+and its HNSW index are every vault's, and a rebuild of that index (DROP INDEX takes
+the table exclusively) held everyone's searches until the import committed. The
+notes are embedded before each round's transaction, never inside one.
+
+All or nothing as the vault's owner sees it: an import records its commit as
+indexed only after its last round (Index.advance), so a crash part-way leaves the
+index behind the vault, and the next open's sync indexes what is missing; a rebuild
+replaces notes in place, so the vault stays searchable throughout (each note old or
+new), and drops the notes the vault no longer has at the end."""
 
 from __future__ import annotations
 
@@ -8,6 +19,7 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
+import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -20,10 +32,24 @@ from storage.index.vector_setup import refuse_to_drop_vectors
 
 Progress = Callable[[int, int], None]  # (done, total)
 Refused = tuple[str, str]  # (path, why) of a note left out
+# Notes per round of `load`: one round's transaction holds the vault's lock for well
+# under a second, and its notes are embedded (locally: a minute or so) before it.
 BATCH = 500
 # Notes embedded per round of `embed_pending`: a round is what a local model does in
 # seconds, so progress shows often and a stop never waits long.
 EMBED_BATCH = 100
+
+# The vectors of notes indexed with the same content: the same text cut the same way
+# (the same chunk offsets) has the same passages, so they are not embedded again.
+# vector_send is pgvector's binary form, read back exactly (storage.index.indexer).
+_STORED_VECTORS = text(
+    """
+    SELECT e.path, e.content_hash, c.start, vector_send(c.embedding) AS vector
+    FROM entries e JOIN chunks c ON c.entry_id = e.id
+    WHERE e.vault_id = :vault AND e.embedded AND e.path = ANY(CAST(:paths AS text[]))
+    ORDER BY e.path, c.ord
+    """
+)
 
 
 async def load(
@@ -34,41 +60,37 @@ async def load(
     replace_all: bool = False,
     progress: Progress | None = None,
 ) -> list[Refused]:
-    """Bulk-index `entries` in one transaction (all or nothing, but that a note which
-    cannot be prepared or which Postgres refuses is left out, and the others go in:
-    storage.index.indexer.write_each); with `replace_all`, everything indexed before
-    in this vault is dropped first (a rebuild). The notes left out, (path, why)."""
+    """Bulk-index `entries`, BATCH notes a transaction (a note which cannot be prepared
+    or which Postgres refuses is left out, and the others go in: see
+    storage.index.indexer.write_each); with `replace_all` (a rebuild), the notes
+    indexed before in this vault and not among `entries` are dropped at the end, and
+    the vault's word counts made again. The notes left out, (path, why)."""
     modified = modified or {}
     total = len(entries)
     refused: list[Refused] = []
-    rebuild_vectors = await _rebuilds_vector_index(index, total, replace_all=replace_all)
-    async with index.database.engine.begin() as conn:
-        if rebuild_vectors:
-            await indexer.lock_all(conn)  # the HNSW index is every vault's
-            await indexer.drop_vector_index(conn)
-        else:
+    if replace_all and index.embedder is None and not index.reembed:
+        async with index.database.engine.begin() as conn:
+            stored = (
+                await conn.execute(
+                    text("SELECT embedder FROM index_meta WHERE vault_id = :vault"),
+                    {"vault": index.vault_id},
+                )
+            ).scalar_one_or_none()
+            await refuse_to_drop_vectors(conn, stored, None, vault_id=index.vault_id)
+    done = 0
+    for start in range(0, total, BATCH):
+        batch = entries[start : start + BATCH]
+        docs, left_out = await asyncio.to_thread(prepare_each, batch, modified)
+        vectors = await _vectors(index, docs)
+        async with index.database.engine.begin() as conn:
             await indexer.lock(conn, index.vault_id)
-        if replace_all:
-            if index.embedder is None and not index.reembed:
-                stored = (
-                    await conn.execute(
-                        text("SELECT embedder FROM index_meta WHERE vault_id = :vault"),
-                        {"vault": index.vault_id},
-                    )
-                ).scalar_one_or_none()
-                await refuse_to_drop_vectors(conn, stored, None, vault_id=index.vault_id)
-            await indexer.remove_vault(conn, index.vault_id)
-        done = 0
-        for start in range(0, total, BATCH):
-            batch = entries[start : start + BATCH]
-            docs, left_out = await asyncio.to_thread(prepare_each, batch, modified)
             await indexer.remove(conn, index.vault_id, [path for path, _ in left_out])
-            refused += left_out + await _write(conn, index, docs)
-            done += len(batch)
-            if progress:
-                progress(done, total)
-        if rebuild_vectors:
-            await indexer.create_vector_index(conn, index.dimensions)
+            refused += left_out + await _write(conn, index, docs, vectors)
+        done += len(batch)
+        if progress:
+            progress(done, total)
+    if replace_all:
+        await _drop_others(index, {e.path for e in entries})
     # Fresh statistics, or the planner keeps planning for the tables as they were.
     async with index.database.engine.connect() as conn:
         await conn.execution_options(isolation_level="AUTOCOMMIT")
@@ -78,10 +100,58 @@ async def load(
     return refused
 
 
-async def _write(conn: AsyncConnection, index: Index, docs: Sequence[Document]) -> list[Refused]:
+async def _vectors(index: Index, docs: Sequence[Document]) -> indexer.Vectors | None:
+    """Per document its chunk vectors: those stored for the same content, the others
+    embedded; None when there is no embedder or it failed."""
+    if index.embedder is None or not docs:
+        return None
+    stored = await _stored_vectors(index, docs)
+    todo = [d for d in docs if d.entry.path not in stored]
+    fresh = await index.embed_documents(todo) if todo else []
+    if fresh is None:
+        return None
+    made = dict(zip((d.entry.path for d in todo), fresh, strict=True))
+    return [stored.get(d.entry.path) or made[d.entry.path] for d in docs]
+
+
+async def _stored_vectors(index: Index, docs: Sequence[Document]) -> dict[str, list[list[float]]]:
+    """The vectors indexed for notes whose content and chunks are those of `docs`."""
+    wanted = {d.entry.path: d for d in docs}
+    found: dict[str, list[tuple[str, int, list[float]]]] = {}
+    async with index.database.engine.connect() as conn:
+        rows = await conn.execute(_STORED_VECTORS, {"vault": index.vault_id, "paths": [*wanted]})
+        for row in rows:
+            vector = np.frombuffer(bytes(row.vector)[4:], dtype=">f4").tolist()
+            found.setdefault(row.path, []).append((row.content_hash, row.start, vector))
+    same: dict[str, list[list[float]]] = {}
+    for path, chunks in found.items():
+        doc = wanted[path]
+        hashes = {content_hash for content_hash, _, _ in chunks}
+        if hashes == {doc.entry.content_hash} and [s for _, s, _ in chunks] == [
+            c.start for c in doc.chunks
+        ]:
+            same[path] = [vector for _, _, vector in chunks]
+    return same
+
+
+async def _drop_others(index: Index, keep: set[str]) -> None:
+    """After a rebuild: drop the vault's notes not in `keep`, BATCH at a time, then count
+    its words and lengths again from what is indexed."""
+    stale = [path for path in await index.paths() if path not in keep]
+    for start in range(0, len(stale), BATCH):
+        async with index.database.engine.begin() as conn:
+            await indexer.lock(conn, index.vault_id)
+            await indexer.remove(conn, index.vault_id, stale[start : start + BATCH])
+    async with index.database.engine.begin() as conn:
+        await indexer.lock(conn, index.vault_id)
+        await indexer.recount(conn, index.vault_id)
+
+
+async def _write(
+    conn: AsyncConnection, index: Index, docs: Sequence[Document], vectors: indexer.Vectors | None
+) -> list[Refused]:
     """One batch behind a savepoint: should Postgres refuse a note of it, the batch is
     written again note by note, and the notes refused are returned."""
-    vectors = await index.embed_documents(docs) if docs else None
     try:
         async with conn.begin_nested():
             await indexer.write(conn, index.vault_id, docs, vectors)
@@ -90,19 +160,6 @@ async def _write(conn: AsyncConnection, index: Index, docs: Sequence[Document]) 
             raise
         return await indexer.write_each(conn, index.vault_id, docs, vectors)
     return []
-
-
-async def _rebuilds_vector_index(index: Index, adding: int, *, replace_all: bool) -> bool:
-    # Building HNSW once over all vectors beats inserting them one by one, when
-    # the load is large next to what is indexed already, in every vault.
-    if index.embedder is None or adding < BATCH:
-        return False
-    others = " WHERE vault_id <> :vault" if replace_all else ""
-    async with index.database.engine.connect() as conn:
-        existing = await conn.scalar(
-            text(f"SELECT count(*) FROM entries{others}"), {"vault": index.vault_id}
-        )
-    return adding >= int(existing or 0)
 
 
 async def embed_pending(

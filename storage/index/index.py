@@ -45,6 +45,9 @@ REEMBEDDING = (
 )
 
 
+UPSERT_BATCH = 500  # notes per transaction of `upsert` (a sync finishing an import)
+
+
 class Index:
     """One vault's notes in Postgres: BM25 terms, chunk vectors, links and a listing table."""
 
@@ -118,28 +121,25 @@ class Index:
         (the notes are then searchable by keyword and embedded by a later sync)."""
         if self.embedder is None:
             return None
-        texts = [chunk.text for d in docs for chunk in d.chunks]
+        # A passage said twice (a template, a note in two folders) is embedded once.
+        unique = list(dict.fromkeys(chunk.text for d in docs for chunk in d.chunks))
         try:
-            flat = await self.embedder.embed(texts)
+            vectors = dict(zip(unique, await self.embedder.embed(unique), strict=True))
         except EmbeddingError as exc:
             log.warning("index: embedding failed, notes stay keyword-only for now: %s", exc)
             return None
-        out: list[list[list[float]]] = []
-        position = 0
-        for d in docs:
-            out.append(flat[position : position + len(d.chunks)])
-            position += len(d.chunks)
-        return out
+        return [[vectors[chunk.text] for chunk in d.chunks] for d in docs]
 
     async def upsert(
         self, entries: Sequence[Entry], modified: Mapping[str, datetime] | None = None
     ) -> list[tuple[str, str]]:
-        """Index `entries` (replacing what was indexed at their paths); notes whose content
-        did not change since they were indexed are skipped. The notes left out, as
-        (path, why): those Postgres refused (see `_replace`); the others are indexed."""
+        """Index `entries` (replacing what was indexed at their paths), skipping notes whose
+        content did not change. The notes Postgres refused (`_replace`), as (path, why)."""
         current = await self.content_hashes([e.path for e in entries])
         todo = [e for e in entries if current.get(e.path) != e.content_hash]
-        refused, _ = await self._replace(todo, modified or {})
+        refused: list[tuple[str, str]] = []
+        for start in range(0, len(todo), UPSERT_BATCH):  # short transactions, as bulk's
+            refused += (await self._replace(todo[start : start + UPSERT_BATCH], modified or {}))[0]
         return refused
 
     async def follow(

@@ -148,15 +148,25 @@ async def remove(conn: AsyncConnection, vault_id: int, paths: Sequence[str]) -> 
     return int((await conn.execute(_REMOVE, params)).scalar_one())
 
 
-async def remove_vault(conn: AsyncConnection, vault_id: int) -> None:
-    """Drop every note of the vault (a rebuild), leaving the other vaults as they are."""
+async def recount(conn: AsyncConnection, vault_id: int) -> None:
+    """Count the vault's document frequencies, notes and lengths again from what is
+    indexed (after a rebuild: whatever earlier writes left askew is gone)."""
     params = {"vault": vault_id}
-    # Rows hanging off the notes go first, by the vault's own indexes, so the
-    # cascade from `entries` finds nothing left to delete row by row.
-    for table in ("chunks", "postings", "links", "note_names", "terms", "entries"):
-        await conn.execute(text(f"DELETE FROM {table} WHERE vault_id = :vault"), params)
+    await conn.execute(text("DELETE FROM terms WHERE vault_id = :vault"), params)
     await conn.execute(
-        text("UPDATE index_meta SET doc_count = 0, total_length = 0 WHERE vault_id = :vault"),
+        text(
+            "INSERT INTO terms (vault_id, term, df) SELECT :vault, term, count(*)"
+            " FROM postings WHERE vault_id = :vault GROUP BY term"
+        ),
+        params,
+    )
+    await conn.execute(
+        text(
+            "UPDATE index_meta SET"
+            " doc_count = (SELECT count(*) FROM entries WHERE vault_id = :vault),"
+            " total_length = (SELECT coalesce(sum(length), 0) FROM entries"
+            " WHERE vault_id = :vault) WHERE vault_id = :vault"
+        ),
         params,
     )
 
