@@ -126,6 +126,7 @@ class Service:
         self._scheduler: Stoppable | None = None
         self._backups: Backups | None = None
         self._resume: asyncio.Task[None] | None = None
+        self._probe: asyncio.Task[None] | None = None
         self._sync: asyncio.Task[None] | None = None
         self._watch: asyncio.Task[None] | None = None
         self._stop_watching = asyncio.Event()
@@ -175,6 +176,8 @@ class Service:
                 if vault is not None:
                     await self._backups.opened(vault, store)
         self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver, self._gate))
+        # The model is asked how to use it beside the start: a slow one never holds it up.
+        self._probe = asyncio.create_task(runtime.probe_model())
         if self.settings.sync_interval_seconds > 0:
             self._sync = asyncio.create_task(
                 follow_outside_edits(runtime, self.settings.sync_interval_seconds)
@@ -291,6 +294,11 @@ class Service:
             return f"not connected: {', '.join(down)}" if down else None
 
         self.http.checks.update(database=database, vault=vault, adapters=adapters)
+
+        async def model() -> str | None:
+            return runtime.model_mode()
+
+        self.http.notes["model"] = model
         if not runtime.database.vectors:
             off = semantic_search_off(runtime.database.cpu_lacks)
 
@@ -333,6 +341,8 @@ class Service:
             log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
         if self._sync is not None:
             self._sync.cancel()
+        if self._probe is not None:
+            self._probe.cancel()
         self._stop_watching.set()
         if self._scheduler is not None:
             await self._step("the scheduler", self._scheduler.stop(), deadline)
