@@ -56,7 +56,7 @@ def fit_history(items: Sequence[HistoryItem], budget: int) -> list[HistoryItem]:
     kept: list[HistoryItem] = []
     used = 0
     for item in reversed(items):
-        cost = estimate_tokens(item.content) + estimate_tokens(json.dumps(item.tool_calls or ""))
+        cost = _cost(item)
         if used + cost > budget:
             break
         kept.append(item)
@@ -65,6 +65,10 @@ def fit_history(items: Sequence[HistoryItem], budget: int) -> list[HistoryItem]:
     while kept and kept[0].role != "user":
         kept.pop(0)
     return kept
+
+
+def _cost(item: HistoryItem) -> int:
+    return estimate_tokens(item.content) + estimate_tokens(json.dumps(item.tool_calls or ""))
 
 
 class Summaries:
@@ -120,8 +124,7 @@ class Summaries:
         """Fold the older turns into the person's summary when the turns since it pass
         the budget; the summary kept (None when nothing was needed or the model is away)."""
         summary, recent = await self.history(conversation_key, person)
-        past_fetch = len(recent) >= self.fetch
-        if not past_fetch and fit_history(recent, self.budget) == recent:
+        if len(recent) < self.fetch and sum(map(_cost, recent)) <= self.budget:
             return None
         kept = fit_history(recent[len(recent) // 2 :], self.budget // 2)
         cut = kept[0].id if kept and kept[0].id is not None else (recent[-1].id or 0) + 1
