@@ -8,8 +8,9 @@ asked once, cheaply, a question whose only sensible answer is a tool call:
 - a tool call: it honours `tools`, and the full tool loop runs (`tools`), unless its
   context, where the server says how long it is, cannot hold the tool list and an
   answer;
-- words: it ignores `tools`, and small-model mode runs (`routed`: bot.turn.routed,
-  whose schema-constrained questions need no tools);
+- words: the server drops `tools` or the model does not call them (Gemma 3 270M with
+  a tool template answered in words), and small-model mode runs (`routed`:
+  bot.turn.routed, whose schema-constrained questions need no tools);
 - a 400 (a server refusing `tools` for this model, as Ollama does): `routed`;
 - another refusal (a wrong key or model name): no model, the command router (`none`);
 - no answer (down, 5xx, too slow): not known yet; messages are kept as when the model
@@ -55,7 +56,6 @@ PROBE_TOOLS = (
     },
 )
 PROBE_MAX_TOKENS = 48  # a call with a few words of arguments, no more
-PROBE_TIMEOUT = 30.0  # a CPU model answers this in seconds; a stuck server is not waited on
 # Room a full turn needs besides the tool list: the system prompt, the person's words,
 # the context line, a tool result.
 TURN_ROOM = 1_500
@@ -82,8 +82,13 @@ async def probe(llm: LLM, *, tools_tokens: int, answer_tokens: int) -> ModeChoic
     """Ask the endpoint once whether it honours `tools`, and how long its context is;
     the mode that suits it. `tools_tokens`: what the full tool list costs."""
     try:
+        # As long as a turn's first token may take (BRAINBOT_LLM_FIRST_TOKEN_TIMEOUT): a
+        # CPU model on a busy machine was seen to read this short prompt in 10 s.
         completion = await llm.once(
-            PROBE_MESSAGES, PROBE_TOOLS, max_tokens=PROBE_MAX_TOKENS, seconds=PROBE_TIMEOUT
+            PROBE_MESSAGES,
+            PROBE_TOOLS,
+            max_tokens=PROBE_MAX_TOKENS,
+            seconds=llm.limits.first_token_timeout,
         )
     except LLMUnavailable as exc:
         status = exc.status
@@ -103,8 +108,9 @@ async def probe(llm: LLM, *, tools_tokens: int, answer_tokens: int) -> ModeChoic
         said = " ".join((completion.text or "").split())[:60]
         return ModeChoice(
             "routed",
-            f"the endpoint answered a request that offered a tool in words ({said!r}), so it "
-            "ignores `tools` (llama.cpp without a tool-capable chat template does)",
+            f"the endpoint answered a request that offered a tool in words ({said!r}): its "
+            "server drops `tools` (llama.cpp without a tool-capable chat template does) or its "
+            "model does not call them",
             context,
         )
     needed = tools_tokens + answer_tokens + TURN_ROOM

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.slow  # starts brainbot processes
 
 ROUTED = (
     "routed: the endpoint answered a request that offered a tool in words ('Sure, I will "
-    "remember to buy oat milk.'), so it ignores `tools` (llama.cpp without a tool-capable "
-    "chat template does); its context: 8,192 tokens"
+    "remember to buy oat milk.'): its server drops `tools` (llama.cpp without a "
+    "tool-capable chat template does) or its model does not call them; its context: 8,192 "
+    "tokens"
 )
 
 

@@ -80,8 +80,9 @@ async def test_an_endpoint_that_answers_in_words_runs_small_model_mode(
         written = notes(brain.settings.vault_dir)
     line = (
         "routed: the endpoint answered a request that offered a tool in words ('Sure, I will "
-        "remember to buy oat milk.'), so it ignores `tools` (llama.cpp without a tool-capable "
-        "chat template does); its context: 8,192 tokens"
+        "remember to buy oat milk.'): its server drops `tools` (llama.cpp without a "
+        "tool-capable chat template does) or its model does not call them; its context: 8,192 "
+        "tokens"
     )
     assert told == line
     assert f"model mode {line}" in caplog.messages
