@@ -37,8 +37,9 @@ from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
 from e2e.llama import llama_server
 from tests.fakes.brain import running_brain
 
-CHAT = Conversation("e2e", "chat-1")
-PERSON = Sender("e2e", "U1", "Ada")
+# A platform name is letters only (BRAINBOT_ALLOWED_USERS refused "e2e:*").
+CHAT = Conversation("check", "chat-1")
+PERSON = Sender("check", "U1", "Ada")
 
 # (kind, text): a "thought" must end up in the vault, once.
 SCRIPT: tuple[tuple[str, str], ...] = (
@@ -145,7 +146,7 @@ async def converse(base_url: str, mode: str, limit: int | None) -> int:
             BRAINBOT_LLM_RETRIES=1,
             BRAINBOT_LLM_MAX_TOKENS=256,
             BRAINBOT_LLM_MODE=mode,
-            BRAINBOT_ALLOWED_USERS="e2e:*",
+            BRAINBOT_ALLOWED_USERS="check:*",
         ) as brain:
             await brain.probe_model()
             chosen = brain.model_mode()
