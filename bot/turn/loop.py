@@ -237,8 +237,9 @@ class Agent:
     async def _messages(
         self, ctx: ToolContext, text: str
     ) -> tuple[list[dict[str, Any]], list[HistoryItem], str]:
-        """The messages for the model, the history among them, and the context line
-        after the person's words (the time, the newest notes)."""
+        """The messages for the model, the history among them, and what else reached it
+        from elsewhere: the context line after the person's words (the time, the newest
+        notes) and the summary of older turns ahead of the history (bot.turn.older_turns)."""
         (summary, history), recent = await asyncio.gather(
             self.summaries.history(ctx.conversation.key, ctx.person.id),
             ctx.store.recent(limit=RECENT_ENTRIES),

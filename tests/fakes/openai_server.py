@@ -70,7 +70,8 @@ class FakeOpenAI:
     "probe") is answered the way the server is set: with the tool call when
     `honours_tools`, else in words, as llama.cpp without a tool template answers (and
     every other request is then answered as if it offered no tools).
-    `context`, when set, is served as llama.cpp's `/props` says its `n_ctx`.
+    `context`, when set, is served as llama.cpp's `/props` says its `n_ctx`; `models`,
+    when set, is the `/v1/models` list (vLLM's entries carry `max_model_len`).
     """
 
     def __init__(self) -> None:
@@ -82,6 +83,8 @@ class FakeOpenAI:
         self.honours_tools = True
         self.probe_status = 200  # another status: the probe is refused with it
         self.context: int | None = None
+        # `/v1/models` entries, as the server lists them (None: no such route, 404)
+        self.models: list[dict[str, Any]] | None = None
         self.embedding_dimensions = 32
         self.embedding_delay = 0.0  # seconds each embeddings request takes
         self._ids = itertools.count(1)
@@ -101,6 +104,7 @@ class FakeOpenAI:
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_post("/v1/audio/transcriptions", self._transcribe)
         app.router.add_get("/props", self._props)
+        app.router.add_get("/v1/models", self._models)
         # A request a killed client left waiting (a slow embedding) ends with the test.
         self._runner = web.AppRunner(app, shutdown_timeout=0.1, access_log=None)
         await self._runner.setup()
@@ -230,6 +234,11 @@ class FakeOpenAI:
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
+
+    async def _models(self, request: web.Request) -> web.Response:
+        if self.models is None:
+            return _error(404, "not found")
+        return web.json_response({"object": "list", "data": self.models})
 
     async def _props(self, request: web.Request) -> web.Response:
         if self.context is None:

@@ -106,6 +106,20 @@ async def test_a_context_too_short_for_the_tool_list_runs_small_model_mode(
     assert _routed(openai_fake)
 
 
+async def test_a_context_length_the_models_list_gives_is_reported(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    openai_fake.responder = _files_thoughts
+    openai_fake.models = [  # as vLLM lists them
+        {"id": "another-model", "object": "model", "max_model_len": 4096},
+        {"id": "gpt-4o-mini", "object": "model", "max_model_len": 32768},
+    ]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await brain.engine.handle(message(THOUGHT))
+        told = brain.model_mode()
+    assert told == "tools: the endpoint answered with a tool call; its context: 32,768 tokens"
+
+
 async def test_an_endpoint_down_at_start_is_asked_again_when_it_is_back(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
 ) -> None:
