@@ -295,10 +295,12 @@ class Service:
 
         self.http.checks.update(database=database, vault=vault, adapters=adapters)
 
-        async def model() -> str | None:
-            return runtime.model_mode()
+        if runtime.llm is not None:  # without one, the start's log line says so
 
-        self.http.notes["model"] = model
+            async def model() -> str | None:
+                return runtime.model_mode()
+
+            self.http.notes["model"] = model
         if not runtime.database.vectors:
             off = semantic_search_off(runtime.database.cpu_lacks)
 
