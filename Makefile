@@ -116,7 +116,8 @@ bench: $(STAMP) ocr speech
 
 # A scripted conversation with a real small model (llama.cpp + Gemma 3 270M, both from
 # the package index, built once into .cache/): too slow for `make test`.
-# Pass options with ARGS, e.g. `make e2e-model ARGS="--tools routed"`.
+# Pass options with ARGS, e.g. `make e2e-model ARGS="--mode routed"` or
+# ARGS="--no-tool-template" (llama-server dropping `tools`: brainbot should choose routed).
 e2e-model: $(STAMP)
 	$(BIN)/python -m e2e.model_check $(ARGS)
 

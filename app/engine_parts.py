@@ -6,6 +6,7 @@ related notes, a timeline line) goes out through the `deliver` they are built wi
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -36,7 +37,7 @@ from bot.llm import LLM
 from bot.people import Access, People, RateLimit
 from bot.readers import ReaderPool
 from bot.tools import ToolRunner
-from bot.turn import Agent, Verdict
+from bot.turn import Agent, ModelMode, Summaries, Verdict, estimate_tokens, tool_schemas
 from storage import Vaults
 from storage.db import Records
 
@@ -130,7 +131,8 @@ def engine_parts(
             max_rounds=settings.llm_max_rounds,
             history_tokens=settings.history_token_budget,
             max_tool_calls=settings.max_tool_calls,
-            routed=settings.llm_tools == "routed",
+            mode=model_mode(llm, settings),
+            summaries=Summaries(llm, records, budget=settings.history_token_budget),
         )
         if llm is not None
         else None
@@ -149,6 +151,15 @@ def engine_parts(
         after=after,
         capturing=capturing,
         rate=RateLimit(settings.rate_limit_per_minute),
+    )
+
+
+def model_mode(llm: LLM, settings: Settings) -> ModelMode:
+    """How turns ask `llm`: BRAINBOT_LLM_MODE, or probed (bot.turn.mode) against what the
+    full tool list costs with these categories."""
+    tools_tokens = estimate_tokens(json.dumps(tool_schemas(settings.categories)))
+    return ModelMode(
+        llm, settings.llm_mode, tools_tokens=tools_tokens, answer_tokens=settings.llm_max_tokens
     )
 
 

@@ -1,10 +1,13 @@
 """The model's probe, for `brainbot doctor`: does the model endpoint answer (its models
 list, or a one-token completion, and the embeddings endpoint), through the openai
-client. Each platform's probe is its contract's (adapters.platform)."""
+client, and which mode chat would run in, asked as `brainbot run` asks it
+(bot.turn.mode). Each platform's probe is its contract's (adapters.platform)."""
 
 from __future__ import annotations
 
 from adapters.platform import PROBE_TIMEOUT, Finding
+from app.engine_parts import model_mode
+from app.runtime import llm_from_settings
 from bot.config import Settings
 
 
@@ -71,4 +74,27 @@ async def model(s: Settings) -> list[Finding]:
         )
     finally:
         await client.close()
+    if not any(f.level == "problem" for f in found):
+        found.append(await mode(s))
     return found
+
+
+async def mode(s: Settings) -> Finding:
+    """The mode chat runs in and why: forced, or what the endpoint answered the probe."""
+    llm = llm_from_settings(s)
+    if llm is None:
+        return Finding("note", "model mode", "none: no model endpoint")
+    try:
+        choice = await model_mode(llm, s).settle()
+    finally:
+        await llm.close()
+    if choice.mode is None:
+        return Finding(
+            "warning",
+            "model mode",
+            choice.line(),
+            "start the model server; `brainbot run` asks again when it answers",
+        )
+    if choice.mode == "none" and s.llm_mode == "auto":
+        return Finding("problem", "model mode", choice.line(), "check the model server's logs")
+    return Finding("ok", "model mode", choice.line())

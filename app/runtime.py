@@ -26,6 +26,25 @@ from storage.text.dates import prepare
 log = logging.getLogger(__name__)
 
 
+def llm_from_settings(settings: Settings) -> LLM | None:
+    """The model client the settings describe, None without an endpoint or key."""
+    if not settings.llm_enabled:
+        return None
+    return LLM(
+        api_key=settings.openai_api_key,
+        base_url=settings.openai_base_url,
+        model=settings.llm_model,
+        transcribe_model=settings.transcribe_model,
+        limits=LLMLimits(
+            first_token_timeout=settings.llm_first_token_timeout,
+            total_timeout=settings.llm_timeout,
+            retries=settings.llm_retries,
+            max_tokens=settings.llm_max_tokens,
+            stream=settings.llm_stream,
+        ),
+    )
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -68,25 +87,17 @@ class Runtime:
         except BaseException:
             await database.close()
             raise
-        llm = (
-            LLM(
-                api_key=settings.openai_api_key,
-                base_url=settings.openai_base_url,
-                model=settings.llm_model,
-                transcribe_model=settings.transcribe_model,
-                limits=LLMLimits(
-                    first_token_timeout=settings.llm_first_token_timeout,
-                    total_timeout=settings.llm_timeout,
-                    retries=settings.llm_retries,
-                    max_tokens=settings.llm_max_tokens,
-                    stream=settings.llm_stream,
-                ),
-            )
-            if settings.llm_enabled
-            else None
-        )
+        llm = llm_from_settings(settings)
         if llm is None:
             log.info("no OPENAI_API_KEY or OPENAI_BASE_URL: using the command router")
+        elif settings.llm_tools is not None:
+            log.warning(
+                "BRAINBOT_LLM_TOOLS=%s is read as BRAINBOT_LLM_MODE=%s%s: rename it, or unset it "
+                "and let brainbot ask the endpoint (BRAINBOT_LLM_MODE=auto)",
+                settings.llm_tools,
+                settings.llm_mode,
+                " (BRAINBOT_LLM_MODE, set too, wins)" if settings.llm_mode_setting else "",
+            )
         load_plugins()  # before the engine: its tool list is built once
         for line in unknown_secret_vaults(settings):
             log.warning("%s; the secret is not given to it", line)
@@ -115,11 +126,29 @@ class Runtime:
         """Who uses this brainbot (the engine's, with its caches)."""
         return self.engine.people
 
+    def model_mode(self) -> str:
+        """How chat asks the model now, and why (the line the log and /readyz say)."""
+        agent = self.engine.agent
+        if agent is None:
+            return "none: no OPENAI_API_KEY or OPENAI_BASE_URL, the command router answers"
+        return agent.mode.choice.line()
+
+    async def probe_model(self) -> None:
+        """Ask the endpoint how to use it, now rather than on the first message (a forced
+        mode is only told)."""
+        agent = self.engine.agent
+        if agent is not None:
+            await agent.mode.settle()
+            if agent.mode.forced:
+                log.info("model mode %s", agent.mode.choice.line())
+
     async def close(self) -> None:
         # Reading jobs still running stay waiting in the database for the next start.
         await self.engine.enricher.close()
         await self.engine.timeline.close()
         await self.engine.related.close()
+        if self.engine.agent is not None:
+            await self.engine.agent.summaries.close()
         if self.llm is not None:
             await self.llm.close()
         await self.vaults.close()

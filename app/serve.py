@@ -127,6 +127,7 @@ class Service:
         self._scheduler: Stoppable | None = None
         self._backups: Backups | None = None
         self._resume: asyncio.Task[None] | None = None
+        self._probe: asyncio.Task[None] | None = None
         self._sync: asyncio.Task[None] | None = None
         self._pull: asyncio.Task[None] | None = None  # rounds of sync with the git remotes
         self._watch: asyncio.Task[None] | None = None
@@ -183,6 +184,8 @@ class Service:
                     self._backups.pull_every(self.settings.git_pull_interval_seconds)
                 )
         self._resume = asyncio.create_task(self._resume_unfinished(runtime, deliver, self._gate))
+        # The model is asked how to use it beside the start: a slow one never holds it up.
+        self._probe = asyncio.create_task(runtime.probe_model())
         if self.settings.sync_interval_seconds > 0:
             self._sync = asyncio.create_task(
                 follow_outside_edits(runtime, self.settings.sync_interval_seconds)
@@ -300,6 +303,13 @@ class Service:
         self.http.checks.update(database=database, vault=vault, adapters=adapters)
         if self._backups is not None:  # a remote out of reach is told, not a reason to stop
             self.http.notes["sync"] = self._backups.problems
+
+        if runtime.llm is not None:  # without one, the start's log line says so
+
+            async def model() -> str | None:
+                return runtime.model_mode()
+
+            self.http.notes["model"] = model
         if not runtime.database.vectors:
             off = semantic_search_off(runtime.database.cpu_lacks)
 
@@ -340,7 +350,7 @@ class Service:
         self.http.stopping()
         if self.started:
             log.info("stopping: finishing the events in progress (at most %g s)", self.grace)
-        for task in (self._sync, self._pull):
+        for task in (self._sync, self._pull, self._probe):
             if task is not None:
                 task.cancel()
         self._stop_watching.set()

@@ -44,6 +44,7 @@ EXAMPLES: dict[str, str] = {
     "BRAINBOT_EMBEDDINGS": "openai, local or none",
     "BRAINBOT_EMBEDDING_DIMENSIONS": "1536",
     "BRAINBOT_LLM_TOOLS": "all or routed",
+    "BRAINBOT_LLM_MODE": "auto, tools, routed or none",
     "BRAINBOT_LOG_LEVEL": "INFO",
     "BRAINBOT_CONFIDENCE_THRESHOLD": "0.6",
     "BRAINBOT_LLM_STREAM": "true",

@@ -398,7 +398,7 @@ class Engine:
         correction = await self.router.correction(ctx, text)
         if correction is not None:
             return correction
-        if self.agent is None:
+        if self.agent is None or (await self.agent.mode.settle()).mode == "none":
             replies = await self.router.plain_text(ctx, text)
         else:
             replies = await self._ask_model(ctx, text, kind)
@@ -415,4 +415,6 @@ class Engine:
             log.warning("LLM unavailable, saving to inbox: %s", exc)
             self.last_turn = None
             return await self.verdict.unreachable(ctx, text, kind)
-        return await self.verdict.judge(ctx, self.last_turn, text, kind)
+        replies = await self.verdict.judge(ctx, self.last_turn, text, kind)
+        self.agent.after_reply(ctx)  # the turn is in the history now
+        return replies

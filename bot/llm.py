@@ -32,7 +32,12 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
 class LLMUnavailable(Exception):
-    """The model could not be reached or did not answer in time."""
+    """The model could not be reached or did not answer in time; `status` is the HTTP
+    status the server answered with (None: no answer at all)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +125,10 @@ class LLM:
         self.transcribe_model = transcribe_model
         self.limits = limits
         self._unreachable_until = 0.0  # time.monotonic(): not tried again before then
+        # How often the server could not be reached or said it is unavailable (502, 503,
+        # 504, 429 after the retries): a rise tells bot.turn.mode that the endpoint went
+        # away, so what answers when it is back is probed again.
+        self.outages = 0
         # httpx's read timeout is the longest silence between two pieces of the
         # answer: before the first token that is the whole prompt's processing.
         self.client = AsyncOpenAI(
@@ -172,15 +181,59 @@ class LLM:
                 retryable = status is None or status in RETRY_STATUSES
                 wait = min(2.0**attempt + random.random(), deadline - time.monotonic())
                 if not retryable or attempt == self.limits.retries or wait <= 0:
-                    if status is None:
-                        self._unreachable_until = time.monotonic() + self.limits.recheck_after
+                    if retryable:
+                        self._unreachable(gate=status is None)
                     reason = f"the model answered {status}" if status else type(exc).__name__
-                    raise LLMUnavailable(f"{reason}: {_message(exc)}") from exc
+                    raise LLMUnavailable(f"{reason}: {_message(exc)}", status) from exc
                 log.info("model call failed (%s); retrying in %.1f s", status or exc, wait)
                 await asyncio.sleep(wait)
             except openai.APIError as exc:  # an error event inside the stream
                 raise LLMUnavailable(f"the model failed: {_message(exc)}") from exc
         raise AssertionError("unreachable")
+
+    async def once(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        *,
+        max_tokens: int,
+        seconds: float,
+    ) -> Completion:
+        """One request as `complete` sends it (streamed when answers are), but with no
+        retry and at most `seconds`: a question about the endpoint itself
+        (bot.turn.mode), which a slow answer must not hold up."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "max_tokens": max_tokens,
+        }
+        if tools:
+            body.update(tools=list(tools), tool_choice="auto")
+        if self.limits.stream:
+            body.update(stream=True, stream_options={"include_usage": True})
+        if time.monotonic() < self._unreachable_until:
+            raise LLMUnavailable("the model could not be reached moments ago")
+        try:
+            async with asyncio.timeout(seconds):
+                return await self._request(body)
+        except (TimeoutError, openai.APITimeoutError) as exc:
+            raise LLMUnavailable(f"no answer within {seconds:g} s") from exc
+        except openai.APIConnectionError as exc:
+            self._unreachable(gate=True)
+            raise LLMUnavailable(f"{type(exc).__name__}: {_message(exc)}") from exc
+        except openai.APIStatusError as exc:
+            raise LLMUnavailable(
+                f"the model answered {exc.status_code}: {_message(exc)}", exc.status_code
+            ) from exc
+        except openai.APIError as exc:
+            raise LLMUnavailable(f"the model failed: {_message(exc)}") from exc
+
+    def _unreachable(self, *, gate: bool) -> None:
+        """The endpoint went away (nothing listens, or it says it is unavailable);
+        `gate`: nothing listens, so it is not tried again for a while."""
+        if gate:
+            self._unreachable_until = time.monotonic() + self.limits.recheck_after
+        self.outages += 1
 
     async def _request(self, body: dict[str, Any]) -> Completion:
         if not body.get("stream"):

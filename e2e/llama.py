@@ -95,8 +95,11 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def llama_server(threads: int = 2, context: int = 8192) -> Iterator[str]:
-    """Start llama-server on a free local port; yields its `/v1` base URL."""
+def llama_server(
+    threads: int = 2, context: int = 8192, *, tool_template: bool = True
+) -> Iterator[str]:
+    """Start llama-server on a free local port; yields its `/v1` base URL. Without
+    `tool_template` it runs on the GGUF's own template and drops `tools`."""
     binary, model = server_binary(), model_file()
     port = _free_port()
     log = (CACHE / "llama-server.log").open("w")
@@ -106,8 +109,7 @@ def llama_server(threads: int = 2, context: int = 8192) -> Iterator[str]:
             "-m",
             str(model),
             "--jinja",
-            "--chat-template-file",
-            str(TEMPLATE),
+            *(["--chat-template-file", str(TEMPLATE)] if tool_template else []),
             "--host",
             "127.0.0.1",
             "--port",

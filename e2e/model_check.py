@@ -5,10 +5,15 @@ embedded Postgres and a temporary vault, and sends the messages below through th
 engine as a person would: thoughts, questions, small talk, a correction, a move and a
 delete (each card's Approve is pressed), undo, a digest, German and Korean. For each
 message it prints the tools that ran, what was written, and the time; then the
-totals: thoughts kept / thoughts sent, doubles, raw errors shown, and which repairs
-of the model's answers fired.
+totals: the mode brainbot chose (or was told) and why, thoughts kept / thoughts sent,
+thoughts in a right folder at the end, doubles, raw errors shown (slips: lost,
+doubled, raw errors), and which repairs of the model's answers fired.
 
-    python -m e2e.model_check [--tools all|routed] [--threads N] [--limit N]
+    python -m e2e.model_check [--mode auto|tools|routed|none] [--no-tool-template]
+                              [--threads N] [--limit N]
+
+`--no-tool-template` starts llama-server without the tool-capable chat template, as
+it is often first run: it then drops `tools` without a word.
 
 Exit code 1 when a thought was lost or filed twice, or a raw error reached the person.
 """
@@ -32,8 +37,9 @@ from bot.events import ButtonPress, Conversation, InboundMessage, Reply, Sender
 from e2e.llama import llama_server
 from tests.fakes.brain import running_brain
 
-CHAT = Conversation("e2e", "chat-1")
-PERSON = Sender("e2e", "U1", "Ada")
+# A platform name is letters only (BRAINBOT_ALLOWED_USERS refused "e2e:*").
+CHAT = Conversation("check", "chat-1")
+PERSON = Sender("check", "U1", "Ada")
 
 # (kind, text): a "thought" must end up in the vault, once.
 SCRIPT: tuple[tuple[str, str], ...] = (
@@ -62,6 +68,22 @@ SCRIPT: tuple[tuple[str, str], ...] = (
     ("small_talk", "ok cool"),
     ("thought", "Tom suggested we try pair programming on Fridays"),
 )
+# Where each thought belongs at the end of the script (after the correction, the move,
+# and the delete undone); a thought may fit more than one.
+FOLDERS: dict[str, tuple[str, ...]] = {
+    SCRIPT[1][1]: ("projects",),  # "actually that's a project"
+    SCRIPT[2][1]: ("projects",),  # "move the plant bot note to projects"
+    SCRIPT[3][1]: ("admin",),  # deleted, then undone
+    SCRIPT[6][1]: ("projects",),
+    SCRIPT[7][1]: ("ideas", "people"),
+    SCRIPT[9][1]: ("admin",),
+    SCRIPT[11][1]: ("ideas", "projects"),
+    SCRIPT[15][1]: ("people",),
+    SCRIPT[17][1]: ("admin",),
+    SCRIPT[19][1]: ("admin", "people"),
+    SCRIPT[21][1]: ("admin",),
+    SCRIPT[23][1]: ("ideas", "people", "projects"),
+}
 RAW_ERROR = re.compile(
     r"Traceback|Exception|\{\s*\"error|LLMUnavailable|status code|Internal Server Error|"
     r"something went wrong",
@@ -107,7 +129,7 @@ async def _send(brain: object, event: InboundMessage | ButtonPress) -> list[Repl
     return list(await brain.engine.handle(event))  # type: ignore[attr-defined]
 
 
-async def converse(base_url: str, tools: str, limit: int | None) -> int:
+async def converse(base_url: str, mode: str, limit: int | None) -> int:
     rows: list[Row] = []
     repairs: Counter[str] = Counter()
     routes: Counter[str] = Counter()
@@ -123,9 +145,12 @@ async def converse(base_url: str, tools: str, limit: int | None) -> int:
             BRAINBOT_LLM_FIRST_TOKEN_TIMEOUT=150,
             BRAINBOT_LLM_RETRIES=1,
             BRAINBOT_LLM_MAX_TOKENS=256,
-            BRAINBOT_LLM_TOOLS=tools,
-            BRAINBOT_ALLOWED_USERS="e2e:*",
+            BRAINBOT_LLM_MODE=mode,
+            BRAINBOT_ALLOWED_USERS="check:*",
         ) as brain:
+            await brain.probe_model()
+            chosen = brain.model_mode()
+            print(f"model mode {chosen}", flush=True)
             vault = brain.settings.vault_dir
             for n, (kind, text) in enumerate(SCRIPT[:limit]):
                 head = _git(vault, "rev-parse", "HEAD").strip() if (vault / ".git").exists() else ""
@@ -168,19 +193,22 @@ async def converse(base_url: str, tools: str, limit: int | None) -> int:
                     print(f"  {path.relative_to(vault).as_posix()}: {body[:60]}")
             thoughts = [r for r in rows if r.kind == "thought"]
             doubles = sum(1 for r in thoughts if len(_notes_holding(vault, r.text)) > 1)
+            right = sum(1 for r in thoughts if _in_right_folder(vault, r.text))
             counters = _counters()
     kept = sum(1 for r in thoughts if r.kept)
     raw = sum(1 for r in rows if r.raw_error)
     times = sorted(r.seconds for r in rows)
     print()
-    print(f"tools per request: {tools}")
+    print(f"model mode: {chosen}")
     print(f"messages: {len(rows)}; median {times[len(times) // 2]:.1f} s, max {times[-1]:.1f} s")
     if prompt_tokens:
         ordered = sorted(prompt_tokens)
         print(f"prompt tokens per message (model turns): median {ordered[len(ordered) // 2]}")
     print(f"thoughts kept / thoughts sent: {kept} / {len(thoughts)}")
+    print(f"folder right: {right} / {len(thoughts)}")
     print(f"doubles: {doubles}")
     print(f"raw errors shown: {raw}")
+    print(f"slips (lost + doubles + raw errors): {len(thoughts) - kept + doubles + raw}")
     print(f"routes: {dict(routes)}")
     print(f"repairs: {dict(repairs.most_common())}")
     print(f"engine: {counters}")
@@ -188,6 +216,12 @@ async def converse(base_url: str, tools: str, limit: int | None) -> int:
     for text in lost:
         print(f"LOST: {text}")
     return 0 if kept == len(thoughts) and not doubles and not raw else 1
+
+
+def _in_right_folder(vault: Path, text: str) -> bool:
+    """Whether a note holding the thought lies in a folder it belongs in."""
+    wanted = FOLDERS.get(text, ())
+    return any(path.split("/", 1)[0] in wanted for path in _notes_holding(vault, text))
 
 
 def _counters() -> dict[str, float]:
@@ -214,12 +248,13 @@ def _print_row(n: int, row: Row) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m e2e.model_check")
-    parser.add_argument("--tools", choices=("all", "routed"), default="all")
+    parser.add_argument("--mode", choices=("auto", "tools", "routed", "none"), default="auto")
+    parser.add_argument("--no-tool-template", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--limit", type=int, default=None)
     args = parser.parse_args(argv)
-    with llama_server(threads=args.threads) as base_url:
-        return asyncio.run(converse(base_url, args.tools, args.limit))
+    with llama_server(threads=args.threads, tool_template=not args.no_tool_template) as url:
+        return asyncio.run(converse(url, args.mode, args.limit))
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ class Migration:
 
 
 async def _create_tables(conn: AsyncConnection) -> None:
+    # Only the tables missing (step 21: conversation_summaries); later steps are no-ops.
     await conn.run_sync(SQLModel.metadata.create_all)
 
 
@@ -364,6 +365,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(18, "entries: files under attachments/ are no notes", _attachments_unindexed),
     Migration(19, "entries.due: each note's due day, read once as notetext reads it", _entry_due),
     Migration(20, "entries.tags: the #tags written in each note's body too", _inline_tags),
+    Migration(21, "conversation_summaries: older turns of a chat, summarised", _create_tables),
 )
 LATEST = MIGRATIONS[-1].version
 

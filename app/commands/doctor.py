@@ -7,7 +7,8 @@ version, and how many notes still wait for vectors of a new embedder; the vault
 and unmerged conflicts); what is read out of shared links, photos and documents
 (whether Tesseract is there); each configured platform, through its API (its
 contract's probe: Slack's auth.test, Telegram's getMe, ...); the model endpoint
-(models list, or a one-token completion) and the embeddings endpoint; the tools
+(models list, or a one-token completion), the mode chat runs in (asked as `brainbot run`
+asks it: bot.turn.mode) and the embeddings endpoint; the tools
 people added (plugins, each vault's .brainbot/tools.yaml, the vaults a
 secret is allowed to). Nothing is changed, except that the database schema is
 created or migrated, and an embedded database of PostgreSQL 16 carried over, as

@@ -100,14 +100,28 @@ class ModelSettings(BaseSettings):
         alias="BRAINBOT_LLM_STREAM",
         description="stream answers; `false` for a server that cannot stream tool calls",
     )
-    llm_tools: Literal["all", "routed"] = Field(
-        "all",
+    llm_mode_setting: Literal["auto", "tools", "routed", "none"] | None = Field(
+        None,
+        alias="BRAINBOT_LLM_MODE",
+        description=(
+            "how the model is asked. `auto`: at start (and when the endpoint is back after an "
+            "outage) it is asked once whether it honours `tools` and how long its context is, "
+            "then `tools`, `routed` or `none` follows, and the log, `/readyz` and `brainbot "
+            "doctor` say which and why; `tools`: every tool with every request (models with good "
+            "function calling); `routed`: small-model mode, a few schema-constrained fields per "
+            "message (see [Using a local model](local-model.md)); `none`: the command router,"
+            " no model in chat"
+        ),
+        json_schema_extra={"shown_default": "`auto` (or what `BRAINBOT_LLM_TOOLS` says)"},
+    )
+    llm_tools: Literal["all", "routed"] | None = Field(
+        None,
         alias="BRAINBOT_LLM_TOOLS",
         description=(
-            "`all`: every tool with every request (models with good function calling); `routed`: "
-            "small-model mode, a few schema-constrained fields per message (see [Using a local "
-            "model](local-model.md))"
+            "the older name of `BRAINBOT_LLM_MODE`: `all` reads as `tools`, `routed` as `routed`;"
+            " `BRAINBOT_LLM_MODE` wins when both are set"
         ),
+        json_schema_extra={"shown_default": "unset"},
     )
     transcribe_setting: Literal["openai", "local", "off"] | None = Field(
         None,
@@ -175,5 +189,18 @@ class ModelSettings(BaseSettings):
         3_000,
         ge=0,
         alias="BRAINBOT_HISTORY_TOKENS",
-        description="conversation history sent to the model",
+        description=(
+            "conversation history sent to the model. With the full tool loop, turns past it are "
+            "summarised by the model after a reply (no tools offered) and the summary goes "
+            "ahead of the recent turns; without a model they are dropped"
+        ),
     )
+
+    @property
+    def llm_mode(self) -> Literal["auto", "tools", "routed", "none"]:
+        """The mode asked for: BRAINBOT_LLM_MODE, else the older BRAINBOT_LLM_TOOLS."""
+        if self.llm_mode_setting is not None:
+            return self.llm_mode_setting
+        if self.llm_tools is not None:
+            return "tools" if self.llm_tools == "all" else "routed"
+        return "auto"

@@ -1,4 +1,4 @@
-"""Small-model mode (`BRAINBOT_LLM_TOOLS=routed`): one short, constrained question per
+"""Small-model mode (`routed`: bot.turn.mode): one short, constrained question per
 message instead of the whole tool list.
 
 Tried with Gemma 3 270M on llama.cpp: given the ten tools (~2,300 prompt tokens) it

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, DateTime, Index, LargeBinary, Table, Text
+from sqlalchemy import BigInteger, Column, DateTime, Index, LargeBinary, Table, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
@@ -105,6 +105,19 @@ class Message(SQLModel, table=True):
     created_at: datetime = _utc_column()
 
 
+class ConversationSummary(SQLModel, table=True):
+    """What the model made of one person's older turns in one conversation: the turns
+    up to `through_id` (a messages.id) that the history no longer sends."""
+
+    __tablename__ = "conversation_summaries"
+
+    conversation_key: str = Field(primary_key=True)
+    user_id: int = Field(primary_key=True)  # the person's; 0 for nobody known
+    summary: str = Field(sa_column=Column(Text, nullable=False))
+    through_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    updated_at: datetime = _utc_column()
+
+
 class Approval(SQLModel, table=True):
     """A risky tool call waiting for its requester's Approve or Reject."""
 
@@ -170,6 +183,7 @@ LINK_CODES = table_of(LinkCode)
 EVENTS = table_of(InboundEvent)
 FILES = table_of(InboundFile)
 MESSAGES = table_of(Message)
+SUMMARIES = table_of(ConversationSummary)
 APPROVALS = table_of(Approval)
 BUTTON_ACTIONS = table_of(ButtonAction)
 TOOL_CALLS = table_of(ToolCallLog)

@@ -19,6 +19,9 @@ from typing import Any
 
 from aiohttp import web
 
+# The one tool bot.turn.mode's probe offers (its tests fail if the two part).
+PROBE_TOOL = "save_note"
+
 
 @dataclass
 class ToolCall:
@@ -62,6 +65,13 @@ class FakeOpenAI:
     Chat answers come from `script` (a queue of Steps) or, when it is empty, from
     `responder(request)`; with neither, the request fails with 500 so a test that
     forgot a step fails loudly.
+
+    brainbot's question about the endpoint (bot.turn.mode's probe, recorded as
+    "probe") is answered the way the server is set: with the tool call when
+    `honours_tools`, else in words, as llama.cpp without a tool template answers (and
+    every other request is then answered as if it offered no tools).
+    `context`, when set, is served as llama.cpp's `/props` says its `n_ctx`; `models`,
+    when set, is the `/v1/models` list (vLLM's entries carry `max_model_len`).
     """
 
     def __init__(self) -> None:
@@ -70,6 +80,11 @@ class FakeOpenAI:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.transcript = "transcribed speech"
         self.down = False
+        self.honours_tools = True
+        self.probe_status = 200  # another status: the probe is refused with it
+        self.context: int | None = None
+        # `/v1/models` entries, as the server lists them (None: no such route, 404)
+        self.models: list[dict[str, Any]] | None = None
         self.embedding_dimensions = 32
         self.embedding_delay = 0.0  # seconds each embeddings request takes
         self._ids = itertools.count(1)
@@ -88,6 +103,8 @@ class FakeOpenAI:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_post("/v1/audio/transcriptions", self._transcribe)
+        app.router.add_get("/props", self._props)
+        app.router.add_get("/v1/models", self._models)
         # A request a killed client left waiting (a slow embedding) ends with the test.
         self._runner = web.AppRunner(app, shutdown_timeout=0.1, access_log=None)
         await self._runner.setup()
@@ -102,6 +119,12 @@ class FakeOpenAI:
             await self._runner.cleanup()
 
     def _next_step(self, body: dict[str, Any]) -> Step:
+        if _is_probe(body) or body.get("probe"):
+            if self.probe_status != 200:
+                return Step(status=self.probe_status)
+            if self.honours_tools:
+                return call(PROBE_TOOL, text="buy oat milk")
+            return say("Sure, I will remember to buy oat milk.")
         if self.script:
             return self.script.pop(0)
         if self.responder is not None:
@@ -110,10 +133,10 @@ class FakeOpenAI:
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
-        self.requests.append(("chat", body))
+        self.requests.append(("probe" if _is_probe(body) else "chat", body))
         if self.down:
             return _error(503, "service unavailable")
-        step = self._next_step(body)
+        step = self._next_step(body if self.honours_tools else _without_tools(body))
         if step.delay:
             await asyncio.sleep(step.delay)
         if step.status != 200:
@@ -212,6 +235,16 @@ class FakeOpenAI:
         await response.write_eof()
         return response
 
+    async def _models(self, request: web.Request) -> web.Response:
+        if self.models is None:
+            return _error(404, "not found")
+        return web.json_response({"object": "list", "data": self.models})
+
+    async def _props(self, request: web.Request) -> web.Response:
+        if self.context is None:
+            return _error(404, "not found")
+        return web.json_response({"default_generation_settings": {"n_ctx": self.context}})
+
     async def _embeddings(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.requests.append(("embeddings", body))
@@ -247,6 +280,17 @@ class FakeOpenAI:
         if self.down:
             return _error(503, "service unavailable")
         return web.json_response({"text": self.transcript})
+
+
+def _without_tools(body: dict[str, Any]) -> dict[str, Any]:
+    """The request as a server that drops `tools` sees it (marked when it was the probe)."""
+    dropped = ("tools", "tool_choice", "parallel_tool_calls")
+    return {**{k: v for k, v in body.items() if k not in dropped}, "probe": _is_probe(body)}
+
+
+def _is_probe(body: dict[str, Any]) -> bool:
+    names = [t.get("function", {}).get("name") for t in body.get("tools") or ()]
+    return names == [PROBE_TOOL]
 
 
 def _vector_for(text: str, dims: int) -> list[float]:

@@ -222,5 +222,6 @@ async def test_with_the_model_unreachable_a_question_is_answered_by_keyword_sear
         assert "unreachable" in (replies[0].notice or "")
     assert "unreachable" in (kept[0].notice or "")
     assert written == ["ideas/tea.md", "inbox/buy-more-oolong.md"]  # questions not filed
-    # The retries are waited through once; the next messages do not wait for the model.
-    assert sum("retrying" in r.getMessage() for r in caplog.records) == 1
+    # The retries are waited through once at most (the probe of the endpoint has none);
+    # the next messages do not wait for the model.
+    assert sum("retrying" in r.getMessage() for r in caplog.records) <= 1
