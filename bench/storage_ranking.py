@@ -153,8 +153,13 @@ def fusion_grid(
             fused: list[list[str]] = []
             for kw, vec in zip(keyword, vector, strict=True):
                 ids = {p: n for n, p in enumerate(dict.fromkeys([*kw, *vec]))}
+                # Ranks without scores: plain rank fusion, no gate on the scores.
                 ranked = fuse(
-                    [ids[p] for p in kw], [ids[p] for p in vec], k=k, keyword_weight=weight
+                    [(ids[p], 0.0) for p in kw],
+                    [(ids[p], 0.0) for p in vec],
+                    k=k,
+                    keyword_weight=weight,
+                    sure_keyword_weight=0.0,
                 )
                 paths = list(ids)
                 fused.append([paths[i] for i, _ in ranked])

@@ -339,7 +339,7 @@ class Index:
                 if embedding is None:
                     ranked, mode = keyword[:limit], "keyword"
                 else:
-                    fused = fuse([k for k, _ in keyword], [v[0] for v in vector])
+                    fused = fuse(keyword, [(v[0], v[1]) for v in vector])
                     ranked, mode = fused[:limit], "hybrid"
                 starts = {v[0]: v[2] for v in vector}
                 matched = matched_by([k for k, _ in keyword], [v[0] for v in vector])

@@ -203,8 +203,8 @@ async def test_hybrid_fuses_both_rankings(database_url: str) -> None:
 
 
 def test_reciprocal_rank_fusion_rewards_agreement() -> None:
-    fused = fuse([1, 2, 3], [3, 4, 1])
+    fused = fuse([(1, 3.0), (2, 2.9), (3, 2.8)], [(3, 0.9), (4, 0.89), (1, 0.88)])
     assert {entry_id for entry_id, _ in fused[:2]} == {1, 3}  # found by both sides
     assert {entry_id for entry_id, _ in fused} == {1, 2, 3, 4}
-    weighted = fuse([1], [2], keyword_weight=2.0)
+    weighted = fuse([(1, 1.0)], [(2, 1.0)], keyword_weight=2.0, sure_keyword_weight=0.0)
     assert weighted[0][0] == 1
