@@ -26,6 +26,7 @@ async def test_start_registers_the_command_menu_and_polls(
         "undo",
         "digest",
         "reminders",
+        "sync",
         "link",
         "settings",
         "save",
