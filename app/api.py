@@ -26,7 +26,6 @@ import email.policy
 import json
 import logging
 import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from email.message import Message
@@ -48,6 +47,7 @@ from bot.events import (
     InboundMessage,
     Sender,
     attachment_kind,
+    keyed_event_id,
     storable,
 )
 from storage import EntryNotFound, UnsafePath
@@ -58,7 +58,6 @@ log = logging.getLogger(__name__)
 PLATFORM = "api"
 PREFIX = "/api/v1"
 FILED_WITHIN = 10.0  # seconds a replayed key waits for its first request's note
-_KEY = re.compile(r"[^A-Za-z0-9._:-]")
 # A form's parts: the four fields (text, url, category, tags) and the files, with room
 # for a client that sends a field twice. Counted before the form is parsed, so a body
 # of thousands of empty parts costs one scan of its bytes.
@@ -150,8 +149,7 @@ class CaptureApi:
         self, request: web.Request, runtime: Runtime, person: Person, capture: Capture
     ) -> web.Response:
         given = request.headers.get("Idempotency-Key", "").strip()
-        key = _KEY.sub("-", given)[:120] if given else uuid.uuid4().hex
-        event_id = f"{person.id}:{key}"
+        event_id = keyed_event_id(person.id, given)
         engine = runtime.engine
         sender = Sender(PLATFORM, str(person.id), person.name)
         wanted = capture.request()
@@ -210,7 +208,7 @@ class CaptureApi:
         path = request.query.get("path", "").strip()
         key = request.query.get("key", "").strip()
         if not path and key:
-            found = await _in_index(runtime, person, f"{PLATFORM}:{person.id}:{_KEY.sub('-', key)}")
+            found = await _in_index(runtime, person, f"{PLATFORM}:{keyed_event_id(person.id, key)}")
             path = found[0] if found is not None else ""
             if not path:
                 raise ApiError(404, "no capture was filed with this Idempotency-Key")

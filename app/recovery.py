@@ -62,6 +62,28 @@ async def resume_unfinished(engine: Engine, liveness: ProcessLiveness, deliver: 
     return resumed
 
 
+async def resume_cut_short(engine: Engine, liveness: ProcessLiveness, deliver: Deliver) -> bool:
+    """`resume_unfinished` at a start, said in the log: a reply that cannot be delivered
+    is logged and never stops the rest (the note is what matters). False when resuming
+    itself failed (logged)."""
+
+    async def deliver_one(conversation: Conversation, reply: Reply) -> object:
+        try:
+            return await deliver(conversation, reply)
+        except Exception as exc:
+            log.warning("reply to a resumed %s event not sent: %s", conversation.platform, exc)
+            return None
+
+    try:
+        resumed = await resume_unfinished(engine, liveness, deliver_one)
+    except Exception:
+        log.exception("re-processing the events a restart cut short failed")
+        return False
+    if resumed:
+        log.info("re-processed %d event(s) a restart had cut short", resumed)
+    return True
+
+
 def _message(row: InboundEvent, files: Sequence[StoredFile]) -> InboundMessage:
     platform, _, user_id = row.user_key.partition(":")
     received = row.received_at if row.received_at.tzinfo else row.received_at.replace(tzinfo=UTC)

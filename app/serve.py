@@ -37,12 +37,12 @@ from app.http import HttpServer, PortInUse
 from app.mail import MailIn
 from app.mcp_http import McpHttp
 from app.platforms import FALLBACK, chat_members, deliver_via, door_title, how_to_claim
-from app.recovery import resume_unfinished
+from app.recovery import resume_cut_short
 from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
 from bot import metrics
 from bot.config import Settings
-from bot.events import Conversation, Deliver, Event, EventHandler, Reply
+from bot.events import Deliver, Event, EventHandler, Reply
 from storage import OWNER_VAULT_NAME
 from storage.db import semantic_search_off
 from storage.index import embedding_progress, embedding_running
@@ -265,20 +265,8 @@ class Service:
             gate.open()
 
     async def _resume_cut_short(self, runtime: Runtime, deliver: Deliver) -> None:
-        async def deliver_one(conversation: Conversation, reply: Reply) -> object:
-            try:
-                return await deliver(conversation, reply)
-            except Exception as exc:
-                log.warning("reply to a resumed %s event not sent: %s", conversation.platform, exc)
-                return None
-
-        try:
-            resumed = await resume_unfinished(runtime.engine, runtime.liveness, deliver_one)
-        except Exception:
-            log.exception("re-processing the events a restart cut short failed")
+        if not await resume_cut_short(runtime.engine, runtime.liveness, deliver):
             return
-        if resumed:
-            log.info("re-processed %d event(s) a restart had cut short", resumed)
         try:
             reading = await runtime.engine.enricher.resume(runtime.liveness.is_alive)
         except Exception:

@@ -10,6 +10,7 @@ the replies out), `MayUse` (asked before a sender's files are fetched) and `Deli
 from __future__ import annotations
 
 import re
+import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any, Generic, Literal, TypeVar
 # What no record, note or commit can hold: NUL (valid UTF-8, but Postgres text refuses
 # it) and a lone surrogate (no UTF-8 at all: a JSON "\ud800", a broken name).
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9._:-]")
 REPLACEMENT = "\ufffd"
 
 
@@ -168,6 +170,14 @@ class InboundMessage:
 
 def _storable_map(values: Mapping[str, Any]) -> dict[str, Any]:
     return {storable(k): storable(v) if isinstance(v, str) else v for k, v in values.items()}
+
+
+def keyed_event_id(person_id: int, key: str) -> str:
+    """The event id of a capture a token-vouched door (the API, MCP) files for a person:
+    the client's idempotency key, cleaned and cut to 120 characters, so a call sent again
+    is the same event and a later lookup by that key finds it; a fresh id without a key."""
+    key = key.strip()
+    return f"{person_id}:{_KEY_UNSAFE.sub('-', key)[:120] if key else secrets.token_hex(8)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,10 +28,10 @@ from app.commands.run import configure_logs
 from app.commands.token import TOKEN_ENV
 from app.mcp_wiring import mcp_calls
 from app.platforms import chat_members, deliver_via
-from app.recovery import resume_unfinished
+from app.recovery import resume_cut_short
 from app.runtime import Runtime
 from bot.config import Settings
-from bot.events import Conversation, Deliver, Reply
+from bot.events import Deliver
 from bot.mcp_server import REFUSED, build_server
 from storage.db import TokenInfo
 
@@ -54,20 +54,7 @@ def main_stdio(args: argparse.Namespace) -> int:
 async def _resume(runtime: Runtime, deliver: Deliver) -> None:
     """File what a crash cut short (an MCP capture recorded but never filed, as a chat
     message of a process that died), so a desktop client alone loses nothing."""
-
-    async def deliver_one(conversation: Conversation, reply: Reply) -> None:
-        try:
-            await deliver(conversation, reply)
-        except Exception as exc:  # the reply of a capture: the note is what matters
-            log.info("reply to a resumed %s event not sent: %s", conversation.platform, exc)
-
-    try:
-        resumed = await resume_unfinished(runtime.engine, runtime.liveness, deliver_one)
-    except Exception:
-        log.exception("re-processing the events a restart cut short failed")
-        return
-    if resumed:
-        log.info("re-processed %d event(s) a restart had cut short", resumed)
+    await resume_cut_short(runtime.engine, runtime.liveness, deliver)
 
 
 def _take_stdout() -> TextIO:

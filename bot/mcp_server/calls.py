@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,7 +26,15 @@ from bot.buttons import Buttons
 from bot.capture import Captured
 from bot.config import Settings
 from bot.custom_tools import TOOLS_FILE
-from bot.events import CaptureRequest, Conversation, EventHandler, InboundMessage, Reply, Sender
+from bot.events import (
+    CaptureRequest,
+    Conversation,
+    EventHandler,
+    InboundMessage,
+    Reply,
+    Sender,
+    keyed_event_id,
+)
 from bot.mcp_server.tools import arguments_for
 from bot.people import People
 from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
@@ -42,7 +49,6 @@ PENDING = "brainbot approvals"
 APPROVE = "brainbot approve"
 REJECT = "brainbot reject"
 FILED_WITHIN = 10.0  # seconds a call sent again waits for its first sending's note
-_KEY = re.compile(r"[^A-Za-z0-9._:-]")
 
 
 class NoChat(Exception):
@@ -156,7 +162,7 @@ class McpCalls:
             )
             self.door.vouch(sender)
             self._known.add(person.id)
-        event_id = f"{person.id}:{_KEY.sub('-', key)[:120] if key else secrets.token_hex(8)}"
+        event_id = keyed_event_id(person.id, key)
         event = InboundMessage(
             event_id,
             Conversation(PLATFORM, str(person.id)),

@@ -292,3 +292,17 @@ async def test_a_browser_page_may_call_only_from_a_listed_origin(
             async with api.session.options(f"{api.url}/api/v1/search", headers=search) as response:
                 assert response.status == 204
                 assert response.headers["Access-Control-Allow-Methods"] == "GET"
+
+
+async def test_a_capture_is_found_again_by_a_long_idempotency_key(api: Api) -> None:
+    # A shortcut may send a long key (a URL, a hash with a prefix): the event keeps the
+    # first 120 characters, and looking the capture up by the whole key must find it.
+    key = "shortcut/" + "k" * 200
+    status, body, _ = await api.post({"text": "the long key"}, headers={"Idempotency-Key": key})
+    assert status == 201, body
+    headers = {"Authorization": f"Bearer {api.token}"}
+    async with api.session.get(
+        f"{api.url}/api/v1/capture", params={"key": key}, headers=headers
+    ) as response:
+        shown = await response.json()
+    assert response.status == 200 and shown["path"] == body["path"], shown
