@@ -10,7 +10,7 @@ from typing import Any
 
 import pygit2
 
-from storage.entry import BOT_AUTHOR, Author, Change
+from storage.entry import BOT_AUTHOR, OUTSIDE_AUTHOR, Author, Change
 from storage.vault.atomic import atomic_write
 from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
@@ -76,7 +76,7 @@ class Committer:
         if committed != pygit2.hash(on_disk):
             what = "edited" if committed is not None else "added"
             note = f"the note was {what} outside brainbot; recorded before the next change"
-            self.record({rel: on_disk}, f"edit {rel}", BOT_AUTHOR, None, note)
+            self.record({rel: on_disk}, f"edit {rel}", OUTSIDE_AUTHOR, None, note)
 
     def ensure_layout(self, categories: Sequence[str]) -> None:
         """A folder (with a .gitkeep) per category, and a .gitignore in a new vault."""

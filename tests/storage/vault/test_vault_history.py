@@ -177,3 +177,17 @@ def test_undo_of_an_older_change_is_not_stopped_by_the_updated_stamp(
     vault.update("admin/list.md", body=second.entry.body + "B" if second.entry else "", author=ANN)
     with pytest.raises(UndoConflict):
         vault.undo(second.change.commit, author=ANN)
+
+
+def test_a_hand_edit_recorded_before_the_bots_change_is_the_persons_not_the_bots(
+    vault: Vault,
+) -> None:
+    # A hand edit the bot finds uncommitted when it changes the note (a timeline line
+    # landing before the watcher's sync) is committed first: as a hand edit, by the same
+    # author a sync gives hand edits, not as the bot's own work.
+    vault.create("projects", "Kite")
+    (vault.root / "projects/kite.md").write_text("---\ntitle: Kite\n---\nString and a spool.\n")
+    vault.update("projects/kite.md", body="String and a spool.\n\nA line.", author=ANN)
+    log = git(vault.root, "log", "--format=%ae %s", "-3").splitlines()
+    assert log[0].endswith("update projects/kite.md")
+    assert log[1] == "outside@brainbot.local edit projects/kite.md"
