@@ -68,6 +68,20 @@ class Captured:
     note: tuple[str, str] | None = None
     refused: bool = False
 
+    @property
+    def said(self) -> str:
+        """The replies' words as one line, for a door that answers in one."""
+        return " ".join(reply.text for reply in self.replies)
+
+    @property
+    def saved_before(self) -> dict[str, str] | None:
+        """`{path, title}` of the note a link saved before took the words into; None
+        when the capture was filed or refused."""
+        if self.refused or (self.outcome is not None and self.outcome.result is not None):
+            return None
+        path, title = self.note or ("", "")
+        return {"path": path, "title": title}
+
 
 class Capturing:
     """Files capture requests (see the module doc)."""
@@ -88,17 +102,16 @@ class Capturing:
         of a link saved before, or filed. The turn follows it up with the person's own
         words (bot.engine), so nothing follows here."""
         captured = await self._capture(ctx, request, from_tool=True)
-        said = " ".join(reply.text for reply in captured.replies)
         if captured.refused:
-            raise ToolError(said)
-        outcome = captured.outcome
-        if outcome is None or outcome.result is None:  # a link saved before took the words
-            path, title = captured.note or ("", "")
+            raise ToolError(captured.said)
+        saved = captured.saved_before
+        if saved is not None or captured.outcome is None or captured.outcome.result is None:
             buttons = tuple(b for reply in captured.replies for b in reply.buttons)
-            data = {"saved_before": {"path": path, "title": title}, "said": said}
-            return ToolResult(data, said, buttons, entry_path=path or None)
+            data = {"saved_before": saved, "said": captured.said}
+            path = saved["path"] if saved else ""
+            return ToolResult(data, captured.said, buttons, entry_path=path or None)
         reply = captured.replies[0]
-        return replace(outcome.result, text=reply.text, buttons=reply.buttons)
+        return replace(captured.outcome.result, text=reply.text, buttons=reply.buttons)
 
     async def _capture(
         self, ctx: ToolContext, request: CaptureRequest, *, from_tool: bool

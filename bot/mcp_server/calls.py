@@ -184,15 +184,15 @@ class McpCalls:
                     "a capture with this idempotency key is still being filed; ask again soon"
                 )
             return _error(" ".join(reply.text for reply in replies) or "nothing was filed")
-        said = " ".join(reply.text for reply in captured.replies)
+        said = captured.said
         if captured.refused:
             return _error(said)
+        saved = captured.saved_before
         outcome = captured.outcome
-        if outcome is None or outcome.result is None:  # a link saved before took the words
-            path, title = captured.note or ("", "")
-            data: dict[str, Any] = {"saved_before": {"path": path, "title": title}}
+        if saved is not None or outcome is None:  # a link saved before took the words
             return types.CallToolResult(
-                content=[types.TextContent(type="text", text=said)], structuredContent=data
+                content=[types.TextContent(type="text", text=said)],
+                structuredContent={"saved_before": saved},
             )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=said)],
