@@ -82,6 +82,9 @@ class Summaries:
         self.budget = budget  # BRAINBOT_HISTORY_TOKENS
         self.fetch = fetch  # messages a turn fetches at most
         self._running: dict[tuple[str, int], asyncio.Task[None]] = {}
+        # Conversations whose history, as a turn loaded it, passed the budget: only
+        # they are looked at again after the reply (the others cost no query there).
+        self._due: set[tuple[str, int]] = set()
 
     async def history(
         self, conversation_key: str, person: int
@@ -92,14 +95,20 @@ class Summaries:
         recent = await self.records.conversations.recent(
             conversation_key, self.fetch, after_id=after
         )
+        if self._passes(recent):
+            self._due.add((conversation_key, person))
         return summary, recent
+
+    def _passes(self, recent: Sequence[HistoryItem]) -> bool:
+        return len(recent) >= self.fetch or sum(map(_cost, recent)) > self.budget
 
     def after_reply(self, conversation_key: str, person: int, now: datetime) -> None:
         """Bring the summary up to date in the background, if the turns ask for it (at
         most one run per person and conversation at a time)."""
         key = (conversation_key, person)
-        if key in self._running:
+        if key in self._running or key not in self._due:
             return
+        self._due.discard(key)
         task = asyncio.create_task(self._refresh(conversation_key, person, now))
         self._running[key] = task
         task.add_done_callback(lambda _: self._running.pop(key, None))
@@ -124,7 +133,7 @@ class Summaries:
         """Fold the older turns into the person's summary when the turns since it pass
         the budget; the summary kept (None when nothing was needed or the model is away)."""
         summary, recent = await self.history(conversation_key, person)
-        if len(recent) < self.fetch and sum(map(_cost, recent)) <= self.budget:
+        if not self._passes(recent):
             return None
         kept = fit_history(recent[len(recent) // 2 :], self.budget // 2)
         cut = kept[0].id if kept and kept[0].id is not None else (recent[-1].id or 0) + 1
