@@ -14,7 +14,7 @@ from sqlalchemy import text
 from bot.events import Conversation
 from bot.turn.older_turns import SUMMARY_PROMPT
 from tests.bot.helpers import message
-from tests.fakes.brain import running_brain
+from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, say
 from tests.fakes.scripts import capture_everything
 
@@ -147,3 +147,32 @@ async def test_a_summary_is_never_made_from_another_persons_or_another_chats_tur
         by_chat.setdefault(key, []).append(summary)
     assert by_chat["test:chat-1:"] == [FACT, "please remember the bike shed key is blue"]
     assert by_chat["test:chat-2:"] == ["Small talk only."]
+
+
+async def test_a_model_that_gives_no_summary_is_not_asked_again_after_every_reply(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    # It answers the summary request with a tool call, as a small local model may: no text.
+    openai_fake.responder = capture_everything
+    clock = Clock()
+    async with running_brain(tmp_path, database_url, openai_fake, clock, **LONG_CHAT) as brain:
+        agent = brain.engine.agent
+        assert agent is not None
+
+        async def talk(first: int, last: int) -> int:
+            before = len(openai_fake.chat_requests())
+            for n in range(first, last):
+                await brain.engine.handle(message(f"on day {n} I watered the ferns"))
+                await agent.summaries.idle()
+            turns = last - first
+            return len(openai_fake.chat_requests()) - before - turns  # summary requests
+
+        asked_while_short = await talk(1, 4)
+        asked_once_long = await talk(4, 30)
+        clock.advance(minutes=11)
+        asked_after_a_while = await talk(30, 32)
+        stored = await _summaries(brain)
+    assert asked_while_short == 0
+    assert asked_once_long == 1  # then the history is trimmed, as without a model
+    assert asked_after_a_while == 1
+    assert stored == []
