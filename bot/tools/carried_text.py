@@ -72,13 +72,19 @@ def _texts_of(content: str) -> Iterator[str]:
 @dataclass
 class Reading:
     """What one turn's model has in its context, and the person's words in this turn's
-    message to tell apart from it."""
+    message to tell apart from it. The runs of what reached the model are worked out
+    only when an argument carries words this message does not hold: a turn that files
+    the person's own words (most) never reads its history's text again."""
 
     own: set[str] = field(default_factory=set)  # runs of this message's words
-    runs: set[str] = field(default_factory=set)  # runs of what reached the model from notes
-    before: set[str] = field(default_factory=set)  # runs of the person's earlier messages
     read: bool = False  # a tool that reads ran: what the model says next may be planted
     question: bool = False  # the message only asks: answering it changes nothing at once
+    # What reached the model from notes (tool results as sent, the model's own words,
+    # the notes listed), and the person's earlier messages: their runs when needed.
+    _seen: list[str] = field(default_factory=list)
+    _earlier: list[str] = field(default_factory=list)
+    _runs: set[str] = field(default_factory=set)
+    _before: set[str] = field(default_factory=set)
 
     @classmethod
     def of(
@@ -103,23 +109,36 @@ class Reading:
         readers = set(reads)
         for item in history:
             if item.role == "user":
-                reading.before |= _runs(item.content)
+                reading._earlier.append(item.content)
             elif item.role == "tool":
                 reading.saw(item.content, read=names.get(item.tool_call_id, "") in readers)
             else:  # the model's own earlier replies and calls, which may quote notes
-                reading.runs |= _runs(item.content or "")
+                reading._seen.append(item.content or "")
                 for call in item.tool_calls or ():
                     arguments = (call.get("function") or {}).get("arguments")
                     reading.saw(str(arguments or ""), read=False)
-        reading.runs |= _runs(context)
+        reading._seen.append(context)
         return reading
 
     def saw(self, content: str, *, read: bool = True) -> None:
         """A tool's result (or a call's arguments), as the model gets it: `read` when
         the tool reads notes."""
         self.read = self.read or read
-        for text in _texts_of(content):
-            self.runs |= _runs(text)
+        self._seen.extend(_texts_of(content))
+
+    @property
+    def runs(self) -> set[str]:
+        """The runs of what reached the model from notes."""
+        while self._seen:
+            self._runs |= _runs(self._seen.pop())
+        return self._runs
+
+    @property
+    def before(self) -> set[str]:
+        """The runs of the person's earlier messages."""
+        while self._earlier:
+            self._before |= _runs(self._earlier.pop())
+        return self._before
 
     def carried(self, value: Any) -> str | None:
         """Why `value` (an argument, a change's text) may not go at once: it carries
@@ -127,6 +146,8 @@ class Reading:
         wrote only in an earlier message, perhaps a note's too (CARRIES_EARLIER); None
         when it carries nothing but this message's words."""
         passed = {run for text in strings(value) for run in _runs(text)} - self.own
+        if not passed:
+            return None
         if passed & self.runs - self.before:
             return CARRIES_NOTES
         if passed & (self.runs | self.before):
