@@ -97,11 +97,8 @@ class Summaries:
         self, conversation_key: str, person: int
     ) -> tuple[Summary | None, list[HistoryItem]]:
         """The person's summary of the conversation, and the messages after it."""
-        summary = await self.records.conversations.summary(conversation_key, person)
-        after = summary.through_id if summary is not None else 0
-        recent = await self.records.conversations.recent(
-            conversation_key, self.fetch, after_id=after
-        )
+        conversations = self.records.conversations
+        summary, recent = await conversations.history(conversation_key, person, self.fetch)
         if self._passes(recent):
             self._due.add((conversation_key, person))
         return summary, recent

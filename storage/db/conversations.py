@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, literal, select, true
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -64,21 +64,39 @@ class ConversationRecords:
         async with autocommit(self.engine).connect() as conn:  # one statement: atomic
             await conn.execute(insert(MESSAGES), rows)
 
-    async def recent(
-        self, conversation_key: str, limit: int, *, after_id: int = 0
-    ) -> list[HistoryItem]:
-        """The last `limit` messages of a conversation (those after the message
-        `after_id`), oldest first."""
-        c = MESSAGES.c
-        stmt = (
-            select(c.role, c.content, c.tool_calls, c.tool_call_id, c.id)
-            .where(c.conversation_key == conversation_key, c.id > after_id)
-            .order_by(c.id.desc())
+    async def history(
+        self, conversation_key: str, user_id: int, limit: int
+    ) -> tuple[Summary | None, list[HistoryItem]]:
+        """The person's summary of the conversation's older turns (None without one) and
+        the last `limit` messages after it, oldest first: `summary` and `recent` in one
+        round trip, as every turn asks for both."""
+        s, m = SUMMARIES.c, MESSAGES.c
+        kept = (
+            select(s.summary, s.through_id)
+            .where(s.conversation_key == conversation_key, s.user_id == user_id)
+            .subquery("kept")
+        )
+        recent = (
+            select(m.role, m.content, m.tool_calls, m.tool_call_id, m.id)
+            .where(
+                m.conversation_key == conversation_key, m.id > func.coalesce(kept.c.through_id, 0)
+            )
+            .order_by(m.id.desc())
             .limit(limit)
+            .lateral("recent")
+        )
+        one = select(literal(1).label("one")).subquery("one")
+        stmt = (
+            select(kept.c.summary, kept.c.through_id, *recent.c)
+            .select_from(one.outerjoin(kept, true()).outerjoin(recent, true()))
+            .order_by(recent.c.id.desc())
         )
         async with autocommit(self.engine).connect() as conn:
             rows = (await conn.execute(stmt)).all()
-        return [HistoryItem(*row) for row in reversed(rows)]
+        first = rows[0]
+        summary = None if first.through_id is None else Summary(first.summary, first.through_id)
+        items = [HistoryItem(*row[2:]) for row in reversed(rows) if row.id is not None]
+        return summary, items
 
     async def own_after(
         self, conversation_key: str, user_id: int, after_id: int, limit: int
@@ -99,16 +117,6 @@ class ConversationRecords:
         async with autocommit(self.engine).connect() as conn:
             rows = (await conn.execute(stmt)).all()
         return [HistoryItem(*row) for row in rows]
-
-    async def summary(self, conversation_key: str, user_id: int) -> Summary | None:
-        """The person's summary of the conversation's older turns, if there is one."""
-        c = SUMMARIES.c
-        stmt = select(c.summary, c.through_id).where(
-            c.conversation_key == conversation_key, c.user_id == user_id
-        )
-        async with autocommit(self.engine).connect() as conn:
-            row = (await conn.execute(stmt)).first()
-        return None if row is None else Summary(row.summary, row.through_id)
 
     async def save_summary(
         self, conversation_key: str, user_id: int, summary: Summary, now: datetime
