@@ -38,12 +38,29 @@ class Writer:
     async def write(
         self, call: Callable[_P, Written], *args: _P.args, **kwargs: _P.kwargs
     ) -> Written:
-        """Run a vault write `call(*args, **kwargs)` in turn, then index what it changed."""
+        """Run a vault write `call(*args, **kwargs)` in turn, then index what it changed.
+        The git index is written while the database indexes (each waits on its own
+        disk or server), still under the vault's write lock."""
+
+        def commit() -> Written:
+            with self.vault.index_later():
+                return call(*args, **kwargs)
+
         async with self._lock:
-            # Other processes may write to this vault too (see storage.db.vault_lock).
-            async with vault_write_lock(self.database.locks, self.index.vault_id):
-                written = await asyncio.to_thread(call, *args, **kwargs)
-            await follow_commit(self.vault, self.index, written, self._parent, self._has_commit)
+            indexing: asyncio.Task[None] | None = None
+            try:
+                # Other processes may write to this vault too (see storage.db.vault_lock).
+                async with vault_write_lock(self.database.locks, self.index.vault_id):
+                    written = await asyncio.to_thread(commit)
+                    indexing = asyncio.create_task(
+                        follow_commit(
+                            self.vault, self.index, written, self._parent, self._has_commit
+                        )
+                    )
+                    await asyncio.to_thread(self.vault.follow_index)
+            finally:
+                if indexing is not None:
+                    await indexing
         return written
 
     def _has_commit(self, commit: str) -> bool:

@@ -20,6 +20,7 @@ import builtins
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,15 @@ class Vault(Previews, OutsideChanges, RemoteMerges):
         with self._lock.hold():
             self._commits.recover()
             self._commits.ensure_layout(self.categories)
+
+    def index_later(self) -> AbstractContextManager[None]:
+        """Writes inside leave the git index to `follow_index` (GitRepo.index_later)."""
+        return self._git.index_later()
+
+    def follow_index(self) -> bool:
+        """Write the git index for what writes inside `index_later` committed."""
+        with self._lock.hold():
+            return self._git.follow_index()
 
     # -- reading -------------------------------------------------------------------------
 
