@@ -228,7 +228,7 @@ class Index:
 
     async def last_commit(self) -> str | None:
         """The vault commit the index reflects (None before the first indexing)."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             value = await conn.execute(
                 text("SELECT last_commit FROM index_meta WHERE vault_id = :vault"),
                 {"vault": self.vault_id},
@@ -256,7 +256,7 @@ class Index:
             )
 
     async def recheck_paths(self) -> list[str]:
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             value = await conn.execute(
                 text("SELECT recheck FROM index_meta WHERE vault_id = :vault"),
                 {"vault": self.vault_id},
@@ -265,14 +265,14 @@ class Index:
 
     async def paths(self) -> list[str]:
         """Every indexed path (for reconciling after the vault's history was rewritten)."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             rows = await conn.execute(
                 text("SELECT path FROM entries WHERE vault_id = :vault"), {"vault": self.vault_id}
             )
             return list(rows.scalars())
 
     async def count(self) -> int:
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             total = await conn.scalar(
                 text("SELECT count(*) FROM entries WHERE vault_id = :vault"),
                 {"vault": self.vault_id},
@@ -311,7 +311,7 @@ class Index:
         if filed is not None:  # the days a question named (storage.text.dates.question_span)
             filters = filters.merged(filed)
         if filters.linked:
-            async with self.database.engine.connect() as conn:
+            async with autocommit(self.database.engine).connect() as conn:
                 filters = await lookups.resolve_linked(conn, self.vault_id, filters)
         if not parsed.words and filters.active:
             return await self._filtered(filters, limit)
@@ -352,7 +352,7 @@ class Index:
 
     async def _filtered(self, filters: Filters, limit: int) -> SearchResults:
         """No words: the notes the filters let through, newest first."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             found = await lookups.recent_hits(conn, self.vault_id, filters, limit)
             empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)
         return SearchResults(tuple(found), "filter", (), empty)
@@ -376,44 +376,44 @@ class Index:
     ) -> int:
         """How many notes `list_entries` would give without a limit."""
         filters = Filters(category, (tag,) if tag else (), status)
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await lookups.count_entries(conn, self.vault_id, filters)
 
     async def find(self, name: str, limit: int = 10, *, exact: bool = False) -> list[Entry]:
         """Notes called `name` (path, title, file name or alias); see `entries_named`."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await lookups.entries_named(conn, self.vault_id, name, limit, exact=exact)
 
     async def names_in(self, categories: Sequence[str]) -> list[tuple[str, str, str, list[str]]]:
         """(path, title, category, aliases) of the notes in `categories` (see lookups)."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await lookups.names_in(conn, self.vault_id, categories)
 
     async def names_mark(self, categories: Sequence[str]) -> str:
         """Changes when `names_in` would give other names (see lookups)."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await lookups.names_mark(conn, self.vault_id, categories)
 
     async def get(self, path: str) -> Entry | None:
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await lookups.entry_at(conn, self.vault_id, path)
 
     async def field_values(
         self, name: str, containing: str, limit: int = 50
     ) -> list[tuple[str, str, str]]:
         """(path, title, value) of notes whose field `name` contains `containing`."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await lookups.field_values(conn, self.vault_id, name, containing, limit)
 
     async def related(self, path: str, limit: int = 20) -> list[Neighbour]:
         """The notes closest to the note at `path`, scored so that one threshold can
         judge them (storage.index.related)."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             return await neighbours(conn, self.vault_id, path, self._baselines, limit=limit)
 
     async def backlinks(self, path: str, title: str | None = None) -> list[Backlink]:
         """Notes linking to the note at `path` (also by its `title`), newest first."""
-        async with self.database.engine.connect() as conn:
+        async with autocommit(self.database.engine).connect() as conn:
             if title is None:
                 entry = await lookups.entry_at(conn, self.vault_id, path)
                 title = entry.title if entry else None
