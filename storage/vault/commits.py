@@ -71,12 +71,19 @@ class Committer:
     def record_outside_edit(self, rel: str, on_disk: bytes) -> None:
         """Commit a file's uncommitted hand edit on its own (operation `edit`), so that
         the bot's next change to it, and an undo of that change, keep the person's work."""
+        self.record_outside_edits({rel: on_disk})
+
+    def record_outside_edits(self, on_disk: Mapping[str, bytes]) -> None:
+        """`record_outside_edit` of each file, one commit per edited file. The blobs
+        committed before are all read from the HEAD at the start: each of these commits
+        changes only its own file."""
         head = self.git.head_commit()
-        committed = self.git.blob_id(head.tree, rel) if head else None
-        if committed != pygit2.hash(on_disk):
-            what = "edited" if committed is not None else "added"
-            note = f"the note was {what} outside brainbot; recorded before the next change"
-            self.record({rel: on_disk}, f"edit {rel}", OUTSIDE_AUTHOR, None, note)
+        committed = self.git.blob_ids(head.tree if head else None, on_disk)
+        for rel, data in on_disk.items():
+            if committed[rel] != pygit2.hash(data):
+                what = "edited" if committed[rel] is not None else "added"
+                note = f"the note was {what} outside brainbot; recorded before the next change"
+                self.record({rel: data}, f"edit {rel}", OUTSIDE_AUTHOR, None, note)
 
     def ensure_layout(self, categories: Sequence[str]) -> None:
         """A folder (with a .gitkeep) per category, and a .gitignore in a new vault."""
