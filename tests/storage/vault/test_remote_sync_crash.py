@@ -97,7 +97,7 @@ def _nothing_lost(root: Path) -> None:
     assert remote_head == vault.head()
 
 
-@pytest.mark.slow(seconds=60)
+@pytest.mark.slow(seconds=8)
 def test_a_sync_killed_at_any_point_leaves_the_vault_equal_to_a_commit(
     template: Path, tmp_path: Path, children: Children
 ) -> None:

@@ -126,7 +126,7 @@ def _phases(events: list[str]) -> dict[str, tuple[int, int]]:
     }
 
 
-@pytest.mark.slow(seconds=25)
+@pytest.mark.slow(seconds=20)
 def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
     template: Path, scratch: Path, children: Children
 ) -> None:
@@ -193,7 +193,7 @@ def namespaced(scratch: Path) -> Iterator[Children]:
         started.close()
 
 
-@pytest.mark.slow(seconds=40)
+@pytest.mark.slow(seconds=17)
 def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(
     template: Path, scratch: Path, namespaced: Children
 ) -> None:
