@@ -33,8 +33,15 @@ class Handler:
 
     module: str
     function: str
+    # The settings are checked before the command's own modules are imported: a start
+    # that a bad setting stops ends in a second, not after importing the whole house.
+    settings_first: bool = False
 
     def __call__(self, args: argparse.Namespace) -> int:
+        if self.settings_first:
+            from app.settings_check import load_settings
+
+            load_settings()
         run = getattr(importlib.import_module(self.module), self.function)
         return int(run(args))
 
@@ -94,7 +101,7 @@ def _serving(commands: Any) -> None:
     _command(
         commands,
         "run",
-        Handler("app.commands.run", "main_run"),
+        Handler("app.commands.run", "main_run", settings_first=True),
         "start brainbot and keep it running",
         "Serves every door that is set up: Slack and Telegram (when their tokens are set), "
         "the HTTP API and MCP at /api/v1 and /mcp, email in (BRAINBOT_IMAP_URL), digests "
@@ -106,7 +113,7 @@ def _serving(commands: Any) -> None:
     _command(
         commands,
         "chat",
-        Handler("app.commands.run", "main_chat"),
+        Handler("app.commands.run", "main_chat", settings_first=True),
         "chat with brainbot in this terminal",
         "Type a thought to save it, a question to ask your notes, /help for the commands. "
         "Lines can be piped in too (`echo 'idea: paint the fence' | brainbot chat`). "

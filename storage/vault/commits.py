@@ -3,7 +3,7 @@ exactly those paths in one commit. Callers hold the vault lock."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -71,12 +71,19 @@ class Committer:
     def record_outside_edit(self, rel: str, on_disk: bytes) -> None:
         """Commit a file's uncommitted hand edit on its own (operation `edit`), so that
         the bot's next change to it, and an undo of that change, keep the person's work."""
+        self.record_outside_edits({rel: on_disk})
+
+    def record_outside_edits(self, on_disk: Mapping[str, bytes]) -> None:
+        """`record_outside_edit` of each file, one commit per edited file. The blobs
+        committed before are all read from the HEAD at the start: each of these commits
+        changes only its own file."""
         head = self.git.head_commit()
-        committed = self.git.blob_id(head.tree, rel) if head else None
-        if committed != pygit2.hash(on_disk):
-            what = "edited" if committed is not None else "added"
-            note = f"the note was {what} outside brainbot; recorded before the next change"
-            self.record({rel: on_disk}, f"edit {rel}", OUTSIDE_AUTHOR, None, note)
+        committed = _committed_blobs(self.git, head.tree if head else None, on_disk)
+        for rel, data in on_disk.items():
+            if committed[rel] != pygit2.hash(data):
+                what = "edited" if committed[rel] is not None else "added"
+                note = f"the note was {what} outside brainbot; recorded before the next change"
+                self.record({rel: data}, f"edit {rel}", OUTSIDE_AUTHOR, None, note)
 
     def ensure_layout(self, categories: Sequence[str]) -> None:
         """A folder (with a .gitkeep) per category, and a .gitignore in a new vault."""
@@ -110,3 +117,23 @@ def _change(commit: pygit2.Commit, subject: str, files: Mapping[str, object]) ->
         author=commit.author.name,
         when=datetime.fromtimestamp(commit.author.time, UTC),
     )
+
+
+def _committed_blobs(
+    git: GitRepo, tree: pygit2.Tree | None, paths: Iterable[str]
+) -> dict[str, pygit2.Oid | None]:
+    """`git.blob_id` of each path, each folder's tree read once: looked up by its full
+    path, a note is found in its folder's tree read anew each time (0.4 ms in a folder
+    of 1,500 notes, as much as the rest of a rename relinking them all)."""
+    folders: dict[str, pygit2.Tree | None] = {"": tree}
+    found: dict[str, pygit2.Oid | None] = {}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        if folder not in folders:
+            try:
+                entry = tree[folder] if tree is not None else None
+            except KeyError:
+                entry = None
+            folders[folder] = entry if isinstance(entry, pygit2.Tree) else None
+        found[path] = git.blob_id(folders[folder], name)
+    return found

@@ -125,8 +125,7 @@ def commit_plan(
     the caller previewed (StaleEdit otherwise). Hand edits are recorded first."""
     if expected_hash is not None and plan.content_hash != expected_hash:
         raise StaleEdit(plan.source, expected_hash, plan.content_hash)
-    for rel, old in plan.before.items():
-        commits.record_outside_edit(rel, old)
+    commits.record_outside_edits(plan.before)
     subject = f"{operation} {plan.source} -> {plan.target}"
     if plan.relinked:
         noun = "note" if len(plan.relinked) == 1 else "notes"

@@ -16,7 +16,7 @@ from tests.bot.helpers import git_log
 from tests.fakes.brain import running_brain
 from tests.fakes.speech import WORDS, needs_speech, video_clip, voice_note
 
-pytestmark = pytest.mark.slow(seconds=20)
+pytestmark = pytest.mark.slow(seconds=3)
 
 
 @pytest.fixture

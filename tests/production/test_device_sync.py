@@ -19,7 +19,7 @@ from tests.storage.vault.sync_support import Device
 pytestmark = pytest.mark.slow  # starts a brainbot process
 
 
-@pytest.mark.slow(seconds=30)
+@pytest.mark.slow(seconds=5)
 async def test_a_note_pushed_from_a_laptop_is_found_in_the_chat(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

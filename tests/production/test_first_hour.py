@@ -40,7 +40,7 @@ def properties(note: Path) -> dict[str, str]:
     )
 
 
-@pytest.mark.slow(seconds=20)
+@pytest.mark.slow(seconds=12)
 async def test_a_new_users_first_hour(tmp_path: Path, database_url: str) -> None:
     vault = tmp_path / "data" / "vault"
 

@@ -149,6 +149,7 @@ def _document(file_id: str, name: str, mime: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow(seconds=8)
 async def test_a_pdf_bomb_and_word_files_built_to_exhaust_fail_alone(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

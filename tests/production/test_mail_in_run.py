@@ -58,7 +58,7 @@ async def _verify(bot: Brainbot, fakes: Fakes, imap: ImapServer) -> None:
     assert told["text"].startswith(f"Verified: mail from {ADA}")
 
 
-@pytest.mark.slow(seconds=25)
+@pytest.mark.slow(seconds=15)
 async def test_a_person_verifies_an_address_and_mails_notes_in(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
@@ -112,6 +112,7 @@ async def test_a_person_verifies_an_address_and_mails_notes_in(
         imap.stop()
 
 
+@pytest.mark.slow(seconds=9)
 async def test_a_mail_filed_before_a_kill_is_not_filed_again(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

@@ -96,7 +96,7 @@ def test_the_dockerfile_installs_without_extras() -> None:
     assert pip and pip[0][-1] == ".", "the image installs the project itself, no extras"
 
 
-@pytest.mark.slow(seconds=80)
+@pytest.mark.slow(seconds=35)
 async def test_the_installed_brainbot_runs_and_files_a_note(
     installed: Path, tmp_path: Path
 ) -> None:

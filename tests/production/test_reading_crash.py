@@ -39,6 +39,7 @@ def git_log(vault: Path) -> list[str]:
     ).stdout.splitlines()
 
 
+@pytest.mark.slow(seconds=8)
 async def test_a_page_being_read_at_kill_9_is_read_once_after_the_restart(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

@@ -82,6 +82,7 @@ def embedded_postgres(data_dir: Path) -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.slow(seconds=8)
 async def test_kill_9_then_restart_with_the_embedded_database(tmp_path: Path, fakes: Fakes) -> None:
     fakes.openai.responder = slow_model(2.0)  # longer than the kill takes
     env = fakes.env(tmp_path, None, slack=None)

@@ -144,7 +144,7 @@ async def open_bob(database: Database, vault: Path) -> Store:
     )
 
 
-@pytest.mark.slow(seconds=20)
+@pytest.mark.slow(seconds=5)
 async def test_another_persons_searches_answer_while_an_import_runs(
     tmp_path: Path, database_url: str
 ) -> None:
@@ -183,7 +183,7 @@ async def test_another_persons_searches_answer_while_an_import_runs(
     assert found.hits[0].path == "rivers/river 1111.md"
 
 
-@pytest.mark.slow(seconds=20)
+@pytest.mark.slow(seconds=4)
 async def test_an_import_killed_part_way_is_not_finished_and_the_next_open_finishes_it(
     tmp_path: Path, database_url: str
 ) -> None:

@@ -22,7 +22,7 @@ from tests.fakes.telegram_api import FakeTelegram
 from tests.fakes.telegram_html import visible_text
 from tests.fakes.telegram_updates import Updates
 
-pytestmark = pytest.mark.slow(seconds=20)
+pytestmark = pytest.mark.slow(seconds=3)
 
 
 @pytest.fixture

@@ -100,6 +100,7 @@ async def test_options_may_be_left_out_and_text_is_read_as_its_type(
         assert wrong.isError and "confidence" in text_of(wrong)
 
 
+@pytest.mark.slow(seconds=10)
 async def test_the_owners_token_is_made_by_me_or_owner(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
@@ -158,6 +159,7 @@ async def inspector(
     return process.returncode, out.decode(), err.decode()
 
 
+@pytest.mark.slow(seconds=15)
 @pytest.mark.skipif(shutil.which("npx") is None, reason="npx (Node.js) is not installed")
 async def test_the_inspector_cli_files_a_thought_with_every_argument_as_text(
     tmp_path: Path, database_url: str, fakes: Fakes

@@ -37,6 +37,7 @@ NOTE = {
 }
 
 
+@pytest.mark.slow(seconds=11)
 async def test_capture_then_a_delete_that_waits_for_approve_in_slack(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
@@ -82,7 +83,7 @@ async def test_capture_then_a_delete_that_waits_for_approve_in_slack(
     assert token not in errors.read_text()
 
 
-@pytest.mark.slow(seconds=35)
+@pytest.mark.slow(seconds=22)
 async def test_a_person_without_a_chat_approves_on_the_command_line(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
@@ -151,6 +152,7 @@ async def test_a_wrong_or_missing_token_is_an_error_the_client_shows(
     assert not any(notes_by_vault(tmp_path / "data").values())
 
 
+@pytest.mark.slow(seconds=11)
 async def test_the_card_goes_to_telegram_and_a_card_that_cannot_be_sent_changes_nothing(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

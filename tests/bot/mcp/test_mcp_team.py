@@ -34,6 +34,7 @@ async def a_day_ago(database_url: str) -> None:
         await engine.dispose()
 
 
+@pytest.mark.slow(seconds=8)
 async def test_who_left_the_team_channel_is_refused_the_team_vault_over_mcp(
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:

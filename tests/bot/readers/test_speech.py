@@ -9,7 +9,7 @@ import pytest
 from bot.readers import ReaderPool, Unreadable, packaged_model
 from tests.fakes.speech import WORDS, needs_speech, video_clip, voice_note
 
-pytestmark = [needs_speech, pytest.mark.slow(seconds=15)]
+pytestmark = [needs_speech, pytest.mark.slow(seconds=3)]
 
 
 def speech_pool(**limits: float) -> ReaderPool:

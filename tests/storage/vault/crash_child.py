@@ -17,6 +17,10 @@ stands for a kill at each of many points.
 `full` runs in its own user and mount namespace (`unshare`): it copies the vault onto
 a tmpfs, fills the tmpfs until only <free bytes> are left, renames, prints the error
 (if any) and copies the vault as the failure left it to <out>.
+
+    python -m tests.storage.vault.crash_child serve
+
+`serve` forks a child for each request on stdin (tests/storage/vault/forked.py).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from storage.entry import Written
+from tests.storage.vault.forked import serve
 from tests.storage.vault.vault_support import ANN, make_vault
 
 OLD = "ideas/target-note.md"
@@ -109,14 +114,25 @@ def _full_disk(root: Path, out: Path, free: int) -> None:
     else:
         print("renamed")
     shutil.copytree(vault, out, symlinks=True)
+    # The namespace may outlive this process (`serve`): its full disk must not (freed
+    # once the vault this process holds open is closed, at its exit).
+    subprocess.run(["umount", "--lazy", str(disk)], check=True)
 
 
-if __name__ == "__main__":
-    mode, *rest = sys.argv[1:]
+def _run(argv: list[str]) -> None:
+    mode, *rest = argv
     if mode == "kill":
         _killed_at(Path(rest[0]), int(rest[1]), rest[2] if len(rest) > 2 else "")
     elif mode == "copies":
         points = {int(n) for n in rest[2].split(",")}
         _copied_at(Path(rest[0]), Path(rest[1]), points, rest[3] if len(rest) > 3 else "")
-    else:
+    elif mode == "full":
         _full_disk(Path(rest[0]), Path(rest[1]), int(rest[2]))
+    elif mode == "serve":
+        serve(_run)
+    else:
+        raise SystemExit(f"unknown mode {mode!r}: see the module's doc")
+
+
+if __name__ == "__main__":
+    _run(sys.argv[1:])

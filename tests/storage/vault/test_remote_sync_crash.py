@@ -1,24 +1,24 @@
 """A sync round killed (kill -9) at any point of its listing, fetch, merge or push
 leaves the vault equal to a commit: its old one, or the merge whole. The next round
 then finishes the work, and no line either side wrote is lost. The round runs in a
-child process (tests/storage/vault/sync_crash_child.py)."""
+child process (tests/storage/vault/sync_crash_child.py), forked (tests/storage/vault/forked.py)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from storage.vault.journal import JOURNAL_NAME
 from storage.vault.remote_sync import RemoteSync
+from tests.storage.vault.forked import Children
 from tests.storage.vault.sync_support import Device, bare_remote, run_git
 from tests.storage.vault.vault_support import ANN, make_vault
 
 NOTES = 40
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -50,21 +50,17 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
-def _child(base: Path, at: int) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.storage.vault.sync_crash_child",
-            str(base / "vault"),
-            str(base / "remote.git"),
-            str(at),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+@pytest.fixture(scope="module")
+def children(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Children]:
+    started = Children("tests.storage.vault.sync_crash_child", tmp_path_factory.mktemp("out"))
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def _child(children: Children, base: Path, at: int) -> subprocess.CompletedProcess[str]:
+    return children.run(str(base / "vault"), str(base / "remote.git"), str(at))
 
 
 def _equal_to_a_commit(root: Path, before: str) -> str:
@@ -101,14 +97,14 @@ def _nothing_lost(root: Path) -> None:
     assert remote_head == vault.head()
 
 
-@pytest.mark.slow(seconds=60)
+@pytest.mark.slow(seconds=8)
 def test_a_sync_killed_at_any_point_leaves_the_vault_equal_to_a_commit(
-    template: Path, tmp_path: Path
+    template: Path, tmp_path: Path, children: Children
 ) -> None:
     before = run_git(template / "vault", "rev-parse", "HEAD").stdout.strip()
     counted = tmp_path / "counted"
     shutil.copytree(template, counted, symlinks=True)
-    events = _child(counted, 0).stdout.split()
+    events = _child(children, counted, 0).stdout.split()
     _nothing_lost(counted / "vault")
     commands = [n for n, event in enumerate(events, 1) if event == "subprocess.Popen"]
     renames = [n for n, event in enumerate(events, 1) if event == "os.rename"]
@@ -120,7 +116,7 @@ def test_a_sync_killed_at_any_point_leaves_the_vault_equal_to_a_commit(
     for at in sorted(points):
         base = tmp_path / f"killed-{at}"
         shutil.copytree(template, base, symlinks=True)
-        done = _child(base, at)
+        done = _child(children, base, at)
         assert done.returncode == -9, (at, done.stderr)
         outcome = _equal_to_a_commit(base / "vault", before)
         seen[outcome] = seen.get(outcome, 0) + 1

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from storage.vault.journal import JOURNAL_NAME
 from tests.storage.vault.crash_child import NEW, OLD
+from tests.storage.vault.forked import Children
 from tests.storage.vault.vault_support import (
     ANN,
     commit_count,
@@ -28,7 +28,7 @@ from tests.storage.vault.vault_support import (
 pytestmark = pytest.mark.slow  # starts a child process per point of failure
 
 LINKING = 1500
-REPO = Path(__file__).resolve().parents[3]
+CHILD = "tests.storage.vault.crash_child"
 
 
 @pytest.fixture(scope="module")
@@ -71,14 +71,13 @@ def _copy(template: Path, where: Path) -> Path:
     return where
 
 
-def _child(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tests.storage.vault.crash_child", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+@pytest.fixture(scope="module")
+def children(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Children]:
+    started = Children(CHILD, tmp_path_factory.mktemp("children"))
+    try:
+        yield started
+    finally:
+        started.close()
 
 
 def _switch_span(events: list[str]) -> tuple[int, int]:
@@ -127,9 +126,9 @@ def _phases(events: list[str]) -> dict[str, tuple[int, int]]:
     }
 
 
-@pytest.mark.slow(seconds=25)
+@pytest.mark.slow(seconds=20)
 def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
-    template: Path, scratch: Path
+    template: Path, scratch: Path, children: Children
 ) -> None:
     """Each point of a sample spread over the whole rename, the first three writes (the
     vault lock, into the journal's) and both ends and the middle of each later phase
@@ -138,7 +137,7 @@ def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
     of each later phase, on both sides of the moment HEAD moves and at the last write,
     a process is also really killed (kill -9): its vault must come out as the copy did."""
     base = git(template, "rev-parse", "HEAD").strip()
-    counted = _child("kill", str(_copy(template, scratch / "counted")), "0")
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0")
     assert counted.returncode == 0, counted.stderr
     events = counted.stdout.split()
     assert _whole_or_nothing(scratch / "counted", base) == "whole"
@@ -150,12 +149,14 @@ def test_a_rename_killed_at_any_point_lands_whole_or_not_at_all(
     points |= {2} | {1 + len(events) * step // 24 for step in range(24)}
 
     copies = scratch / "copies"
-    done = _child("copies", str(_copy(template, scratch / "copied")), str(copies), _list(points))
+    done = children.run(
+        "copies", str(_copy(template, scratch / "copied")), str(copies), _list(points)
+    )
     assert done.returncode == 0 and done.stdout.split() == events, done.stderr
     outcomes = {at: _outcome(copies / str(at), template, base) for at in sorted(points)}
     for at in sorted(killed):
         root = _copy(template, scratch / f"killed-{at}")
-        done = _child("kill", str(root), str(at))
+        done = children.run("kill", str(root), str(at))
         assert done.returncode == -9, f"at write {at}: {done.returncode} {done.stderr}"
         assert _outcome(root, template, base) == outcomes[at], f"at write {at}"
     # Killed before HEAD moved: undone; killed after: the change is all there.
@@ -178,14 +179,27 @@ def _outcome(root: Path, template: Path, base: str) -> str:
     return outcome
 
 
-@pytest.mark.slow(seconds=40)
-def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, scratch: Path) -> None:
+@pytest.fixture
+def namespaced(scratch: Path) -> Iterator[Children]:
+    """Children each in a process of its own, all in one user and mount namespace
+    where they may mount a tmpfs."""
+    namespace = ["unshare", "--user", "--map-root-user", "--mount"]
+    if subprocess.run([*namespace, "true"], check=False).returncode != 0:
+        pytest.skip("user namespaces (unshare) are not available for a tmpfs")
+    started = Children(CHILD, scratch, namespace)
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+@pytest.mark.slow(seconds=17)
+def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(
+    template: Path, scratch: Path, namespaced: Children
+) -> None:
     """A real full disk: a tmpfs in a user namespace, filled until only so much room is
     left; the room that just suffices is found by bisection, then the rename is tried
     with less room at many points below it, down to none (every write failing)."""
-    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], check=False)
-    if probe.returncode != 0:
-        pytest.skip("user namespaces (unshare) are not available for a tmpfs")
     base = git(template, "rev-parse", "HEAD").strip()
     page = 4096
     said: dict[int, str] = {}
@@ -193,11 +207,7 @@ def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, scrat
     def rename_with(pages: int) -> bool:
         out = scratch / f"free-{pages}" / "vault"
         out.parent.mkdir()
-        command = ["unshare", "--user", "--map-root-user", "--mount", sys.executable, "-m"]
-        command += ["tests.storage.vault.crash_child", "full", str(template), str(out)]
-        done = subprocess.run(
-            [*command, str(pages * page)], cwd=REPO, capture_output=True, text=True, timeout=300
-        )
+        done = namespaced.run("full", str(template), str(out), str(pages * page))
         assert done.returncode == 0, done.stderr
         said[pages] = done.stdout.strip().splitlines()[-1]
         # As the failure left it, before any restart: HEAD, and nothing half done.
@@ -222,14 +232,14 @@ def test_a_rename_on_a_full_disk_lands_whole_or_not_at_all(template: Path, scrat
 
 
 def test_a_hand_edit_made_after_the_kill_is_kept_and_committed_alone(
-    template: Path, scratch: Path
+    template: Path, scratch: Path, children: Children
 ) -> None:
     base = git(template, "rev-parse", "HEAD").strip()
-    counted = _child("kill", str(_copy(template, scratch / "counted")), "0")
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0")
     events = counted.stdout.split()
     halfway = sum(_switch_span(events)) // 2
     root = _copy(template, scratch / "vault")
-    done = _child("kill", str(root), str(halfway))  # part-way through switching the files
+    done = children.run("kill", str(root), str(halfway))  # part-way through switching the files
     assert done.returncode == -9, done.stderr
     inbox = [p.read_text() for p in (root / "inbox").glob("*.md")]
     assert 0 < sum("[[renamed-note]]" in text for text in inbox) < LINKING  # half done on disk
@@ -244,17 +254,17 @@ def test_a_hand_edit_made_after_the_kill_is_kept_and_committed_alone(
 
 
 def test_an_undo_of_the_rename_killed_part_way_lands_whole_or_not_at_all(
-    template: Path, scratch: Path
+    template: Path, scratch: Path, children: Children
 ) -> None:
     base_tree = git(template, "rev-parse", "HEAD^{tree}").strip()
-    counted = _child("kill", str(_copy(template, scratch / "counted")), "0", "undo")
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0", "undo")
     assert counted.returncode == 0, counted.stderr
     events = counted.stdout.split()
     first_switch, last_switch = _switch_span(events)
     halfway = (first_switch + last_switch) // 2
     for at in (3, halfway, last_switch, last_switch + 1):
         root = _copy(template, scratch / f"killed-{at}")
-        assert _child("kill", str(root), str(at), "undo").returncode == -9
+        assert children.run("kill", str(root), str(at), "undo").returncode == -9
         vault = make_vault(root)
         assert vault.commit_outside_edits() is None
         subject = git(root, "log", "-1", "--format=%s").strip()
@@ -269,20 +279,22 @@ def test_an_undo_of_the_rename_killed_part_way_lands_whole_or_not_at_all(
         shutil.rmtree(root)
 
 
-def test_an_import_killed_part_way_lands_whole_or_not_at_all(template: Path, scratch: Path) -> None:
+def test_an_import_killed_part_way_lands_whole_or_not_at_all(
+    template: Path, scratch: Path, children: Children
+) -> None:
     source = scratch / "obsidian"
     for number in range(300):
         (source / f"journal/{number // 100}").mkdir(parents=True, exist_ok=True)
         (source / f"journal/{number // 100}/day-{number}.md").write_text(f"# Day {number}\n")
     base = git(template, "rev-parse", "HEAD").strip()
-    counted = _child("kill", str(_copy(template, scratch / "counted")), "0", str(source))
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0", str(source))
     assert counted.returncode == 0, counted.stderr
     events = counted.stdout.split()
     first_switch, last_switch = _switch_span(events)
     halfway = (first_switch + last_switch) // 2
     for at in (3, halfway, last_switch, last_switch + 1):
         root = _copy(template, scratch / f"killed-{at}")
-        assert _child("kill", str(root), str(at), str(source)).returncode == -9
+        assert children.run("kill", str(root), str(at), str(source)).returncode == -9
         vault = make_vault(root)
         assert vault.commit_outside_edits() is None
         imported = sorted(p.name for p in root.glob("journal/*/*.md"))
