@@ -8,10 +8,12 @@ import asyncio
 import base64
 import itertools
 import logging
+import os
 import struct
 import threading
 import zlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -166,6 +168,11 @@ class LocalEmbedder:
 
     E5 models embed questions and notes differently ("query: " / "passage: "), so
     searches go through `embed_queries`.
+
+    Many passages are shared out among one engine call per core, each call on one
+    thread: the engine's own threads wait on each other at every layer, which cost
+    an import a tenth or more of its CPU time on two cores (bench/import_rate.py).
+    One text (a search) keeps the engine's threads, for the shortest wait.
     """
 
     def __init__(self, model: str = DEFAULT_LOCAL_MODEL) -> None:
@@ -210,10 +217,44 @@ class LocalEmbedder:
 
         def encode() -> list[list[float]]:
             model = self._load()
-            matrix = model.encode(list(texts), query)
+            shares = _shares(list(texts), _cores())
+            if len(shares) == 1:
+                matrix = model.encode(shares[0], query)
+            else:
+
+                def one_thread(share: list[str]) -> Any:
+                    # OpenMP keeps a thread count per calling thread: this one's only.
+                    model._lib.omp_set_num_threads(1)
+                    return model.encode(share, query)
+
+                with ThreadPoolExecutor(len(shares), thread_name_prefix="e5") as pool:
+                    matrix = np.concatenate(list(pool.map(one_thread, shares)))
             return np.asarray(matrix, dtype=np.float32).reshape(len(texts), -1).tolist()
 
         return await asyncio.to_thread(encode)
+
+
+def _cores() -> int:
+    """The cores the local model may use: OMP_NUM_THREADS when set, else this process's."""
+    configured = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _shares(texts: list[str], count: int) -> list[list[str]]:
+    """`texts` cut, in order, into at most `count` runs of about the same length."""
+    if count < 2 or len(texts) < 2:
+        return [texts]
+    total = sum(len(t) for t in texts) or 1
+    shares: list[list[str]] = [[]]
+    done = 0
+    for text in texts:
+        if shares[-1] and done >= total * len(shares) / count and len(shares) < count:
+            shares.append([])
+        shares[-1].append(text)
+        done += len(text)
+    return shares
 
 
 class HashingEmbedder:

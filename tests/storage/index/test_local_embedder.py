@@ -34,3 +34,14 @@ async def test_notes_are_found_by_meaning_in_several_languages(
 def test_only_the_shipped_model_is_offered() -> None:
     with pytest.raises(EmbeddingError, match="BRAINBOT_EMBEDDINGS=openai"):
         LocalEmbedder("all-MiniLM-L6-v2")
+
+
+async def test_many_passages_shared_among_cores_come_back_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # three engine calls, on one thread each
+    embedder = LocalEmbedder()
+    passages = [f"Page {n}: " + "how to plant tomatoes " * (n % 5 + 1) for n in range(11)]
+    together = await embedder.embed(passages)
+    alone = [(await embedder.embed([passage]))[0] for passage in passages]
+    assert together == alone
