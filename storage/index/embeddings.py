@@ -218,8 +218,9 @@ class LocalEmbedder:
         def encode() -> list[list[float]]:
             model = self._load()
             shares = _shares(list(texts), _cores())
-            if len(shares) == 1:
-                matrix = model.encode(shares[0], query)
+            if len(shares) == 1 or not hasattr(model._lib, "omp_set_num_threads"):
+                # (an engine built without OpenMP runs its one call, as before)
+                matrix = model.encode(list(texts), query)
             else:
 
                 def one_thread(share: list[str]) -> Any:
