@@ -11,8 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import stat
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +22,7 @@ from pygit2.enums import DeltaStatus, FileMode, FileStatus, ObjectType
 from storage.entry import BOT_AUTHOR, Author
 from storage.errors import ChangeNotFound, StorageError
 from storage.vault.atomic import atomic_write
+from storage.vault.git_index import IndexFollowing
 from storage.vault.paths import MAX_FOLDERS
 
 log = logging.getLogger(__name__)
@@ -79,8 +79,8 @@ def signature(author: Author, when: datetime | None = None) -> pygit2.Signature:
     return pygit2.Signature(name, email, stamp, 0)
 
 
-class GitRepo:
-    """Commits, diffs and status for one vault folder."""
+class GitRepo(IndexFollowing):
+    """Commits, diffs and status for one vault folder (its git index: IndexFollowing)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -361,69 +361,3 @@ class GitRepo:
                 builder.insert(name, change, FileMode.BLOB)
         # git has no empty folders: a tree left empty disappears from its parent.
         return builder.write() if len(builder) else None
-
-    def _index(self) -> pygit2.Index:
-        """The git index; a damaged one (a crash, a full disk) is rebuilt from HEAD, as
-        `git reset` would: HEAD and the files are the truth, the index only a cache."""
-        try:
-            index: pygit2.Index = self.repo.index
-            index.read(False)
-            return index
-        except pygit2.GitError as exc:
-            log.warning("the vault's git index is damaged (%s); rebuilding it from HEAD", exc)
-        (Path(self.repo.path) / "index").unlink(missing_ok=True)
-        index = self.repo.index
-        index.clear()
-        head = self.head_commit()
-        if head is not None:
-            index.read_tree(head.tree)
-        index.write()
-        return index
-
-    def follow_paths(self, paths: Iterable[str]) -> bool:
-        """Bring the git index's entries for `paths` up to the files on disk (after a
-        commit, or a change that landed but was cut short before the index followed).
-        False when the index could not be written (it is retried on the next write).
-        Inside `index_later` the paths only wait for `follow_index`."""
-        self._index_backlog.update(paths)
-        if self._index_later:
-            return True
-        self._refresh_index()
-        return not self._index_backlog
-
-    @contextmanager
-    def index_later(self) -> Iterator[None]:
-        """Commits made inside leave the git index to `follow_index`, which the caller
-        runs next while it holds the vault's write lock (storage.writer runs it beside the
-        database's indexing: on a 10,000-note vault the index file takes ~3 ms to write).
-        Should the process die in between, nothing is lost: the index is a cache, and
-        `uncommitted` makes it follow files that are as HEAD has them."""
-        self._index_later = True
-        try:
-            yield
-        finally:
-            self._index_later = False
-
-    def follow_index(self) -> bool:
-        """Write the git index for the paths commits left to it (see `index_later`):
-        False when it could not be written (they wait for the next write)."""
-        return self.follow_paths(())
-
-    def _refresh_index(self) -> None:
-        """Bring the git index up to date for the paths we committed. Only those
-        entries change (~4 ms for a 10,000-entry index); if a git command run by hand
-        holds the index lock, they are kept for the next write."""
-        if not self._index_backlog:
-            return
-        try:
-            index = self._index()
-            for path in sorted(self._index_backlog):
-                if (self.root / path).is_file():
-                    index.add(path)
-                elif path in index:
-                    index.remove(path)
-            index.write()
-        except (pygit2.GitError, OSError) as exc:
-            log.warning("git index not updated yet (%s); will retry on the next write", exc)
-            return
-        self._index_backlog.clear()
