@@ -36,14 +36,24 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.fusion_rules import Ranker, Rule, keyword_only, rules, shipped, vector_only
+from bench.fusion_rules import (
+    Ranker,
+    Rule,
+    keyword_only,
+    matched_shares,
+    rules,
+    shipped,
+    vector_only,
+)
 from bench.thirdparty_ranking import DEPTH, LabelledSet, load_sets, measure
 from storage.index import search
 
 TOLERANCE = 0.01  # one question per hundred, recall@5
 METRICS = ("R@1", "R@5", "R@10", "MRR")
 
-Row = dict[str, object]  # query, relevant, keyword [(path, score)], vector [(path, score)]
+# query, relevant, keyword [(path, score)], vector [(path, score)], and (not cached:
+# read from the pages) matched, the share of the query's words the first keyword page holds
+Row = dict[str, object]
 Scores = dict[str, float]
 
 # The rank fusion shipped before this bench's last choice (k=5, keyword weight 0.5,
@@ -62,7 +72,8 @@ SHIPPED = Rule("shipped", (), shipped())
 SHIPPED_CONSTANTS = (
     f"k={search.RRF_K} keyword_weight={search.KEYWORD_WEIGHT} "
     f"agreement_floor={search.AGREEMENT_FLOOR} sure_keyword_weight={search.SURE_KEYWORD_WEIGHT} "
-    f"flat_head={search.FLAT_HEAD} vector_margin={search.VECTOR_MARGIN}"
+    f"flat_head={search.FLAT_HEAD} vector_margin={search.VECTOR_MARGIN} "
+    f"few_matched={search.FEW_MATCHED}"
 )
 
 
@@ -72,7 +83,7 @@ def scores(rows: Sequence[Row], ranker: Ranker) -> Scores:
     for row in rows:
         keyword = [(str(p), float(s)) for p, s in row["keyword"]]  # type: ignore[attr-defined]
         vector = [(str(p), float(s)) for p, s in row["vector"]]  # type: ignore[attr-defined]
-        top = ranker(keyword, vector)[:DEPTH]
+        top = ranker(keyword, vector, float(row["matched"]))[:DEPTH]  # type: ignore[arg-type]
         if row["relevant"] in top:
             rank = top.index(str(row["relevant"])) + 1
             found["R@1"] += rank == 1
@@ -221,7 +232,13 @@ async def load(root: Path, cached_only: bool) -> dict[str, list[Row]]:
         if kept is None and cached_only:
             print(f"(skipped {labelled.name}: nothing cached, and --cached)")
             continue
-        rows[labelled.name] = kept if kept is not None else await candidates(labelled, cache)
+        found = kept if kept is not None else await candidates(labelled, cache)
+        pages = labelled.pages or [
+            str(p.relative_to(labelled.corpus)) for p in sorted(labelled.corpus.rglob("*.md"))
+        ]
+        firsts = [str(r["keyword"][0][0]) if r["keyword"] else None for r in found]  # type: ignore[index]
+        shares = matched_shares(labelled.corpus, pages, [str(r["query"]) for r in found], firsts)
+        rows[labelled.name] = [{**r, "matched": m} for r, m in zip(found, shares, strict=True)]
     return rows
 
 

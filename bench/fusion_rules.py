@@ -10,21 +10,28 @@ ranking of pages:
 - distribution-based score fusion (Qdrant's and Weaviate's DBSF): each side scaled by
   its mean +- 3 standard deviations (clipped to 0-1), summed with weights;
 - the gate (`fuse` with `sure_keyword_weight`): keyword order unless the keyword side
-  is weak for the query (its head is flat) or the vector side is sure (a cosine
-  margin), rank fusion then.
+  is weak for the query (its head is flat, or its first note holds few of the query's
+  words: `few_matched`) or the vector side is sure (a cosine margin), rank fusion then.
+
+Each ranks a question's two candidate lists given the share of the query's words its
+first keyword note holds (`matched_shares`), which only the gate reads.
 """
 
 from __future__ import annotations
 
 import itertools
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from storage.index.search import fuse
+from storage.index.query import parse_query
+from storage.index.search import COMMON_SHARE, PREFIX_MIN_CHARS, fuse
+from storage.index.tokens import tokenize
 
 Scored = Sequence[tuple[str, float]]
-Ranker = Callable[[Scored, Scored], list[str]]
+Ranker = Callable[[Scored, Scored, float], list[str]]
 
 
 @dataclass(frozen=True)
@@ -39,12 +46,44 @@ class Rule:
         return f"{self.family}(" + ", ".join(f"{k}={v:g}" for k, v in self.constants) + ")"
 
 
-def keyword_only(keyword: Scored, vector: Scored) -> list[str]:
+def keyword_only(keyword: Scored, vector: Scored, matched: float) -> list[str]:
     return [p for p, _ in keyword]
 
 
-def vector_only(keyword: Scored, vector: Scored) -> list[str]:
+def vector_only(keyword: Scored, vector: Scored, matched: float) -> list[str]:
     return [p for p, _ in vector]
+
+
+def matched_shares(
+    corpus: Path, pages: Sequence[str], questions: Sequence[str], firsts: Sequence[str | None]
+) -> list[float]:
+    """Per question, the share of its words (those in at most COMMON_SHARE of the
+    pages) that its first keyword page holds, as storage.index.search counts them
+    (a word unknown to the pages, or the last one, also matches the terms it begins);
+    0 when the keyword side found nothing. Read from the pages, the cache keeping no
+    terms."""
+    terms = {p: frozenset(tokenize((corpus / p).read_text(encoding="utf-8"))) for p in pages}
+    df = Counter(t for held in terms.values() for t in held)
+    out = []
+    for question, first in zip(questions, firsts, strict=True):
+        words = parse_query(question).words
+        asked = [w for w in words if df[w] <= len(terms) * COMMON_SHARE] or list(words)
+        if first is None or not asked:
+            out.append(0.0)
+            continue
+        held = terms.get(first, frozenset())
+        last = words[-1]
+        hits = [
+            w in held
+            or (
+                len(w) >= PREFIX_MIN_CHARS
+                and (w == last or not df[w])
+                and any(t.startswith(w) for t in held)
+            )
+            for w in asked
+        ]
+        out.append(sum(hits) / len(asked))
+    return out
 
 
 def by_ids(keyword: Scored, vector: Scored) -> tuple[list[str], dict[str, int]]:
@@ -56,10 +95,13 @@ def by_ids(keyword: Scored, vector: Scored) -> tuple[list[str], dict[str, int]]:
 def shipped(**constants: float) -> Ranker:
     """storage.index.search.fuse with these constants (its defaults for the rest)."""
 
-    def ranked(keyword: Scored, vector: Scored) -> list[str]:
+    def ranked(keyword: Scored, vector: Scored, matched: float) -> list[str]:
         paths, ids = by_ids(keyword, vector)
         fused = fuse(
-            [(ids[p], s) for p, s in keyword], [(ids[p], s) for p, s in vector], **constants
+            [(ids[p], s) for p, s in keyword],
+            [(ids[p], s) for p, s in vector],
+            matched=matched,
+            **constants,
         )
         return [paths[i] for i, _ in fused]
 
@@ -96,7 +138,7 @@ def distribution(scored: Scored) -> dict[str, float]:
 
 
 def relative_score(vector_weight: float) -> Ranker:
-    def ranked(keyword: Scored, vector: Scored) -> list[str]:
+    def ranked(keyword: Scored, vector: Scored, matched: float) -> list[str]:
         sides = ((1 - vector_weight, min_max(keyword)), (vector_weight, min_max(vector)))
         return _summed(sides, keyword)
 
@@ -104,7 +146,7 @@ def relative_score(vector_weight: float) -> Ranker:
 
 
 def distribution_based(vector_weight: float) -> Ranker:
-    def ranked(keyword: Scored, vector: Scored) -> list[str]:
+    def ranked(keyword: Scored, vector: Scored, matched: float) -> list[str]:
         sides = ((1 - vector_weight, distribution(keyword)), (vector_weight, distribution(vector)))
         return _summed(sides, keyword)
 
@@ -126,6 +168,7 @@ GATE_FLAT = (
 )  # the keywords sure: 0.0 only below 5 hits, 2.0 always
 GATE_MARGIN = (0.005, 0.01, 0.02, 0.03, 1.0)  # 1.0: never sure
 GATE_SURE_WEIGHT = (2.0, 4.0, 1000.0)  # 1000: the vectors only fill in below
+GATE_FEW_MATCHED = (0.0, 0.5, 0.6, 0.75, 1.0)  # 0.0: however few words the first holds
 
 
 def rules() -> list[Rule]:
@@ -143,7 +186,9 @@ def rules() -> list[Rule]:
             Rule("distribution-based", (("vector_weight", weight),), distribution_based(weight))
         )
     for k, weight, floor in ((5, 0.5, 0.75), (5, 1.0, 1.0), (10, 1.0, 1.0), (5, 0.75, 1.0)):
-        for flat, margin, sure in itertools.product(GATE_FLAT, GATE_MARGIN, GATE_SURE_WEIGHT):
+        for flat, margin, sure, few in itertools.product(
+            GATE_FLAT, GATE_MARGIN, GATE_SURE_WEIGHT, GATE_FEW_MATCHED
+        ):
             constants = {
                 "k": k,
                 "keyword_weight": weight,
@@ -151,6 +196,7 @@ def rules() -> list[Rule]:
                 "flat_head": flat,
                 "vector_margin": margin,
                 "sure_keyword_weight": sure,
+                "few_matched": few,
             }
             out.append(Rule("gate", tuple(constants.items()), shipped(**constants)))
     return out

@@ -133,7 +133,7 @@ async def our_rankings(
             ranked = await keyword_ranking(
                 conn, index.vault_id, parse_query(query.text), Filters(), CANDIDATES
             )
-            keyword.append([path_of[i] for i, _ in ranked])
+            keyword.append([path_of[i] for i, _ in ranked.hits])
             near = await vector_ranking(conn, index.vault_id, query_vector, Filters(), CANDIDATES)
             vector.append([path_of[i] for i, _, _ in near])
         started = time.perf_counter()

@@ -117,9 +117,11 @@ async def rank(
     candidates: list[tuple[Scored, Scored]] = []
     for query, vector in zip(queries, vectors, strict=True):
         async with store.database.engine.begin() as conn:
-            keyword = await keyword_ranking(
-                conn, store.index.vault_id, parse_query(query), Filters(), CANDIDATES
-            )
+            keyword = (
+                await keyword_ranking(
+                    conn, store.index.vault_id, parse_query(query), Filters(), CANDIDATES
+                )
+            ).hits
             near = await vector_ranking(conn, store.index.vault_id, vector, Filters(), CANDIDATES)
         candidates.append(
             ([(path_of[i], s) for i, s in keyword], [(path_of[i], s) for i, s, _ in near])

@@ -337,12 +337,13 @@ class Index:
                             conn, self.vault_id, query_vector, filters, depth
                         )
                 if embedding is None:
-                    ranked, mode = keyword[:limit], "keyword"
+                    ranked, mode = keyword.hits[:limit], "keyword"
                 else:
-                    fused = fuse(keyword, [(v[0], v[1]) for v in vector])
+                    near = [(v[0], v[1]) for v in vector]
+                    fused = fuse(keyword.hits, near, matched=keyword.matched)
                     ranked, mode = fused[:limit], "hybrid"
                 starts = {v[0]: v[2] for v in vector}
-                matched = matched_by([k for k, _ in keyword], [v[0] for v in vector])
+                matched = matched_by([k for k, _ in keyword.hits], [v[0] for v in vector])
                 found = await lookups.hits(conn, self.vault_id, ranked, parsed, starts, matched)
                 empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)
         finally:

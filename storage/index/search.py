@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -27,30 +28,31 @@ PREFIX_EXPANSIONS = 8  # a prefix stands for at most this many terms (the most c
 PREFIX_WEIGHT = 0.5  # weight of expansions of a word that also matches exactly
 # Fusion: reciprocal rank, k=5, keyword weight 0.5, vector weight 1 scaled by agreement
 # (0.75 when no note of the keyword side's top 10 is in the vector side's, up to 1 when
-# all are), behind a gate: when the keyword side is sure of the query (its 5th BM25
-# score below half its first) and the vector side is not (its first cosine leads the
-# second by less than 0.01), the keyword weight is 4, so the keywords' first notes stay
-# first and the vectors reorder below them and fill in. Chosen by bench/fusion.py,
-# leave-one-set-out over the third-party sets of bench/sets (hand-written questions on
-# docs, a wiki, notes; and questions made from command references, where each question
-# is an example's own description: the kind where the plain rule fell 5.6 points below
-# keyword-only at recall@5), against rank fusion alone, relative-score and
-# distribution-based score fusion, the rule chosen on all nine sets measured (the
-# Korean set was not indexed that turn) holds on each (recall@5 within 0.01 of both
-# sides, recall@1 within one question of the rule before), and chosen without a set it
-# was this gate on eight of nine folds. Held out, every family fell short on one set
-# (tldr-linux, by recall@1 only); the gate kept the best mean recall@1 (0.621 against
-# 0.613 for rank fusion alone) at a mean recall@5 0.011 below it. The command sets
-# were cut to 800, 600 and 279 pages to be indexed in time; at that size the rule
-# before held too, so the gate is chiefly the guard for large keyword-strong vaults.
+# all are), behind a gate: when the keyword side is sure of the query (its first note
+# holds at least 3/4 of the query's words, words in most notes left out) and the
+# vector side is not (its first cosine leads the second by less than 0.005), the
+# keyword weight is 2, so the keywords' first notes stay first and the vectors reorder
+# below them and fill in. Chosen by bench/fusion.py, leave-one-set-out over the
+# third-party sets of bench/sets (hand-written questions on docs, a wiki, notes; and
+# questions made from command references, where each question is an example's own
+# description: the kind where the plain rule fell 5.6 points below keyword-only at
+# recall@5), against rank fusion alone, relative-score and distribution-based score
+# fusion and the gate on the BM25 head's shape (the 5th score below half the first):
+# chosen without a set, a gate on the words matched holds on each of the nine sets
+# (recall@5 within 0.01 of both sides, recall@1 within one question of the rule
+# before), where without that signal one set (tldr-linux) lost two first hits. A
+# BM25 head that stands out often stood out for one rare word of the question: the
+# head's shape is not looked at (FLAT_HEAD 2: always "standing out"), the matched words
+# are. The command sets were cut to 800, 600 and 279 pages to be indexed in time.
 RRF_K = 5
 KEYWORD_WEIGHT = 0.5
 AGREEMENT_FLOOR = 0.75
 AGREEMENT_DEPTH = 10
-SURE_KEYWORD_WEIGHT = 4.0  # the keyword weight when the keywords are sure, the vectors not
-FLAT_HEAD = 0.5  # the keywords are sure when the HEAD-th BM25 score is below this x the first
-VECTOR_MARGIN = 0.01  # the vectors are sure when their first cosine leads the second by this
+SURE_KEYWORD_WEIGHT = 2.0  # the keyword weight when the keywords are sure, the vectors not
+FLAT_HEAD = 2.0  # the keywords' head stands out when its HEAD-th BM25 is below this x the first
+VECTOR_MARGIN = 0.005  # the vectors are sure when their first cosine leads the second by this
 HEAD = 5
+FEW_MATCHED = 0.75  # the keywords are weak when their first note holds less of the query
 # A word in more than this share of the notes ("the", "and") says next to nothing
 # (BM25 gives it almost no weight) but costs a posting per note: it is left out
 # of the ranking, unless the query has nothing rarer.
@@ -70,17 +72,18 @@ SMALL_VAULT_VALUES = 20_000 * 384
 _BM25 = """
 WITH words AS (
     SELECT w.word, w.low, w.high, w.pattern, w.is_last,
-           EXISTS (SELECT 1 FROM terms t
-                   WHERE t.vault_id = :vault AND t.term = w.word AND t.df > 0) AS known
+           CASE WHEN w.n <= 63 THEN 1::bigint << (w.n::int - 1) ELSE 0 END AS bit,
+           coalesce((SELECT t.df FROM terms t
+                     WHERE t.vault_id = :vault AND t.term = w.word), 0) AS df
     FROM unnest(CAST(:words AS text[]), CAST(:lows AS text[]), CAST(:highs AS text[]),
                 CAST(:patterns AS text[]), CAST(:lasts AS boolean[]))
-         AS w(word, low, high, pattern, is_last)
+         WITH ORDINALITY AS w(word, low, high, pattern, is_last, n)
 ),
 query_terms AS (
-    SELECT t.term, t.df, 1.0::float8 AS weight
+    SELECT t.term, t.df, 1.0::float8 AS weight, w.bit
     FROM words w JOIN terms t ON t.vault_id = :vault AND t.term = w.word WHERE t.df > 0
     UNION ALL
-    SELECT x.term, x.df, CASE WHEN w.known THEN :prefix_weight ELSE 1.0 END
+    SELECT x.term, x.df, CASE WHEN w.df > 0 THEN :prefix_weight ELSE 1.0 END, w.bit
     FROM words w CROSS JOIN LATERAL (
         SELECT t.term, t.df FROM terms t
         WHERE t.vault_id = :vault
@@ -88,7 +91,7 @@ query_terms AS (
           AND t.term <> w.word AND t.df > 0
         ORDER BY t.df DESC LIMIT :expansions
     ) x
-    WHERE char_length(w.word) >= :prefix_min AND (w.is_last OR NOT w.known)
+    WHERE char_length(w.word) >= :prefix_min AND (w.is_last OR w.df = 0)
 ),
 stats AS (
     SELECT greatest(doc_count, 1)::float8 AS n,
@@ -96,17 +99,24 @@ stats AS (
     FROM index_meta WHERE vault_id = :vault
 ),
 grouped AS (
-    SELECT term, max(df) AS df, max(weight) AS weight FROM query_terms GROUP BY term
+    SELECT term, max(df) AS df, max(weight) AS weight, bit_or(bit) AS bits
+    FROM query_terms GROUP BY term
 ),
 q AS (
     SELECT g.* FROM grouped g, stats s
     WHERE g.df <= s.n * :common
        OR NOT EXISTS (SELECT 1 FROM grouped r WHERE r.df <= s.n * :common)
+),
+asked AS (
+    SELECT coalesce(bit_or(w.bit) FILTER (WHERE w.df <= s.n * :common), bit_or(w.bit), 0) AS bits
+    FROM words w, stats s
 )
 SELECT p.entry_id,
        sum(q.weight * ln(1.0 + (s.n - q.df + 0.5) / (q.df + 0.5))
-           * p.tf * (:k1 + 1) / (p.tf + :k1 * (1 - :b + :b * p.dl / s.avgdl))) AS score
+           * p.tf * (:k1 + 1) / (p.tf + :k1 * (1 - :b + :b * p.dl / s.avgdl))) AS score,
+       bit_or(q.bits) & min(a.bits) AS matched, min(a.bits) AS asked
 FROM q JOIN postings p ON p.vault_id = :vault AND p.term = q.term CROSS JOIN stats s
+CROSS JOIN asked a
 {join}
 GROUP BY p.entry_id
 ORDER BY score DESC, p.entry_id
@@ -120,16 +130,26 @@ def _upper_bound(word: str) -> str:
     return word[:-1] + chr(last + 1) if last < 0x10FFFF else word + "\U0010ffff"
 
 
+@dataclass(frozen=True, slots=True)
+class KeywordRanking:
+    """The keyword side of a search: `hits`, (entry id, BM25 score) best first; and
+    `matched`, the share of the query's words the first hit holds (words in most
+    notes left out, as they are from the score), 0 without hits."""
+
+    hits: list[tuple[int, float]] = field(default_factory=list)
+    matched: float = 0.0
+
+
 async def keyword_ranking(
     conn: AsyncConnection, vault_id: int, query: SearchQuery, filters: Filters, limit: int
-) -> list[tuple[int, float]]:
-    """(entry id, BM25 score) of the vault's notes, best first; document frequencies and
-    lengths are the vault's own. A word with no exact term, and the last word
+) -> KeywordRanking:
+    """The vault's notes by BM25, best first (see KeywordRanking); document frequencies
+    and lengths are the vault's own. A word with no exact term, and the last word
     (the one still being typed), also match the terms they begin; words in most notes
     are skipped when rarer ones are there (see COMMON_SHARE). `filters` (the query's
     own and the caller's, merged) restrict which notes count."""
     if not query.words:
-        return []
+        return KeywordRanking()
     conditions, params = filters.sql()
     join = ""
     if conditions:
@@ -150,8 +170,12 @@ async def keyword_ranking(
         b=B,
         limit=limit,
     )
-    rows = await conn.execute(text(_BM25.format(join=join)), params)
-    return [(int(r[0]), float(r[1])) for r in rows]
+    rows = list(await conn.execute(text(_BM25.format(join=join)), params))
+    if not rows:
+        return KeywordRanking()
+    # A bit per word (the first 63): the words the first hit holds, of those asked.
+    matched = int(rows[0].matched).bit_count() / max(int(rows[0].asked).bit_count(), 1)
+    return KeywordRanking([(int(r[0]), float(r[1])) for r in rows], matched)
 
 
 _VECTOR = """
@@ -292,11 +316,15 @@ def fuse(
     sure_keyword_weight: float = SURE_KEYWORD_WEIGHT,
     flat_head: float = FLAT_HEAD,
     vector_margin: float = VECTOR_MARGIN,
+    matched: float = 1.0,
+    few_matched: float = FEW_MATCHED,
 ) -> list[tuple[int, float]]:
     """Reciprocal-rank fusion of two scored lists, best first (keyword: BM25, vector:
     cosine): sum of weight / (k + rank).
 
-    When the keyword side is sure of itself (its head stands out, see keyword_is_sure)
+    When the keyword side is sure of itself (its first note holds at least
+    `few_matched` of the query's words, `matched` being that share as
+    KeywordRanking.matched counts it; and its head stands out, see keyword_is_sure)
     and the vector side is not (see vector_is_sure), the keyword weight is
     `sure_keyword_weight` (0: never): the vectors then reorder and fill in, without
     displacing the keywords' first notes. Otherwise the vector side's weight scales
@@ -307,6 +335,7 @@ def fuse(
     vector_ids = [entry_id for entry_id, _ in vector]
     if (
         sure_keyword_weight
+        and matched >= few_matched
         and keyword_is_sure(keyword, flat_head)
         and not vector_is_sure(vector, vector_margin)
     ):

@@ -96,7 +96,7 @@ async def test_rankings_and_hits_hold_only_the_vaults_own_notes(database_url: st
             rows = await conn.execute(text("SELECT id, vault_id FROM entries"))
             vault_of = {r.id: r.vault_id for r in rows}
             for index in (alice, bob):
-                ranked = await keyword_ranking(conn, index.vault_id, query, Filters(), 30)
+                ranked = (await keyword_ranking(conn, index.vault_id, query, Filters(), 30)).hits
                 near = await vector_ranking(conn, index.vault_id, vector, Filters(), 30)
                 assert {vault_of[i] for i, _ in ranked} == {index.vault_id}
                 assert {vault_of[i] for i, _, _ in near} == {index.vault_id}
