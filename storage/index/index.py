@@ -2,9 +2,8 @@
 
 `Index` writes notes in (one commit at a time; in bulk: storage.index.bulk),
 remembers which vault commit it reflects, and answers searches, listings and
-backlinks. It knows nothing of
-git; `storage.store.Store` keeps it in step with the vault. Many vaults share the
-tables: an `Index` reads and writes only the rows of its `vault_id`.
+backlinks. It knows nothing of git; `storage.store.Store` keeps it in step with the
+vault. Many vaults share the tables: an `Index` reads and writes only its vault's rows.
 """
 
 from __future__ import annotations
