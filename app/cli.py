@@ -33,15 +33,16 @@ class Handler:
 
     module: str
     function: str
-    # The settings are checked before the command's own modules are imported: a start
-    # that a bad setting stops ends in a second, not after importing the whole house.
+    # The settings are read and checked before the command's own modules are imported
+    # (a start that a bad setting stops ends in a second, not after importing the whole
+    # house), and handed to the command as `args.settings`.
     settings_first: bool = False
 
     def __call__(self, args: argparse.Namespace) -> int:
         if self.settings_first:
             from app.settings_check import load_settings
 
-            load_settings()
+            args.settings = load_settings()
         run = getattr(importlib.import_module(self.module), self.function)
         return int(run(args))
 

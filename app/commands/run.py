@@ -21,7 +21,7 @@ from app.mail import refusal as mail_refusal
 from app.platforms import PLATFORMS, Platforms, build_adapters, configured, host, own, titles
 from app.runtime import Runtime
 from app.serve import GRACE_SECONDS, Service, Stoppable
-from app.settings_check import EXIT_CONFIG, load_settings
+from app.settings_check import EXIT_CONFIG
 from bot import logs
 from bot.config import Settings
 from bot.events import Deliver
@@ -82,8 +82,9 @@ async def run(
 
 
 def main_run(args: argparse.Namespace) -> int:
-    """`brainbot run`: the console only where someone can type (see the module doc)."""
-    settings = load_settings()
+    """`brainbot run`: the console only where someone can type (see the module doc). The
+    settings come checked in `args.settings` (app.cli)."""
+    settings: Settings = args.settings
     announce_new(settings)
     console = not configured(settings) and sys.stdin.isatty()
     configure_logs(settings, console=console)
@@ -97,8 +98,9 @@ def main_run(args: argparse.Namespace) -> int:
 
 
 def main_chat(args: argparse.Namespace) -> int:
-    """`brainbot chat`: until /quit, Ctrl-D or the end of input; Ctrl-C ends it cleanly."""
-    settings = load_settings()
+    """`brainbot chat`: until /quit, Ctrl-D or the end of input; Ctrl-C ends it cleanly.
+    The settings come checked in `args.settings` (app.cli)."""
+    settings: Settings = args.settings
     announce_new(settings, sys.stdout)
     configure_logs(settings, console=True)
     try:

@@ -114,8 +114,10 @@ class Summaries:
             return
         self._due.discard(key)
         failed = self._failed.get(key)
-        if failed is not None and now - failed < RETRY_AFTER:
-            return
+        if failed is not None:
+            if now - failed < RETRY_AFTER:
+                return
+            del self._failed[key]  # kept no longer than it matters
         task = asyncio.create_task(self._refresh(conversation_key, person, now))
         self._running[key] = task
         task.add_done_callback(lambda _: self._running.pop(key, None))
