@@ -79,7 +79,7 @@ async def _measure(runtime: object, port: int, runs: int) -> tuple[list[float], 
     created = sum(status == 201 for status, _ in answers)
     paths = {path for _, path in answers}
     store = runtime.store  # type: ignore[attr-defined]
-    filed = len([e for e in await store.list(limit=200) if e.title.startswith("together ")])
+    filed = len([e for e in await store.list(limit=200) if e.title.lower().startswith("together ")])
     return seconds, created, len(paths), filed
 
 
