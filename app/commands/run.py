@@ -18,9 +18,18 @@ from adapters.console import CONSOLE
 from adapters.platform import ConfigurationError
 from app.brain_data import announce_new
 from app.mail import refusal as mail_refusal
-from app.platforms import PLATFORMS, Platforms, build_adapters, configured, host, own, titles
+from app.platforms import (
+    GRACE_SECONDS,
+    PLATFORMS,
+    Platforms,
+    build_adapters,
+    configured,
+    host,
+    own,
+    titles,
+)
 from app.runtime import Runtime
-from app.serve import GRACE_SECONDS, Service, Stoppable
+from app.serve import Service, Stoppable
 from app.settings_check import EXIT_CONFIG
 from bot import logs
 from bot.config import Settings
