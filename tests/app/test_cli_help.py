@@ -126,3 +126,17 @@ def test_run_and_chat_load_the_model_s_client_only_with_a_model() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stderr.split() == ["False", "True"]
+
+
+def test_chat_imports_none_of_the_server_it_does_not_start() -> None:
+    # Before: `brainbot chat` shared `run`'s module, and with it the HTTP server, MCP
+    # over HTTP, email in and the watcher (a third of a second of CPU per chat).
+    probe = (
+        "import sys, app.commands.chat\n"
+        "print(*[m for m in ('app.serve', 'app.mcp_http', 'app.mail', 'app.watch')"
+        " if m in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stderr.split() == []
