@@ -114,7 +114,7 @@ def _serving(commands: Any) -> None:
     _command(
         commands,
         "chat",
-        Handler("app.commands.run", "main_chat", settings_first=True),
+        Handler("app.commands.chat", "main_chat", settings_first=True),
         "chat with brainbot in this terminal",
         "Type a thought to save it, a question to ask your notes, /help for the commands. "
         "Lines can be piped in too (`echo 'idea: paint the fence' | brainbot chat`). "

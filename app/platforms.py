@@ -37,6 +37,10 @@ PLATFORMS: Platforms = (
 )
 # What `brainbot run` chats on when none of the platforms is configured.
 FALLBACK: Platform[Any] = CONSOLE
+# How long a stop waits for the work in progress (the service's and each adapter's);
+# here, beside the adapters it is lent to, so that the commands that only send (digest,
+# approvals) need not import the server.
+GRACE_SECONDS = 20.0
 
 
 @cache

@@ -36,7 +36,14 @@ from app.backups import Backups, conflict_notifier, restore
 from app.http import HttpServer, PortInUse
 from app.mail import MailIn
 from app.mcp_http import McpHttp
-from app.platforms import FALLBACK, chat_members, deliver_via, door_title, how_to_claim
+from app.platforms import (
+    FALLBACK,
+    GRACE_SECONDS,
+    chat_members,
+    deliver_via,
+    door_title,
+    how_to_claim,
+)
 from app.recovery import resume_cut_short
 from app.runtime import Runtime
 from app.watch import sync_store, watch_vaults
@@ -50,7 +57,6 @@ from storage.vault import remote_of
 
 log = logging.getLogger(__name__)
 
-GRACE_SECONDS = 20.0
 API_DOOR, MCP_DOOR = "API", "MCP"  # served by the HTTP server (/api/v1, /mcp)
 FINAL_PUSH_SECONDS = 10.0
 

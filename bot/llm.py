@@ -18,13 +18,17 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import openai
-from openai import AsyncOpenAI, AsyncStream
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from typing import TYPE_CHECKING, Any
 
 from bot import metrics
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletionChunk
+
+# The OpenAI SDK (about half a second of imports) is imported when an LLM is made,
+# and only then: a process with no model configured (the console without one, the
+# CLI's commands) never loads it. Methods import it again, which is only a lookup.
 
 log = logging.getLogger(__name__)
 
@@ -129,9 +133,11 @@ class LLM:
         # 504, 429 after the retries): a rise tells bot.turn.mode that the endpoint went
         # away, so what answers when it is back is probed again.
         self.outages = 0
+        import openai
+
         # httpx's read timeout is the longest silence between two pieces of the
         # answer: before the first token that is the whole prompt's processing.
-        self.client = AsyncOpenAI(
+        self.client: AsyncOpenAI = openai.AsyncOpenAI(
             api_key=api_key or "not-needed",
             base_url=base_url,
             timeout=openai.Timeout(self.limits.first_token_timeout, connect=10.0),
@@ -163,6 +169,8 @@ class LLM:
             body.update(stream=True, stream_options={"include_usage": True})
         if time.monotonic() < self._unreachable_until:
             raise LLMUnavailable("the model could not be reached moments ago")
+        import openai
+
         deadline = time.monotonic() + self.limits.total_timeout
         for attempt in range(self.limits.retries + 1):
             try:
@@ -213,6 +221,8 @@ class LLM:
             body.update(stream=True, stream_options={"include_usage": True})
         if time.monotonic() < self._unreachable_until:
             raise LLMUnavailable("the model could not be reached moments ago")
+        import openai
+
         try:
             async with asyncio.timeout(seconds):
                 return await self._request(body)
@@ -236,6 +246,9 @@ class LLM:
         self.outages += 1
 
     async def _request(self, body: dict[str, Any]) -> Completion:
+        from openai import AsyncStream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
         if not body.get("stream"):
             # The body is plain JSON already; `chat.completions.create` would walk it
             # recursively to transform it, which costs more than the local round trip.
@@ -273,6 +286,8 @@ class LLM:
         return partial.completion()
 
     async def transcribe(self, data: bytes, file_name: str) -> str:
+        import openai
+
         try:
             async with asyncio.timeout(self.limits.total_timeout):
                 result = await self.client.audio.transcriptions.create(

@@ -17,9 +17,8 @@ from adapters.base import Adapter
 from adapters.platform import ConfigurationError
 from app.brain_data import brain_settings
 from app.commands.people_named import UsageError, find_person
-from app.platforms import build_adapters, deliver_via
+from app.platforms import GRACE_SECONDS, build_adapters, deliver_via
 from app.runtime import Runtime
-from app.serve import GRACE_SECONDS
 from bot.config import Settings
 from bot.digest import compose_digest, with_summary
 from scheduler.delivery import DigestDelivery

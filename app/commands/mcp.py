@@ -24,12 +24,12 @@ from adapters.base import Adapter
 from adapters.platform import ConfigurationError
 from app.brain_data import brain_settings
 from app.commands.digest import outbound
-from app.commands.run import configure_logs
 from app.commands.token import TOKEN_ENV
 from app.mcp_wiring import mcp_calls
 from app.platforms import chat_members, deliver_via
 from app.recovery import resume_cut_short
 from app.runtime import Runtime
+from bot import logs
 from bot.config import Settings
 from bot.events import Deliver
 from bot.mcp_server import REFUSED, build_server
@@ -47,7 +47,7 @@ def main_stdio(args: argparse.Namespace) -> int:
     token = (args.token or os.environ.get(TOKEN_ENV, "")).strip()
     settings = brain_settings()
     protocol = _take_stdout()
-    configure_logs(settings, console=False)
+    logs.configure(settings)
     return asyncio.run(serve_stdio(settings, token, protocol))
 
 

@@ -1,5 +1,5 @@
-"""`brainbot run` (every configured platform, the scheduler and the HTTP server) and
-`brainbot chat` (the terminal only).
+"""`brainbot run`: every configured platform, the scheduler and the HTTP server
+(`brainbot chat`, the terminal only, is app.commands.chat).
 
 With no platform configured, `run` chats in the terminal when its standard input is
 one; anywhere else (systemd, nohup, Docker, `</dev/null`) it is headless: the HTTP API,
@@ -13,30 +13,25 @@ import logging
 import signal
 import sys
 
-from adapters.base import EndsByItself
-from adapters.console import CONSOLE
 from adapters.platform import ConfigurationError
 from app.brain_data import announce_new
+from app.commands.chat import configure_logs
 from app.mail import refusal as mail_refusal
-from app.platforms import PLATFORMS, Platforms, build_adapters, configured, host, own, titles
+from app.platforms import (
+    GRACE_SECONDS,
+    PLATFORMS,
+    Platforms,
+    build_adapters,
+    configured,
+    titles,
+)
 from app.runtime import Runtime
-from app.serve import GRACE_SECONDS, Service, Stoppable
+from app.serve import Service, Stoppable
 from app.settings_check import EXIT_CONFIG
-from bot import logs
 from bot.config import Settings
 from bot.events import Deliver
 
 log = logging.getLogger(__name__)
-
-
-def configure_logs(settings: Settings, *, console: bool) -> None:
-    """Logs to stderr; but a chat at a terminal logs to a file (said once), so no log
-    line prints over the prompt or the line being typed."""
-    if console and sys.stdin.isatty():
-        path = logs.configure_terminal_chat(settings)
-        print(f"(logs go to {path})", flush=True)
-    else:
-        logs.configure(settings)
 
 
 async def _start_scheduler(runtime: Runtime, deliver: Deliver) -> Stoppable:
@@ -95,34 +90,3 @@ def main_run(args: argparse.Namespace) -> int:
             titles(),
         )
     return asyncio.run(run(settings, console=console))
-
-
-def main_chat(args: argparse.Namespace) -> int:
-    """`brainbot chat`: until /quit, Ctrl-D or the end of input; Ctrl-C ends it cleanly.
-    The settings come checked in `args.settings` (app.cli)."""
-    settings: Settings = args.settings
-    announce_new(settings, sys.stdout)
-    configure_logs(settings, console=True)
-    try:
-        return asyncio.run(_chat(settings))
-    except KeyboardInterrupt:  # the console has said goodbye; no traceback
-        return 0
-
-
-async def _chat(settings: Settings) -> int:
-    console = CONSOLE.build(own(CONSOLE, settings), host(settings, GRACE_SECONDS))
-    assert isinstance(console, EndsByItself), "the console ends with its input"
-    runtime = await Runtime.open(settings)
-    loop = asyncio.get_running_loop()
-    # Through the loop's own handler, Ctrl-C wakes the loop whichever thread the kernel
-    # hands it to: taken by an idle worker thread (git, the line reader), it otherwise
-    # waited for the loop's next event, and the chat hung at its prompt.
-    loop.add_signal_handler(signal.SIGINT, console.end)
-    try:
-        await console.start(runtime.engine.handle)
-        await console.wait_closed()
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        await console.stop()
-        await runtime.close()
-    return 0

@@ -19,7 +19,6 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
-import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -116,6 +115,8 @@ async def _vectors(index: Index, docs: Sequence[Document]) -> indexer.Vectors | 
 
 async def _stored_vectors(index: Index, docs: Sequence[Document]) -> dict[str, list[list[float]]]:
     """The vectors indexed for notes whose content and chunks are those of `docs`."""
+    import numpy as np  # only where vectors are read: a process without them skips it
+
     wanted = {d.entry.path: d for d in docs}
     found: dict[str, list[tuple[str, int, list[float]]]] = {}
     async with index.database.engine.connect() as conn:

@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-
 from storage.errors import StorageError
 from storage.index.tokens import tokenize
 
@@ -217,6 +215,8 @@ class LocalEmbedder:
 
         def encode() -> list[list[float]]:
             model = self._load()
+            import numpy as np  # only when embedding: a process without an embedder skips it
+
             shares = _shares(list(texts), _cores())
             if len(shares) == 1 or not hasattr(model._lib, "omp_set_num_threads"):
                 # (an engine built without OpenMP runs its one call, as before)
@@ -292,6 +292,8 @@ class HashingEmbedder:
 
     def embed_one(self, text: str) -> list[float]:
         """The vector of one text (synchronous; `embed` is the protocol's async form)."""
+        import numpy as np  # only when embedding: a process without an embedder skips it
+
         indexes: list[int] = []
         weights: list[float] = []
         words = tokenize(text)

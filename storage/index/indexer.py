@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
-import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -204,6 +203,8 @@ async def insert_links_and_names(
 
 def vector_bytes(vector: Sequence[float]) -> bytes:
     """pgvector's binary form: dimension, a reserved zero, then big-endian float4s."""
+    import numpy as np  # only where vectors are written: a process without them skips it
+
     return struct.pack(">HH", len(vector), 0) + np.asarray(vector, dtype=">f4").tobytes()
 
 

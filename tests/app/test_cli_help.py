@@ -109,3 +109,34 @@ def test_every_command_names_a_handler_that_exists() -> None:
     for handler in handlers:
         module = importlib.import_module(handler.module)
         assert callable(getattr(module, handler.function, None)), handler
+
+
+def test_run_and_chat_load_the_model_s_client_only_with_a_model() -> None:
+    # Before: every `brainbot run` and `chat` imported the OpenAI SDK (half a second of
+    # CPU), a model configured or not; now an LLM made from the settings brings it.
+    probe = (
+        "import sys\n"
+        "import app.commands.run, app.runtime\n"
+        "print('openai' in sys.modules, file=sys.stderr)\n"
+        "from bot.config import Settings\n"
+        "app.runtime.llm_from_settings(Settings(openai_api_key='sk-test'))\n"
+        "print('openai' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stderr.split() == ["False", "True"]
+
+
+def test_chat_imports_none_of_the_server_it_does_not_start() -> None:
+    # Before: `brainbot chat` shared `run`'s module, and with it the HTTP server, MCP
+    # over HTTP, email in and the watcher (a third of a second of CPU per chat).
+    probe = (
+        "import sys, app.commands.chat\n"
+        "print(*[m for m in ('app.serve', 'app.mcp_http', 'app.mail', 'app.watch')"
+        " if m in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stderr.split() == []

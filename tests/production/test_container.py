@@ -21,8 +21,7 @@ import yaml
 from aiohttp import web
 
 from app.cli import build_parser
-from app.platforms import settings_class
-from app.serve import GRACE_SECONDS
+from app.platforms import GRACE_SECONDS, settings_class
 from bot.config import Settings
 
 ROOT = Path(__file__).parents[2]
