@@ -12,19 +12,22 @@ Prints recall@1/5/10 and MRR per set and mode. Needs: hybrid >= keyword - noise 
 >= vector - noise (never below either side), and keyword >= the rank-bm25 package
 (the peer) - noise.
 
-Run: `python -m bench.thirdparty_ranking`.
+Run: `python -m bench.thirdparty_ranking [--set NAME]... [--full]`: `--set` ranks only
+the sets named; `--full` imports every page of a cut corpus, not only its listed ones
+(the whole of tldr-pages' English pages takes some twenty minutes of two cores).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlalchemy import text
@@ -183,7 +186,7 @@ async def measure(
     return {mode: scores(ranked, relevant) for mode, ranked in rankings.items()}
 
 
-async def run(hashing: bool) -> int:
+async def run(hashing: bool, only: Sequence[str] = (), full: bool = False) -> int:
     root = os.environ.get("BRAINBOT_BENCH_CORPORA")
     if not root:
         print("BRAINBOT_BENCH_CORPORA is not set: no third-party corpus to rank (skipped)")
@@ -191,6 +194,11 @@ async def run(hashing: bool) -> int:
     sets, missing = load_sets(Path(root))
     for line in missing:
         print(f"(skipped {line})")
+    unknown = sorted(set(only) - {s.name for s in sets})
+    if unknown:
+        print(f"no such set here: {', '.join(unknown)}")
+        return 2
+    sets = [replace(s, pages=()) if full else s for s in sets if not only or s.name in only]
     embedder, embedder_name = pick_embedder(hashing)
     print(f"vector side: {embedder_name}\n")
     print("| set | questions | mode | R@1 | R@5 | R@10 | MRR |")
@@ -215,8 +223,10 @@ async def run(hashing: bool) -> int:
 
 
 def main(argv: Sequence[str] = ()) -> int:
-    """`[--hashing]`; exit 1 when hybrid ranks below keyword or vector on a set."""
-    return asyncio.run(run(hashing="--hashing" in argv))
+    """`[--hashing] [--set NAME]... [--full]`; exit 1 when hybrid ranks below keyword or
+    vector on a set, 2 when a set named is not here."""
+    only = [name for flag, name in itertools.pairwise(argv) if flag == "--set"]
+    return asyncio.run(run(hashing="--hashing" in argv, only=only, full="--full" in argv))
 
 
 if __name__ == "__main__":
