@@ -28,7 +28,7 @@ from bot.turn.mode import ModelMode
 from bot.turn.older_turns import HEADING, Summaries, estimate_tokens, fit_history
 from bot.turn.verdict import Turn
 from storage.db import HistoryItem
-from storage.text.dates import When, find_when
+from storage.text.dates import When
 
 RECENT_ENTRIES = 8
 TOOL_RESULT_CHARS = 4_000
@@ -155,9 +155,7 @@ class Agent:
 
     async def _respond(self, ctx: ToolContext, text: str, kind: Kind, budget: _Budget) -> Turn:
         state = _State([HistoryItem("user", text, None, None)])
-        state.when = find_when(
-            text, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
-        )
+        state.when = ctx.when(text)
         question = only_asks(text)
         choice = self.mode.choice  # settled by the engine before the turn
         if choice.mode is None:  # the endpoint has not answered yet: kept as when it is down
