@@ -208,6 +208,15 @@ def note_time(fields: Mapping[str, Any], name: str) -> datetime | None:
     return frontmatter_time(fields.get(name), schema.note_zone(fields))
 
 
+def note_times(fields: Mapping[str, Any]) -> tuple[datetime | None, datetime | None]:
+    """A note's `created` and `updated` (each as `note_time` reads it), its zone read
+    once for both."""
+    zone = schema.note_zone(fields)
+    return frontmatter_time(fields.get("created"), zone), frontmatter_time(
+        fields.get("updated"), zone
+    )
+
+
 def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
     """Why a note's `created` or `updated` cannot be used, as "invalid date" for the
     owner to fix (the note is indexed without it); None when they are fine or absent."""
