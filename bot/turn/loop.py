@@ -23,7 +23,7 @@ from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
-from bot.turn.arguments import keep_own_words, mended, not_a_person, without_unasked_reminder
+from bot.turn.arguments import mended, mended_capture
 from bot.turn.mode import ModelMode
 from bot.turn.older_turns import HEADING, Summaries, estimate_tokens, fit_history
 from bot.turn.verdict import Turn
@@ -299,10 +299,10 @@ class Agent:
                 arguments, fixes = mended(name, call.arguments, categories, said)
                 state.repairs += fixes
             if _captures(name) and arguments is not None:
-                if captures == 1:
-                    keep_own_words(arguments, said, state.repairs)
-                without_unasked_reminder(arguments, state.when.plans, state.repairs)
-                await not_a_person(ctx, arguments, state.when.found, state.repairs)
+                alone = captures == 1
+                await mended_capture(
+                    ctx, arguments, said, state.when, alone=alone, repairs=state.repairs
+                )
                 body = " ".join(str(arguments.get("body", "")).lower().split())
                 if body in state.filed:
                     state.repairs.append("repeat")  # the same text filed twice: once
