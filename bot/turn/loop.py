@@ -282,13 +282,15 @@ class Agent:
         raw = mending.without_repeats(raw)
         allowed = budget.take(len(raw))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
-        captures = sum(1 for c in raw if _captures(mending.tool_name(c.name)[0]))
+        # Each call's tool is named once: for the count of captures, and to run it.
+        named = [mending.tool_name(c.name) for c in raw]
+        captures = sum(1 for name, _ in named if _captures(name))
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
         custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
         for i, call in enumerate(raw):
             # A vault's own tool is called as declared: no mending to a built-in's shape.
-            name, fix = (call.name, None) if call.name in custom else mending.tool_name(call.name)
+            name, fix = (call.name, None) if call.name in custom else named[i]
             if fix:
                 state.repairs.append(fix)
             arguments: dict[str, Any] | None = None
