@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from bot import logs, metrics
 from bot.buttons import Approvals, Buttons
 from bot.capture import AfterCapture, Captured, Capturing, capture_words
-from bot.commands import Kind, Router, as_command, kind_of
+from bot.commands import Intent, Router, as_command, intent_of
 from bot.config import Settings
 from bot.connect import Related, Timeline
 from bot.enrich import Arrivals, Enricher, find_urls
@@ -363,8 +363,10 @@ class Engine:
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
         text = as_command(text)  # "log: ..." is /log: a line in today's daily note
-        # The text's kind is decided here, once, and carried through the turn.
-        kind = kind_of(text)
+        # The text's kind (and whether it only asks) is decided here, once, and carried
+        # through the turn.
+        intent = intent_of(text)
+        kind = intent.kind
         # A question's own dates bound its searches (bot.tools.search_span); a thought's
         # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
         asked = text if kind == "question" else ""
@@ -377,7 +379,7 @@ class Engine:
                 if again is not None:
                     self._filed.keep(ctx.event_key, (again.path, again.title))
                     return again.replies
-            replies = await self._reply(ctx, text, kind, notices)
+            replies = await self._reply(ctx, text, intent, notices)
         await self.after.follow(ctx, text)  # whichever route filed it (bot.capture)
         if ctx.filed:  # for callers that answer with the note (the capture API)
             self._filed.keep(ctx.event_key, (ctx.filed[0].path, ctx.filed[0].title))
@@ -393,7 +395,7 @@ class Engine:
         return self._captured.get(event_key)
 
     async def _reply(
-        self, ctx: ToolContext, text: str, kind: Kind, notices: list[str]
+        self, ctx: ToolContext, text: str, intent: Intent, notices: list[str]
     ) -> list[Reply]:
         correction = await self.router.correction(ctx, text)
         if correction is not None:
@@ -401,16 +403,17 @@ class Engine:
         if self.agent is None or (await self.agent.mode.settle()).mode == "none":
             replies = await self.router.plain_text(ctx, text)
         else:
-            replies = await self._ask_model(ctx, text, kind)
+            replies = await self._ask_model(ctx, text, intent)
         if notices and replies:
             replies[0] = replace(replies[0], notice=" ".join(notices))
         return replies
 
-    async def _ask_model(self, ctx: ToolContext, text: str, kind: Kind) -> list[Reply]:
+    async def _ask_model(self, ctx: ToolContext, text: str, intent: Intent) -> list[Reply]:
         """The model's turn, and the verdict on what it did."""
         assert self.agent is not None
+        kind = intent.kind
         try:
-            self.last_turn = await self.agent.respond(ctx, text, kind)
+            self.last_turn = await self.agent.respond(ctx, text, intent)
         except LLMUnavailable as exc:
             log.warning("LLM unavailable, saving to inbox: %s", exc)
             self.last_turn = None

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics
-from bot.commands import Kind, only_asks
+from bot.commands import Intent, Kind
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
@@ -134,12 +134,12 @@ class Agent:
         self.mode = mode  # tools, routed or none: probed or forced (bot.turn.mode)
         self.summaries = summaries  # the older turns of long conversations
 
-    async def respond(self, ctx: ToolContext, text: str, kind: Kind) -> Turn:
-        """Run the tool loop for one user message of `kind`. Raises LLMUnavailable if the
-        model is down before anything ran. At most `max_tool_calls` calls run for one
-        message, however many the model asks for."""
+    async def respond(self, ctx: ToolContext, text: str, intent: Intent) -> Turn:
+        """Run the tool loop for one user message of `intent` (decided by the engine).
+        Raises LLMUnavailable if the model is down before anything ran. At most
+        `max_tool_calls` calls run for one message, however many the model asks for."""
         budget = _Budget(self.max_tool_calls)
-        turn = await self._respond(ctx, text, kind, budget)
+        turn = await self._respond(ctx, text, intent, budget)
         if budget.refused:
             notice = verdict.over_budget(budget.limit, budget.refused)
             turn = replace(turn, replies=(*turn.replies, notice))
@@ -153,10 +153,10 @@ class Agent:
         if self.mode.choice.mode == "tools":
             self.summaries.after_reply(ctx.conversation.key, ctx.person.id, ctx.now)
 
-    async def _respond(self, ctx: ToolContext, text: str, kind: Kind, budget: _Budget) -> Turn:
+    async def _respond(self, ctx: ToolContext, text: str, intent: Intent, budget: _Budget) -> Turn:
         state = _State([HistoryItem("user", text, None, None)])
         state.when = ctx.when(text)
-        question = only_asks(text)
+        kind, question = intent.kind, intent.only_asks
         choice = self.mode.choice  # settled by the engine before the turn
         if choice.mode is None:  # the endpoint has not answered yet: kept as when it is down
             raise LLMUnavailable(choice.reason)
