@@ -329,9 +329,7 @@ class ToolRunner:
         started: float,
         entry_path: str | None = None,
     ) -> None:
-        metrics.tool_called(spec.name, outcome)
-        if spec.captures and outcome == "ok":
-            metrics.captured(entry_path)
+        metrics.tool_called(spec.name, outcome, captures=spec.captures, entry_path=entry_path)
         if not isinstance(arguments, dict):
             arguments = {"raw": str(arguments)[:2000]}
         await ctx.records.tool_log.add(
