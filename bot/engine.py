@@ -200,7 +200,8 @@ class Engine:
         """Handle an event that is already recorded, and mark it finished. `arrival` is
         what recording it found out; without it (an event resumed after a restart) the
         person and their vault are looked up."""
-        logs.bind_event(event)  # also for events resumed after a restart
+        if arrival is None:  # resumed after a restart; `handle` bound the ones it admits
+            logs.bind_event(event)
         now = self.clock()
         ctx: ToolContext | None = None
         try:
