@@ -45,18 +45,13 @@ from storage.text import wikilinks
 from storage.vault import schema
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer, Source
-from storage.vault.edits import (
-    entry_from_bytes,
-    entry_or_none,
-    read_note,
-    updated_note,
-)
+from storage.vault.edits import read_note, updated_note
 from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
 from storage.vault.merging import RemoteMerges
 from storage.vault.moves import commit_plan, plan_move, plan_rename
-from storage.vault.notefile import render_note
+from storage.vault.notefile import entry_from_bytes, entry_or_none, render_note
 from storage.vault.outside import OutsideChanges
 from storage.vault.paths import (
     ATTACHMENTS_DIR,
