@@ -198,9 +198,9 @@ class Engine:
 
     async def process(self, event: Event, arrival: Arrival | None = None) -> list[Reply]:
         """Handle an event that is already recorded, and mark it finished. `arrival` is
-        what recording it found out; without it (an event resumed after a restart) the
-        person and their vault are looked up."""
-        if arrival is None:  # resumed after a restart; `handle` bound the ones it admits
+        what recording it found out (`handle` bound the event to the logs); without it
+        (resumed after a restart) the event is bound, its person and vault looked up."""
+        if arrival is None:
             logs.bind_event(event)
         now = self.clock()
         ctx: ToolContext | None = None
@@ -364,18 +364,15 @@ class Engine:
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
         text = as_command(text)  # "log: ..." is /log: a line in today's daily note
-        # The text's kind (and whether it only asks) is decided here, once, and carried
-        # through the turn.
-        intent = intent_of(text)
-        kind = intent.kind
+        intent = intent_of(text)  # its kind and whether it only asks: decided here, once
         # A question's own dates bound its searches (bot.tools.search_span); a thought's
         # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
-        asked = text if kind == "question" else ""
+        asked = text if intent.kind == "question" else ""
         ctx = replace(ctx, links=tuple(find_urls(text)), filed=[], said=asked)
         if text.startswith("/"):
             replies = await self.router.command(ctx, sender, text)
         else:
-            if ctx.links and not (ctx.files and ctx.files.readable()) and kind != "question":
+            if ctx.links and not (ctx.files and ctx.files.readable()) and intent.kind != "question":
                 again = await self.arrivals.saved_again(ctx, text)
                 if again is not None:
                     self._filed.keep(ctx.event_key, (again.path, again.title))
@@ -412,13 +409,12 @@ class Engine:
     async def _ask_model(self, ctx: ToolContext, text: str, intent: Intent) -> list[Reply]:
         """The model's turn, and the verdict on what it did."""
         assert self.agent is not None
-        kind = intent.kind
         try:
             self.last_turn = await self.agent.respond(ctx, text, intent)
         except LLMUnavailable as exc:
             log.warning("LLM unavailable, saving to inbox: %s", exc)
             self.last_turn = None
-            return await self.verdict.unreachable(ctx, text, kind)
-        replies = await self.verdict.judge(ctx, self.last_turn, text, kind)
+            return await self.verdict.unreachable(ctx, text, intent.kind)
+        replies = await self.verdict.judge(ctx, self.last_turn, text, intent.kind)
         self.agent.after_reply(ctx)  # the turn is in the history now
         return replies

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
@@ -15,9 +15,6 @@ from bot.people import People
 from storage import Author, Entry, Store, VaultInfo, Vaults
 from storage.db import Person, Records
 from storage.text.dates import When, find_when, local_zone
-
-if TYPE_CHECKING:  # the tools' specs are declared in a module that imports this one
-    from bot.tools.registry import ToolSpec
 
 
 class ToolError(Exception):
@@ -101,8 +98,9 @@ class ToolContext:
         default_factory=dict, repr=False, compare=False
     )
     # The tools a vault declares itself (bot.custom_tools), by vault id and name: its
-    # file is looked at once per event (the turn, its mending and each call ask).
-    declared: dict[tuple[int, str], Mapping[str, ToolSpec]] = field(
+    # file is looked at once per event (the turn, its mending and each call ask). The
+    # values are bot.tools.registry's ToolSpec, which is declared on top of this module.
+    declared: dict[tuple[int, str], Mapping[str, Any]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
