@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from bot import logs, metrics
 from bot.buttons import Approvals, Buttons
 from bot.capture import AfterCapture, Captured, Capturing, capture_words
-from bot.commands import Kind, Router, as_command, kind_of
+from bot.commands import Intent, Router, as_command, intent_of
 from bot.config import Settings
 from bot.connect import Related, Timeline
 from bot.enrich import Arrivals, Enricher, find_urls
@@ -198,9 +198,10 @@ class Engine:
 
     async def process(self, event: Event, arrival: Arrival | None = None) -> list[Reply]:
         """Handle an event that is already recorded, and mark it finished. `arrival` is
-        what recording it found out; without it (an event resumed after a restart) the
-        person and their vault are looked up."""
-        logs.bind_event(event)  # also for events resumed after a restart
+        what recording it found out (`handle` bound the event to the logs); without it
+        (resumed after a restart) the event is bound, its person and vault looked up."""
+        if arrival is None:
+            logs.bind_event(event)
         now = self.clock()
         ctx: ToolContext | None = None
         try:
@@ -363,21 +364,20 @@ class Engine:
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
         text = as_command(text)  # "log: ..." is /log: a line in today's daily note
-        # The text's kind is decided here, once, and carried through the turn.
-        kind = kind_of(text)
+        intent = intent_of(text)  # its kind and whether it only asks: decided here, once
         # A question's own dates bound its searches (bot.tools.search_span); a thought's
         # ("yesterday I met Sarah") must not hide Sarah's older page from a lookup.
-        asked = text if kind == "question" else ""
+        asked = text if intent.kind == "question" else ""
         ctx = replace(ctx, links=tuple(find_urls(text)), filed=[], said=asked)
         if text.startswith("/"):
             replies = await self.router.command(ctx, sender, text)
         else:
-            if ctx.links and not (ctx.files and ctx.files.readable()) and kind != "question":
+            if ctx.links and not (ctx.files and ctx.files.readable()) and intent.kind != "question":
                 again = await self.arrivals.saved_again(ctx, text)
                 if again is not None:
                     self._filed.keep(ctx.event_key, (again.path, again.title))
                     return again.replies
-            replies = await self._reply(ctx, text, kind, notices)
+            replies = await self._reply(ctx, text, intent, notices)
         await self.after.follow(ctx, text)  # whichever route filed it (bot.capture)
         if ctx.filed:  # for callers that answer with the note (the capture API)
             self._filed.keep(ctx.event_key, (ctx.filed[0].path, ctx.filed[0].title))
@@ -393,7 +393,7 @@ class Engine:
         return self._captured.get(event_key)
 
     async def _reply(
-        self, ctx: ToolContext, text: str, kind: Kind, notices: list[str]
+        self, ctx: ToolContext, text: str, intent: Intent, notices: list[str]
     ) -> list[Reply]:
         correction = await self.router.correction(ctx, text)
         if correction is not None:
@@ -401,20 +401,20 @@ class Engine:
         if self.agent is None or (await self.agent.mode.settle()).mode == "none":
             replies = await self.router.plain_text(ctx, text)
         else:
-            replies = await self._ask_model(ctx, text, kind)
+            replies = await self._ask_model(ctx, text, intent)
         if notices and replies:
             replies[0] = replace(replies[0], notice=" ".join(notices))
         return replies
 
-    async def _ask_model(self, ctx: ToolContext, text: str, kind: Kind) -> list[Reply]:
+    async def _ask_model(self, ctx: ToolContext, text: str, intent: Intent) -> list[Reply]:
         """The model's turn, and the verdict on what it did."""
         assert self.agent is not None
         try:
-            self.last_turn = await self.agent.respond(ctx, text, kind)
+            self.last_turn = await self.agent.respond(ctx, text, intent)
         except LLMUnavailable as exc:
             log.warning("LLM unavailable, saving to inbox: %s", exc)
             self.last_turn = None
-            return await self.verdict.unreachable(ctx, text, kind)
-        replies = await self.verdict.judge(ctx, self.last_turn, text, kind)
+            return await self.verdict.unreachable(ctx, text, intent.kind)
+        replies = await self.verdict.judge(ctx, self.last_turn, text, intent.kind)
         self.agent.after_reply(ctx)  # the turn is in the history now
         return replies

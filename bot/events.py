@@ -57,14 +57,13 @@ class Conversation:
     platform: str  # "slack" | "telegram" | "console"
     chat_id: str
     thread_id: str | None = None
+    # One string per conversation (thread), for history and logs: made once, read by
+    # the engine, the turn and the tools.
+    key: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _storable_fields(self, "platform", "chat_id", "thread_id")
-
-    @property
-    def key(self) -> str:
-        """One string per conversation (thread), for history and logs."""
-        return f"{self.platform}:{self.chat_id}:{self.thread_id or ''}"
+        object.__setattr__(self, "key", f"{self.platform}:{self.chat_id}:{self.thread_id or ''}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,14 +78,13 @@ class Sender:
     # (a Slack Connect guest); `slack:*` admits only the bot's own workspace.
     team: str | None = None
     foreign: bool = False
+    # `platform:id`, the form `BRAINBOT_ALLOWED_USERS` uses: made once, read by the
+    # engine, the access checks and the rate limit.
+    key: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _storable_fields(self, "platform", "id", "name", "timezone", "team")
-
-    @property
-    def key(self) -> str:
-        """`platform:id`, the form `BRAINBOT_ALLOWED_USERS` uses."""
-        return f"{self.platform}:{self.id}"
+        object.__setattr__(self, "key", f"{self.platform}:{self.id}")
 
 
 AttachmentKind = Literal["voice", "audio", "photo", "document"]

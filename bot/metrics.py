@@ -99,14 +99,14 @@ def message_received(platform: str, kind: str) -> None:
     MESSAGES.labels(platform, kind).inc()
 
 
-def tool_called(tool: str, outcome: str) -> None:
+def tool_called(
+    tool: str, outcome: str, *, captures: bool = False, entry_path: str | None = None
+) -> None:
+    """Count a tool's call by its outcome; one of a tool that `captures` that succeeded
+    is also a thought filed, counted by the category folder of its `entry_path`."""
     TOOL_CALLS.labels(tool, outcome).inc()
-
-
-def captured(entry_path: str | None) -> None:
-    """Count a thought filed (a capture tool's call that succeeded), by the category
-    folder it was filed in."""
-    CAPTURES.labels(entry_path.split("/", 1)[0] if entry_path else "unknown").inc()
+    if captures and outcome == "ok":
+        CAPTURES.labels(entry_path.split("/", 1)[0] if entry_path else "unknown").inc()
 
 
 def model_repair(kind: str) -> None:

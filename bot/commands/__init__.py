@@ -4,8 +4,10 @@ filed by keywords, and telling a question or a request from a thought."""
 
 from bot.commands.capture import capture_arguments, classify
 from bot.commands.intent import (
+    Intent,
     Kind,
     asks_for_digest,
+    intent_of,
     is_leave_word,
     is_question,
     kind_of,
@@ -17,6 +19,7 @@ from bot.commands.router import COMMANDS, Router, as_command, command_names, men
 
 __all__ = [
     "COMMANDS",
+    "Intent",
     "Kind",
     "NoteChoice",
     "NoteCommands",
@@ -26,6 +29,7 @@ __all__ = [
     "capture_arguments",
     "classify",
     "command_names",
+    "intent_of",
     "is_leave_word",
     "is_question",
     "kind_of",

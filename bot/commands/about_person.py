@@ -10,12 +10,7 @@ import re
 
 from storage import Entry, Store
 from storage.text import wikilinks
-from storage.text.person_names import (
-    Mention,
-    cue_first_names,
-    full_name_after_cue,
-    possessive_names,
-)
+from storage.text.person_names import Mention, named
 from storage.vault import PEOPLE
 
 PersonMention = Mention[Entry]
@@ -34,24 +29,19 @@ def _page(name: str, said: str, page: Entry | None) -> PersonMention:
 async def mentioned(store: Store, text: str) -> PersonMention | None:
     """The person `text` is about: a linked person page, a full name after a people cue,
     or a first name that only one person page has."""
-    for link in wikilinks.find(text):
-        page = await person_page(store, link.target) if link.target else None
+    candidates = named(text)  # the text is read once; the pages are looked up in turn
+    for target, said in candidates.links:
+        page = await person_page(store, target)
         if page is not None:
-            return _page(link.target, text[link.start : link.end], page)
-    full = full_name_after_cue(wikilinks.unlinked(text))  # "Talked to [[Sarah Kim]]" too
+            return _page(target, said, page)
+    full = candidates.full_name  # "Talked to [[Sarah Kim]]" too
     if full is not None:
         return _page(full, full, await person_page(store, full))
-    for word in _first_names(text):
+    for word in candidates.first_names:
         page = await _only_page_with_first_name(store, word)
         if page is not None:
             return _page(page.title, word, page)
     return None
-
-
-def _first_names(text: str) -> list[str]:
-    """Capitalised words that may be a first name: "Sarah's", or one after a cue."""
-    names = [*possessive_names(text), *cue_first_names(text)]
-    return [n for n in dict.fromkeys(names) if n[:1].isupper()]
 
 
 async def _only_page_with_first_name(store: Store, first: str) -> Entry | None:

@@ -14,7 +14,6 @@ from typing import Any
 from bot.commands.about_person import PersonMention, linked, mentioned, person_page
 from bot.commands.structure import read_structure, title_of
 from bot.tools import ToolContext, category_named
-from storage.text.dates import find_when
 from storage.text.person_names import NAME_WORD, Mention
 from storage.vault import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
 
@@ -118,10 +117,8 @@ async def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
         # birthday of no one known) is filed by its other words and links to it.
         guess = classify(guess.text, tuple(c for c in categories if c != PEOPLE))
     structure = read_structure(words)
-    title, action = title_of(
-        structure, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
-    )
-    when = find_when(body, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time)
+    title, action = title_of(structure, ctx.when)
+    when = ctx.when(body)
     if when.found and guess.category == INBOX and ADMIN in categories:
         # A dated task is an errand when nothing else claimed it (the capture reads the date).
         guess = Guess(ADMIN, 0.7, guess.text)

@@ -8,6 +8,7 @@ not filed."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 from bot.tools import asks_to_change
@@ -163,6 +164,20 @@ def kind_of(text: str) -> Kind:
     if _ASK_KO.search(text) and len(text) < 60:
         return "question"
     return "thought"
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """What a message is, decided once and carried through its turn: its kind, and
+    whether it only asks (`only_asks`: what a model changes answering it waits)."""
+
+    kind: Kind
+    only_asks: bool
+
+
+def intent_of(text: str) -> Intent:
+    """The kind of `text` and whether it only asks, read together."""
+    return Intent(kind_of(text), only_asks(text))
 
 
 def asks_for_digest(text: str) -> bool:

@@ -5,12 +5,11 @@ Friday", "due 1 May") are read by the capture itself (bot.tools.dates), from the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, time
-from zoneinfo import ZoneInfo
 
 from bot.tools import title_from
-from storage.text.dates import find_when
+from storage.text.dates import When
 from storage.text.wikilinks import unlinked
 
 # "Website redesign - next: email Tom", "Roof. Next step: call the roofer".
@@ -47,16 +46,15 @@ def read_structure(text: str) -> Structure:
     return Structure(_tidy(head), _tidy(tail.split("\n", 1)[0]) or None, tags)
 
 
-def title_of(
-    structure: Structure, *, now: datetime, zone: ZoneInfo, default_time: time
-) -> tuple[str, str | None]:
+def title_of(structure: Structure, when_of: Callable[[str], When]) -> tuple[str, str | None]:
     """The title and next action of a thought, each without its date words ("email Tom
-    the new mockups by Friday" is due Friday; its action is "email Tom the new mockups")."""
+    the new mockups by Friday" is due Friday; its action is "email Tom the new mockups"),
+    its dates read by `when_of` (the event's reading, bot.tools.ToolContext.when)."""
     action = structure.next_action
     if action is not None:
-        action = find_when(action, now=now, zone=zone, default_time=default_time).rest or action
+        action = when_of(action).rest or action
     head = structure.head or action or ""
-    when = find_when(head, now=now, zone=zone, default_time=default_time)
+    when = when_of(head)
     rest = when.rest.strip() if when.found else ""
     # "remind me to call mom tomorrow at 9": a task called "Call mom".
     head = rest[:1].upper() + rest[1:] if rest else head

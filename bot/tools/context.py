@@ -14,7 +14,7 @@ from bot.events import Attachment, Button, CaptureRequest, Conversation
 from bot.people import People
 from storage import Author, Entry, Store, VaultInfo, Vaults
 from storage.db import Person, Records
-from storage.text.dates import local_zone
+from storage.text.dates import When, find_when, local_zone
 
 
 class ToolError(Exception):
@@ -90,6 +90,19 @@ class ToolContext:
     # Where a `capture` call goes to be decided (set for every event the engine handles);
     # None: the call files at once (the capture path's own call, a button, a job).
     capturing: CapturePath | None = None
+    # What this event has read already: the person's zone and what a text says about
+    # time are asked by the turn, the capture's arguments and its tool alike, so each is
+    # read once (shared by the copies `replace` makes; keyed by what it depends on).
+    zones: dict[str | None, ZoneInfo] = field(default_factory=dict, repr=False, compare=False)
+    whens: dict[tuple[str, datetime, str | None], When] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    # The tools a vault declares itself (bot.custom_tools), by vault id and name: its
+    # file is looked at once per event (the turn, its mending and each call ask). The
+    # values are bot.tools.registry's ToolSpec, which is declared on top of this module.
+    declared: dict[tuple[int, str], Mapping[str, Any]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def is_team(self) -> bool:
@@ -99,7 +112,22 @@ class ToolContext:
     @property
     def zone(self) -> ZoneInfo:
         """The person's time zone (BRAINBOT_TIMEZONE when they have none)."""
-        return local_zone(self.person.timezone, self.settings.timezone)
+        name = self.person.timezone
+        zone = self.zones.get(name)
+        if zone is None:
+            zone = self.zones[name] = local_zone(name, self.settings.timezone)
+        return zone
+
+    def when(self, text: str) -> When:
+        """What `text` says about time (storage.text.dates.find_when), in the person's
+        zone, relative to this event's `now`, at their reminder time by default."""
+        key = (text, self.now, self.person.timezone)
+        found = self.whens.get(key)
+        if found is None:
+            default = self.settings.reminder_time
+            found = find_when(text, now=self.now, zone=self.zone, default_time=default)
+            self.whens[key] = found
+        return found
 
     @property
     def vault_zone(self) -> ZoneInfo:

@@ -20,7 +20,6 @@ from storage.text.dates import (
     OutOfRange,
     When,
     describe,
-    find_when,
     parse_repeat,
     read_due,
     read_when,
@@ -46,7 +45,7 @@ def _dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict
     zone = ctx.zone
     now = ctx.now.astimezone(zone)
     default = ctx.settings.reminder_time
-    found = find_when(text, now=now, zone=zone, default_time=default)
+    found = ctx.when(text)  # the turn has read the person's words already
     out = dict(values)
     if out.get("remind") not in (None, ""):
         out["remind"] = read_when(out["remind"], now=now, zone=zone, default_time=default)

@@ -133,8 +133,15 @@ class ToolRunner:
         self.direct_changes = frozenset(direct_changes)
 
     def custom_tools(self, ctx: ToolContext) -> Mapping[str, ToolSpec]:
-        """The tools `ctx`'s vault declares, besides the registered ones."""
-        return self.custom(ctx) if self.custom is not None else {}
+        """The tools `ctx`'s vault declares, besides the registered ones (read once per
+        event: the turn, its mending and every call ask)."""
+        if self.custom is None:
+            return {}
+        key = (ctx.store.vault_id, ctx.vault.name if ctx.vault is not None else "")
+        found = ctx.declared.get(key)
+        if found is None:
+            found = ctx.declared[key] = self.custom(ctx)
+        return found
 
     def tools_for(self, ctx: ToolContext) -> Mapping[str, ToolSpec]:
         """Every tool a call in `ctx` may use; a registered one wins over a declared one."""
@@ -322,9 +329,7 @@ class ToolRunner:
         started: float,
         entry_path: str | None = None,
     ) -> None:
-        metrics.tool_called(spec.name, outcome)
-        if spec.captures and outcome == "ok":
-            metrics.captured(entry_path)
+        metrics.tool_called(spec.name, outcome, captures=spec.captures, entry_path=entry_path)
         if not isinstance(arguments, dict):
             arguments = {"raw": str(arguments)[:2000]}
         await ctx.records.tool_log.add(

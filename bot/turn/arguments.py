@@ -17,6 +17,7 @@ from bot.tools import REGISTRY, UNSURE, ToolContext, ToolSpec, category_named, t
 from bot.turn.mending import loads_lenient
 from storage import StorageError
 from storage.text import wikilinks
+from storage.text.dates import When
 from storage.text.person_names import possessive_title
 from storage.vault import ADMIN, INBOX, PEOPLE
 
@@ -196,7 +197,26 @@ def _capture(
     args["confidence"] = min(1.0, max(0.0, float(args["confidence"])))
 
 
-def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> None:
+async def mended_capture(
+    ctx: ToolContext,
+    arguments: dict[str, Any],
+    said: str,
+    when: When,
+    *,
+    alone: bool,
+    repairs: list[str],
+) -> None:
+    """A capture call's arguments held to the person's words (`said`, whose dates read
+    as `when`), each mend at once: their own words when it is the reply's one capture
+    (`alone`), no reminder the words do not plan, no person page for something of
+    someone's."""
+    if alone:
+        _keep_own_words(arguments, said, repairs)
+    _without_unasked_reminder(arguments, when.plans, repairs)
+    await _not_a_person(ctx, arguments, when.found, repairs)
+
+
+def _keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> None:
     """One thought, one note: the note keeps the person's words, not a paraphrase."""
     said = said.strip()
     if said and said not in str(arguments.get("body", "")):
@@ -204,7 +224,7 @@ def keep_own_words(arguments: dict[str, Any], said: str, repairs: list[str]) -> 
         repairs.append("own_words")
 
 
-def without_unasked_reminder(arguments: dict[str, Any], plans: bool, repairs: list[str]) -> None:
+def _without_unasked_reminder(arguments: dict[str, Any], plans: bool, repairs: list[str]) -> None:
     """A `remind` or `repeat` a model set for words that neither ask to be reminded nor
     name an appointment, a deadline or a repeat (`plans`, read by storage.text.dates) is dropped:
     "Tom suggested we try pair programming on Fridays" is a thought, not a reminder."""
@@ -217,7 +237,7 @@ def without_unasked_reminder(arguments: dict[str, Any], plans: bool, repairs: li
         repairs.append("unasked_reminder")
 
 
-async def not_a_person(
+async def _not_a_person(
     ctx: ToolContext, arguments: dict[str, Any], dated: bool, repairs: list[str]
 ) -> None:
     """A people capture titled "Sarah's Birthday" is a note about Sarah, not a person of

@@ -18,17 +18,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics
-from bot.commands import Kind, only_asks
+from bot.commands import Intent, Kind
 from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable, ModelToolCall
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
-from bot.turn.arguments import keep_own_words, mended, not_a_person, without_unasked_reminder
+from bot.turn.arguments import mended, mended_capture
 from bot.turn.mode import ModelMode
 from bot.turn.older_turns import HEADING, Summaries, estimate_tokens, fit_history
 from bot.turn.verdict import Turn
 from storage.db import HistoryItem
-from storage.text.dates import When, find_when
+from storage.text.dates import When
 
 RECENT_ENTRIES = 8
 TOOL_RESULT_CHARS = 4_000
@@ -134,12 +134,12 @@ class Agent:
         self.mode = mode  # tools, routed or none: probed or forced (bot.turn.mode)
         self.summaries = summaries  # the older turns of long conversations
 
-    async def respond(self, ctx: ToolContext, text: str, kind: Kind) -> Turn:
-        """Run the tool loop for one user message of `kind`. Raises LLMUnavailable if the
-        model is down before anything ran. At most `max_tool_calls` calls run for one
-        message, however many the model asks for."""
+    async def respond(self, ctx: ToolContext, text: str, intent: Intent) -> Turn:
+        """Run the tool loop for one user message of `intent` (decided by the engine).
+        Raises LLMUnavailable if the model is down before anything ran. At most
+        `max_tool_calls` calls run for one message, however many the model asks for."""
         budget = _Budget(self.max_tool_calls)
-        turn = await self._respond(ctx, text, kind, budget)
+        turn = await self._respond(ctx, text, intent, budget)
         if budget.refused:
             notice = verdict.over_budget(budget.limit, budget.refused)
             turn = replace(turn, replies=(*turn.replies, notice))
@@ -153,12 +153,10 @@ class Agent:
         if self.mode.choice.mode == "tools":
             self.summaries.after_reply(ctx.conversation.key, ctx.person.id, ctx.now)
 
-    async def _respond(self, ctx: ToolContext, text: str, kind: Kind, budget: _Budget) -> Turn:
+    async def _respond(self, ctx: ToolContext, text: str, intent: Intent, budget: _Budget) -> Turn:
         state = _State([HistoryItem("user", text, None, None)])
-        state.when = find_when(
-            text, now=ctx.now, zone=ctx.zone, default_time=ctx.settings.reminder_time
-        )
-        question = only_asks(text)
+        state.when = ctx.when(text)
+        kind, question = intent.kind, intent.only_asks
         choice = self.mode.choice  # settled by the engine before the turn
         if choice.mode is None:  # the endpoint has not answered yet: kept as when it is down
             raise LLMUnavailable(choice.reason)
@@ -284,13 +282,15 @@ class Agent:
         raw = mending.without_repeats(raw)
         allowed = budget.take(len(raw))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
-        captures = sum(1 for c in raw if _captures(mending.tool_name(c.name)[0]))
+        # Each call's tool is named once: for the count of captures, and to run it.
+        named = [mending.tool_name(c.name) for c in raw]
+        captures = sum(1 for name, _ in named if _captures(name))
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
         custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
         for i, call in enumerate(raw):
             # A vault's own tool is called as declared: no mending to a built-in's shape.
-            name, fix = (call.name, None) if call.name in custom else mending.tool_name(call.name)
+            name, fix = (call.name, None) if call.name in custom else named[i]
             if fix:
                 state.repairs.append(fix)
             arguments: dict[str, Any] | None = None
@@ -301,10 +301,10 @@ class Agent:
                 arguments, fixes = mended(name, call.arguments, categories, said)
                 state.repairs += fixes
             if _captures(name) and arguments is not None:
-                if captures == 1:
-                    keep_own_words(arguments, said, state.repairs)
-                without_unasked_reminder(arguments, state.when.plans, state.repairs)
-                await not_a_person(ctx, arguments, state.when.found, state.repairs)
+                alone = captures == 1
+                await mended_capture(
+                    ctx, arguments, said, state.when, alone=alone, repairs=state.repairs
+                )
                 body = " ".join(str(arguments.get("body", "")).lower().split())
                 if body in state.filed:
                     state.repairs.append("repeat")  # the same text filed twice: once

@@ -20,7 +20,7 @@ from storage.index.storable import refusal, storable_entry
 from storage.index.tokens import fold, term_frequencies
 from storage.text.dates import frontmatter_day
 from storage.text.tags import inline_tags, with_parents
-from storage.vault.notefile import note_time
+from storage.vault.notefile import note_times
 from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
 
 # Fields that say nothing about a note's subject; everything else is searchable text.
@@ -72,12 +72,14 @@ def searchable_text(entry: Entry) -> str:
 def updated_at(entry: Entry, fallback: datetime | None = None) -> datetime:
     """When the note last changed: its `updated` field, else `created`, else `fallback`
     (the file's modification time), else now."""
-    return (
-        note_time(entry.fields, "updated")
-        or note_time(entry.fields, "created")
-        or fallback
-        or datetime.now(UTC)
-    )
+    created, updated = note_times(entry.fields)
+    return _updated(created, updated, fallback)
+
+
+def _updated(
+    created: datetime | None, updated: datetime | None, fallback: datetime | None
+) -> datetime:
+    return updated or created or fallback or datetime.now(UTC)
 
 
 def normal_tag(tag: str) -> str:
@@ -97,10 +99,11 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
     (storage.index.storable), so every row made from it is."""
     entry = storable_entry(entry)
     terms, length = term_frequencies(searchable_text(entry))
+    created, updated = note_times(entry.fields)  # read once, for both columns
     return Document(
         entry=entry,
-        updated=updated_at(entry, modified),
-        created=note_time(entry.fields, "created"),
+        updated=_updated(created, updated, modified),
+        created=created,
         due=frontmatter_day(entry.fields.get("due")),
         fields_json=encode_fields(entry.fields),
         tags=index_tags(entry),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from storage.index.tokens import fold, tokenize
+from storage.index.tokens import fold, folded_terms, tokenize
 from storage.text import wikilinks
 from storage.text.code import without_code
 from storage.vault.markdown import link_spans
@@ -48,8 +48,9 @@ def note_names(title: str, fields: Mapping[str, Any]) -> list[NoteName]:
     out: dict[tuple[str, ...], NoteName] = {}
     for name in candidates:
         name = " ".join(name.split())
-        terms = tuple(tokenize(name))
-        letters = [c for c in fold(name) if c.isalnum()]
+        folded, words = folded_terms(name)
+        terms = tuple(words)
+        letters = [c for c in folded if c.isalnum()]
         if not terms or len(letters) < MIN_CHARS or not any(c.isalpha() for c in letters):
             continue
         out.setdefault(terms, NoteName(name, terms))

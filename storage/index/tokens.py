@@ -34,10 +34,16 @@ def _split_cjk(word: str) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     """The searchable terms of `text`, in order, duplicates kept."""
+    return folded_terms(text)[1]
+
+
+def folded_terms(text: str) -> tuple[str, list[str]]:
+    """`text` folded (`fold`) and its searchable terms (`tokenize`), for a caller that
+    needs both."""
     folded = fold(text)
     words = _WORD.findall(folded)
     if folded.isascii():
-        return [w for w in words if len(w) <= MAX_TOKEN_CHARS]
+        return folded, [w for w in words if len(w) <= MAX_TOKEN_CHARS]
     out: list[str] = []
     for word in words:
         if len(word) > MAX_TOKEN_CHARS:
@@ -46,7 +52,7 @@ def tokenize(text: str) -> list[str]:
             out.extend(_split_cjk(word))
         else:
             out.append(word)
-    return out
+    return folded, out
 
 
 def term_frequencies(text: str) -> tuple[Counter[str], int]:

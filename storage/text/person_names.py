@@ -13,6 +13,9 @@
   follows someone else's ("her book club", "the neighbours' kitchen renovation").
 - After a word of meeting ("met", "talked to", "lunch with" …) two to four
   capitalised words are a person's full name ("Met Sarah Kim at the meetup").
+- Who a text may be about (`named`) is read in one pass: the notes it links to, a
+  full name after a word of meeting, the capitalised first names a possessive or a
+  word of meeting gives.
 """
 
 from __future__ import annotations
@@ -21,12 +24,16 @@ import re
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from storage.text import wikilinks
+
 __all__ = [
     "NAME_WORD",
     "Mention",
+    "Named",
     "cue_first_names",
     "full_name_after_cue",
     "is_person_name",
+    "named",
     "possessive_names",
     "possessive_title",
     "someone_elses",
@@ -101,6 +108,32 @@ def full_name_after_cue(text: str) -> str | None:
 def cue_first_names(text: str) -> list[str]:
     """The first word after each word of meeting ("called Sarah about it" → ["Sarah"])."""
     return [match["words"].split()[0] for match in _CUE.finditer(text)]
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """Who a text may be about, each kind in the order written: the notes it links to
+    (each target with its link as written), a full name after a word of meeting (its
+    links read as their labels: "Talked to [[Sarah Kim]]"), and the capitalised first
+    names a possessive or a word of meeting gives ("Sarah's birthday")."""
+
+    links: tuple[tuple[str, str], ...]
+    full_name: str | None
+    first_names: tuple[str, ...]
+
+
+def named(text: str) -> Named:
+    """Everything in `text` that may name a person (see `Named`), read at once, so the
+    caller looks the candidates up in the order it believes them."""
+    links = tuple(
+        (link.target, text[link.start : link.end]) for link in wikilinks.find(text) if link.target
+    )
+    firsts = [*possessive_names(text), *cue_first_names(text)]
+    return Named(
+        links,
+        full_name_after_cue(wikilinks.unlinked(text)),
+        tuple(name for name in dict.fromkeys(firsts) if name[:1].isupper()),
+    )
 
 
 Note = TypeVar("Note")

@@ -1,16 +1,15 @@
-"""What a note's bytes become after an update or a move, and entries read from bytes.
+"""What a note's bytes become after an update or a move (entries are read from bytes
+by storage.vault.notefile, the file's format).
 
 Pure functions: the vault decides where and when to write what they return.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from storage.entry import Entry
 from storage.errors import (
     BrokenFrontmatter,
     NothingToChange,
@@ -20,46 +19,13 @@ from storage.errors import (
 from storage.vault import schema
 from storage.vault.files import read_regular
 from storage.vault.notefile import (
+    content_hash,
     decode_note,
     join_note,
-    note_title,
     parse_note,
     plain,
-    read_text,
     render_note,
 )
-
-
-def content_hash(data: bytes) -> str:
-    """The token for optimistic edits: sha256 of a file's bytes."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def entry_from_bytes(rel: str, data: bytes) -> Entry:
-    """The Entry for a note's bytes; bytes that are not UTF-8 are read as U+FFFD and
-    said in `encoding_error`."""
-    text, encoding_error = read_text(data, rel)
-    parsed = parse_note(text)
-    folder, slash, _ = rel.partition("/")
-    stem = rel.rsplit("/", 1)[-1][: -len(".md")]
-    return Entry(
-        path=rel,
-        category=folder if slash else "",
-        title=note_title(parsed.fields, parsed.body, stem),
-        fields=parsed.fields,
-        body=parsed.body,
-        content_hash=content_hash(data),
-        frontmatter_error=parsed.error,
-        encoding_error=encoding_error,
-    )
-
-
-def entry_or_none(rel: str, data: bytes) -> Entry | None:
-    """The entry, or None when these bytes are no readable note."""
-    try:
-        return entry_from_bytes(rel, data)
-    except StorageError:
-        return None
 
 
 def updated_note(

@@ -28,10 +28,10 @@ from pygit2.enums import FileMode
 from storage.entry import BOT_AUTHOR, Author, Change, Written
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer
-from storage.vault.edits import entry_or_none
 from storage.vault.gitrepo import GitRepo, signature
 from storage.vault.journal import land_commit
 from storage.vault.note_merge import merge_note
+from storage.vault.notefile import entry_or_none
 from storage.vault.paths import VaultPaths
 
 _DEVICE_CHARACTERS = re.compile(r"[^\w .-]+")

@@ -20,7 +20,8 @@ from storage.errors import NothingToChange, StaleEdit, StorageError, UnknownCate
 from storage.vault import schema
 from storage.vault.commits import Committer, Source
 from storage.vault.diffs import bytes_diff
-from storage.vault.edits import content_hash, entry_or_none, moved_note, read_note, updated_note
+from storage.vault.edits import moved_note, read_note, updated_note
+from storage.vault.notefile import content_hash, entry_or_none
 from storage.vault.paths import NOTE_SUFFIX, VaultPaths, check_relpath, windows_safe
 from storage.vault.relink import Notes, Relocation, relinked
 from storage.vault.scan import walk_notes

@@ -8,6 +8,7 @@ final newline are the file's, not the body's, so a body round-trips exactly.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from storage.entry import Entry
 from storage.errors import StorageError
 from storage.text.code import without_code
 from storage.text.dates import FIRST_DAY, LAST_DAY, frontmatter_time
@@ -208,6 +210,15 @@ def note_time(fields: Mapping[str, Any], name: str) -> datetime | None:
     return frontmatter_time(fields.get(name), schema.note_zone(fields))
 
 
+def note_times(fields: Mapping[str, Any]) -> tuple[datetime | None, datetime | None]:
+    """A note's `created` and `updated` (each as `note_time` reads it), its zone read
+    once for both."""
+    zone = schema.note_zone(fields)
+    return frontmatter_time(fields.get("created"), zone), frontmatter_time(
+        fields.get("updated"), zone
+    )
+
+
 def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
     """Why a note's `created` or `updated` cannot be used, as "invalid date" for the
     owner to fix (the note is indexed without it); None when they are fine or absent."""
@@ -222,3 +233,35 @@ def timestamp_problem(fields: Mapping[str, Any]) -> str | None:
         f"invalid date ({', '.join(bad)}): read as absent; "
         f"write a date from {FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}"
     )
+
+
+def content_hash(data: bytes) -> str:
+    """The token for optimistic edits: sha256 of a file's bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def entry_from_bytes(rel: str, data: bytes) -> Entry:
+    """The Entry for a note's bytes; bytes that are not UTF-8 are read as U+FFFD and
+    said in `encoding_error`."""
+    text, encoding_error = read_text(data, rel)
+    parsed = parse_note(text)
+    folder, slash, _ = rel.partition("/")
+    stem = rel.rsplit("/", 1)[-1][: -len(".md")]
+    return Entry(
+        path=rel,
+        category=folder if slash else "",
+        title=note_title(parsed.fields, parsed.body, stem),
+        fields=parsed.fields,
+        body=parsed.body,
+        content_hash=content_hash(data),
+        frontmatter_error=parsed.error,
+        encoding_error=encoding_error,
+    )
+
+
+def entry_or_none(rel: str, data: bytes) -> Entry | None:
+    """The entry, or None when these bytes are no readable note."""
+    try:
+        return entry_from_bytes(rel, data)
+    except StorageError:
+        return None

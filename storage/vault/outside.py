@@ -11,10 +11,10 @@ from storage.entry import BOT_AUTHOR, OUTSIDE_AUTHOR, Change, ChangedPaths, Impo
 from storage.errors import EntryNotFound, NotAFile, StorageError
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer
-from storage.vault.edits import content_hash
 from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
 from storage.vault.importer import collect_tree
+from storage.vault.notefile import content_hash
 from storage.vault.paths import VaultPaths
 from storage.vault.scan import changed_since, uncommitted_notes
 

@@ -10,9 +10,10 @@ from storage.entry import Preview
 from storage.errors import NothingToChange
 from storage.vault.atomic import VaultLock
 from storage.vault.diffs import bytes_diff
-from storage.vault.edits import content_hash, read_note, updated_note
+from storage.vault.edits import read_note, updated_note
 from storage.vault.gitrepo import GitRepo
 from storage.vault.moves import plan_move, plan_rename
+from storage.vault.notefile import content_hash
 from storage.vault.paths import VaultPaths
 from storage.vault.undo import plan_undo
 

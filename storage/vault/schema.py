@@ -13,6 +13,7 @@ import re
 import secrets
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -201,6 +202,30 @@ def entry_stem(category: str, title: str) -> str:
     if category == PEOPLE and is_person_name(title):
         return windows_safe(unicodedata.normalize("NFC", title))
     return entry_slug(title)
+
+
+@dataclass(frozen=True, slots=True)
+class NewNote:
+    """A new entry as it is filed: its frontmatter and its file name without `.md`."""
+
+    fields: dict[str, Any]
+    stem: str
+
+
+def new_note(
+    category: str,
+    title: str,
+    body: str,
+    fields: Mapping[str, Any] | None,
+    source: Mapping[str, Any] | str | None,
+    zone: tzinfo | None = None,
+) -> NewNote:
+    """A new entry's frontmatter, stamped now (`new_entry_fields`), and its file name
+    (`entry_stem`), its title the given one or the body's first words (`entry_title`):
+    decided here at once, where the rules for each are."""
+    title = entry_title(title, body)
+    new_fields = new_entry_fields(category, title, fields, source, now_utc(), zone)
+    return NewNote(new_fields, entry_stem(category, title))
 
 
 def new_entry_fields(

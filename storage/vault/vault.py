@@ -45,18 +45,13 @@ from storage.text import wikilinks
 from storage.vault import schema
 from storage.vault.atomic import VaultLock
 from storage.vault.commits import Committer, Source
-from storage.vault.edits import (
-    entry_from_bytes,
-    entry_or_none,
-    read_note,
-    updated_note,
-)
+from storage.vault.edits import read_note, updated_note
 from storage.vault.files import read_regular
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import change_from_commit, commits_since_mention, history
 from storage.vault.merging import RemoteMerges
 from storage.vault.moves import commit_plan, plan_move, plan_rename
-from storage.vault.notefile import render_note
+from storage.vault.notefile import entry_from_bytes, entry_or_none, render_note
 from storage.vault.outside import OutsideChanges
 from storage.vault.paths import (
     ATTACHMENTS_DIR,
@@ -190,19 +185,17 @@ class Vault(Previews, OutsideChanges, RemoteMerges):
         attachments: Sequence[tuple[str, bytes]] = (),
     ) -> Written:
         """File a new note under `category/<slug>.md`, a person's under their name
-        ("Sarah Kim.md"), `-2`... when taken; times in `zone` (schema.new_entry_fields).
+        ("Sarah Kim.md"), `-2`... when taken; times in `zone` (schema.new_note).
         `then`: another note's path and how it changes (its text, None when missing, and
         the new note's path give its new text), in the same commit (a daily note's line),
         as are `attachments` (`write_attachments`'), each embedded at the body's end."""
         self._check_category(category)
-        title = schema.entry_title(title, body)
-        stamp = schema.now_utc()
-        new_fields = schema.new_entry_fields(category, title, fields, source, stamp, zone)
+        note = schema.new_note(category, title, body, fields, source, zone)
         with self._lock.hold():
             kept = self._paths.attachments(attachments, self.max_attachment_bytes)
             body += "".join(f"\n\n{wikilinks.wikilink(path, embed=True)}" for path in kept)
-            rel = self._paths.free(f"{category}/{schema.entry_stem(category, title)}.md")
-            new_fields = schema.with_aliases(new_fields, rel.rsplit("/", 1)[-1][:-3])
+            rel = self._paths.free(f"{category}/{note.stem}.md")
+            new_fields = schema.with_aliases(note.fields, rel.rsplit("/", 1)[-1][:-3])
             data = render_note(new_fields, body).encode("utf-8")
             self._check_size(rel, data, self.max_bytes)
             files = {rel: data, **kept}

@@ -9,10 +9,21 @@ from storage.text.person_names import (
     Mention,
     full_name_after_cue,
     is_person_name,
+    named,
     possessive_names,
     possessive_title,
     someone_elses,
 )
+
+
+def test_who_a_text_may_be_about_is_read_in_one_pass() -> None:
+    text = "Talked to [[Sarah Kim|Sarah]] and [[]] of Tom's move; met paul, Ann's, lunch with Bea"
+    found = named(text)
+    assert found.links == (("Sarah Kim", "[[Sarah Kim|Sarah]]"),)  # the empty link is none
+    assert found.full_name is None  # "Sarah and": one capitalised word after the cue
+    # Capitalised only ("paul" is not taken for a name), possessives first.
+    assert found.first_names == ("Tom", "Ann", "Bea")
+    assert named("Met Sarah Kim at the meetup").full_name == "Sarah Kim"
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,7 @@ import pytest
 
 from storage.index.indexed_note import updated_at
 from storage.text.dates import frontmatter_time as parse_timestamp
-from storage.vault.edits import entry_from_bytes
-from storage.vault.notefile import timestamp_problem
+from storage.vault.notefile import entry_from_bytes, timestamp_problem
 
 
 @pytest.mark.parametrize(
