@@ -1,8 +1,9 @@
 """Writing one vault's notes into the index tables, inside a transaction the caller holds.
 
 Small changes and bulk loads share one path: rows of the notes being replaced are
-removed (term document frequencies decremented first), then entries go in with one
-pipelined multi-row insert, postings and chunk vectors with binary COPY.
+removed (term document frequencies decremented first), then entries, postings,
+terms, links and names go in, all in two round trips (storage.index.pipeline), and
+chunk vectors (and a batch's many postings) with binary COPY.
 
 One note Postgres refuses (a tag longer than an index row may be, a path too long
 for one) must not keep the others out: when a write of many fails for what it was
@@ -21,9 +22,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.index import pipeline
+from storage.index.index_rows import Noted, entry_row, link_rows, name_rows, posting_columns
 from storage.index.indexed_note import Document
-from storage.index.mention_names import NoteName
-from storage.index.note_links import Link
 from storage.index.pipeline import Step
 from storage.index.storable import refusal
 
@@ -33,7 +33,6 @@ Vectors = Sequence[Sequence[Sequence[float]]]  # per note, one vector per chunk
 # Told, after each write, the vault, the notes it left out (path, why) and the paths it
 # settled (indexed, or dropped): app.skips keeps the first for `brainbot doctor`
 # and clears them once settled.
-Noted = tuple[int, Sequence[Link], Sequence[NoteName]]  # (entry id, links, names)
 WriteListener = Callable[[int, Sequence[tuple[str, str]], Sequence[str]], Awaitable[None]]
 
 # A vault's writers take the advisory lock (VAULT_LOCK, vault id), so its term counts
@@ -42,8 +41,11 @@ WriteListener = Callable[[int, Sequence[tuple[str, str]], Sequence[str]], Awaita
 # index) takes it exclusively.
 INDEX_LOCK = 0x6272_6169_6E69
 VAULT_LOCK = 0x6269  # the first key of pg_advisory_xact_lock(int, int): "bi"
-HNSW_INDEX = "chunks_embedding_hnsw"
-HNSW_MAX_DIMENSIONS = 2000  # pgvector cannot build HNSW on longer vectors
+
+# A batch's postings up to this many go in the pipeline (one statement); more go by
+# binary COPY (two round trips of their own), which is faster from about this many
+# on: as fast at 300 to 1,000 rows, 1.8 times faster at 60,000.
+PIPELINED_POSTINGS = 500
 
 _REMOVE = text(
     """
@@ -80,6 +82,13 @@ _INSERT_ENTRY = text(
     VALUES (:id, :vault, :path, :category, :title, :status, :tags, CAST(:fields AS jsonb), :body,
             :content_hash, :frontmatter_error, :updated, :created, :due, :length, :embedded,
             to_tsvector('simple', :folded))
+    """
+)
+_INSERT_POSTINGS = text(
+    """
+    INSERT INTO postings (vault_id, term, entry_id, tf, dl)
+    SELECT :vault, * FROM unnest(CAST(:terms AS text[]), CAST(:ids AS int[]),
+                                 CAST(:tfs AS int[]), CAST(:lengths AS int[]))
     """
 )
 _ADD_TERMS = text(
@@ -180,38 +189,14 @@ async def recount(conn: AsyncConnection, vault_id: int) -> None:
     )
 
 
-def _link_rows(vault_id: int, notes: Sequence[Noted]) -> list[dict[str, Any]]:
-    return [
-        {
-            "vault": vault_id,
-            "source_id": entry_id,
-            "target_key": link.key,
-            "target_path": link.path,
-            "target_alt": link.alt,
-            "context": link.context,
-            "relation": link.relation,
-        }
-        for entry_id, found, _ in notes
-        for link in found
-    ]
-
-
-def _name_rows(vault_id: int, notes: Sequence[Noted]) -> list[dict[str, Any]]:
-    return [
-        {"vault": vault_id, "entry_id": entry_id, "name": n.name, "terms": list(n.terms)}
-        for entry_id, _, names in notes
-        for n in names
-    ]
-
-
 async def insert_links_and_names(
     conn: AsyncConnection, vault_id: int, notes: Sequence[Noted]
 ) -> None:
     """The link rows and name rows of notes, as (entry id, links, names)."""
-    links = _link_rows(vault_id, notes)
+    links = link_rows(vault_id, notes)
     if links:
         await conn.execute(_INSERT_LINK, links)
-    names = _name_rows(vault_id, notes)
+    names = name_rows(vault_id, notes)
     if names:
         await conn.execute(_INSERT_NAME, names)
 
@@ -243,7 +228,8 @@ async def write(
     embedded), drop the notes at `removed`, and record `commit` with its parent if
     given (see `advance`): whether it was recorded. With `lock_first`, the vault's
     lock (`lock`) is taken first. The statements go in two round trips (the second
-    needs the ids the first reserves), then the postings and chunks by COPY."""
+    needs the ids the first reserves); then, by COPY, the chunks and a batch's many
+    postings."""
     first = [Step(_LOCK, _lock_keys(vault_id))] if lock_first else []
     gone = [*removed, *(d.entry.path for d in docs)]
     if gone:
@@ -262,25 +248,26 @@ async def write(
     noted = [(entry_id, d.links, d.names) for entry_id, d in zip(ids, docs, strict=True)]
     stats = {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
     moved = None if commit is None else {**stats, **_advance_keys(vault_id, *commit)}
-    rows = [_entry_row(vault_id, i, d, vectors is not None) for i, d in zip(ids, docs, strict=True)]
+    rows = [entry_row(vault_id, i, d, vectors is not None) for i, d in zip(ids, docs, strict=True)]
+    postings = posting_columns(vault_id, ids, docs)
+    piped = len(postings["terms"]) <= PIPELINED_POSTINGS
     second = [
         Step(_INSERT_ENTRY, many=rows),
+        *([Step(_INSERT_POSTINGS, postings)] if piped else []),
         Step(_ADD_TERMS, {"vault": vault_id, "terms": terms, "dfs": [df[t] for t in terms]}),
-        Step(_INSERT_LINK, many=_link_rows(vault_id, noted)),
-        Step(_INSERT_NAME, many=_name_rows(vault_id, noted)),
+        Step(_INSERT_LINK, many=link_rows(vault_id, noted)),
+        Step(_INSERT_NAME, many=name_rows(vault_id, noted)),
         Step(_ADD_STATS, stats) if moved is None else Step(_ADD_STATS_AND_ADVANCE, moved),
     ]
     last = (await pipeline.run(conn, second))[-1]
-    await pipeline.copy_rows(
-        conn,
-        "COPY postings (vault_id, term, entry_id, tf, dl) FROM STDIN (FORMAT BINARY)",
-        ["int4", "text", "int4", "int4", "int4"],
-        (
-            (vault_id, term, entry_id, tf, d.length)
-            for entry_id, d in zip(ids, docs, strict=True)
-            for term, tf in d.terms.items()
-        ),
-    )
+    if not piped:
+        columns = (postings[name] for name in ("terms", "ids", "tfs", "lengths"))
+        await pipeline.copy_rows(
+            conn,
+            "COPY postings (vault_id, term, entry_id, tf, dl) FROM STDIN (FORMAT BINARY)",
+            ["int4", "text", "int4", "int4", "int4"],
+            ((vault_id, *row) for row in zip(*columns, strict=True)),
+        )
     if vectors is not None:
         await insert_chunks(
             conn,
@@ -292,28 +279,6 @@ async def write(
             ),
         )
     return moved is not None and bool(last.rows and last.rows[0][0])
-
-
-def _entry_row(vault_id: int, entry_id: int, d: Document, embedded: bool) -> dict[str, Any]:
-    return {
-        "id": entry_id,
-        "vault": vault_id,
-        "path": d.entry.path,
-        "category": d.entry.category,
-        "title": d.entry.title,
-        "status": d.entry.status,
-        "tags": d.tags,
-        "fields": d.fields_json,
-        "body": d.entry.body,
-        "content_hash": d.entry.content_hash,
-        "frontmatter_error": d.entry.frontmatter_error,
-        "updated": d.updated,
-        "created": d.created,
-        "due": d.due,
-        "length": d.length,
-        "embedded": embedded,
-        "folded": d.folded,
-    }
 
 
 async def write_each(
@@ -392,21 +357,3 @@ async def _replace(
                 conn, vault_id, docs, vectors, commit, removed=removed, lock_first=True
             )
     return refused, advanced
-
-
-async def drop_vector_index(conn: AsyncConnection) -> None:
-    await conn.execute(text(f"DROP INDEX IF EXISTS {HNSW_INDEX}"))
-
-
-async def create_vector_index(conn: AsyncConnection, dimensions: int | None) -> None:
-    """The HNSW cosine index, when the vectors are short enough for one."""
-    if dimensions is None or dimensions > HNSW_MAX_DIMENSIONS:
-        return
-    # A bigger build buffer keeps the graph in memory: much faster bulk builds.
-    await conn.execute(text("SET LOCAL maintenance_work_mem = '256MB'"))
-    await conn.execute(
-        text(
-            f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON chunks"
-            " USING hnsw (embedding vector_cosine_ops)"
-        )
-    )
