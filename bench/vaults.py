@@ -25,7 +25,7 @@ from sqlalchemy import text
 from bench.storage import median_ms, peak_rss_mb
 from bench.storage_corpus import generate, write_notes
 from storage.db.connection import Database
-from storage.index import indexer
+from storage.index import vector_setup
 from storage.index.embeddings import HashingEmbedder
 from storage.migrations import migrate
 from storage.store import Store
@@ -73,7 +73,7 @@ async def run(people: int) -> int:
 
         started = time.perf_counter()
         async with database.engine.begin() as conn:
-            await indexer.drop_vector_index(conn)  # one build at the end beats 100k inserts
+            await vector_setup.drop_vector_index(conn)  # one build at the end beats 100k inserts
         for user_id in range(2, people + 1):
             await _fill(vaults, user_id, source)
             if user_id % 100 == 0:
@@ -81,7 +81,7 @@ async def run(people: int) -> int:
                     f"  {user_id} vaults filled, {time.perf_counter() - started:.0f} s", flush=True
                 )
         async with database.engine.begin() as conn:
-            await indexer.create_vector_index(conn, DIMENSIONS)
+            await vector_setup.create_vector_index(conn, DIMENSIONS)
             await conn.execute(text("ANALYZE " + ", ".join(INDEX_TABLES)))
         build = time.perf_counter() - started
         crowded = await _measure(mine, words, "crowded")

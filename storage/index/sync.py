@@ -151,8 +151,10 @@ async def follow_commit(
     change = written.change
     fresh = written.entry
     others = [p for p in change.paths if is_note_path(p) and (fresh is None or p != fresh.path)]
-    read = await asyncio.to_thread(read_notes, vault, others)
-    parent = await asyncio.to_thread(parent_of, change.commit)
+    # One hop to a worker thread for both reads: each hop costs a wake-up of the loop.
+    read, parent = await asyncio.to_thread(
+        lambda: (read_notes(vault, others), parent_of(change.commit))
+    )
     indexed = await index.follow(
         fresh, read.entries, read.modified, list(read.missing), commit=change.commit, parent=parent
     )

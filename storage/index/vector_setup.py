@@ -22,6 +22,9 @@ from storage.index.embeddings import EmbeddingError, NeedsProbe
 
 log = logging.getLogger(__name__)
 
+HNSW_INDEX = "chunks_embedding_hnsw"
+HNSW_MAX_DIMENSIONS = 2000  # pgvector cannot build HNSW on longer vectors
+
 # Every vault's row records the same embedder (see IndexMeta): any row says which.
 _SHARED_EMBEDDER = text("SELECT embedder, dimensions FROM index_meta ORDER BY vault_id LIMIT 1")
 # A new vault's row starts with the embedder the others record.
@@ -80,7 +83,7 @@ async def prepare_vectors(
         if (row.embedder, row.dimensions, column_dimensions) != (name, dimensions, dimensions):
             if not reembed:
                 await refuse_to_drop_vectors(conn, row.embedder, name)
-            await indexer.drop_vector_index(conn)
+            await drop_vector_index(conn)
             await conn.execute(text("TRUNCATE chunks"))
             column = f"vector({dimensions})" if dimensions else "vector"
             await conn.execute(text(f"ALTER TABLE chunks ALTER COLUMN embedding TYPE {column}"))
@@ -90,7 +93,7 @@ async def prepare_vectors(
                 {"name": name, "dim": dimensions},
             )
             log.info("index: vectors now come from %s (%s dimensions)", name, dimensions)
-        await indexer.create_vector_index(conn, dimensions)
+        await create_vector_index(conn, dimensions)
         if name is None:
             return False
         pending = await conn.execute(
@@ -113,3 +116,21 @@ async def refuse_to_drop_vectors(
     ).scalar_one()
     if stored is not None and embedded:
         raise EmbedderChanged(stored, wanted, int(embedded))
+
+
+async def drop_vector_index(conn: AsyncConnection) -> None:
+    await conn.execute(text(f"DROP INDEX IF EXISTS {HNSW_INDEX}"))
+
+
+async def create_vector_index(conn: AsyncConnection, dimensions: int | None) -> None:
+    """The HNSW cosine index, when the vectors are short enough for one."""
+    if dimensions is None or dimensions > HNSW_MAX_DIMENSIONS:
+        return
+    # A bigger build buffer keeps the graph in memory: much faster bulk builds.
+    await conn.execute(text("SET LOCAL maintenance_work_mem = '256MB'"))
+    await conn.execute(
+        text(
+            f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON chunks"
+            " USING hnsw (embedding vector_cosine_ops)"
+        )
+    )
