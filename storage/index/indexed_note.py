@@ -19,7 +19,7 @@ from storage.index.note_links import Link, extract_links
 from storage.index.storable import refusal, storable_entry
 from storage.index.tokens import fold, term_frequencies
 from storage.text.dates import frontmatter_day
-from storage.text.tags import inline_tags, with_parents
+from storage.text.tags import note_tags
 from storage.vault.notefile import note_times
 from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
 
@@ -90,8 +90,7 @@ def normal_tag(tag: str) -> str:
 def index_tags(entry: Entry) -> list[str]:
     """What `tag:` finds `entry` by: its frontmatter tags and the `#tags` in its body
     (storage.text.tags, as Obsidian reads them), each nested tag with its parents."""
-    tags = with_parents([*entry.tags, *inline_tags(entry.body)])
-    return sorted({normal_tag(t) for t in tags if t.strip()})
+    return sorted({normal_tag(t) for t in note_tags(entry.tags, entry.body) if t.strip()})
 
 
 def prepare(entry: Entry, modified: datetime | None = None) -> Document:
