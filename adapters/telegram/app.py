@@ -318,9 +318,7 @@ class TelegramAdapter:
             keys.append(("message", message.chat_id, message.message_id))
         if update.callback_query is not None:
             keys.append(("query", update.callback_query.id))
-        # Check every key, and remember every key, before answering.
-        fresh = [self._seen.first_time(key) for key in keys]
-        return all(fresh)
+        return self._seen.first_time(*keys)
 
     async def _take(self, incoming: Incoming) -> None:
         await self._run(
