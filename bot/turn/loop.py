@@ -279,18 +279,17 @@ class Agent:
         """Mend each call, run what the budget allows, and return the calls as the
         history keeps them (mended, with arguments that are always JSON)."""
         categories = ctx.settings.categories
-        raw = mending.without_repeats(raw)
-        allowed = budget.take(len(raw))
+        # Each call's tool is named once: to drop repeats, count captures, and run it.
+        named = mending.named_calls(raw)
+        allowed = budget.take(len(named))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
-        # Each call's tool is named once: for the count of captures, and to run it.
-        named = [mending.tool_name(c.name) for c in raw]
-        captures = sum(1 for name, _ in named if _captures(name))
+        captures = sum(1 for _, (name, _) in named if _captures(name))
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
         custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
-        for i, call in enumerate(raw):
+        for i, (call, naming) in enumerate(named):
             # A vault's own tool is called as declared: no mending to a built-in's shape.
-            name, fix = (call.name, None) if call.name in custom else named[i]
+            name, fix = (call.name, None) if call.name in custom else naming
             if fix:
                 state.repairs.append(fix)
             arguments: dict[str, Any] | None = None
