@@ -25,7 +25,7 @@ from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
 from bot.turn.arguments import mended, mended_capture
 from bot.turn.mode import ModelMode
-from bot.turn.older_turns import HEADING, Summaries, estimate_tokens, fit_history
+from bot.turn.older_turns import HEADING, Summaries
 from bot.turn.verdict import Turn
 from storage.db import HistoryItem
 from storage.text.dates import When
@@ -238,8 +238,9 @@ class Agent:
         """The messages for the model, the history among them, and what else reached it
         from elsewhere: the context line after the person's words (the time, the newest
         notes) and the summary of older turns ahead of the history (bot.turn.older_turns)."""
-        (summary, history), recent = await asyncio.gather(
-            self.summaries.history(ctx.conversation.key, ctx.person.id),
+        budget = self.mode.history_budget(self.history_tokens)
+        (summary, kept), recent = await asyncio.gather(
+            self.summaries.fitted(ctx.conversation.key, ctx.person.id, budget),
             ctx.store.recent(limit=RECENT_ENTRIES),
         )
         zone = ctx.zone
@@ -250,14 +251,11 @@ class Agent:
             timezone=zone.key,
             recent=f" Most recent notes:{listing}" if listing else "",
         )
-        budget = self.mode.history_budget(self.history_tokens)
         seen = context
         if summary is not None and summary.text:
             # After the rules, so the prompt's unchanging start stays cached.
             system += f"\n\n{HEADING}\n{summary.text}"
-            budget = max(0, budget - estimate_tokens(summary.text))
             seen += f"\n{summary.text}"  # made from history: it may carry a planted line
-        kept = fit_history(history, budget)
         return (
             [
                 {"role": "system", "content": system},
