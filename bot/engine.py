@@ -318,8 +318,8 @@ class Engine:
         request = event.capture
         text = (request.words if request is not None else event.text).strip()
         # A capture's limit counts its words only (bot.capture); a chat line's, all of it.
-        limited = request is None and capture_words(text) is None
-        if limited and len(text) > self.settings.max_message_chars:
+        too_long = request is None and len(text) > self.settings.max_message_chars
+        if too_long and capture_words(text) is None:
             return [
                 Reply(
                     f"That message is {len(text):,} characters; I take at most "
