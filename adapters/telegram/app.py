@@ -38,7 +38,7 @@ from adapters.platform import MenuCommand
 from adapters.telegram.albums import ALBUM_QUIET, Albums
 from adapters.telegram.flood_control import RetryAfterLimiter
 from adapters.telegram.menu import menu as telegram_menu
-from adapters.telegram.render import keyboard, render_text
+from adapters.telegram.render import rendered
 from adapters.telegram.save import translate_update
 from adapters.telegram.settings import PLATFORM
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip
@@ -205,9 +205,8 @@ class TelegramAdapter:
         connects on first use, and `stop()` closes it.
         """
         await self._application.bot.initialize()  # a no-op once connected
-        return await self._send_chunks(
-            conversation, render_text(reply), keyboard(reply.buttons), reply_to
-        )
+        chunks, markup = rendered(reply)
+        return await self._send_chunks(conversation, chunks, markup, reply_to)
 
     async def _send_chunks(
         self,
@@ -242,8 +241,7 @@ class TelegramAdapter:
         bot = self._application.bot
         await bot.initialize()  # a no-op once connected
         chat_id, message_id = int(ref.conversation.chat_id), int(ref.message_ids[-1])
-        chunks = render_text(reply)
-        markup = keyboard(reply.buttons)
+        chunks, markup = rendered(reply)
         try:
             if not chunks:
                 await bot.edit_message_reply_markup(chat_id, message_id, reply_markup=markup)
