@@ -93,6 +93,7 @@ class _State:
     """What one message's turn has done so far."""
 
     new: list[HistoryItem]
+    when: When  # what the person's words say about time
     done: list[Outcome] = field(default_factory=list)
     prompt_tokens: int = 0
     broken_rounds: int = 0
@@ -100,7 +101,6 @@ class _State:
     route: str = ""
     filed: set[str] = field(default_factory=set)  # bodies captured in this turn
     reading: Reading = field(default_factory=Reading)  # what the model has read
-    when: When = field(default_factory=When)  # what the person's words say about time
 
     def turn(self, replies: Sequence[Reply], *, gave_up: bool = False) -> Turn:
         return Turn(
@@ -154,8 +154,7 @@ class Agent:
             self.summaries.after_reply(ctx.conversation.key, ctx.person.id, ctx.now)
 
     async def _respond(self, ctx: ToolContext, text: str, intent: Intent, budget: _Budget) -> Turn:
-        state = _State([HistoryItem("user", text, None, None)])
-        state.when = ctx.when(text)
+        state = _State([HistoryItem("user", text, None, None)], ctx.when(text))
         kind, question = intent.kind, intent.only_asks
         choice = self.mode.choice  # settled by the engine before the turn
         if choice.mode is None:  # the endpoint has not answered yet: kept as when it is down
