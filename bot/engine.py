@@ -318,8 +318,8 @@ class Engine:
         request = event.capture
         text = (request.words if request is not None else event.text).strip()
         # A capture's limit counts its words only (bot.capture); a chat line's, all of it.
-        limited = request is None and capture_words(text) is None
-        if limited and len(text) > self.settings.max_message_chars:
+        too_long = request is None and len(text) > self.settings.max_message_chars
+        if too_long and capture_words(text) is None:
             return [
                 Reply(
                     f"That message is {len(text):,} characters; I take at most "
@@ -336,9 +336,9 @@ class Engine:
             replies, kept = await self._capture(ctx, replace(request, words=text), notices)
         else:
             replies, kept = await self._turn(ctx, event.sender, text, notices), True
-        # Files no note took (a question, a command) are kept all the same; a refused
-        # capture keeps nothing.
-        return await self.arrivals.keep_rest(ctx, replies) if kept else replies
+        # Files no note took (a question, a command) are kept; a refused capture keeps none.
+        keeps = kept and ctx.files is not None  # a message without files has none to keep
+        return await self.arrivals.keep_rest(ctx, replies) if keeps else replies
 
     async def _capture(
         self, ctx: ToolContext, request: CaptureRequest, notices: list[str]

@@ -276,9 +276,13 @@ class RecentEvents:
     def __init__(self, size: int = 4096) -> None:
         self._keys: Recent[None] = Recent(size)
 
-    def first_time(self, key: Hashable) -> bool:
-        """Remember `key`; False when it was seen already."""
-        if key in self._keys:
-            return False
-        self._keys.keep(key, None)
-        return True
+    def first_time(self, *keys: Hashable) -> bool:
+        """Remember every one of `keys` (a delivery may be known by several); False when
+        any was seen already."""
+        fresh = True
+        for key in keys:
+            if key in self._keys:
+                fresh = False
+            else:
+                self._keys.keep(key, None)
+        return fresh

@@ -38,7 +38,7 @@ from adapters.platform import MenuCommand
 from adapters.telegram.albums import ALBUM_QUIET, Albums
 from adapters.telegram.flood_control import RetryAfterLimiter
 from adapters.telegram.menu import menu as telegram_menu
-from adapters.telegram.render import keyboard, render_text
+from adapters.telegram.render import rendered
 from adapters.telegram.save import translate_update
 from adapters.telegram.settings import PLATFORM
 from adapters.telegram.translate import FileRef, Incoming, Press, Skip
@@ -205,9 +205,8 @@ class TelegramAdapter:
         connects on first use, and `stop()` closes it.
         """
         await self._application.bot.initialize()  # a no-op once connected
-        return await self._send_chunks(
-            conversation, render_text(reply), keyboard(reply.buttons), reply_to
-        )
+        chunks, markup = rendered(reply)
+        return await self._send_chunks(conversation, chunks, markup, reply_to)
 
     async def _send_chunks(
         self,
@@ -242,8 +241,7 @@ class TelegramAdapter:
         bot = self._application.bot
         await bot.initialize()  # a no-op once connected
         chat_id, message_id = int(ref.conversation.chat_id), int(ref.message_ids[-1])
-        chunks = render_text(reply)
-        markup = keyboard(reply.buttons)
+        chunks, markup = rendered(reply)
         try:
             if not chunks:
                 await bot.edit_message_reply_markup(chat_id, message_id, reply_markup=markup)
@@ -318,9 +316,7 @@ class TelegramAdapter:
             keys.append(("message", message.chat_id, message.message_id))
         if update.callback_query is not None:
             keys.append(("query", update.callback_query.id))
-        # Check every key, and remember every key, before answering.
-        fresh = [self._seen.first_time(key) for key in keys]
-        return all(fresh)
+        return self._seen.first_time(*keys)
 
     async def _take(self, incoming: Incoming) -> None:
         await self._run(

@@ -108,6 +108,12 @@ def render_text(reply: Reply, limit: int = MAX_MESSAGE) -> list[str]:
     return messages
 
 
+def rendered(reply: Reply) -> tuple[list[str], InlineKeyboardMarkup | None]:
+    """The reply as Telegram shows it: its HTML messages (`render_text`) and the
+    keyboard (`keyboard`) that goes on the last of them."""
+    return render_text(reply), keyboard(reply.buttons)
+
+
 def callback_data(button: Button) -> str:
     """`action:value`, checked against Telegram's 64-byte limit."""
     data = f"{button.action}:{button.value}"

@@ -25,7 +25,7 @@ from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
 from bot.turn.arguments import mended, mended_capture
 from bot.turn.mode import ModelMode
-from bot.turn.older_turns import HEADING, Summaries, estimate_tokens, fit_history
+from bot.turn.older_turns import HEADING, Summaries
 from bot.turn.verdict import Turn
 from storage.db import HistoryItem
 from storage.text.dates import When
@@ -93,6 +93,7 @@ class _State:
     """What one message's turn has done so far."""
 
     new: list[HistoryItem]
+    when: When  # what the person's words say about time
     done: list[Outcome] = field(default_factory=list)
     prompt_tokens: int = 0
     broken_rounds: int = 0
@@ -100,7 +101,6 @@ class _State:
     route: str = ""
     filed: set[str] = field(default_factory=set)  # bodies captured in this turn
     reading: Reading = field(default_factory=Reading)  # what the model has read
-    when: When = field(default_factory=When)  # what the person's words say about time
 
     def turn(self, replies: Sequence[Reply], *, gave_up: bool = False) -> Turn:
         return Turn(
@@ -154,8 +154,7 @@ class Agent:
             self.summaries.after_reply(ctx.conversation.key, ctx.person.id, ctx.now)
 
     async def _respond(self, ctx: ToolContext, text: str, intent: Intent, budget: _Budget) -> Turn:
-        state = _State([HistoryItem("user", text, None, None)])
-        state.when = ctx.when(text)
+        state = _State([HistoryItem("user", text, None, None)], ctx.when(text))
         kind, question = intent.kind, intent.only_asks
         choice = self.mode.choice  # settled by the engine before the turn
         if choice.mode is None:  # the endpoint has not answered yet: kept as when it is down
@@ -238,8 +237,9 @@ class Agent:
         """The messages for the model, the history among them, and what else reached it
         from elsewhere: the context line after the person's words (the time, the newest
         notes) and the summary of older turns ahead of the history (bot.turn.older_turns)."""
-        (summary, history), recent = await asyncio.gather(
-            self.summaries.history(ctx.conversation.key, ctx.person.id),
+        budget = self.mode.history_budget(self.history_tokens)
+        (summary, kept), recent = await asyncio.gather(
+            self.summaries.fitted(ctx.conversation.key, ctx.person.id, budget),
             ctx.store.recent(limit=RECENT_ENTRIES),
         )
         zone = ctx.zone
@@ -250,14 +250,11 @@ class Agent:
             timezone=zone.key,
             recent=f" Most recent notes:{listing}" if listing else "",
         )
-        budget = self.mode.history_budget(self.history_tokens)
         seen = context
         if summary is not None and summary.text:
             # After the rules, so the prompt's unchanging start stays cached.
             system += f"\n\n{HEADING}\n{summary.text}"
-            budget = max(0, budget - estimate_tokens(summary.text))
             seen += f"\n{summary.text}"  # made from history: it may carry a planted line
-        kept = fit_history(history, budget)
         return (
             [
                 {"role": "system", "content": system},
@@ -279,18 +276,17 @@ class Agent:
         """Mend each call, run what the budget allows, and return the calls as the
         history keeps them (mended, with arguments that are always JSON)."""
         categories = ctx.settings.categories
-        raw = mending.without_repeats(raw)
-        allowed = budget.take(len(raw))
+        # Each call's tool is named once: to drop repeats, count captures, and run it.
+        named = mending.named_calls(raw)
+        allowed = budget.take(len(named))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
-        # Each call's tool is named once: for the count of captures, and to run it.
-        named = [mending.tool_name(c.name) for c in raw]
-        captures = sum(1 for name, _ in named if _captures(name))
+        captures = sum(1 for _, (name, _) in named if _captures(name))
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
         custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
-        for i, call in enumerate(raw):
+        for i, (call, naming) in enumerate(named):
             # A vault's own tool is called as declared: no mending to a built-in's shape.
-            name, fix = (call.name, None) if call.name in custom else named[i]
+            name, fix = (call.name, None) if call.name in custom else naming
             if fix:
                 state.repairs.append(fix)
             arguments: dict[str, Any] | None = None

@@ -129,19 +129,20 @@ def tool_name(name: str) -> tuple[str | None, str | None]:
     return (close[0], "tool_name") if close else (None, None)
 
 
-def without_repeats(calls: Sequence[ModelToolCall]) -> list[ModelToolCall]:
-    """One answer that asks for the same call twice (small models loop) runs it once.
-    Captures that differ here but mend to the same words are caught after mending."""
+def named_calls(
+    calls: Sequence[ModelToolCall],
+) -> list[tuple[ModelToolCall, tuple[str | None, str | None]]]:
+    """Each of one answer's calls with its tool and mend (`tool_name`), named once; a
+    call asked for twice (small models loop) is kept once. Captures that differ here
+    but mend to the same words are caught after mending."""
     seen: set[tuple[str, str]] = set()
-    kept: list[ModelToolCall] = []
+    kept: list[tuple[ModelToolCall, tuple[str | None, str | None]]] = []
     for call in calls:
-        key = (
-            tool_name(call.name)[0] or call.name,
-            json.dumps(loads_lenient(call.arguments), sort_keys=True),
-        )
+        named = tool_name(call.name)
+        key = (named[0] or call.name, json.dumps(loads_lenient(call.arguments), sort_keys=True))
         if key not in seen:
             seen.add(key)
-            kept.append(call)
+            kept.append((call, named))
     return kept
 
 

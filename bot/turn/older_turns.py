@@ -103,6 +103,16 @@ class Summaries:
             self._due.add((conversation_key, person))
         return summary, recent
 
+    async def fitted(
+        self, conversation_key: str, person: int, budget: int
+    ) -> tuple[Summary | None, list[HistoryItem]]:
+        """The person's summary of the conversation, and the newest messages after it
+        that fit in what the summary leaves of `budget` tokens (`fit_history`)."""
+        summary, recent = await self.history(conversation_key, person)
+        if summary is not None and summary.text:
+            budget = max(0, budget - estimate_tokens(summary.text))
+        return summary, fit_history(recent, budget)
+
     def _passes(self, recent: Sequence[HistoryItem]) -> bool:
         return len(recent) >= self.fetch or sum(map(_cost, recent)) > self.budget
 

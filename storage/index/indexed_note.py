@@ -18,9 +18,8 @@ from storage.index.mention_names import NoteName, note_names
 from storage.index.note_links import Link, extract_links
 from storage.index.storable import refusal, storable_entry
 from storage.index.tokens import fold, term_frequencies
-from storage.text.dates import frontmatter_day
-from storage.text.tags import inline_tags, with_parents
-from storage.vault.notefile import note_times
+from storage.text.tags import note_tags
+from storage.vault.notefile import NoteDates, note_dates
 from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
 
 # Fields that say nothing about a note's subject; everything else is searchable text.
@@ -37,7 +36,7 @@ class Document:
     entry: Entry
     updated: datetime
     created: datetime | None  # the note's `created` field, for "what did I file yesterday"
-    due: date | None  # its `due` day (storage.text.dates.frontmatter_day)
+    due: date | None  # its `due` day (storage.vault.notefile.NoteDates)
     fields_json: str
     tags: list[str]
     terms: Counter[str]
@@ -72,14 +71,11 @@ def searchable_text(entry: Entry) -> str:
 def updated_at(entry: Entry, fallback: datetime | None = None) -> datetime:
     """When the note last changed: its `updated` field, else `created`, else `fallback`
     (the file's modification time), else now."""
-    created, updated = note_times(entry.fields)
-    return _updated(created, updated, fallback)
+    return _last_change(note_dates(entry.fields), fallback)
 
 
-def _updated(
-    created: datetime | None, updated: datetime | None, fallback: datetime | None
-) -> datetime:
-    return updated or created or fallback or datetime.now(UTC)
+def _last_change(dates: NoteDates, fallback: datetime | None) -> datetime:
+    return dates.updated or dates.created or fallback or datetime.now(UTC)
 
 
 def normal_tag(tag: str) -> str:
@@ -90,8 +86,7 @@ def normal_tag(tag: str) -> str:
 def index_tags(entry: Entry) -> list[str]:
     """What `tag:` finds `entry` by: its frontmatter tags and the `#tags` in its body
     (storage.text.tags, as Obsidian reads them), each nested tag with its parents."""
-    tags = with_parents([*entry.tags, *inline_tags(entry.body)])
-    return sorted({normal_tag(t) for t in tags if t.strip()})
+    return sorted({normal_tag(t) for t in note_tags(entry.tags, entry.body) if t.strip()})
 
 
 def prepare(entry: Entry, modified: datetime | None = None) -> Document:
@@ -99,12 +94,12 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
     (storage.index.storable), so every row made from it is."""
     entry = storable_entry(entry)
     terms, length = term_frequencies(searchable_text(entry))
-    created, updated = note_times(entry.fields)  # read once, for both columns
+    dates = note_dates(entry.fields)  # read once, for the three columns
     return Document(
         entry=entry,
-        updated=_updated(created, updated, modified),
-        created=created,
-        due=frontmatter_day(entry.fields.get("due")),
+        updated=_last_change(dates, modified),
+        created=dates.created,
+        due=dates.due,
         fields_json=encode_fields(entry.fields),
         tags=index_tags(entry),
         terms=terms,

@@ -46,8 +46,8 @@ def note_names(title: str, fields: Mapping[str, Any]) -> list[NoteName]:
         aliases = [aliases]
     candidates = [title, *(str(a) for a in aliases if a)] if isinstance(aliases, list) else [title]
     out: dict[tuple[str, ...], NoteName] = {}
-    for name in candidates:
-        name = " ".join(name.split())
+    # Each name read once: a note filed by brainbot has its title among its aliases.
+    for name in dict.fromkeys(" ".join(c.split()) for c in candidates):
         folded, words = folded_terms(name)
         terms = tuple(words)
         letters = [c for c in folded if c.isalnum()]

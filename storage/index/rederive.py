@@ -20,8 +20,7 @@ from storage.index.indexed_note import decode_fields, index_tags
 from storage.index.indexer import insert_links_and_names
 from storage.index.mention_names import note_names
 from storage.index.note_links import extract_links
-from storage.text.dates import frontmatter_day
-from storage.vault.notefile import note_time
+from storage.vault.notefile import note_dates
 
 BATCH = 500  # notes read per round, so a vault of clipped articles is not read at once
 
@@ -83,7 +82,8 @@ async def rederive_dates(conn: AsyncConnection) -> int:
         changes = []
         for row in rows:
             fields = _fields(row)
-            due, created = frontmatter_day(fields.get("due")), note_time(fields, "created")
+            dates = note_dates(fields)
+            due, created = dates.due, dates.created
             if due is not None or created is not None:
                 changes.append({"id": row.id, "due": due, "created": created})
         if changes:

@@ -150,7 +150,7 @@ async def follow_commit(
     the history (blocking)."""
     change = written.change
     fresh = written.entry
-    others = [p for p in change.paths if is_note_path(p) and (fresh is None or p != fresh.path)]
+    others = [p for p in change.paths if (fresh is None or p != fresh.path) and is_note_path(p)]
     # One hop to a worker thread for both reads: each hop costs a wake-up of the loop.
     read, parent = await asyncio.to_thread(
         lambda: (read_notes(vault, others), parent_of(change.commit))

@@ -125,13 +125,12 @@ class Named:
 def named(text: str) -> Named:
     """Everything in `text` that may name a person (see `Named`), read at once, so the
     caller looks the candidates up in the order it believes them."""
-    links = tuple(
-        (link.target, text[link.start : link.end]) for link in wikilinks.find(text) if link.target
-    )
+    unlinked, found = wikilinks.unlinked_and_links(text)
+    links = tuple((link.target, text[link.start : link.end]) for link in found if link.target)
     firsts = [*possessive_names(text), *cue_first_names(text)]
     return Named(
         links,
-        full_name_after_cue(wikilinks.unlinked(text)),
+        full_name_after_cue(unlinked),
         tuple(name for name in dict.fromkeys(firsts) if name[:1].isupper()),
     )
 

@@ -15,12 +15,13 @@ finds a note tagged inline as well as one tagged in its frontmatter.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from storage.text import wikilinks
 from storage.text.code import without_code
 from storage.text.urls import without_addresses
 
-__all__ = ["inline_tags", "with_parents"]
+__all__ = ["inline_tags", "note_tags", "with_parents"]
 
 _TAG = re.compile(r"(?<![\w#&/])#([\w/-]+)")
 _LETTER = re.compile(r"[^\W\d]")
@@ -30,9 +31,17 @@ _LINKS = re.compile(rf"{wikilinks.SOURCE}|\]\([^()\n]*\)")  # a Markdown link's 
 def inline_tags(text: str) -> list[str]:
     """The tags written in `text` outside code, links and addresses, in the order
     written, each once, without `#` and without a trailing `/`."""
+    if "#" not in text:  # no tag: no code, links or addresses to blank out first
+        return []
     readable = without_addresses(_without_links(without_code(text)))
     found = (m[1].strip("/") for m in _TAG.finditer(readable))
     return list(dict.fromkeys(tag for tag in found if _LETTER.search(tag)))
+
+
+def note_tags(declared: Iterable[str], body: str) -> list[str]:
+    """A note's tags: those it declares (its frontmatter's `tags`), then those written
+    in its `body` (`inline_tags`), each nested tag with its parents, each once."""
+    return with_parents([*declared, *inline_tags(body)])
 
 
 def with_parents(tags: list[str]) -> list[str]:

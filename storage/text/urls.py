@@ -50,6 +50,8 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 def link_spans(text: str) -> Iterator[tuple[int, int]]:
     """Where each http and https link of `text` is (outside code), in order."""
+    if "://" not in text:  # no link: no code to blank out first
+        return
     for match in _URL.finditer(without_code(text)):
         if match["scheme"].lower() in _WEB:
             url = _trimmed(match.group())

@@ -40,6 +40,7 @@ __all__ = [
     "read",
     "targets",
     "unlinked",
+    "unlinked_and_links",
     "wikilink",
     "without_embeds",
 ]
@@ -134,6 +135,18 @@ def unlinked(text: str) -> str:
     """`text` as it reads with its wikilinks shown as their labels (`[[Sarah Kim|Sarah]]`
     reads "Sarah")."""
     return _LINK.sub(lambda match: _link(match).label, text)
+
+
+def unlinked_and_links(text: str) -> tuple[str, list[WikiLink]]:
+    """`text` as `unlinked` shows it, and its wikilinks as `find` gives them (offsets
+    into `text`), read in one pass for a reader that needs both."""
+    found: list[WikiLink] = []
+
+    def label(match: re.Match[str]) -> str:
+        found.append(_link(match))
+        return found[-1].label
+
+    return _LINK.sub(label, text), found
 
 
 def without_embeds(text: str) -> str:

@@ -20,7 +20,7 @@ import yaml
 from storage.entry import Entry
 from storage.errors import StorageError
 from storage.text.code import without_code
-from storage.text.dates import FIRST_DAY, LAST_DAY, frontmatter_time
+from storage.text.dates import FIRST_DAY, LAST_DAY, frontmatter_day, frontmatter_time
 from storage.vault import schema
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
@@ -210,12 +210,23 @@ def note_time(fields: Mapping[str, Any], name: str) -> datetime | None:
     return frontmatter_time(fields.get(name), schema.note_zone(fields))
 
 
-def note_times(fields: Mapping[str, Any]) -> tuple[datetime | None, datetime | None]:
-    """A note's `created` and `updated` (each as `note_time` reads it), its zone read
-    once for both."""
+@dataclass(frozen=True, slots=True)
+class NoteDates:
+    """A note's dates as the index reads them: `created` and `updated` (each as
+    `note_time` reads it) and its `due` day (storage.text.dates.frontmatter_day)."""
+
+    created: datetime | None
+    updated: datetime | None
+    due: date | None
+
+
+def note_dates(fields: Mapping[str, Any]) -> NoteDates:
+    """A note's dates (`NoteDates`) from its frontmatter, its zone read once for all."""
     zone = schema.note_zone(fields)
-    return frontmatter_time(fields.get("created"), zone), frontmatter_time(
-        fields.get("updated"), zone
+    return NoteDates(
+        frontmatter_time(fields.get("created"), zone),
+        frontmatter_time(fields.get("updated"), zone),
+        frontmatter_day(fields.get("due")),
     )
 
 

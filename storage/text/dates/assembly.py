@@ -44,7 +44,10 @@ _TAIL = re.compile(rf"(?:(?:^|\s)(?:{words.TAIL_WORDS})|[\s,;:\-\u2013])+$", re.
 @dataclass(frozen=True, slots=True)
 class When:
     """What a text says about time. `asked`: the person asked to be reminded, whether
-    or not a time was found ("remind me to call mom" -> ask them when)."""
+    or not a time was found ("remind me to call mom" -> ask them when). `found`: it
+    names a due day, a reminder or a repeat; `plans`: it asks to be reminded or names
+    one of those, what a reminder a model set for them must rest on. Both are decided
+    when it is made: the turn, the capture's title and its tool each ask."""
 
     due: date | None = None
     remind: datetime | None = None
@@ -52,16 +55,13 @@ class When:
     phrase: str = ""
     rest: str = ""
     asked: bool = False
+    found: bool = field(init=False, repr=False, compare=False)
+    plans: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def found(self) -> bool:
-        return self.due is not None or self.remind is not None or self.repeat is not None
-
-    @property
-    def plans(self) -> bool:
-        """The words ask to be reminded, or name an appointment, a deadline or a
-        repeat: what a reminder a model set for them must rest on."""
-        return self.asked or self.found
+    def __post_init__(self) -> None:
+        found = self.due is not None or self.remind is not None or self.repeat is not None
+        object.__setattr__(self, "found", found)
+        object.__setattr__(self, "plans", self.asked or found)
 
 
 def at(day: date, clock: time, zone: ZoneInfo) -> datetime:

@@ -51,6 +51,16 @@ def shown_everywhere(moment: datetime) -> bool:
     return moment <= SHOWN_UNTIL
 
 
+def kept_utc(moment: datetime) -> datetime | None:
+    """The aware `moment` in UTC while it lies within the dates kept (`bounded`) and
+    every time zone shows it as a day kept (`shown_everywhere`); None otherwise."""
+    try:
+        utc = bounded(moment, UTC)
+    except OutOfRange:
+        return None
+    return utc if shown_everywhere(utc) else None
+
+
 def bounded_day(day: date) -> date:
     """`day` when it lies within FIRST_DAY..LAST_DAY; else OutOfRange."""
     if not FIRST_DAY <= day <= LAST_DAY:

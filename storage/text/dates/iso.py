@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, time, tzinfo
 
-from storage.text.dates.bounds import OutOfRange, bounded, shown_everywhere
+from storage.text.dates.bounds import kept_utc
 
 __all__ = ["frontmatter_day", "frontmatter_time", "iso_day", "iso_moment", "iso_month"]
 
@@ -80,9 +80,4 @@ def frontmatter_time(value: object, zone: tzinfo | None = None) -> datetime | No
             return None
     else:
         return None
-    try:
-        local = stamp.replace(tzinfo=zone or UTC) if stamp.tzinfo is None else stamp
-        utc = bounded(local, UTC)
-    except OutOfRange:
-        return None
-    return utc if shown_everywhere(utc) else None
+    return kept_utc(stamp.replace(tzinfo=zone or UTC) if stamp.tzinfo is None else stamp)

@@ -15,6 +15,7 @@ from adapters.telegram.render import (
     keyboard,
     parse_callback_data,
     render_text,
+    rendered,
 )
 from bot.events import Button, Reply
 from tests.fakes.telegram_html import utf16_len, visible_text
@@ -99,3 +100,11 @@ def test_callback_data_round_trips_and_foreign_data_is_rejected() -> None:
     assert parse_callback_data("nocolon") is None
     assert parse_callback_data(":x") is None
     assert parse_callback_data(None) is None
+
+
+def test_a_reply_renders_as_its_messages_and_the_keyboard_for_the_last() -> None:
+    reply = Reply("Filed <b>", buttons=[Button("Undo", "undo", "abc")])
+    chunks, markup = rendered(reply)
+    assert chunks == ["Filed &lt;b&gt;"]
+    assert markup is not None and markup.inline_keyboard[0][0].callback_data == "undo:abc"
+    assert rendered(Reply("")) == ([], None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from storage.text.tags import inline_tags, with_parents
+from storage.text.tags import inline_tags, note_tags, with_parents
 
 
 @pytest.mark.parametrize(
@@ -35,3 +35,9 @@ def test_a_long_run_of_hashes_and_links_is_read_in_one_pass() -> None:
     # Every pattern here starts once per run, so hostile text stays linear.
     text = "#" * 100_000 + "[[x]]" * 20_000 + " #ok"
     assert inline_tags(text) == ["ok"]
+
+
+def test_a_notes_tags_are_its_declared_then_its_written_with_parents() -> None:
+    body = "Read on the train #books/scifi and `#not-a-tag`"
+    assert note_tags(["travel", "books"], body) == ["travel", "books", "books/scifi"]
+    assert note_tags(("a/b",), "no tag here") == ["a/b", "a"]

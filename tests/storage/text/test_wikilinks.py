@@ -112,3 +112,9 @@ def test_someone_elses_text_made_inert_links_nowhere(text: str) -> None:
 
 def test_embeds_are_left_out_of_the_persons_words() -> None:
     assert wikilinks.without_embeds("Look ![[a.jpg]] at [[Tea]]") == "Look  at [[Tea]]"
+
+
+@given(st.text(alphabet="[]!\\ab|#\n", max_size=30))
+def test_one_pass_reads_the_same_links_and_words_as_two(text: str) -> None:
+    shown, found = wikilinks.unlinked_and_links(text)
+    assert shown == unlinked(text) and found == list(find(text))

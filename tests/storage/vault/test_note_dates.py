@@ -10,7 +10,7 @@ import pytest
 
 from storage.index.indexed_note import updated_at
 from storage.text.dates import frontmatter_time as parse_timestamp
-from storage.vault.notefile import entry_from_bytes, timestamp_problem
+from storage.vault.notefile import NoteDates, entry_from_bytes, note_dates, timestamp_problem
 
 
 @pytest.mark.parametrize(
@@ -53,3 +53,15 @@ def test_a_note_with_an_impossible_updated_is_indexed_by_its_other_dates() -> No
     assert updated_at(entry) == datetime(2026, 1, 2, tzinfo=UTC)
     assert "updated" in (timestamp_problem(entry.fields) or "")
     assert timestamp_problem({}) is None
+
+
+def test_a_notes_dates_are_read_in_its_own_zone_at_once() -> None:
+    fields = {
+        "created": "2026-07-01T10:00:00",
+        "updated": "0001-01-01T00:00:00+14:00",
+        "due": "2026-07-03 (soft)",
+        "timezone": "Europe/Berlin",
+    }
+    assert note_dates(fields) == NoteDates(
+        created=datetime(2026, 7, 1, 8, 0, tzinfo=UTC), updated=None, due=date(2026, 7, 3)
+    )
