@@ -40,7 +40,6 @@ from bench.fusion_rules import (
     Ranker,
     Rule,
     keyword_only,
-    matched_shares,
     rules,
     shipped,
     vector_only,
@@ -51,8 +50,9 @@ from storage.index import search
 TOLERANCE = 0.01  # one question per hundred, recall@5
 METRICS = ("R@1", "R@5", "R@10", "MRR")
 
-# query, relevant, keyword [(path, score)], vector [(path, score)], and (not cached:
-# read from the pages) matched, the share of the query's words the first keyword page holds
+# query, relevant, keyword [(path, score)], vector [(path, score)], and matched, the
+# share of the query's words the first keyword page holds: all as the search fuses them
+# (bench.thirdparty_ranking.Candidates)
 Row = dict[str, object]
 Scores = dict[str, float]
 
@@ -140,11 +140,13 @@ def cache_folder(corpora: Path) -> Path:
 
 
 def cached(labelled: LabelledSet, cache: Path) -> list[Row] | None:
-    """The set's scored candidates kept from an earlier run, if its questions match."""
+    """The set's scored candidates kept from an earlier run, if its questions match (and
+    the run kept what the gate reads: a cache from before is made again)."""
     path = cache / f"{labelled.name}.json"
     if path.is_file():
         rows: list[Row] = json.loads(path.read_text(encoding="utf-8"))
-        if [[r["query"], r["relevant"]] for r in rows] == [list(q) for q in labelled.questions]:
+        asked = [[r["query"], r["relevant"]] for r in rows]
+        if asked == [list(q) for q in labelled.questions] and all("matched" in r for r in rows):
             return rows
     return None
 
@@ -232,13 +234,7 @@ async def load(root: Path, cached_only: bool) -> dict[str, list[Row]]:
         if kept is None and cached_only:
             print(f"(skipped {labelled.name}: nothing cached, and --cached)")
             continue
-        found = kept if kept is not None else await candidates(labelled, cache)
-        pages = labelled.pages or [
-            str(p.relative_to(labelled.corpus)) for p in sorted(labelled.corpus.rglob("*.md"))
-        ]
-        firsts = [str(r["keyword"][0][0]) if r["keyword"] else None for r in found]  # type: ignore[index]
-        shares = matched_shares(labelled.corpus, pages, [str(r["query"]) for r in found], firsts)
-        rows[labelled.name] = [{**r, "matched": m} for r, m in zip(found, shares, strict=True)]
+        rows[labelled.name] = kept if kept is not None else await candidates(labelled, cache)
     return rows
 
 
