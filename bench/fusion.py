@@ -17,9 +17,10 @@ The pages are not in this repository: see bench/thirdparty_ranking.py for
 BRAINBOT_BENCH_CORPORA, bench/sets/*.tsv for where each corpus comes from, and
 bench/example_sets.py for the sets it makes. Indexing them with local vectors takes
 minutes per set, so each set's candidates (the top 30 of each side per question,
-with their scores) are kept in BRAINBOT_BENCH_CACHE (default: a `.candidates`
-folder beside the corpora) and reused while the set's questions are unchanged; the
-sweep itself takes a minute.
+with their scores, and the share of its words the first keyword page holds: the very
+lists a search fuses, from storage.index.Index.sides) are kept in
+BRAINBOT_BENCH_CACHE (default: a `.candidates` folder beside the corpora) and reused
+while the set's questions are unchanged; the sweep itself takes a few minutes.
 
 Run: `python -m bench.fusion [--cached]` (exit 1 when the shipped fusion, or the one
 chosen without a set, ranks more than one question per hundred below keyword-only or
