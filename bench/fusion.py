@@ -17,9 +17,10 @@ The pages are not in this repository: see bench/thirdparty_ranking.py for
 BRAINBOT_BENCH_CORPORA, bench/sets/*.tsv for where each corpus comes from, and
 bench/example_sets.py for the sets it makes. Indexing them with local vectors takes
 minutes per set, so each set's candidates (the top 30 of each side per question,
-with their scores) are kept in BRAINBOT_BENCH_CACHE (default: a `.candidates`
-folder beside the corpora) and reused while the set's questions are unchanged; the
-sweep itself takes a minute.
+with their scores, and the share of its words the first keyword page holds: the very
+lists a search fuses, from storage.index.Index.sides) are kept in
+BRAINBOT_BENCH_CACHE (default: a `.candidates` folder beside the corpora) and reused
+while the set's questions are unchanged; the sweep itself takes a few minutes.
 
 Run: `python -m bench.fusion [--cached]` (exit 1 when the shipped fusion, or the one
 chosen without a set, ranks more than one question per hundred below keyword-only or
@@ -40,7 +41,6 @@ from bench.fusion_rules import (
     Ranker,
     Rule,
     keyword_only,
-    matched_shares,
     rules,
     shipped,
     vector_only,
@@ -51,8 +51,9 @@ from storage.index import search
 TOLERANCE = 0.01  # one question per hundred, recall@5
 METRICS = ("R@1", "R@5", "R@10", "MRR")
 
-# query, relevant, keyword [(path, score)], vector [(path, score)], and (not cached:
-# read from the pages) matched, the share of the query's words the first keyword page holds
+# query, relevant, keyword [(path, score)], vector [(path, score)], and matched, the
+# share of the query's words the first keyword page holds: all as the search fuses them
+# (bench.thirdparty_ranking.Candidates)
 Row = dict[str, object]
 Scores = dict[str, float]
 
@@ -140,11 +141,13 @@ def cache_folder(corpora: Path) -> Path:
 
 
 def cached(labelled: LabelledSet, cache: Path) -> list[Row] | None:
-    """The set's scored candidates kept from an earlier run, if its questions match."""
+    """The set's scored candidates kept from an earlier run, if its questions match (and
+    the run kept what the gate reads: a cache from before is made again)."""
     path = cache / f"{labelled.name}.json"
     if path.is_file():
         rows: list[Row] = json.loads(path.read_text(encoding="utf-8"))
-        if [[r["query"], r["relevant"]] for r in rows] == [list(q) for q in labelled.questions]:
+        asked = [[r["query"], r["relevant"]] for r in rows]
+        if asked == [list(q) for q in labelled.questions] and all("matched" in r for r in rows):
             return rows
     return None
 
@@ -232,13 +235,7 @@ async def load(root: Path, cached_only: bool) -> dict[str, list[Row]]:
         if kept is None and cached_only:
             print(f"(skipped {labelled.name}: nothing cached, and --cached)")
             continue
-        found = kept if kept is not None else await candidates(labelled, cache)
-        pages = labelled.pages or [
-            str(p.relative_to(labelled.corpus)) for p in sorted(labelled.corpus.rglob("*.md"))
-        ]
-        firsts = [str(r["keyword"][0][0]) if r["keyword"] else None for r in found]  # type: ignore[index]
-        shares = matched_shares(labelled.corpus, pages, [str(r["query"]) for r in found], firsts)
-        rows[labelled.name] = [{**r, "matched": m} for r, m in zip(found, shares, strict=True)]
+        rows[labelled.name] = kept if kept is not None else await candidates(labelled, cache)
     return rows
 
 

@@ -14,21 +14,18 @@ ranking of pages:
   words: `few_matched`) or the vector side is sure (a cosine margin), rank fusion then.
 
 Each ranks a question's two candidate lists given the share of the query's words its
-first keyword note holds (`matched_shares`), which only the gate reads.
+first keyword note holds (storage.index.search.KeywordRanking.matched, kept with the
+candidates), which only the gate reads.
 """
 
 from __future__ import annotations
 
 import itertools
 import statistics
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from storage.index.query import parse_query
-from storage.index.search import COMMON_SHARE, PREFIX_MIN_CHARS, fuse
-from storage.index.tokens import tokenize
+from storage.index.search import fuse
 
 Scored = Sequence[tuple[str, float]]
 Ranker = Callable[[Scored, Scored, float], list[str]]
@@ -52,38 +49,6 @@ def keyword_only(keyword: Scored, vector: Scored, matched: float) -> list[str]:
 
 def vector_only(keyword: Scored, vector: Scored, matched: float) -> list[str]:
     return [p for p, _ in vector]
-
-
-def matched_shares(
-    corpus: Path, pages: Sequence[str], questions: Sequence[str], firsts: Sequence[str | None]
-) -> list[float]:
-    """Per question, the share of its words (those in at most COMMON_SHARE of the
-    pages) that its first keyword page holds, as storage.index.search counts them
-    (a word unknown to the pages, or the last one, also matches the terms it begins);
-    0 when the keyword side found nothing. Read from the pages, the cache keeping no
-    terms."""
-    terms = {p: frozenset(tokenize((corpus / p).read_text(encoding="utf-8"))) for p in pages}
-    df = Counter(t for held in terms.values() for t in held)
-    out = []
-    for question, first in zip(questions, firsts, strict=True):
-        words = parse_query(question).words
-        asked = [w for w in words if df[w] <= len(terms) * COMMON_SHARE] or list(words)
-        if first is None or not asked:
-            out.append(0.0)
-            continue
-        held = terms.get(first, frozenset())
-        last = words[-1]
-        hits = [
-            w in held
-            or (
-                len(w) >= PREFIX_MIN_CHARS
-                and (w == last or not df[w])
-                and any(t.startswith(w) for t in held)
-            )
-            for w in asked
-        ]
-        out.append(sum(hits) / len(asked))
-    return out
 
 
 def by_ids(keyword: Scored, vector: Scored) -> tuple[list[str], dict[str, int]]:

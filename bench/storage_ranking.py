@@ -31,14 +31,10 @@ from storage.index import bulk
 from storage.index.embeddings import DEFAULT_LOCAL_MODEL, Embedder, HashingEmbedder, LocalEmbedder
 from storage.index.index import CANDIDATES, Index
 from storage.index.indexed_note import searchable_text
-from storage.index.query import parse_query
 from storage.index.search import (
     KEYWORD_WEIGHT,
     RRF_K,
-    Filters,
     fuse,
-    keyword_ranking,
-    vector_ranking,
 )
 from storage.index.tokens import tokenize
 from storage.vault.notefile import parse_note
@@ -123,19 +119,14 @@ async def our_rankings(
     async with index.database.engine.connect() as conn:
         rows = await conn.execute(text("SELECT id, path FROM entries"))
         path_of = {int(r.id): str(r.path) for r in rows}
-    vectors = await index.embed_queries([q.text for q in queries])
     keyword: list[list[str]] = []
     vector: list[list[str]] = []
     hybrid: list[list[str]] = []
     times: list[float] = []
-    for query, query_vector in zip(queries, vectors, strict=True):
-        async with index.database.engine.begin() as conn:
-            ranked = await keyword_ranking(
-                conn, index.vault_id, parse_query(query.text), Filters(), CANDIDATES
-            )
-            keyword.append([path_of[i] for i, _ in ranked.hits])
-            near = await vector_ranking(conn, index.vault_id, query_vector, Filters(), CANDIDATES)
-            vector.append([path_of[i] for i, _, _ in near])
+    for query in queries:
+        sides = await index.sides(query.text, depth=CANDIDATES)  # what the search fuses
+        keyword.append([path_of[i] for i, _ in sides.keyword.hits])
+        vector.append([path_of[i] for i, _, _ in sides.vector or []])
         started = time.perf_counter()
         results = await index.search(query.text, limit=K)
         times.append((time.perf_counter() - started) * 1000)

@@ -29,15 +29,17 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from sqlalchemy import text
 
+from bench.fusion_rules import shipped
 from bench.storage_ranking import pick_embedder, rank_bm25
 from storage.db.connection import Database
+from storage.index import lookups
 from storage.index.embeddings import Embedder, HashingEmbedder
 from storage.index.index import CANDIDATES
 from storage.index.query import parse_query
-from storage.index.search import Filters, keyword_ranking, vector_ranking
 from storage.store import Store
 from tests.storage.vault.vault_support import LIMITS
 
@@ -97,56 +99,85 @@ def scores(rankings: Sequence[Sequence[str]], relevant: Sequence[str]) -> dict[s
 Scored = list[tuple[str, float]]
 
 
+class Candidates(NamedTuple):
+    """One question's two candidate lists as the search fuses them (storage.index.
+    Index.sides), by path with their scores, and the share of the question's words
+    the first keyword note holds (what the fusion's gate reads)."""
+
+    keyword: Scored
+    vector: Scored
+    matched: float
+
+
 async def rank(
     store: Store, queries: Sequence[str]
-) -> tuple[dict[str, list[list[str]]], list[tuple[Scored, Scored]]]:
-    """The peer's, keyword, vector and hybrid rankings (hybrid as the bot searches) of each query,
-    and each query's scored keyword and vector candidates (for fusion experiments)."""
+) -> tuple[dict[str, list[list[str]]], list[Candidates]]:
+    """The peer's, keyword, vector and hybrid rankings (hybrid as the bot searches) of
+    each query, and each query's candidates (for fusion experiments)."""
     index = store.index
     async with store.database.engine.connect() as conn:
         rows = await conn.execute(text("SELECT id, path FROM entries"))
         path_of = {int(r.id): str(r.path) for r in rows}
     paths = sorted(path_of.values())
     pages = [(store.vault.root / p).read_text(encoding="utf-8") for p in paths]
-    vectors = await index.embed_queries(queries)
+    # The peer reads each page's whole Markdown file, as a plain BM25 tool would (with
+    # our tokenizer, which is generous to it on CJK).
+    peer = rank_bm25(paths, pages, queries, len(paths))
     out: dict[str, list[list[str]]] = {
-        # The peer reads each page's whole Markdown file, as a plain BM25 tool would
-        # (with our tokenizer, which is generous to it on CJK).
-        "rank-bm25 (peer)": rank_bm25(paths, pages, queries, DEPTH),
+        "rank-bm25 (peer)": [],
         "keyword": [],
         "vector": [],
         "hybrid": [],
     }
-    candidates: list[tuple[Scored, Scored]] = []
-    for query, vector in zip(queries, vectors, strict=True):
-        async with store.database.engine.begin() as conn:
-            keyword = (
-                await keyword_ranking(
-                    conn, store.index.vault_id, parse_query(query), Filters(), CANDIDATES
-                )
-            ).hits
-            near = await vector_ranking(conn, store.index.vault_id, vector, Filters(), CANDIDATES)
-        candidates.append(
-            ([(path_of[i], s) for i, s in keyword], [(path_of[i], s) for i, s, _ in near])
-        )
-        out["keyword"].append([path_of[i] for i, _ in keyword[:DEPTH]])
-        out["vector"].append([path_of[i] for i, _, _ in near[:DEPTH]])
+    candidates: list[Candidates] = []
+    for query, peer_ranked in zip(queries, peer, strict=True):
+        through = await let_through(store, query, len(paths))
+        kept = [p for p in peer_ranked if through is None or p in through]
+        out["rank-bm25 (peer)"].append(kept[:DEPTH])
+        # The sides a search of this query fuses: its syntax ("a phrase", -word) filters
+        # both, as it does for a searcher.
+        sides = await index.sides(query, depth=CANDIDATES)
+        keyword = [(path_of[i], s) for i, s in sides.keyword.hits]
+        vector = [(path_of[i], s) for i, s, _ in sides.vector or []]
+        candidates.append(Candidates(keyword, vector, sides.keyword.matched))
+        out["keyword"].append([p for p, _ in keyword[:DEPTH]])
+        out["vector"].append([p for p, _ in vector[:DEPTH]])
         out["hybrid"].append([h.path for h in (await store.search(query, limit=DEPTH)).hits])
     return out, candidates
 
 
-def dump(
-    labelled: LabelledSet, candidates: list[tuple[Scored, Scored]], folder: Path | None
-) -> None:
-    """With BENCH_DUMP=folder (or `folder`), keep the scored candidates there: other
-    fusions can then be tried without indexing again (bench/fusion.py)."""
+async def let_through(store: Store, query: str, limit: int) -> set[str] | None:
+    """The notes the query's own syntax ("a phrase", -word) lets through, None without
+    syntax: the peer knows no syntax, so it ranks only these, as our search does."""
+    filters = parse_query(query).filters
+    if not filters.active:
+        return None
+    async with store.database.engine.connect() as conn:
+        found = await lookups.list_entries(conn, store.index.vault_id, filters, limit)
+    return {entry.path for entry in found}
+
+
+def diverging(hybrid: Sequence[Sequence[str]], candidates: Sequence[Candidates]) -> int:
+    """On how many queries the search's hybrid top DEPTH differs from what bench/fusion.py
+    makes of the kept candidates with the shipped rule: 0 unless the fusion bench no
+    longer sees what the search fuses."""
+    ranked = shipped()
+    return sum(
+        list(found) != ranked(c.keyword, c.vector, c.matched)[:DEPTH]
+        for found, c in zip(hybrid, candidates, strict=True)
+    )
+
+
+def dump(labelled: LabelledSet, candidates: list[Candidates], folder: Path | None) -> None:
+    """With BENCH_DUMP=folder (or `folder`), keep the candidates there: other fusions
+    can then be tried without indexing again (bench/fusion.py)."""
     folder = folder or (Path(os.environ["BENCH_DUMP"]) if os.environ.get("BENCH_DUMP") else None)
     if not folder:
         return
     Path(folder).mkdir(parents=True, exist_ok=True)
     rows = [
-        {"query": q, "relevant": r, "keyword": kw, "vector": vec}
-        for (q, r), (kw, vec) in zip(labelled.questions, candidates, strict=True)
+        {"query": q, "relevant": r, "keyword": c.keyword, "vector": c.vector, "matched": c.matched}
+        for (q, r), c in zip(labelled.questions, candidates, strict=True)
     ]
     (Path(folder) / f"{labelled.name}.json").write_text(json.dumps(rows))
 
@@ -183,6 +214,13 @@ async def measure(
         shutil.rmtree(root, ignore_errors=True)
     relevant = [r for _, r in labelled.questions]
     dump(labelled, candidates, dump_to)
+    diverged = diverging(rankings["hybrid"], candidates)
+    if diverged:
+        raise AssertionError(
+            f"{labelled.name}: the hybrid search ranked {diverged} questions otherwise than "
+            "its own fusion of the candidates this bench keeps: bench/fusion.py would "
+            "choose on lists a searcher never gets"
+        )
     return {mode: scores(ranked, relevant) for mode, ranked in rankings.items()}
 
 

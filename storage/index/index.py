@@ -27,9 +27,9 @@ from storage.index.embeddings import (
 )
 from storage.index.filters import Filters
 from storage.index.indexed_note import Document, prepare_each
-from storage.index.query import parse_query
+from storage.index.query import SearchQuery
 from storage.index.related import Baselines, Neighbour, neighbours
-from storage.index.search import fuse, keyword_ranking, vector_ranking
+from storage.index.sides import Embedding, Sides, gather, query_filters
 from storage.index.snippets import matched_by
 from storage.index.vector_setup import prepare_vectors, probe
 
@@ -304,51 +304,51 @@ class Index:
         the search syntax (storage.index.query); its filters join the arguments'. With
         filters and no words, the matching notes come newest first; when filters leave
         nothing, `empty` says which."""
-        parsed = parse_query(query)
-        filters = Filters(category, tuple(tags), status, modified_after, modified_before)
-        filters = filters.merged(parsed.filters)
-        if filed is not None:  # the days a question named (storage.text.dates.question_span)
-            filters = filters.merged(filed)
-        if filters.linked:
-            async with autocommit(self.database.engine).connect() as conn:
-                filters = await lookups.resolve_linked(conn, self.vault_id, filters)
+        given = Filters(category, tuple(tags), status, modified_after, modified_before)
+        parsed, filters = await query_filters(
+            self.database.engine, self.vault_id, query, given, filed
+        )
         if not parsed.words and filters.active:
             return await self._filtered(filters, limit)
         depth = max(limit * 3, CANDIDATES)
-        embedding = None
-        if self.embedder is not None and parsed.text.strip():
-            embedding = asyncio.ensure_future(self.embed_queries([parsed.text]))
+        embedding = self._embedding(parsed)
         notes = [] if self.embedder else [KEYWORD_ONLY if self.database.vectors else NO_VECTORS]
         if self.embedding is not None and not self.embedding.done():
             notes.append(REEMBEDDING)
         try:
             async with self.database.engine.begin() as conn:
-                keyword = await keyword_ranking(conn, self.vault_id, parsed, filters, depth)
-                vector: list[tuple[int, float, int]] = []
-                if embedding is not None:
-                    try:
-                        query_vector = (await embedding)[0]
-                    except EmbeddingError as exc:
-                        notes.append(f"keyword search only: embedding the query failed ({exc})")
-                        embedding = None
-                    else:
-                        vector = await vector_ranking(
-                            conn, self.vault_id, query_vector, filters, depth
-                        )
-                if embedding is None:
-                    ranked, mode = keyword.hits[:limit], "keyword"
-                else:
-                    near = [(v[0], v[1]) for v in vector]
-                    fused = fuse(keyword.hits, near, matched=keyword.matched)
-                    ranked, mode = fused[:limit], "hybrid"
+                sides = await gather(conn, self.vault_id, parsed, filters, embedding, depth, notes)
+                ranked = sides.fused()[:limit]
+                mode = "keyword" if sides.vector is None else "hybrid"
+                vector = sides.vector or []
                 starts = {v[0]: v[2] for v in vector}
-                matched = matched_by([k for k, _ in keyword.hits], [v[0] for v in vector])
+                matched = matched_by([k for k, _ in sides.keyword.hits], [v[0] for v in vector])
                 found = await lookups.hits(conn, self.vault_id, ranked, parsed, starts, matched)
                 empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)
         finally:
             if embedding is not None and not embedding.done():
                 embedding.cancel()
         return SearchResults(tuple(found), mode, tuple(notes), empty)
+
+    async def sides(self, query: str, *, depth: int = CANDIDATES) -> Sides:
+        """The two candidate lists `search` fuses for `query`, `depth` notes each (see
+        storage.index.sides): what bench/fusion.py chooses the fusion on."""
+        parsed, filters = await query_filters(
+            self.database.engine, self.vault_id, query, Filters(), None
+        )
+        embedding = self._embedding(parsed)
+        try:
+            async with self.database.engine.begin() as conn:
+                return await gather(conn, self.vault_id, parsed, filters, embedding, depth, [])
+        finally:
+            if embedding is not None and not embedding.done():
+                embedding.cancel()
+
+    def _embedding(self, parsed: SearchQuery) -> Embedding | None:
+        """The query's vector, started while the keyword side ranks (None: keyword only)."""
+        if self.embedder is None or not parsed.text.strip():
+            return None
+        return asyncio.ensure_future(self.embed_queries([parsed.text]))
 
     async def _filtered(self, filters: Filters, limit: int) -> SearchResults:
         """No words: the notes the filters let through, newest first."""
