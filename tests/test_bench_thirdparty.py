@@ -2,7 +2,7 @@
 candidates bench.thirdparty_ranking keeps for a question, ranked with the shipped
 rule, give the very ranking a searcher gets. They did not: the kept candidates ignored
 the question's own syntax ("a phrase", -word), which the search applies to both
-sides, so on command-reference questions (`For netstat -i`) the bench scored hybrid
+sides, so on command-reference questions (`For netstat -interfaces`) the bench scored hybrid
 search on lists no searcher was shown, and the end-to-end bench measured it below
 keyword-only where the fusion bench had it level. The peer (rank-bm25), which knows
 no syntax, ranks only the notes the search lets through."""
@@ -23,7 +23,7 @@ PAGES = {
     "tr.md": "# tr\n\nTranslate characters.\n\n- Delete every ab: `tr -d ab`\n",
     "sed.md": '# sed\n\nStream editor.\n\n- Replace "ab" with "cd": `sed s/ab/cd/`\n',
 }
-QUERIES = ["For netstat -i", 'Remove all occurrences of "ab"', "routing table"]
+QUERIES = ["For netstat -interfaces", 'Remove all occurrences of "ab"', "routing table"]
 
 
 async def test_the_kept_candidates_fuse_to_what_the_search_gives(
@@ -37,7 +37,7 @@ async def test_the_kept_candidates_fuse_to_what_the_search_gives(
         await store.import_folder(pages)
         rankings, kept = await rank(store, QUERIES)
     netstat = kept[0]
-    # The search leaves out every note holding the word `-i` excludes: so must the
+    # The search leaves out every note holding the word `-interfaces` excludes: so must the
     # lists the fusion is chosen on, on both sides.
     assert "netstat.md" not in rankings["hybrid"][0]
     keyword, vector = netstat[0], netstat[1]  # (a pair before `matched` was kept)

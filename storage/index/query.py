@@ -5,7 +5,8 @@
     "budget call"        the phrase must occur, its words in that order
     budget AND call      both must occur
     tea OR coffee        one of them must occur (OR binds tighter than AND)
-    NOT draft, -draft    must not occur (also -"a phrase")
+    NOT draft, -draft    must not occur (also -"a phrase"); a dash before one letter
+                         is a command's flag, a word of the question (`netstat -i`)
     tag:x category:x status:x title:x (title:"two words")
     after:2026-11-01 before:2026-11-30 (or YYYY-MM): when the note last changed
                          (its `updated`, else `created`, field), both days included
@@ -35,6 +36,7 @@ OPERATORS = ("AND", "OR", "NOT")
 FIELDS = ("tag", "category", "status", "title", "after", "before", "linked")
 _QUOTES = '"\u201c\u201d\u201e'  # straight, and the curly ones phones type
 _SEPARATORS = "()"
+_TRAILING = ".,;!?"  # punctuation that ends a sentence, not a value or a word
 _FIELD = re.compile(r"([A-Za-z]+):(.*)", re.DOTALL)
 # `linked:[[Two Words]]` is one lexeme, spaces and all.
 _LINKED = re.compile(rf"linked:(?:[\w-]+:)?{wikilinks.SOURCE}", re.IGNORECASE)
@@ -135,7 +137,7 @@ class _Fields:
 
     def take(self, key: str, value: str) -> bool:
         # `status:done,` in a sentence: the comma is not part of the value.
-        key, value = key.lower(), value.strip().rstrip(".,;!?")
+        key, value = key.lower(), value.strip().rstrip(_TRAILING)
         if key not in FIELDS or not tokenize(value):
             return False
         f = self.filters
@@ -176,6 +178,14 @@ def _is_field(bare: str) -> bool:
     return bool(key and key[1].lower() in FIELDS)
 
 
+def _excludes(bare: str) -> bool:
+    """Whether `-word` leaves out the notes holding the word. `-i` or `-L,` is not read so:
+    one letter is no word anyone leaves out, but it is how a command's flag is written,
+    and `netstat -i` would leave out every note with the word "I", netstat's own too."""
+    word = bare[1:].rstrip(_TRAILING)
+    return bare[:1] == "-" and bare[1:2].isalpha() and len(word) > 1 and not _is_field(bare[1:])
+
+
 def _classify(lexemes: list[tuple[str, str | None]], found: _Fields) -> list[_Item]:
     items: list[_Item] = []
     for bare, quoted in lexemes:
@@ -185,7 +195,7 @@ def _classify(lexemes: list[tuple[str, str | None]], found: _Fields) -> list[_It
                 items.append(_Op(bare))
             elif key and found.take(key[1], key[2]):
                 pass
-            elif bare[:1] == "-" and bare[1:2].isalpha() and not _is_field(bare[1:]):
+            elif _excludes(bare):
                 items.append(_Term(bare[1:], negated=True))
             else:
                 items.append(_Term(bare))

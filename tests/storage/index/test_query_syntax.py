@@ -55,6 +55,13 @@ def test_not_and_minus_exclude() -> None:
     assert parse_query("budget AND NOT draft").filters.required == ("budget",)
 
 
+def test_a_dash_before_one_letter_is_a_commands_flag_not_an_exclusion() -> None:
+    # `netstat -i` left out every note with the word "I", netstat's own page too.
+    parsed = parse_query("For netstat -i, or ls -L. -ab")
+    assert parsed.filters.excluded == ("ab",)
+    assert parsed.words == ("for", "netstat", "i", "or", "ls", "l")
+
+
 def test_field_filters() -> None:
     parsed = parse_query(
         'tag:#Garden tag:seeds category:Ideas status:active title:"q3 plan" tomatoes'

@@ -31,7 +31,7 @@ async def test_the_hits_are_the_fusion_of_the_sides(database_url: str) -> None:
     async with opened_index(database_url, HashingEmbedder(64)) as index:
         await index.upsert(NOTES)
         paths = await ids(index)
-        for query in ("routing table interfaces", "netstat -i", '"routing table"'):
+        for query in ("routing table interfaces", "netstat -routing", '"routing table"'):
             sides = await index.sides(query)
             results = await index.search(query, limit=10)
             assert results.mode == "hybrid"
@@ -42,11 +42,18 @@ async def test_the_query_syntax_restricts_both_sides(database_url: str) -> None:
     async with opened_index(database_url, HashingEmbedder(64)) as index:
         await index.upsert(NOTES)
         netstat = (await ids(index))["tools/netstat.md"]
-        sides = await index.sides("netstat -i")
+        sides = await index.sides("netstat -interfaces")
         assert sides.vector is not None
         assert netstat not in [i for i, _ in sides.keyword.hits]
         assert netstat not in [i for i, _, _ in sides.vector]
         assert sides.keyword.hits  # ss.md still holds the word
+
+
+async def test_a_question_with_a_commands_flag_finds_the_command(database_url: str) -> None:
+    async with opened_index(database_url, HashingEmbedder(64)) as index:
+        await index.upsert(NOTES)
+        results = await index.search("netstat -i", limit=10)
+        assert results.hits[0].path == "tools/netstat.md"
 
 
 async def test_without_vectors_there_is_no_vector_side(database_url: str) -> None:
