@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import Executable, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -42,6 +42,28 @@ def autocommit(engine: AsyncEngine) -> AsyncEngine:
     """The same pool, each statement its own transaction: a write or a read that is one
     statement costs one round trip (psycopg sends no BEGIN and no COMMIT)."""
     return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
+# For this transaction only: its commit does not wait for the disk (see `write_unsynced`).
+UNSYNCED_COMMIT = "SELECT set_config('synchronous_commit', 'off', true)"
+
+
+async def write_unsynced(engine: AsyncEngine, statement: Executable) -> None:
+    """Run one write (a statement that returns no rows) as its own transaction whose
+    commit does not wait for the disk, in one round trip: in psycopg's pipeline the
+    setting and the write leave together, in one transaction, and the setting ends
+    with it. Every reader sees the rows at once; they are on the disk when the next
+    write that waits for the disk commits (Postgres flushes its log in order: an
+    event's `finish` flushes what its turn wrote first) or within a fraction of a
+    second. Only a crash of Postgres or of the machine in between loses them: for
+    records the engine can do without or make again (the tool log and the history of
+    a turn whose event is not finished yet: a restart resumes that event)."""
+    async with autocommit(engine).connect() as conn:
+        driver = (await conn.get_raw_connection()).driver_connection
+        assert driver is not None
+        async with driver.pipeline():
+            await driver.execute(UNSYNCED_COMMIT)
+            await conn.execute(statement)
 
 
 def _safe(url: str) -> str:

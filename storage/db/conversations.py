@@ -13,7 +13,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.db.chat_tables import MESSAGES, SUMMARIES
-from storage.db.connection import autocommit
+from storage.db.connection import autocommit, write_unsynced
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +61,9 @@ class ConversationRecords:
             }
             for item in items
         ]
-        async with autocommit(self.engine).connect() as conn:  # one statement: atomic
-            await conn.execute(insert(MESSAGES), rows)
+        # Without waiting for the disk: the event's finish flushes them before its reply
+        # goes out (storage.db.connection.write_unsynced).
+        await write_unsynced(self.engine, insert(MESSAGES).values(list(rows)))
 
     async def history(
         self, conversation_key: str, user_id: int, limit: int

@@ -14,7 +14,7 @@ from storage.db.chat_tables import (
     TOOL_CALLS,
     ToolCallLog,
 )
-from storage.db.connection import autocommit
+from storage.db.connection import autocommit, write_unsynced
 
 
 class ToolCallRecords:
@@ -24,9 +24,10 @@ class ToolCallRecords:
         self.engine = engine
 
     async def add(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Log tool calls (one transaction), without waiting for the disk: the event's
+        finish flushes them before its reply goes out (storage.db.connection)."""
         if rows:
-            async with autocommit(self.engine).connect() as conn:  # one statement: atomic
-                await conn.execute(insert(TOOL_CALLS), list(rows))
+            await write_unsynced(self.engine, insert(TOOL_CALLS).values(list(rows)))
 
     async def has_event(self, event_key: str) -> bool:
         """Whether a tool call was logged for the event `event_key`."""

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from storage.db.connection import UNSYNCED_COMMIT
 from storage.index import pipeline
 from storage.index.index_rows import Noted, entry_row, link_rows, name_rows, posting_columns
 from storage.index.indexed_note import Document
@@ -135,6 +136,11 @@ _ADD_STATS_AND_ADVANCE = text(
 )
 
 
+# The index is derived: a transaction of it that a crash of Postgres or of the machine
+# loses is made again by the next sync (every store's opening runs one, from the commit
+# the index last recorded, lost with it). Its commit need not wait for the disk, and
+# the event's finish flushes it before the reply goes out (storage.db.connection).
+_UNSYNCED = text(UNSYNCED_COMMIT)
 _LOCK = text("SELECT pg_advisory_xact_lock_shared(:key), pg_advisory_xact_lock(:kind, :vault)")
 
 
@@ -223,14 +229,18 @@ async def write(
     *,
     removed: Sequence[str] = (),
     lock_first: bool = False,
+    unsynced: bool = False,
 ) -> bool:
     """Replace the index rows of `docs` (vectors: per doc, one per chunk; None = not
     embedded), drop the notes at `removed`, and record `commit` with its parent if
     given (see `advance`): whether it was recorded. With `lock_first`, the vault's
-    lock (`lock`) is taken first. The statements go in two round trips (the second
+    lock (`lock`) is taken first; with `unsynced`, the transaction's commit does not
+    wait for the disk (`_UNSYNCED`). The statements go in two round trips (the second
     needs the ids the first reserves); then, by COPY, the chunks and a batch's many
     postings."""
-    first = [Step(_LOCK, _lock_keys(vault_id))] if lock_first else []
+    first = [Step(_UNSYNCED)] if unsynced else []
+    if lock_first:
+        first.append(Step(_LOCK, _lock_keys(vault_id)))
     gone = [*removed, *(d.entry.path for d in docs)]
     if gone:
         first.append(Step(_REMOVE, {"vault": vault_id, "paths": gone}))
@@ -348,12 +358,20 @@ async def _replace(
     refused: list[tuple[str, str]] = []
     async with engine.begin() as conn:
         if one_by_one:
+            await conn.execute(_UNSYNCED)
             await lock(conn, vault_id)
             await remove(conn, vault_id, removed)
             refused = await write_each(conn, vault_id, docs, vectors)
             advanced = commit is not None and await advance(conn, vault_id, *commit)
         else:
             advanced = await write(
-                conn, vault_id, docs, vectors, commit, removed=removed, lock_first=True
+                conn,
+                vault_id,
+                docs,
+                vectors,
+                commit,
+                removed=removed,
+                lock_first=True,
+                unsynced=True,
             )
     return refused, advanced
