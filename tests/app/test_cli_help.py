@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import subprocess
 import sys
 import tomllib
@@ -140,3 +141,24 @@ def test_chat_imports_none_of_the_server_it_does_not_start() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stderr.split() == []
+
+
+def test_a_token_command_imports_no_http_client(tmp_path: Path, database_url: str) -> None:
+    # Before: the platforms' contracts imported aiohttp for doctor's probes, and every
+    # command reading the settings with them paid it (~0.15 CPU-s a `brainbot mcp token`).
+    (tmp_path / "data" / "vault").mkdir(parents=True)  # the owner's notes: a brain is here
+    env = {
+        **os.environ,
+        "BRAINBOT_DATA_DIR": str(tmp_path / "data"),
+        "BRAINBOT_EMBEDDINGS": "none",
+        "DATABASE_URL": database_url,
+    }
+    probe = (
+        "import sys, app.cli\n"
+        "code = app.cli.main(['mcp', 'token', '--list'])\n"
+        "print(code, 'aiohttp' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.stdout == "No MCP tokens.\n" and done.stderr.split()[-2:] == ["0", "False"], done
