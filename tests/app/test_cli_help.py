@@ -162,3 +162,26 @@ def test_a_token_command_imports_no_http_client(tmp_path: Path, database_url: st
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert done.stdout == "No MCP tokens.\n" and done.stderr.split()[-2:] == ["0", "False"], done
+
+
+def test_approvals_import_no_mcp_sdk(tmp_path: Path, database_url: str) -> None:
+    # Before: `brainbot approvals`, `approve` and `reject` decide through the MCP calls,
+    # whose modules imported the MCP SDK for the results they build (~0.4 CPU-s).
+    (tmp_path / "data" / "vault").mkdir(parents=True)  # the owner's notes: a brain is here
+    env = {
+        **os.environ,
+        "BRAINBOT_DATA_DIR": str(tmp_path / "data"),
+        "BRAINBOT_EMBEDDINGS": "none",
+        "DATABASE_URL": database_url,
+    }
+    probe = (
+        "import sys, app.cli\n"
+        "codes = [app.cli.main(['approvals']), app.cli.main(['approve', 'no-such-id'])]\n"
+        "print(*codes, 'mcp' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.stdout == "Nothing waits for approval.\n", done
+    assert "No approval 'no-such-id'" in done.stderr, done
+    assert done.stderr.split()[-3:] == ["0", "2", "False"], done
