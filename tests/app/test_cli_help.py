@@ -185,3 +185,32 @@ def test_approvals_import_no_mcp_sdk(tmp_path: Path, database_url: str) -> None:
     assert done.stdout == "Nothing waits for approval.\n", done
     assert "No approval 'no-such-id'" in done.stderr, done
     assert done.stderr.split()[-3:] == ["0", "2", "False"], done
+
+
+def test_a_chat_imports_the_http_client_only_to_fetch_a_link(
+    tmp_path: Path, database_url: str
+) -> None:
+    # Before: the fetcher of shared links and the vaults' HTTP tools were imported with
+    # the engine, and with them aiohttp (~0.1 CPU-s a chat, a `brainbot mcp`).
+    (tmp_path / "data" / "vault").mkdir(parents=True)  # the owner's notes: a brain is here
+    env = {
+        **os.environ,
+        "BRAINBOT_DATA_DIR": str(tmp_path / "data"),
+        "BRAINBOT_EMBEDDINGS": "none",
+        "DATABASE_URL": database_url,
+    }
+    probe = (
+        "import sys, app.cli\n"
+        "code = app.cli.main(['chat'])\n"
+        "print(code, 'aiohttp' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env=env,
+        input="/help\n",
+        capture_output=True,
+        text=True,
+    )
+    assert "your second brain" in done.stdout, done  # /help answered
+    assert done.stderr.split()[-2:] == ["0", "False"], done
