@@ -8,11 +8,12 @@ built is its platform's contract (adapters.platform)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
-
-from aiohttp import web
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from bot.events import Conversation, EventHandler, MayUse, Reply
+
+if TYPE_CHECKING:  # a command that serves nothing (`brainbot mcp token`) skips aiohttp
+    from aiohttp import web
 
 
 @dataclass(frozen=True, slots=True)

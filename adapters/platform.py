@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-import aiohttp
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from adapters.base import Adapter
@@ -124,6 +123,8 @@ class Platform(Protocol[S]):
 
 async def ask_json(method: str, url: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:
     """One HTTP call of a probe: the status and the JSON object answered (empty if none)."""
+    import aiohttp  # here: only doctor probes; a command that serves nothing never pays it
+
     timeout = aiohttp.ClientTimeout(total=PROBE_TIMEOUT)
     async with (
         aiohttp.ClientSession(timeout=timeout) as session,

@@ -82,6 +82,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
         return
     _compile_sources()
+    if session.config.pluginmanager.has_plugin("dsession"):  # xdist's workers follow
+        _rewrite_tests(session.config)
     if EXTERNAL_SERVER is None:
         return
     import psycopg
@@ -124,6 +126,36 @@ def _compile_sources() -> None:
 
     for package in ("adapters", "app", "bot", "scheduler", "storage"):
         compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def _rewrite_tests(config: pytest.Config) -> None:
+    """pytest rewrites a test module's asserts when it imports it, and each of `make
+    test`'s workers imports every test module: where bytecode is not written
+    (PYTHONDONTWRITEBYTECODE), or on a clean clone where all start at once, every worker
+    rewrote all ~390 of them (~6 CPU-s each). They are rewritten once here, before the
+    workers start, into the cache pytest reads even where it writes none."""
+    from _pytest.assertion.rewrite import (
+        PYC_TAIL,
+        _read_pyc,
+        _rewrite_test,
+        _write_pyc,
+        assertstate_key,
+        get_cache_dir,
+    )
+    from _pytest.pathlib import fnmatch_ex
+
+    state = config.stash[assertstate_key]
+    patterns = [*config.getini("python_files"), "conftest.py"]
+    for arg in config.args:
+        given = (config.invocation_params.dir / arg.partition("::")[0]).absolute()
+        for module in [given] if given.is_file() else sorted(given.rglob("*.py")):
+            if not any(fnmatch_ex(pattern, module) for pattern in patterns):
+                continue
+            pyc = get_cache_dir(module) / (module.name[:-3] + PYC_TAIL)
+            if _read_pyc(module, pyc) is None:
+                pyc.parent.mkdir(exist_ok=True)
+                source_hash, code = _rewrite_test(module, config)
+                _write_pyc(state, code, source_hash, pyc)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

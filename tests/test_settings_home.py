@@ -7,7 +7,7 @@ import dataclasses
 import inspect
 
 from adapters.imap.mailbox import Mailbox
-from bot.enrich.fetch import FetchPolicy
+from bot.enrich.fetch_policy import FetchPolicy
 from bot.enrich.worker import Enricher
 from bot.llm import LLM, LLMLimits
 from storage.store import Store

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import aiohttp
-
 from adapters.base import Adapter
 from adapters.platform import ConfigurationError, Finding, Host, MenuCommand, ask_json
 
@@ -72,6 +70,8 @@ class Slack:
     async def probe(self, settings: SlackSettings) -> list[Finding]:
         if settings.slack_bot_token is None:
             return []
+        import aiohttp  # here: only doctor probes; a command that serves nothing never pays it
+
         api = settings.slack_api_url.rstrip("/") + "/"
         found: list[Finding] = []
         try:

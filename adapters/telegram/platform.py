@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import aiohttp
-
 from adapters.base import Adapter
 from adapters.platform import ConfigurationError, Finding, Host, MenuCommand, ask_json
 
@@ -61,6 +59,8 @@ class Telegram:
     async def probe(self, settings: TelegramSettings) -> list[Finding]:
         if settings.telegram_bot_token is None:
             return []
+        import aiohttp  # here: only doctor probes; a command that serves nothing never pays it
+
         root = settings.telegram_api_url.rstrip("/")
         base = f"{root}/bot{settings.telegram_bot_token.get_secret_value()}/"
         try:

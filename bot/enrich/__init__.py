@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bot.enrich.arrivals import Arrivals
 from bot.enrich.background import Background
-from bot.enrich.fetch import FetchPolicy
+from bot.enrich.fetch_policy import FetchPolicy
 from bot.enrich.hearing import Hearing, TranscribeMode, choose
 from bot.enrich.link_keys import find_urls
 from bot.enrich.read_item import Readers, Speech

@@ -20,13 +20,13 @@ import http
 import socket
 import weakref
 import zlib
-from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
+from dataclasses import dataclass
 from urllib.parse import urljoin
 
 import aiohttp
 from yarl import URL
 
+from bot.enrich.fetch_policy import FetchFailed, FetchPolicy
 from bot.net import AddressRefused, AddressRules, GuardedConnector
 
 READABLE_TYPES = frozenset(
@@ -52,37 +52,6 @@ _CHUNK = 64 * 1024
 _UNSURE_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
 
 
-def _user_agent() -> str:
-    try:
-        release = version("brainbot")
-    except PackageNotFoundError:
-        release = "dev"
-    return f"brainbot/{release} (personal notes bot; fetches a link its user saved)"
-
-
-@dataclass(frozen=True)
-class FetchPolicy:
-    """Limits of one fetch (BRAINBOT_FETCH_MAX_BYTES, _TIMEOUT, _ALLOW_PRIVATE,
-    _TRUSTED_HOSTS, BRAINBOT_MAX_REDIRECTS): the settings are their one home, so a policy
-    has no defaults of its own.
-
-    `trusted_hosts` are host names that may resolve into a private network even when
-    `allow_private` is off: one trusted wiki, not the whole home network.
-    """
-
-    max_bytes: int
-    timeout: float
-    allow_private: bool
-    trusted_hosts: frozenset[str]
-    max_redirects: int
-    user_agent: str = field(default_factory=_user_agent)
-
-    @property
-    def rules(self) -> AddressRules:
-        """The addresses a fetch under this policy may connect to."""
-        return AddressRules(self.allow_private, self.trusted_hosts)
-
-
 @dataclass(frozen=True)
 class Fetched:
     """A fetched page or document, as the server sent it (decompressed)."""
@@ -93,10 +62,6 @@ class Fetched:
     content_type: str  # lowercased MIME type without parameters: "text/html"
     charset: str | None  # from the Content-Type header, lowercased; None when not said
     data: bytes
-
-
-class FetchFailed(Exception):
-    """Why a link could not be fetched, in words that follow "couldn't fetch the page: "."""
 
 
 # Sessions made by open_session, with the rules each was built for: fetch refuses any

@@ -22,7 +22,7 @@ from bot.enrich.compose import (
     transcript_section,
     words,
 )
-from bot.enrich.fetch import FetchFailed, FetchPolicy, fetch
+from bot.enrich.fetch_policy import FetchFailed, FetchPolicy
 from bot.enrich.model import describe, summarise
 from bot.llm import LLM
 from bot.readers import ReaderPool, Unreadable
@@ -64,6 +64,8 @@ async def read_link(url: str, readers: Readers) -> Read:
     """The page (or PDF) behind a link, read into a section; a failure is said in `failed`."""
     if readers.policy is None:
         return Read("link", url)
+    from bot.enrich.fetch import fetch  # aiohttp: imported by the first link read
+
     try:
         fetched = await fetch(url, readers.policy)
     except FetchFailed as exc:

@@ -17,9 +17,8 @@ import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp import types
 from pydantic import ValidationError
 
 from bot.buttons import Buttons
@@ -40,6 +39,9 @@ from bot.people import People
 from bot.tools import Outcome, ToolContext, ToolResult, ToolRunner, ToolSpec
 from storage import Author, Vaults
 from storage.db import Person, Records
+
+if TYPE_CHECKING:
+    from mcp import types
 
 log = logging.getLogger(__name__)
 
@@ -123,10 +125,7 @@ class McpCalls:
         data = json.loads(outcome.content)
         if "undo" in data:  # chat's Undo button is not here; the undo tool is
             data["undo"] = "done at once; the undo tool reverts it"
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=_without_buttons(outcome.result))],
-            structuredContent=data,
-        )
+        return _result(_without_buttons(outcome.result), data)
 
     async def _capture(
         self, ctx: ToolContext, spec: ToolSpec, arguments: dict[str, Any], client: str, key: str
@@ -176,8 +175,8 @@ class McpCalls:
         if replies and replies[0].not_kept:  # faster than BRAINBOT_RATE_LIMIT: not recorded
             return _error(replies[0].text)
         captured = await self._came_to(ctx, f"{PLATFORM}:{event_id}", wait=not replies)
-        if isinstance(captured, types.CallToolResult):
-            return captured
+        if captured is not None and not isinstance(captured, Captured):
+            return captured  # the note an earlier sending filed
         if captured is None:
             if not replies:
                 return _error(
@@ -190,14 +189,8 @@ class McpCalls:
         saved = captured.saved_before
         outcome = captured.outcome
         if saved is not None or outcome is None:  # a link saved before took the words
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=said)],
-                structuredContent={"saved_before": saved},
-            )
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=said)],
-            structuredContent=json.loads(outcome.content),
-        )
+            return _result(said, {"saved_before": saved})
+        return _result(said, json.loads(outcome.content))
 
     async def _came_to(
         self, ctx: ToolContext, event_key: str, *, wait: bool
@@ -218,10 +211,7 @@ class McpCalls:
         for path, title, value in await ctx.store.index.field_values("source_event", event_key):
             if value == event_key:
                 data = {"saved": {"path": path, "title": title}, "replayed": True}
-                return types.CallToolResult(
-                    content=[types.TextContent(type="text", text=f"Kept already: {path}.")],
-                    structuredContent=data,
-                )
+                return _result(f"Kept already: {path}.", data)
         return None
 
     async def _held(self, ctx: ToolContext, outcome: Outcome, card: Reply) -> types.CallToolResult:
@@ -305,9 +295,7 @@ def _held_result(text: str, approval_id: str, summary: str, sent_to: str) -> typ
         "summary": summary,
         "sent_to": sent_to,
     }
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)], structuredContent=data
-    )
+    return _result(text, data)
 
 
 def _without_buttons(result: ToolResult) -> str:
@@ -320,6 +308,18 @@ def _without_buttons(result: ToolResult) -> str:
 
 
 def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], isError=True
-    )
+    return _result(message, error=True)
+
+
+def _result(
+    text: str, data: dict[str, Any] | None = None, *, error: bool = False
+) -> types.CallToolResult:
+    """What a call answers: its text, and the data for a client that reads it."""
+    # The SDK is imported by the first call, in the processes that serve MCP: `brainbot
+    # approve` decides through these calls and needs none of it (~0.4 CPU-s of imports).
+    from mcp import types
+
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
+    if error:
+        return types.CallToolResult(content=content, isError=True)
+    return types.CallToolResult(content=content, structuredContent=data)

@@ -7,14 +7,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
-
-from mcp import types
-from mcp.server.lowlevel import Server
+from typing import TYPE_CHECKING, Any
 
 from bot.mcp_server.calls import McpCalls
 from bot.mcp_server.tools import tool_list
 from storage.db import TokenInfo
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
 
 # Who a request acts as: from the HTTP request the SDK hands over (None on stdio).
 Identify = Callable[[Any], Awaitable[TokenInfo | None]]
@@ -53,6 +53,11 @@ def idempotency_key(context: Any) -> str:
 def build_server(calls: McpCalls, identify: Identify, refused: str = REFUSED) -> Server[Any, Any]:
     """The server: `identify` names the token a request acts with; a call without a
     live one answers `refused` as an error the client shows."""
+    # The SDK is imported here, by the processes that serve MCP: `brainbot approve`
+    # decides through McpCalls and needs none of it (~0.4 CPU-s of imports).
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
     # The SDK logs every request at INFO; the tool log already records each call.
     sdk_log = logging.getLogger("mcp.server.lowlevel.server")
     sdk_log.setLevel(max(logging.WARNING, sdk_log.level))

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, get_args
-
-from mcp import types
+from typing import TYPE_CHECKING, Any, get_args
 
 from bot.tools import ToolSpec
 from bot.turn import MISSING, coerce, empty_value
+
+if TYPE_CHECKING:
+    from mcp import types
 
 APPROVAL_NOTE = (
     " A change may wait for the user's Approve (in their Slack or Telegram, or with "
@@ -86,6 +87,8 @@ def input_schema(spec: ToolSpec, categories: tuple[str, ...]) -> dict[str, Any]:
 
 
 def tool_annotations(spec: ToolSpec) -> types.ToolAnnotations:
+    from mcp import types  # here: only a server lists tools (see server.build_server)
+
     title = spec.name.replace("_", " ").capitalize()
     if spec.read_only:
         return types.ToolAnnotations(
@@ -101,6 +104,8 @@ def tool_annotations(spec: ToolSpec) -> types.ToolAnnotations:
 
 
 def tool_list(registry: Mapping[str, ToolSpec], categories: tuple[str, ...]) -> list[types.Tool]:
+    from mcp import types  # here: only a server lists tools (see server.build_server)
+
     return [
         types.Tool(
             name=spec.name,

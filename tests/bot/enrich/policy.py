@@ -8,7 +8,7 @@ from typing import Any
 
 from app.engine_parts import fetch_policy
 from bot.config import Settings
-from bot.enrich.fetch import FetchPolicy
+from bot.enrich.fetch_policy import FetchPolicy
 
 DEFAULT = fetch_policy(Settings(_env_file=None))
 
