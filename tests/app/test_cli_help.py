@@ -143,9 +143,10 @@ def test_chat_imports_none_of_the_server_it_does_not_start() -> None:
     assert done.stderr.split() == []
 
 
-def test_a_token_command_imports_no_http_client(tmp_path: Path, database_url: str) -> None:
-    # Before: the platforms' contracts imported aiohttp for doctor's probes, and every
-    # command reading the settings with them paid it (~0.15 CPU-s a `brainbot mcp token`).
+def _in_a_brain(
+    tmp_path: Path, database_url: str, probe: str, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """`probe` run by a fresh Python in a brain of its own: the owner's notes, no model."""
     (tmp_path / "data" / "vault").mkdir(parents=True)  # the owner's notes: a brain is here
     env = {
         **os.environ,
@@ -153,35 +154,37 @@ def test_a_token_command_imports_no_http_client(tmp_path: Path, database_url: st
         "BRAINBOT_EMBEDDINGS": "none",
         "DATABASE_URL": database_url,
     }
+    return subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_a_token_command_imports_no_http_client(tmp_path: Path, database_url: str) -> None:
+    # Before: the platforms' contracts imported aiohttp for doctor's probes, and every
+    # command reading the settings with them paid it (~0.15 CPU-s a `brainbot mcp token`).
     probe = (
         "import sys, app.cli\n"
         "code = app.cli.main(['mcp', 'token', '--list'])\n"
         "print(code, 'aiohttp' in sys.modules, file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
-    )
+    done = _in_a_brain(tmp_path, database_url, probe)
     assert done.stdout == "No MCP tokens.\n" and done.stderr.split()[-2:] == ["0", "False"], done
 
 
 def test_approvals_import_no_mcp_sdk(tmp_path: Path, database_url: str) -> None:
     # Before: `brainbot approvals`, `approve` and `reject` decide through the MCP calls,
     # whose modules imported the MCP SDK for the results they build (~0.4 CPU-s).
-    (tmp_path / "data" / "vault").mkdir(parents=True)  # the owner's notes: a brain is here
-    env = {
-        **os.environ,
-        "BRAINBOT_DATA_DIR": str(tmp_path / "data"),
-        "BRAINBOT_EMBEDDINGS": "none",
-        "DATABASE_URL": database_url,
-    }
     probe = (
         "import sys, app.cli\n"
         "codes = [app.cli.main(['approvals']), app.cli.main(['approve', 'no-such-id'])]\n"
         "print(*codes, 'mcp' in sys.modules, file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
-    )
+    done = _in_a_brain(tmp_path, database_url, probe)
     assert done.stdout == "Nothing waits for approval.\n", done
     assert "No approval 'no-such-id'" in done.stderr, done
     assert done.stderr.split()[-3:] == ["0", "2", "False"], done
@@ -192,25 +195,11 @@ def test_a_chat_imports_the_http_client_only_to_fetch_a_link(
 ) -> None:
     # Before: the fetcher of shared links and the vaults' HTTP tools were imported with
     # the engine, and with them aiohttp (~0.1 CPU-s a chat, a `brainbot mcp`).
-    (tmp_path / "data" / "vault").mkdir(parents=True)  # the owner's notes: a brain is here
-    env = {
-        **os.environ,
-        "BRAINBOT_DATA_DIR": str(tmp_path / "data"),
-        "BRAINBOT_EMBEDDINGS": "none",
-        "DATABASE_URL": database_url,
-    }
     probe = (
         "import sys, app.cli\n"
         "code = app.cli.main(['chat'])\n"
         "print(code, 'aiohttp' in sys.modules, file=sys.stderr)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        env=env,
-        input="/help\n",
-        capture_output=True,
-        text=True,
-    )
+    done = _in_a_brain(tmp_path, database_url, probe, stdin="/help\n")
     assert "your second brain" in done.stdout, done  # /help answered
     assert done.stderr.split()[-2:] == ["0", "False"], done
