@@ -4,7 +4,6 @@ syntax and symbols is read as exactly its plain words."""
 
 from __future__ import annotations
 
-import re
 from datetime import date
 
 import pytest
@@ -181,11 +180,28 @@ def malformed_text() -> st.SearchStrategy[str]:
     return st.lists(piece, max_size=8).map(" ".join)
 
 
+def _quoted(text: str) -> list[str]:
+    """What stands between quotes that pair up: a quote at a word's start (after a
+    space, or right after a phrase's closing quote) opens, the next quote closes; one
+    inside a word (`$"`) opens nothing."""
+    inside: list[str] = []
+    opened = closed = None
+    for i, char in enumerate(text):
+        if char not in '"\u201c\u201d\u201e':
+            continue
+        if opened is not None:
+            inside.append(text[opened + 1 : i])
+            opened, closed = None, i
+        elif i == 0 or text[i - 1].isspace() or closed == i - 1:
+            opened = i
+    return inside
+
+
 def _only_malformed(text: str) -> bool:
     """Whether `text` holds no valid syntax after all: quotes that pair up around a
     word make a phrase, and an operator next to a word (symbols do not count, they
     are dropped) joins it."""
-    if any(tokenize(inside) for inside in re.split('["\u201c]', text)[1:-1:2]):
+    if any(tokenize(inside) for inside in _quoted(text)):
         return False
     pieces = [p for p in text.split() if p in OPERATORS or tokenize(p)]
     for i, piece in enumerate(pieces):
