@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from storage.index.indexed_note import Document
@@ -11,6 +13,37 @@ from storage.index.mention_names import NoteName
 from storage.index.note_links import Link
 
 Noted = tuple[int, Sequence[Link], Sequence[NoteName]]  # (entry id, links, names)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRows:
+    """Every row a write of notes makes: `entries`, the postings as columns, the terms
+    with their document frequencies (in the batch), `links` and `note_names`."""
+
+    entries: list[dict[str, Any]]
+    postings: dict[str, Any]
+    terms: dict[str, Any]
+    links: list[dict[str, Any]]
+    names: list[dict[str, Any]]
+
+
+def note_rows(
+    vault_id: int, ids: Sequence[int], docs: Sequence[Document], *, embedded: bool
+) -> NoteRows:
+    """The rows of `docs`, each with the id reserved for it, made in one go (the writer
+    asks once rather than once per table)."""
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(d.terms.keys())
+    terms = sorted(df)
+    noted = [(entry_id, d.links, d.names) for entry_id, d in zip(ids, docs, strict=True)]
+    return NoteRows(
+        [entry_row(vault_id, i, d, embedded) for i, d in zip(ids, docs, strict=True)],
+        posting_columns(vault_id, ids, docs),
+        {"vault": vault_id, "terms": terms, "dfs": [df[t] for t in terms]},
+        link_rows(vault_id, noted),
+        name_rows(vault_id, noted),
+    )
 
 
 def entry_row(vault_id: int, entry_id: int, d: Document, embedded: bool) -> dict[str, Any]:

@@ -14,7 +14,6 @@ leaves out the notes refused, each with why (`refusal`).
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -23,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage.db.connection import UNSYNCED_COMMIT
 from storage.index import pipeline
-from storage.index.index_rows import Noted, entry_row, link_rows, name_rows, posting_columns
+from storage.index.index_rows import Noted, link_rows, name_rows, note_rows
 from storage.index.indexed_note import Document
 from storage.index.pipeline import Step
 from storage.index.storable import refusal
@@ -251,22 +250,17 @@ async def write(
         return commit is not None and bool(answers[-1].rowcount)
     first.append(Step(_RESERVE_IDS, {"n": len(docs)}))
     ids = [int(row[0]) for row in (await pipeline.run(conn, first))[-1].rows]
-    df: Counter[str] = Counter()
-    for d in docs:
-        df.update(d.terms.keys())
-    terms = sorted(df)
-    noted = [(entry_id, d.links, d.names) for entry_id, d in zip(ids, docs, strict=True)]
     stats = {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
     moved = None if commit is None else {**stats, **_advance_keys(vault_id, *commit)}
-    rows = [entry_row(vault_id, i, d, vectors is not None) for i, d in zip(ids, docs, strict=True)]
-    postings = posting_columns(vault_id, ids, docs)
+    rows = note_rows(vault_id, ids, docs, embedded=vectors is not None)
+    postings = rows.postings
     piped = len(postings["terms"]) <= PIPELINED_POSTINGS
     second = [
-        Step(_INSERT_ENTRY, many=rows),
+        Step(_INSERT_ENTRY, many=rows.entries),
         *([Step(_INSERT_POSTINGS, postings)] if piped else []),
-        Step(_ADD_TERMS, {"vault": vault_id, "terms": terms, "dfs": [df[t] for t in terms]}),
-        Step(_INSERT_LINK, many=link_rows(vault_id, noted)),
-        Step(_INSERT_NAME, many=name_rows(vault_id, noted)),
+        Step(_ADD_TERMS, rows.terms),
+        Step(_INSERT_LINK, many=rows.links),
+        Step(_INSERT_NAME, many=rows.names),
         Step(_ADD_STATS, stats) if moved is None else Step(_ADD_STATS_AND_ADVANCE, moved),
     ]
     last = (await pipeline.run(conn, second))[-1]
