@@ -148,6 +148,12 @@ class ToolRunner:
         custom = self.custom_tools(ctx)
         return {**custom, **self.tools} if custom else self.tools
 
+    def offered(self, ctx: ToolContext) -> tuple[Mapping[str, ToolSpec], Mapping[str, ToolSpec]]:
+        """What a model's turn in `ctx` is offered, asked once for the turn: the tools
+        its vault declares (`custom_tools`) and every tool its calls may use
+        (`tools_for`)."""
+        return self.custom_tools(ctx), self.tools_for(ctx)
+
     async def call(
         self,
         ctx: ToolContext,

@@ -163,10 +163,10 @@ class Agent:
             state.reading = Reading.of(text, question=question)
             return await self._small(ctx, text, kind, budget, state)
         categories = ctx.settings.categories
-        custom = self.runner.custom_tools(ctx)
+        custom, usable = self.runner.offered(ctx)
         tools = [*tool_schemas(categories), *(s.schema(categories) for s in custom.values())]
         messages, history, context = await self._messages(ctx, text)
-        readers = [name for name, spec in self.runner.tools_for(ctx).items() if spec.read_only]
+        readers = [name for name, spec in usable.items() if spec.read_only]
         # Everything in the model's context but this message may hold a planted line.
         state.reading = Reading.of(text, history, readers, context, question=question)
         for _ in range(self.max_rounds):
@@ -188,7 +188,9 @@ class Agent:
                     state.new.append(HistoryItem("assistant", answer, None, None))
                     return state.turn(verdict.answered(state.done, answer))
                 return state.turn(verdict.found(state.done))
-            calls, outcomes = await self._run_calls(ctx, mended.calls, text, budget, state)
+            calls, outcomes = await self._run_calls(
+                ctx, mended.calls, text, budget, state, set(custom) - set(REGISTRY)
+            )
             state.done.extend(outcomes)
             for outcome in outcomes:
                 read = outcome.result is not None and not outcome.writes
@@ -223,7 +225,8 @@ class Agent:
         if planned.call is None:
             return state.turn(())
         call = await routed.pin_note(ctx, planned.call)
-        calls, outcomes = await self._run_calls(ctx, [call], text, budget, state)
+        custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
+        calls, outcomes = await self._run_calls(ctx, [call], text, budget, state, custom)
         state.done.extend(outcomes)
         state.new.append(HistoryItem("assistant", "", calls, None))
         for item, outcome in zip(calls, outcomes, strict=True):
@@ -272,9 +275,11 @@ class Agent:
         said: str,
         budget: _Budget,
         state: _State,
+        custom: set[str],
     ) -> tuple[list[dict[str, Any]], list[Outcome]]:
         """Mend each call, run what the budget allows, and return the calls as the
-        history keeps them (mended, with arguments that are always JSON)."""
+        history keeps them (mended, with arguments that are always JSON). `custom`: the
+        names of the tools the vault declares itself, asked once for the turn."""
         categories = ctx.settings.categories
         # Each call's tool is named once: to drop repeats, count captures, and run it.
         named = mending.named_calls(raw)
@@ -283,7 +288,6 @@ class Agent:
         captures = sum(1 for _, (name, _) in named if _captures(name))
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
-        custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
         for i, (call, naming) in enumerate(named):
             # A vault's own tool is called as declared: no mending to a built-in's shape.
             name, fix = (call.name, None) if call.name in custom else naming
