@@ -14,7 +14,6 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from bot.tools import REGISTRY, UNSURE, ToolContext, ToolSpec, category_named, title_from
-from bot.turn.mending import loads_lenient
 from storage import StorageError
 from storage.text import wikilinks
 from storage.text.dates import When
@@ -121,11 +120,12 @@ def _field_list(value: Any) -> Any:
 
 
 def mended(
-    name: str, raw: str, categories: tuple[str, ...], said: str
+    name: str, raw: str, loaded: Any, categories: tuple[str, ...], said: str
 ) -> tuple[dict[str, Any] | None, list[str]]:
-    """The arguments mended to the tool's schema, or None when they are not JSON."""
+    """The arguments `raw` (read as `loaded` by bot.turn.mending.loads_lenient) mended
+    to the tool's schema, or None when they are not JSON."""
     fixes: list[str] = []
-    value = loads_lenient(raw) if raw.strip() else {}
+    value = loaded if raw.strip() else {}
     if value is None or not isinstance(value, dict):
         return None, fixes
     try:

@@ -20,10 +20,11 @@ from typing import Any
 from bot import metrics
 from bot.commands import Intent, Kind
 from bot.events import Reply
-from bot.llm import LLM, LLMUnavailable, ModelToolCall
+from bot.llm import LLM, LLMUnavailable
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
 from bot.turn.arguments import mended, mended_capture
+from bot.turn.mending import NamedCall
 from bot.turn.mode import ModelMode
 from bot.turn.older_turns import HEADING, Summaries
 from bot.turn.verdict import Turn
@@ -226,7 +227,8 @@ class Agent:
             return state.turn(())
         call = await routed.pin_note(ctx, planned.call)
         custom = set(self.runner.custom_tools(ctx)) - set(REGISTRY)
-        calls, outcomes = await self._run_calls(ctx, [call], text, budget, state, custom)
+        named = mending.named_calls([call])
+        calls, outcomes = await self._run_calls(ctx, named, text, budget, state, custom)
         state.done.extend(outcomes)
         state.new.append(HistoryItem("assistant", "", calls, None))
         for item, outcome in zip(calls, outcomes, strict=True):
@@ -271,34 +273,34 @@ class Agent:
     async def _run_calls(
         self,
         ctx: ToolContext,
-        raw: Sequence[ModelToolCall],
+        named: Sequence[NamedCall],
         said: str,
         budget: _Budget,
         state: _State,
         custom: set[str],
     ) -> tuple[list[dict[str, Any]], list[Outcome]]:
-        """Mend each call, run what the budget allows, and return the calls as the
+        """Mend each call (named once by bot.turn.mending: to drop repeats, count
+        captures, and run it), run what the budget allows, and return the calls as the
         history keeps them (mended, with arguments that are always JSON). `custom`: the
         names of the tools the vault declares itself, asked once for the turn."""
         categories = ctx.settings.categories
-        # Each call's tool is named once: to drop repeats, count captures, and run it.
-        named = mending.named_calls(raw)
         allowed = budget.take(len(named))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
-        captures = sum(1 for _, (name, _) in named if _captures(name))
+        captures = sum(1 for n in named if _captures(n.name))
         kept: list[dict[str, Any]] = []
         work: list[Any] = []
-        for i, (call, naming) in enumerate(named):
+        for i, naming in enumerate(named):
+            call = naming.call
             # A vault's own tool is called as declared: no mending to a built-in's shape.
-            name, fix = (call.name, None) if call.name in custom else naming
+            name, fix = (call.name, None) if call.name in custom else (naming.name, naming.fix)
             if fix:
                 state.repairs.append(fix)
             arguments: dict[str, Any] | None = None
             if name in custom:
-                loaded = mending.loads_lenient(call.arguments or "{}")
+                loaded = naming.arguments if call.arguments else {}
                 arguments = loaded if isinstance(loaded, dict) else None
             elif name is not None:
-                arguments, fixes = mended(name, call.arguments, categories, said)
+                arguments, fixes = mended(name, call.arguments, naming.arguments, categories, said)
                 state.repairs += fixes
             if _captures(name) and arguments is not None:
                 alone = captures == 1

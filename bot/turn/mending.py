@@ -24,20 +24,34 @@ _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```(?:json|tool_call|tool_code)?\s*(.*?)```", re.DOTALL)
 
 
+@dataclass(frozen=True, slots=True)
+class NamedCall:
+    """One call of a model's answer, named once: our tool for the name it gave and the
+    mend used (`tool_name`), and its arguments as `loads_lenient` reads them (None: not
+    JSON), read once for telling repeats apart and for mending them."""
+
+    call: ModelToolCall
+    name: str | None
+    fix: str | None
+    arguments: Any
+
+
 @dataclass
 class Repaired:
-    """A model answer after mending: its calls, its own text, and what was mended."""
+    """A model answer after mending: its calls (each named once, repeats left out:
+    `named_calls`), its own text, and what was mended."""
 
     text: str | None
-    calls: list[ModelToolCall]
+    calls: list[NamedCall]
     fixes: list[str] = field(default_factory=list)
 
 
 def calls_in_text(completion: Completion) -> Repaired:
-    """Tool calls the model wrote into its text instead of the `tool_calls` field."""
+    """A model's answer with its calls named (`named_calls`): those of its `tool_calls`
+    field, or those it wrote into its text instead."""
     text = completion.text or ""
     if completion.tool_calls or not text.strip():
-        return Repaired(completion.text, list(completion.tool_calls))
+        return Repaired(completion.text, named_calls(completion.tool_calls))
     found: list[dict[str, Any]] = []
     rest = text
     for pattern in (_TAGGED, _FENCED):
@@ -58,7 +72,7 @@ def calls_in_text(completion: Completion) -> Repaired:
         ModelToolCall(f"text_call_{i}", str(obj["name"]), json.dumps(obj["arguments"]))
         for i, obj in enumerate(found)
     ]
-    return Repaired(rest.strip() or None, calls, ["call_in_text"])
+    return Repaired(rest.strip() or None, named_calls(calls), ["call_in_text"])
 
 
 def _call_objects(piece: str) -> Iterable[dict[str, Any]]:
@@ -129,20 +143,19 @@ def tool_name(name: str) -> tuple[str | None, str | None]:
     return (close[0], "tool_name") if close else (None, None)
 
 
-def named_calls(
-    calls: Sequence[ModelToolCall],
-) -> list[tuple[ModelToolCall, tuple[str | None, str | None]]]:
+def named_calls(calls: Sequence[ModelToolCall]) -> list[NamedCall]:
     """Each of one answer's calls with its tool and mend (`tool_name`), named once; a
     call asked for twice (small models loop) is kept once. Captures that differ here
     but mend to the same words are caught after mending."""
     seen: set[tuple[str, str]] = set()
-    kept: list[tuple[ModelToolCall, tuple[str | None, str | None]]] = []
+    kept: list[NamedCall] = []
     for call in calls:
-        named = tool_name(call.name)
-        key = (named[0] or call.name, json.dumps(loads_lenient(call.arguments), sort_keys=True))
+        name, fix = tool_name(call.name)
+        arguments = loads_lenient(call.arguments)
+        key = (name or call.name, json.dumps(arguments, sort_keys=True))
         if key not in seen:
             seen.add(key)
-            kept.append((call, named))
+            kept.append(NamedCall(call, name, fix, arguments))
     return kept
 
 

@@ -51,7 +51,8 @@ def test_every_argument_name_a_tool_declares_reaches_its_argument(
     fields = REGISTRY[name].arguments.model_fields
     assert target in fields and alias not in fields
     value = "ideas" if target == "category" else "tea with Sam"
-    args, fixes = mended(name, json.dumps({alias: value}), DEFAULT_CATEGORIES, "tea with Sam")
+    raw = json.dumps({alias: value})
+    args, fixes = mended(name, raw, json.loads(raw), DEFAULT_CATEGORIES, "tea with Sam")
     assert args is not None and "argument_name" in fixes
     assert args[target] in (value, [value])
 
