@@ -197,6 +197,28 @@ def _capture(
     args["confidence"] = min(1.0, max(0.0, float(args["confidence"])))
 
 
+async def mended_call(
+    ctx: ToolContext,
+    name: str,
+    raw: str,
+    loaded: Any,
+    said: str,
+    when: When,
+    *,
+    alone: bool,
+    repairs: list[str],
+) -> dict[str, Any] | None:
+    """A model's call of the registered tool `name` mended in one go: its arguments
+    `raw` (read as `loaded`) fitted to the tool's schema (`mended`), and a capture's
+    held to the person's words (`mended_capture`); None when they are not JSON. Each
+    mend is added to `repairs`."""
+    arguments, fixes = mended(name, raw, loaded, ctx.settings.categories, said)
+    repairs += fixes
+    if arguments is not None and REGISTRY[name].captures:
+        await mended_capture(ctx, arguments, said, when, alone=alone, repairs=repairs)
+    return arguments
+
+
 async def mended_capture(
     ctx: ToolContext,
     arguments: dict[str, Any],

@@ -23,7 +23,7 @@ from bot.events import Reply
 from bot.llm import LLM, LLMUnavailable
 from bot.tools import REGISTRY, Outcome, Reading, ToolContext, ToolRunner
 from bot.turn import mending, routed, verdict
-from bot.turn.arguments import mended, mended_capture
+from bot.turn.arguments import mended_call
 from bot.turn.mending import NamedCall
 from bot.turn.mode import ModelMode
 from bot.turn.older_turns import HEADING, Summaries
@@ -283,7 +283,6 @@ class Agent:
         captures, and run it), run what the budget allows, and return the calls as the
         history keeps them (mended, with arguments that are always JSON). `custom`: the
         names of the tools the vault declares itself, asked once for the turn."""
-        categories = ctx.settings.categories
         allowed = budget.take(len(named))
         refusal = json.dumps({"error": f"not run: at most {budget.limit} tool calls per message"})
         captures = sum(1 for n in named if _captures(n.name))
@@ -300,13 +299,17 @@ class Agent:
                 loaded = naming.arguments if call.arguments else {}
                 arguments = loaded if isinstance(loaded, dict) else None
             elif name is not None:
-                arguments, fixes = mended(name, call.arguments, naming.arguments, categories, said)
-                state.repairs += fixes
-            if _captures(name) and arguments is not None:
-                alone = captures == 1
-                await mended_capture(
-                    ctx, arguments, said, state.when, alone=alone, repairs=state.repairs
+                arguments = await mended_call(
+                    ctx,
+                    name,
+                    call.arguments,
+                    naming.arguments,
+                    said,
+                    state.when,
+                    alone=captures == 1,
+                    repairs=state.repairs,
                 )
+            if _captures(name) and arguments is not None:
                 body = " ".join(str(arguments.get("body", "")).lower().split())
                 if body in state.filed:
                     state.repairs.append("repeat")  # the same text filed twice: once
