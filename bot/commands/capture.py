@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.commands.about_person import PersonMention, linked, mentioned, person_page
-from bot.commands.structure import read_structure, title_of
+from bot.commands.structure import titled
 from bot.tools import ToolContext, category_named
 from storage.text.person_names import NAME_WORD, Mention
 from storage.vault import ADMIN, IDEAS, INBOX, PEOPLE, PROJECTS
@@ -116,14 +116,14 @@ async def capture_arguments(ctx: ToolContext, text: str) -> dict[str, Any]:
         # A person's page is only ever that person's: a thought about them (or a
         # birthday of no one known) is filed by its other words and links to it.
         guess = classify(guess.text, tuple(c for c in categories if c != PEOPLE))
-    structure = read_structure(words)
-    title, action = title_of(structure, ctx.when)
+    markup = titled(words, ctx.when)
     when = ctx.when(body)
     if when.found and guess.category == INBOX and ADMIN in categories:
         # A dated task is an errand when nothing else claimed it (the capture reads the date).
         guess = Guess(ADMIN, 0.7, guess.text)
+    action = markup.next_action
     fields = [{"name": "next_action", "value": action}] if action else []
-    return _call(title, guess.category, guess.confidence, body, structure.tags, fields)
+    return _call(markup.title, guess.category, guess.confidence, body, markup.tags, fields)
 
 
 def _call(

@@ -61,6 +61,24 @@ def title_of(structure: Structure, when_of: Callable[[str], When]) -> tuple[str,
     return title_from(unlinked(head)), action
 
 
+@dataclass(frozen=True, slots=True)
+class Titled:
+    """What a thought's markup gives its note: a title and next action, each without
+    its date words, and its tags."""
+
+    title: str
+    next_action: str | None
+    tags: tuple[str, ...]
+
+
+def titled(text: str, when_of: Callable[[str], When]) -> Titled:
+    """The title, next action and tags of a thought (without its category hint), read
+    from its markup (`read_structure`) and titled (`title_of`) in one go."""
+    structure = read_structure(text)
+    title, action = title_of(structure, when_of)
+    return Titled(title, action, structure.tags)
+
+
 def _tidy(text: str) -> str:
     """`text` without the spaces and separators markup left at its ends (its lines kept:
     the title is made from the first)."""

@@ -4,12 +4,14 @@ and `[[links]]` become fields and links, and a person named in a thought gets on
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import frontmatter
 
-from bot.commands.structure import read_structure
+from bot.commands.structure import Titled, read_structure, titled
+from storage.text.dates import When, find_when
 from storage.text.person_names import full_name_after_cue
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import Clock, running_brain
@@ -162,3 +164,13 @@ async def test_a_person_page_whose_title_holds_a_bar_is_linked_by_its_file_name(
         text = (vault / other).read_text(encoding="utf-8")
         assert "Met [[sarah-kim-acme|Sarah Kim]] again" in text
         assert [b.path for b in await brain.store.backlinks(page.path)] == [other]
+
+
+def test_a_thought_is_titled_without_its_date_words_in_one_go() -> None:
+    def when_of(text: str) -> When:
+        return find_when(text, now=TUESDAY, zone=ZoneInfo("UTC"), default_time=time(9))
+
+    markup = titled("Website redesign - next: email Tom the mockups by Friday #web", when_of)
+    assert markup == Titled("Website redesign", "email Tom the mockups", ("web",))
+    assert titled("remind me to call mom tomorrow at 9", when_of).title == "Call mom"
+    assert titled("[[Sarah Kim]] budget review", when_of).title == "Sarah Kim budget review"
