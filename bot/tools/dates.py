@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.tools.registry import ToolContext, ToolError
 from storage.text.dates import (
     OutOfRange,
-    When,
     describe,
     parse_repeat,
     read_due,
@@ -28,9 +28,10 @@ from storage.text.dates import (
 DATE_FIELDS = ("due", "remind", "repeat")
 
 
-def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], When]:
-    """`values` with `due`, `remind` and `repeat` read from the model and from `text`;
-    ToolError for a date or repeat outside what is kept."""
+def dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """`values` with `due`, `remind` and `repeat` read from the model and from `text`,
+    and what the reply says about them (`promise`), read in one go; ToolError for a
+    date or repeat outside what is kept."""
     try:
         return _dated(ctx, text, values)
     except OutOfRange as exc:
@@ -41,7 +42,7 @@ def _refused(exc: OutOfRange) -> ToolError:
     return ToolError(f"{exc}. Nothing was saved; ask the user for a date that fits.")
 
 
-def _dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], When]:
+def _dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     zone = ctx.zone
     now = ctx.now.astimezone(zone)
     default = ctx.settings.reminder_time
@@ -65,7 +66,7 @@ def _dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict
     for name in DATE_FIELDS:  # nothing usable: the category's default, if it has one
         if out.get(name) in (None, ""):
             out.pop(name, None)
-    return out, found
+    return out, promise(out, zone, now)
 
 
 def normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,10 +96,9 @@ def _normalised(ctx: ToolContext, fields: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def promise(ctx: ToolContext, fields: Mapping[str, Any]) -> str:
-    """What the reply says about the dates it filed: "I'll remind you tomorrow at 09:00."."""
-    zone = ctx.zone
-    now = ctx.now.astimezone(zone)
+def promise(fields: Mapping[str, Any], zone: ZoneInfo, now: datetime) -> str:
+    """What the reply says about the dates it filed: "I'll remind you tomorrow at 09:00."
+    (`now` in the person's `zone`)."""
     remind, repeat, due = fields.get("remind"), fields.get("repeat"), fields.get("due")
     parts: list[str] = []
     if isinstance(remind, datetime):

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from bot.events import Button, CaptureRequest
 from bot.tools.daily import daily_line
-from bot.tools.dates import DATE_FIELDS, dated, promise
+from bot.tools.dates import DATE_FIELDS, dated
 from bot.tools.note_names import notes_named
 from bot.tools.registry import ToolContext, ToolError, ToolResult, tool
 from bot.tools.search_span import plan_search
@@ -176,7 +176,7 @@ async def capture(
     values = _fields(fields)
     ignored = sorted(set(values) - CAPTURE_FIELDS)
     values = {k: v for k, v in values.items() if k in CAPTURE_FIELDS}
-    values, _ = dated(ctx, body, values)
+    values, when = dated(ctx, body, values)  # `when`: what the reply says of its dates
     if ctx.links:  # the page is read into the note after the reply (bot.enrich)
         values["url"] = ctx.links[0]
     if confident:
@@ -212,7 +212,6 @@ async def capture(
     dates = {k: str(values[k]) for k in DATE_FIELDS if k in values}
     if dates:
         data["dates"] = dates
-    when = promise(ctx, values)
     if when:
         data["reminder"] = when
     if confident:
