@@ -17,7 +17,7 @@ from storage.index.chunking import Chunk, chunk_note
 from storage.index.mention_names import NoteName, note_names
 from storage.index.note_links import Link, extract_links
 from storage.index.storable import refusal, storable_entry
-from storage.index.tokens import fold, term_frequencies
+from storage.index.tokens import fold, note_terms
 from storage.text.tags import note_tags
 from storage.vault.notefile import NoteDates, note_dates
 from storage.vault.schema import SOURCE_PREFIX, ZONE_FIELD
@@ -93,7 +93,8 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
     """Everything the index stores about `entry`, its text made storable first
     (storage.index.storable), so every row made from it is."""
     entry = storable_entry(entry)
-    terms, length = term_frequencies(searchable_text(entry))
+    shown = f"{entry.title}\n{entry.body}"
+    terms, length, folded = note_terms(searchable_text(entry), shown)
     dates = note_dates(entry.fields)  # read once, for the three columns
     return Document(
         entry=entry,
@@ -104,7 +105,7 @@ def prepare(entry: Entry, modified: datetime | None = None) -> Document:
         tags=index_tags(entry),
         terms=terms,
         length=length,
-        folded=fold(f"{entry.title}\n{entry.body}")[:TSV_CHARS],
+        folded=folded[:TSV_CHARS],
         chunks=chunk_note(entry.title, entry.body),
         links=extract_links(entry.body, entry.path),
         names=note_names(entry.title, entry.fields),

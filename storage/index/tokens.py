@@ -55,10 +55,12 @@ def folded_terms(text: str) -> tuple[str, list[str]]:
     return folded, out
 
 
-def term_frequencies(text: str) -> tuple[Counter[str], int]:
-    """Term counts of `text` and its length in terms (the BM25 document length)."""
-    terms = tokenize(text)
-    return Counter(terms), len(terms)
+def note_terms(searchable: str, shown: str) -> tuple[Counter[str], int, str]:
+    """What the index keeps of a note's words, in one go: the term counts of its
+    `searchable` text and its length in terms (the BM25 document length), and its
+    `shown` text folded (`fold`, for the `simple` tsvector)."""
+    terms = tokenize(searchable)
+    return Counter(terms), len(terms), fold(shown)
 
 
 def like_prefix(word: str) -> str:

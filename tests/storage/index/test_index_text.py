@@ -10,7 +10,7 @@ from storage.index.indexed_note import decode_fields, encode_fields
 from storage.index.note_links import extract_links, name_key, path_key
 from storage.index.query import parse_query
 from storage.index.snippets import make_snippet
-from storage.index.tokens import tokenize
+from storage.index.tokens import note_terms, tokenize
 
 
 def test_tokens_fold_case_and_latin_accents_but_keep_other_scripts() -> None:
@@ -18,6 +18,12 @@ def test_tokens_fold_case_and_latin_accents_but_keep_other_scripts() -> None:
     assert tokenize("Встреча команды, йогурт") == ["встреча", "команды", "йогурт"]
     assert tokenize("東京都") == ["東京", "京都"]
     assert tokenize("x" * 65 + " ok") == ["ok"]
+
+
+def test_a_notes_terms_length_and_folded_text_come_in_one_go() -> None:
+    terms, length, folded = note_terms("Café\nCafé\nCafé au lait", "Café\nau Lait")
+    assert terms == {"cafe": 3, "au": 1, "lait": 1} and length == 5
+    assert folded == "cafe\nau lait"
 
 
 def test_query_syntax_becomes_a_filter_and_plain_words_stay_soft() -> None:
