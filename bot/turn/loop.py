@@ -242,7 +242,10 @@ class Agent:
         """The messages for the model, the history among them, and what else reached it
         from elsewhere: the context line after the person's words (the time, the newest
         notes) and the summary of older turns ahead of the history (bot.turn.older_turns)."""
-        budget = self.mode.history_budget(self.history_tokens)
+        # As many tokens as wanted, or fewer when the endpoint's context cannot hold them
+        # beside the tool list and an answer (its room, read when it was probed).
+        room = self.mode.choice.history_room
+        budget = self.history_tokens if room is None else min(self.history_tokens, room)
         (summary, kept), recent = await asyncio.gather(
             self.summaries.fitted(ctx.conversation.key, ctx.person.id, budget),
             ctx.store.recent(limit=RECENT_ENTRIES),

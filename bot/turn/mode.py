@@ -66,11 +66,14 @@ _NOT_NOW = frozenset({408, 409, 425, 429})
 @dataclass(frozen=True, slots=True)
 class ModeChoice:
     """The mode the turns run in and why; `mode` None: not known yet (the endpoint has
-    not answered). `context`: the endpoint's context length in tokens, where it says."""
+    not answered). `context`: the endpoint's context length in tokens, where it says;
+    `history_room`: the tokens of history it leaves beside the tool list, an answer and
+    a turn (None: as many as the turn wants), worked out once when it is probed."""
 
     mode: Mode | None
     reason: str
     context: int | None = None
+    history_room: int | None = None
 
     def line(self) -> str:
         """What the log, /readyz and doctor say: "routed: the endpoint answered … "."""
@@ -121,7 +124,8 @@ async def probe(llm: LLM, *, tools_tokens: int, answer_tokens: int) -> ModeChoic
             f"(~{tools_tokens:,} tokens) and an answer (~{needed:,} in all)",
             context,
         )
-    return ModeChoice("tools", "the endpoint answered with a tool call", context)
+    room = None if context is None else context - needed
+    return ModeChoice("tools", "the endpoint answered with a tool call", context, room)
 
 
 async def context_length(llm: LLM) -> int | None:
@@ -179,15 +183,6 @@ class ModelMode:
             self.choice = ModeChoice(None, "the endpoint has not been asked yet")
         self._outages = -1  # the LLM's outage count at the last answer (-1: none yet)
         self._lock = asyncio.Lock()
-
-    def history_budget(self, wanted: int) -> int:
-        """`wanted` tokens of history, or fewer when the endpoint's context cannot hold
-        them beside the tool list and an answer."""
-        context = self.choice.context
-        if context is None:
-            return wanted
-        room = context - self.tools_tokens - self.answer_tokens - TURN_ROOM
-        return max(0, min(wanted, room))
 
     async def settle(self) -> ModeChoice:
         """The mode for the next turn, asking the endpoint first when it has not

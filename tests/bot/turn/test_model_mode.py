@@ -15,6 +15,9 @@ import frontmatter
 import pytest
 
 from app.probes import mode as doctor_mode
+from bot.turn.loop import tool_schemas
+from bot.turn.mode import TURN_ROOM
+from bot.turn.older_turns import estimate_tokens
 from tests.bot.helpers import message, notes
 from tests.fakes.brain import make_settings, running_brain
 from tests.fakes.openai_server import FakeOpenAI, Step, call, say
@@ -104,6 +107,30 @@ async def test_a_context_too_short_for_the_tool_list_runs_small_model_mode(
     )
     assert told.endswith("; its context: 2,048 tokens")
     assert _routed(openai_fake)
+
+
+@pytest.mark.parametrize(("spare", "kept"), [(0, False), (4_000, True)])
+async def test_the_history_sent_fits_what_the_endpoints_context_leaves(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, spare: int, kept: bool
+) -> None:
+    """The history a turn sends is what the context leaves beside the tool list, an
+    answer and the turn: none when the context holds those alone."""
+    settings = make_settings(tmp_path, database_url, openai_fake)
+    tools = estimate_tokens(json.dumps(tool_schemas(settings.categories)))
+    openai_fake.responder = _files_thoughts
+    openai_fake.context = tools + settings.llm_max_tokens + TURN_ROOM + spare
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        await brain.engine.handle(message(THOUGHT))
+        await brain.engine.handle(message("Book the dentist for Friday"))
+        assert brain.model_mode().startswith("tools:")
+    turns = [
+        body["messages"]
+        for body in openai_fake.chat_requests()
+        if str(body["messages"][0]["content"]).startswith("You are brainbot")
+    ]
+    said = [[m.get("content") for m in messages if m["role"] == "user"] for messages in turns]
+    assert said[1][-1].startswith("Book the dentist for Friday")
+    assert (THOUGHT in said[1][0]) is kept and len(said[1]) == (2 if kept else 1)
 
 
 async def test_a_context_length_the_models_list_gives_is_reported(
