@@ -129,6 +129,11 @@ class ToolContext:
             self.whens[key] = found
         return found
 
+    def time_of(self, text: str) -> tuple[ZoneInfo, When]:
+        """The person's zone (`zone`) and what `text` says about time in it (`when`),
+        for a caller that needs both."""
+        return self.zone, self.when(text)
+
     @property
     def vault_zone(self) -> ZoneInfo:
         """The zone of this vault's reminders: the person's, or for a team vault (whose

@@ -43,10 +43,9 @@ def _refused(exc: OutOfRange) -> ToolError:
 
 
 def _dated(ctx: ToolContext, text: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-    zone = ctx.zone
+    zone, found = ctx.time_of(text)  # the turn has read the person's words already
     now = ctx.now.astimezone(zone)
     default = ctx.settings.reminder_time
-    found = ctx.when(text)  # the turn has read the person's words already
     out = dict(values)
     if out.get("remind") not in (None, ""):
         out["remind"] = read_when(out["remind"], now=now, zone=zone, default_time=default)

@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot import metrics
 from bot.commands import Intent, Kind
@@ -155,7 +156,8 @@ class Agent:
             self.summaries.after_reply(ctx.conversation.key, ctx.person.id, ctx.now)
 
     async def _respond(self, ctx: ToolContext, text: str, intent: Intent, budget: _Budget) -> Turn:
-        state = _State([HistoryItem("user", text, None, None)], ctx.when(text))
+        zone, when = ctx.time_of(text)
+        state = _State([HistoryItem("user", text, None, None)], when)
         kind, question = intent.kind, intent.only_asks
         choice = self.mode.choice  # settled by the engine before the turn
         if choice.mode is None:  # the endpoint has not answered yet: kept as when it is down
@@ -166,7 +168,7 @@ class Agent:
         categories = ctx.settings.categories
         custom, usable = self.runner.offered(ctx)
         tools = [*tool_schemas(categories), *(s.schema(categories) for s in custom.values())]
-        messages, history, context = await self._messages(ctx, text)
+        messages, history, context = await self._messages(ctx, text, zone)
         readers = [name for name, spec in usable.items() if spec.read_only]
         # Everything in the model's context but this message may hold a planted line.
         state.reading = Reading.of(text, history, readers, context, question=question)
@@ -237,11 +239,12 @@ class Agent:
         return state.turn(verdict.routed(outcomes))
 
     async def _messages(
-        self, ctx: ToolContext, text: str
+        self, ctx: ToolContext, text: str, zone: ZoneInfo
     ) -> tuple[list[dict[str, Any]], list[HistoryItem], str]:
         """The messages for the model, the history among them, and what else reached it
-        from elsewhere: the context line after the person's words (the time, the newest
-        notes) and the summary of older turns ahead of the history (bot.turn.older_turns)."""
+        from elsewhere: the context line after the person's words (the time in the
+        person's `zone`, the newest notes) and the summary of older turns ahead of the
+        history (bot.turn.older_turns)."""
         # As many tokens as wanted, or fewer when the endpoint's context cannot hold them
         # beside the tool list and an answer (its room, read when it was probed).
         room = self.mode.choice.history_room
@@ -250,7 +253,6 @@ class Agent:
             self.summaries.fitted(ctx.conversation.key, ctx.person.id, budget),
             ctx.store.recent(limit=RECENT_ENTRIES),
         )
-        zone = ctx.zone
         system = SYSTEM_PROMPT.format(categories=", ".join(ctx.settings.categories))
         listing = "".join(f"\n- {e.title} ({e.path})" for e in recent)
         context = CONTEXT.format(
