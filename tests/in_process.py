@@ -39,6 +39,8 @@ def brainbot(
 
     Call it from a test with no running event loop (a command runs its own); an async
     test awaits `brainbot_in_thread` instead."""
+    if _loop_running():
+        raise RuntimeError("a command runs its own event loop: await brainbot_in_thread")
     out, err = _stream(), _stream()
     with _ONE_AT_A_TIME, _as_a_process(env, cwd, stdin, out, err):
         try:
@@ -60,6 +62,14 @@ async def brainbot_in_thread(
     fake servers on it) keeps running. Not for `chat` or `run`, whose signal handlers
     only the main thread may set."""
     return await asyncio.to_thread(brainbot, argv, env, cwd, stdin)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _stream() -> io.TextIOWrapper:

@@ -38,6 +38,27 @@ def piped_chat(
     return brainbot(args or ("chat",), chat_env(tmp_path, database_url), tmp_path, data)
 
 
+def piped_chat_process(
+    tmp_path: Path, database_url: str, lines: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """`brainbot chat` as a real process with `lines` on a pipe; its output as text."""
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "chat"],
+        input=("\n".join(lines) + "\n").encode(),
+        capture_output=True,
+        env=chat_env(tmp_path, database_url),
+        cwd=tmp_path,
+        timeout=180,
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        done.args,
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+    )
+
+
 class Terminal:
     """`brainbot chat` on a pseudo-terminal: what a person types, what the screen shows."""
 
