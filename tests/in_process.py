@@ -14,6 +14,7 @@ and (in the main thread) the signal handlers. One command runs at a time.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import os
@@ -32,16 +33,23 @@ _ONE_AT_A_TIME = threading.Lock()
 
 
 def brainbot(
-    argv: Sequence[str], env: Mapping[str, str], cwd: Path, stdin: bytes = b""
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    stdin: bytes = b"",
+    *,
+    stderr_to_stdout: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """`brainbot ARGV` run to its end in this thread, with exactly `env` as its
-    environment, in `cwd`, reading `stdin`: its exit code, stdout and stderr as text.
+    environment, in `cwd`, reading `stdin`: its exit code, stdout and stderr as text
+    (with `stderr_to_stdout`, both in stdout, as `2>&1` would).
 
     Call it from a test with no running event loop (a command runs its own); an async
     test awaits `brainbot_in_thread` instead."""
     if _loop_running():
         raise RuntimeError("a command runs its own event loop: await brainbot_in_thread")
-    out, err = _stream(), _stream()
+    out = _stream()
+    err = out if stderr_to_stdout else _stream()
     with _ONE_AT_A_TIME, _as_a_process(env, cwd, stdin, out, err):
         try:
             code = main(list(argv))
@@ -52,16 +60,24 @@ def brainbot(
             code = 1
         sys.stdout.flush()
         sys.stderr.flush()
-    return subprocess.CompletedProcess(["brainbot", *argv], code, _text(out), _text(err))
+    said = _text(out), "" if stderr_to_stdout else _text(err)
+    return subprocess.CompletedProcess(["brainbot", *argv], code, *said)
 
 
 async def brainbot_in_thread(
-    argv: Sequence[str], env: Mapping[str, str], cwd: Path, stdin: bytes = b""
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    stdin: bytes = b"",
+    *,
+    stderr_to_stdout: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """`brainbot` from an async test: in a worker thread, so the test's loop (and the
     fake servers on it) keeps running. Not for `chat` or `run`, whose signal handlers
     only the main thread may set."""
-    return await asyncio.to_thread(brainbot, argv, env, cwd, stdin)
+    return await asyncio.to_thread(
+        functools.partial(brainbot, stderr_to_stdout=stderr_to_stdout), argv, env, cwd, stdin
+    )
 
 
 def _loop_running() -> bool:
