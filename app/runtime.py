@@ -66,11 +66,15 @@ class Runtime:
         clock: Callable[[], datetime] = utcnow,
         deliver: Deliver | None = None,
         chats: Mapping[str, ChatMembers] | None = None,
+        serving: bool = True,
     ) -> Runtime:
         """Connect the database (embedded when no DATABASE_URL), bring its schema up to
         date (migrations), open the vault and index. `deliver` sends what the engine
         says after a reply (None: nobody is told); `chats` are the platforms that say
-        who is in a team's chat (none: memberships are kept while trusted)."""
+        who is in a team's chat (none: memberships are kept while trusted). `serving`:
+        it will wait for messages (run, chat, mcp), so the date parser loads now; a
+        command that does one thing and ends (approve, digest) loads it only if it
+        reads a written date."""
         database = await Database.connect(settings.database_url, settings.data_dir)
         try:
             applied = await migrate(database.engine)
@@ -83,7 +87,8 @@ class Runtime:
             await records.create_schema()
             liveness = await ProcessLiveness.acquire(database.engine)
             # The date parser's tables load now, not on someone's first dated message.
-            await asyncio.to_thread(prepare)
+            if serving:
+                await asyncio.to_thread(prepare)
         except BaseException:
             await database.close()
             raise

@@ -25,7 +25,7 @@ def main(args: argparse.Namespace) -> int:
 
 async def approvals(args: argparse.Namespace, settings: Settings, out: TextIO) -> int:
     """List (`approvals`) or decide (`approve`, `reject`) held changes."""
-    runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
+    runtime = await Runtime.open(settings, serving=False)  # StorageError: one line (cli.main)
     try:
         now = runtime.engine.clock()
         if args.command == "approvals":

@@ -58,7 +58,7 @@ async def outbound(settings: Settings) -> AsyncIterator[list[Adapter]]:
 
 async def run_digest(args: argparse.Namespace, settings: Settings, out: TextIO = sys.stdout) -> int:
     """Print (or send) one digest; the exit code says whether it worked."""
-    runtime = await Runtime.open(settings)  # StorageError: one line (cli.main)
+    runtime = await Runtime.open(settings, serving=False)  # StorageError: one line (cli.main)
     try:
         return await _digest(runtime, args, out)
     except (UsageError, ConfigurationError) as exc:

@@ -176,18 +176,21 @@ def test_a_token_command_imports_no_http_client(tmp_path: Path, database_url: st
     assert done.stdout == "No MCP tokens.\n" and done.stderr.split()[-2:] == ["0", "False"], done
 
 
-def test_approvals_import_no_mcp_sdk(tmp_path: Path, database_url: str) -> None:
+def test_approvals_import_neither_the_mcp_sdk_nor_the_date_parser(
+    tmp_path: Path, database_url: str
+) -> None:
     # Before: `brainbot approvals`, `approve` and `reject` decide through the MCP calls,
-    # whose modules imported the MCP SDK for the results they build (~0.4 CPU-s).
+    # whose modules imported the MCP SDK for the results they build (~0.4 CPU-s); and
+    # they loaded dateparser ahead of a first dated message they never read (~0.2 CPU-s).
     probe = (
         "import sys, app.cli\n"
         "codes = [app.cli.main(['approvals']), app.cli.main(['approve', 'no-such-id'])]\n"
-        "print(*codes, 'mcp' in sys.modules, file=sys.stderr)\n"
+        "print(*codes, 'mcp' in sys.modules, 'dateparser' in sys.modules, file=sys.stderr)\n"
     )
     done = _in_a_brain(tmp_path, database_url, probe)
     assert done.stdout == "Nothing waits for approval.\n", done
     assert "No approval 'no-such-id'" in done.stderr, done
-    assert done.stderr.split()[-3:] == ["0", "2", "False"], done
+    assert done.stderr.split()[-4:] == ["0", "2", "False", "False"], done
 
 
 def test_a_chat_imports_the_http_client_only_to_fetch_a_link(

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests.in_process import brainbot
 from tests.production.process import ROOT, clean_env
 
 PTY_TIMEOUT = 120.0  # a cold start on a busy 2-core machine
@@ -30,11 +31,20 @@ def chat_env(tmp_path: Path, database_url: str, **settings: str) -> dict[str, st
 def piped_chat(
     tmp_path: Path, database_url: str, lines: list[str] | bytes, *args: str
 ) -> subprocess.CompletedProcess[str]:
-    """Run `brainbot chat` (or `args`) with `lines` on a pipe; its output as text."""
+    """Run `brainbot chat` (or `args`) with `lines` on a pipe; its output as text. In
+    this process (tests.in_process): these tests are about what the chat answers and
+    files; tests/bot/test_console.py pipes into a real `brainbot chat` process."""
     data = lines if isinstance(lines, bytes) else ("\n".join(lines) + "\n").encode()
+    return brainbot(args or ("chat",), chat_env(tmp_path, database_url), tmp_path, data)
+
+
+def piped_chat_process(
+    tmp_path: Path, database_url: str, lines: list[str]
+) -> subprocess.CompletedProcess[str]:
+    """`brainbot chat` as a real process with `lines` on a pipe; its output as text."""
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli", *(args or ("chat",))],
-        input=data,
+        [sys.executable, "-m", "app.cli", "chat"],
+        input=("\n".join(lines) + "\n").encode(),
         capture_output=True,
         env=chat_env(tmp_path, database_url),
         cwd=tmp_path,

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
+from tests.in_process import brainbot_in_thread
 from tests.production.process import console_env
-
-pytestmark = pytest.mark.slow  # starts brainbot processes
 
 BAD = [
     ("BRAINBOT_TIMEZONE", "Mars/Olympus", "Europe/Berlin"),
@@ -28,6 +27,14 @@ BAD = [
 
 
 async def brainbot(tmp_path: Path, *args: str, **settings: str) -> tuple[int, str, str]:
+    """`brainbot ARGS` with `settings`, run in this process: what it prints, and its code."""
+    env = console_env(tmp_path, None, **settings)
+    done = await brainbot_in_thread(args, env, tmp_path)
+    return done.returncode, done.stdout, done.stderr
+
+
+async def brainbot_process(tmp_path: Path, *args: str, **settings: str) -> tuple[int, str, str]:
+    """`brainbot ARGS` with `settings`, a real process: its exit code and what it printed."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -59,8 +66,10 @@ async def test_a_bad_value_stops_the_start_with_one_line(
     assert not (tmp_path / "data").exists()  # nothing was opened or made
 
 
+@pytest.mark.slow  # a real brainbot process
 async def test_each_bad_variable_has_its_line(tmp_path: Path) -> None:
-    code, _, err = await brainbot(
+    """A real process: the start stops with exit code 2 and only these lines."""
+    code, _, err = await brainbot_process(
         tmp_path, "chat", BRAINBOT_TIMEZONE="Mars/Olympus", BRAINBOT_DIGEST_TIME="8am"
     )
     assert code == 2

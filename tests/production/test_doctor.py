@@ -19,16 +19,19 @@ from storage.migrations import migrate
 from storage.vault.backup import VaultBackup
 from tests.conftest import on_database
 from tests.fakes.slack_api import BOT_TOKEN
+from tests.in_process import brainbot_in_thread
 from tests.production.conftest import Fakes
 from tests.production.gitremote import bare_remote, commit_file, other_machine
 from tests.production.process import command
 from tests.storage.vault.vault_support import ANN, make_vault
 
-pytestmark = pytest.mark.slow  # starts brainbot processes
+pytestmark = pytest.mark.slow  # the fakes, and a brainbot process
 
 
 async def doctor(env: dict[str, str], cwd: Path) -> tuple[int, str]:
-    return await command(env, cwd, "doctor")
+    """`brainbot doctor`, run in this process: its exit code, its report and log."""
+    done = await brainbot_in_thread(["doctor"], env, cwd, stderr_to_stdout=True)
+    return done.returncode, done.stdout
 
 
 def _versions(url: str) -> tuple[str, str]:
@@ -153,8 +156,9 @@ async def test_what_is_read_out_of_shared_things_is_said_and_a_missing_ocr_is_a_
     tmp_path: Path, database_url: str, fakes: Fakes
 ) -> None:
     env = fakes.env(tmp_path, database_url, BRAINBOT_VISION_MODEL="gpt-4o-mini")
+    # Real processes: each finds Tesseract (or not) on its own PATH once.
     if shutil.which("tesseract") is not None:
-        _, out = await doctor(env, tmp_path)
+        _, out = await command(env, tmp_path, "doctor")
         assert "ok       reading: links: their pages are read (private addresses refused)" in out
         assert "ok       reading: text in photos read by Tesseract (eng+" in out
         assert "; described by gpt-4o-mini" in out
@@ -168,7 +172,8 @@ async def test_what_is_read_out_of_shared_things_is_said_and_a_missing_ocr_is_a_
     empty = tmp_path / "no-model"
     empty.mkdir()
     voice = {"BRAINBOT_TRANSCRIBE": "local", "BRAINBOT_TRANSCRIBE_MODEL_DIR": str(empty)}
-    _, out = await doctor({**env, "PATH": str(bare), "BRAINBOT_FETCH": "false", **voice}, tmp_path)
+    bare_env = {**env, "PATH": str(bare), "BRAINBOT_FETCH": "false", **voice}
+    _, out = await command(bare_env, tmp_path, "doctor")
     assert "warning  voice: voice notes are kept untranscribed: local transcription is not" in out
     assert "fix: `make voice`" in out
     assert "ok       reading: links are kept as sent (BRAINBOT_FETCH=false)" in out

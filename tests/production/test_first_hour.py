@@ -11,8 +11,8 @@ from pathlib import Path
 import frontmatter
 import pytest
 
-from tests.bot.console_support import chat_env, piped_chat
-from tests.bot.mcp.support import cli, stdio_session, text_of
+from tests.bot.console_support import chat_env, piped_chat_process
+from tests.bot.mcp.support import cli_process, stdio_session, text_of
 
 pytestmark = pytest.mark.slow  # starts brainbot processes
 
@@ -46,14 +46,14 @@ async def test_a_new_users_first_hour(tmp_path: Path, database_url: str) -> None
 
     # A mistyped time zone stops the start with one line naming it; nothing is written.
     env = chat_env(tmp_path, database_url, BRAINBOT_TIMEZONE="Mars/Olympus")
-    code, out, err = await cli(env, "chat")
+    code, out, err = await cli_process(env, "chat")
     assert code == 2, out + err
     (line,) = [line for line in err.splitlines() if line.strip()]
     assert "BRAINBOT_TIMEZONE='Mars/Olympus'" in line, err
     assert "kept" not in out and not vault.exists()
 
     # Every piped line is filed, in order, and none is called saved that was not.
-    done = piped_chat(tmp_path, database_url, lines())
+    done = piped_chat_process(tmp_path, database_url, lines())
     assert done.returncode == 0, done.stderr
     assert "faster than I file them" not in done.stdout
     assert "Sorry" not in done.stdout
@@ -81,7 +81,7 @@ async def test_a_new_users_first_hour(tmp_path: Path, database_url: str) -> None
     assert "Website redesign" in project["aliases"]
 
     # A desktop assistant: the owner's token, a capture with only what it must say.
-    code, out, err = await cli(chat_env(tmp_path, database_url), "mcp", "token", "me")
+    code, out, err = await cli_process(chat_env(tmp_path, database_url), "mcp", "token", "me")
     assert code == 0, err
     token = next(line for line in out.splitlines() if line.startswith("bbmcp_"))
     async with stdio_session(

@@ -19,11 +19,19 @@ from storage.db.records import Records
 from storage.migrations import migrate
 from tests.bot.helpers import notes_by_vault
 from tests.fakes.slack_api import FakeSlack, Posted
+from tests.in_process import brainbot_in_thread
 from tests.production.process import ROOT
 
 
 async def cli(env: Mapping[str, str], *args: str) -> tuple[int, str, str]:
-    """`python -m app.cli ARGS`: exit code, stdout, stderr."""
+    """`brainbot ARGS` run in this process (tests.in_process), not `chat` or `run`:
+    exit code, stdout, stderr."""
+    done = await brainbot_in_thread(args, env, Path.cwd())
+    return done.returncode, done.stdout, done.stderr
+
+
+async def cli_process(env: Mapping[str, str], *args: str) -> tuple[int, str, str]:
+    """`python -m app.cli ARGS`, a real process: exit code, stdout, stderr."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -45,7 +53,7 @@ async def make_brain(env: Mapping[str, str]) -> None:
     vault = Path(env.get("BRAINBOT_VAULT_DIR") or Path(env["BRAINBOT_DATA_DIR"]) / "vault")
     if await asyncio.to_thread(vault.is_dir):
         return
-    code, out, err = await cli(env, "chat")
+    code, out, err = await cli_process(env, "chat")  # its Ctrl-C handler wants a main thread
     assert code == 0 and "making a new brain" in out + err, (code, out, err)
 
 
