@@ -36,6 +36,8 @@ LEVELS: dict[int, tuple[str, ...]] = {
 
 # The level the shipped server's programs need, outside their run-time dispatch.
 NEEDED_LEVEL = 3
+# The CPUs of that level (AVX2 and FMA among it), as people know them.
+LEVEL_3_CPUS = "Intel Haswell, AMD Excavator or newer"
 
 
 def needed_features(level: int = NEEDED_LEVEL) -> tuple[str, ...]:
