@@ -45,13 +45,14 @@ FALLBACK = (
 )
 
 
-async def emulated(cpu: str, *argv: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """This Python run under qemu-user as `cpu`: its exit code (negative: the signal
-    that killed it), stdout, and stderr without qemu's own warnings."""
+async def emulated(
+    cpu: str | None, *argv: str, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
+    """This Python run under qemu-user as `cpu` (None: natively): its exit code
+    (negative: the signal that killed it), stdout, and stderr without qemu's warnings."""
+    under = [needs_qemu(), "-cpu", cpu] if cpu else []
     process = await asyncio.create_subprocess_exec(
-        needs_qemu(),
-        "-cpu",
-        cpu,
+        *under,
         sys.executable,
         *argv,
         env=env,
@@ -103,19 +104,7 @@ async def test_on_a_cpu_with_them_doctor_finds_nothing_wrong_with_local_embeddin
     tmp_path: Path, database_url: str
 ) -> None:
     env = console_env(tmp_path, database_url, BRAINBOT_EMBEDDINGS="local")
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "app.cli",
-        "doctor",
-        env=env,
-        cwd=ROOT,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 120)
-    report = out.decode()
+    _, report, _ = await emulated(None, "-m", "app.cli", "doctor", env=env)
     assert "embeddings local" in report
     assert "PROBLEM  embeddings" not in report, report
 
