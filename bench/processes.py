@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -58,6 +59,7 @@ async def run(args: argparse.Namespace) -> int:
         runs = {n: await _one_run(root, uri, n, args) for n in (1, 2)}
     finally:
         server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
     print(
         f"{args.people} people, {args.conversations} conversations x {args.messages} messages,"
         " every 10th delivered twice (to the next process)"

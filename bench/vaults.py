@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import sys
 import tempfile
 import time
@@ -103,6 +104,7 @@ async def run(people: int) -> int:
             )
     finally:
         await database.close()
+        shutil.rmtree(root, ignore_errors=True)
     print(
         f"{people} people x {NOTES} notes: {notes_indexed:,} notes indexed, built in {build:.0f} s"
     )

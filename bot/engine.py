@@ -399,7 +399,7 @@ class Engine:
         if correction is not None:
             return correction
         if self.agent is None or (await self.agent.mode.settle()).mode == "none":
-            replies = await self.router.plain_text(ctx, text)
+            replies = await self.router.plain_text(ctx, text, intent.kind)
         else:
             replies = await self._ask_model(ctx, text, intent)
         if notices and replies:

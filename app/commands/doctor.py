@@ -134,6 +134,11 @@ async def configuration(s: Settings, platforms: Platforms = PLATFORMS) -> list[F
     model = f"model {s.llm_model}" if s.llm_enabled else "no model (command router)"
     where = ", ".join(described) or f"the console only (no {titles(platforms)} settings)"
     found.insert(0, Finding("ok", "configuration", f"{where}; {model}; embeddings {s.embeddings}"))
+    if s.embeddings == "local":
+        from storage.index import LOCAL_FALLBACK, local_unavailable
+
+        if (why := local_unavailable()) is not None:
+            found.append(Finding("problem", "embeddings", why, LOCAL_FALLBACK))
     return found
 
 

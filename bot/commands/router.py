@@ -13,7 +13,7 @@ from bot.commands.answers import answer_question
 from bot.commands.capture import capture_arguments
 from bot.commands.command import Call, Command, dispatch_of, menu_of, written_of
 from bot.commands.command import help_text as command_help
-from bot.commands.intent import is_leave_word, is_question
+from bot.commands.intent import Kind, is_leave_word, kind_of
 from bot.commands.notes import NoteCommands
 from bot.commands.syncing import sync_now
 from bot.events import Reply, Sender
@@ -33,6 +33,11 @@ from bot.tools import (
 
 PAGE_SIZE = 10
 BARE_NUMBER = re.compile(r"^\s*\d{1,4}\s*[.)]?\s*$")
+
+SMALL_TALK = (
+    "Send me a thought and I keep it as a note, or ask about your notes; /help lists "
+    "the commands. (I did not save that. To keep it as a note: /capture TEXT)"
+)
 
 CORRECTION = re.compile(
     r"^\s*(?:fix:\s*|actually,?\s+(?:that(?:'s| is| was)|it(?:'s| is| was))\s+(?:an?\s+)?)"
@@ -93,10 +98,13 @@ class Router:
     async def _call(self, ctx: ToolContext, name: str, **arguments: Any) -> list[Reply]:
         return await self.notes.call(ctx, name, **arguments)
 
-    async def plain_text(self, ctx: ToolContext, text: str) -> list[Reply]:
-        """A line that is not a command, without a model: a question is answered by
-        searching; a stray choice number or a leave word is answered, not filed; any
-        other line is captured."""
+    async def plain_text(
+        self, ctx: ToolContext, text: str, kind: Kind | None = None
+    ) -> list[Reply]:
+        """A line that is not a command, without a model, by its kind (bot.commands.intent;
+        the engine decides it once and hands it here): a question is answered by
+        searching; small talk, a stray choice number or a leave word is answered, not
+        filed; any other line is captured."""
         if not any(c.isalnum() for c in text) and "\ufffd" in text:
             return [Reply("I could not read that line (it was not valid text). Nothing was saved.")]
         if BARE_NUMBER.match(text):
@@ -108,8 +116,11 @@ class Router:
             ]
         if is_leave_word(text):
             return [Reply("Nothing was saved. To leave the terminal chat, send /quit.")]
-        if is_question(text):
+        kind = kind or kind_of(text)
+        if kind == "question":
             return await self.answer(ctx, text)
+        if kind == "small_talk":  # "hi", "thanks", "ok": a note of it is one nobody wanted
+            return [Reply(SMALL_TALK)]
         return await (self.captures or self.capture)(ctx, text)  # the one capture path
 
     async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:

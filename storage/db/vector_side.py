@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from storage.db.cpu_features import LEVEL_3_CPUS
 from storage.errors import EmbeddedPostgresUnsupportedCpu
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ log = logging.getLogger(__name__)
 SEMANTIC_SEARCH_FIX = (
     "set DATABASE_URL to a Postgres with pgvector built for this CPU (a distribution's "
     "package, or the pgvector/pgvector image of the Compose file), or run brainbot on a "
-    "CPU with AVX2 (Intel Haswell, AMD Excavator or newer)"
+    f"CPU with AVX2 ({LEVEL_3_CPUS})"
 )
 
 

@@ -11,7 +11,7 @@ rows they return, and the embedders."""
 
 from storage.index.backfill import EmbeddingProgress, embedding_progress, embedding_running
 from storage.index.digest_queries import DigestFacts, DigestQuery, Listing, NoteRow, digest_facts
-from storage.index.embeddings import Embedder, make_embedder
+from storage.index.embeddings import LOCAL_FALLBACK, Embedder, local_unavailable, make_embedder
 from storage.index.filters import Filters
 from storage.index.index import Index
 from storage.index.lookups import random_entry
@@ -31,6 +31,7 @@ from storage.index.sync import SyncReport
 from storage.index.tokens import fold
 
 __all__ = [
+    "LOCAL_FALLBACK",
     "DigestFacts",
     "DigestQuery",
     "Embedder",
@@ -51,6 +52,7 @@ __all__ = [
     "embedding_progress",
     "embedding_running",
     "fold",
+    "local_unavailable",
     "make_embedder",
     "name_key",
     "notes_filed_between",

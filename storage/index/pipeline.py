@@ -79,9 +79,15 @@ async def run(conn: AsyncConnection, steps: Sequence[Step]) -> list[Answer]:
 
 def vector_bytes(vector: Sequence[float]) -> bytes:
     """pgvector's binary form: dimension, a reserved zero, then big-endian float4s."""
-    import numpy as np  # only where vectors are written: a process without them skips it
+    # struct, not numpy: numpy dies at import on x86-64 CPUs below its baseline, which
+    # run brainbot with a Postgres of their own and an embeddings endpoint.
+    return struct.pack(f">HH{len(vector)}f", len(vector), 0, *vector)
 
-    return struct.pack(">HH", len(vector), 0) + np.asarray(vector, dtype=">f4").tobytes()
+
+def vector_floats(data: bytes) -> list[float]:
+    """A vector from pgvector's binary form (`vector_bytes`)."""
+    (dimensions,) = struct.unpack_from(">H", data)
+    return list(struct.unpack_from(f">{dimensions}f", data, 4))
 
 
 async def copy_rows(

@@ -117,3 +117,30 @@ async def test_with_a_model_an_answered_question_is_not_kept_as_a_thought(
         assert notes(vault) == ["projects/budget.md"]  # no inbox note of the question
     assert [r.text.split("\n")[0] for r in replies] == ["Cut travel by a third."]
     assert [b.label for b in replies[0].buttons] == ["Budget"]
+
+
+async def test_without_a_model_small_talk_is_answered_and_nothing_is_filed(
+    tmp_path: Path, database_url: str
+) -> None:
+    """A newcomer's first "hi" (no model is the default) is not a note in the inbox."""
+    async with running_brain(tmp_path, database_url) as brain:
+        replies = [await brain.engine.handle(message(t)) for t in ("hi", "thanks!", "ok")]
+        assert notes(brain.settings.vault_dir) == []
+    for (reply,) in replies:
+        assert reply.text.endswith("(I did not save that. To keep it as a note: /capture TEXT)")
+        assert not reply.buttons
+
+
+@pytest.mark.parametrize("text", ["list my notes", "summarize my notes on the budget"])
+async def test_without_a_model_asking_to_be_shown_is_answered_not_filed(
+    tmp_path: Path, database_url: str, text: str
+) -> None:
+    """The kind the engine decided (a request to be shown is a question) is the one
+    the router answers by: one decision, not a narrower second one."""
+    async with running_brain(tmp_path, database_url) as brain:
+        await brain.store.create(
+            "projects", "Budget", "Cut travel by a third.", {}, author=Author("A", "a@b.c")
+        )
+        (reply,) = await brain.engine.handle(message(text))
+        assert notes(brain.settings.vault_dir) == ["projects/budget.md"]
+    assert "I did not save your question" in reply.text
