@@ -15,10 +15,18 @@ from bot.commands.intent import (
     search_words,
 )
 from bot.commands.notes import NoteChoice, NoteCommands
-from bot.commands.router import COMMANDS, Router, as_command, command_names, menu
+from bot.commands.router import (
+    COMMANDS,
+    GREETING,
+    Router,
+    as_command,
+    command_names,
+    menu,
+)
 
 __all__ = [
     "COMMANDS",
+    "GREETING",
     "Intent",
     "Kind",
     "NoteChoice",

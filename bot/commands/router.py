@@ -34,10 +34,10 @@ from bot.tools import (
 PAGE_SIZE = 10
 BARE_NUMBER = re.compile(r"^\s*\d{1,4}\s*[.)]?\s*$")
 
-SMALL_TALK = (
-    "Send me a thought and I keep it as a note, or ask about your notes; /help lists "
-    "the commands. (I did not save that. To keep it as a note: /capture TEXT)"
-)
+# The answer to small talk ("hi", "thanks"), with a model or without (then it says
+# how to keep it anyway: nothing is filed).
+GREETING = "Hello! Tell me a thought to keep, or ask me about your notes."
+NOT_SAVED = "(I did not save that. To keep it as a note: /capture TEXT; /help lists the rest)"
 
 CORRECTION = re.compile(
     r"^\s*(?:fix:\s*|actually,?\s+(?:that(?:'s| is| was)|it(?:'s| is| was))\s+(?:an?\s+)?)"
@@ -120,7 +120,7 @@ class Router:
         if kind == "question":
             return await self.answer(ctx, text)
         if kind == "small_talk":  # "hi", "thanks", "ok": a note of it is one nobody wanted
-            return [Reply(SMALL_TALK)]
+            return [Reply(f"{GREETING} {NOT_SAVED}")]
         return await (self.captures or self.capture)(ctx, text)  # the one capture path
 
     async def answer(self, ctx: ToolContext, question: str) -> list[Reply]:

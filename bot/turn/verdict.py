@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from bot import metrics
-from bot.commands import Kind
+from bot.commands import GREETING, Kind
 from bot.events import Reply
 from bot.tools import (
     UNDO_ACTION,
@@ -58,7 +58,6 @@ NOT_CHANGED = (
     "I could not work out that change, so nothing changed. You can say it with a command: "
     "/move NOTE CATEGORY, /delete NOTE, /append NOTE TEXT, /undo."
 )
-GREETING = "Hello! Tell me a thought to keep, or ask me about your notes."
 CUT_SHORT = "The assistant stopped answering midway; this is what was done."
 # A model's reply that says it saved something, shown only when something was saved.
 CLAIMS_A_WRITE = re.compile(
@@ -294,7 +293,9 @@ class Verdict:
 
     async def unreachable(self, ctx: ToolContext, text: str, kind: Kind) -> list[Reply]:
         """The model could not be reached before anything ran: a question gets the
-        keyword search's answer, a thought is kept."""
+        keyword search's answer, small talk its greeting, and anything else is kept."""
+        if kind == "small_talk":  # as when the model answers it: a greeting is not filed
+            return [Reply(GREETING)]
         if kind != "question":
             return await self.keep(ctx, text, UNREACHABLE)
         replies = await self.answer(ctx, text)

@@ -110,6 +110,17 @@ async def test_the_model_down_keeps_the_words_and_says_so(
     assert claims_kept(replies), replies
 
 
+async def test_the_model_down_answers_a_greeting_and_files_nothing(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    """As when the model answers it (and without a model): small talk is not filed."""
+    openai_fake.down = True
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        (reply,) = await brain.engine.handle(message("thanks!"))
+        assert notes(brain.settings.vault_dir) == []
+    assert reply.text == "Hello! Tell me a thought to keep, or ask me about your notes."
+
+
 async def test_the_database_going_away_mid_turn_keeps_the_event_for_the_next_start(
     tmp_path: Path, database_url: str, openai_fake: FakeOpenAI, database: Database
 ) -> None:

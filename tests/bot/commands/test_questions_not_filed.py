@@ -127,7 +127,10 @@ async def test_without_a_model_small_talk_is_answered_and_nothing_is_filed(
         replies = [await brain.engine.handle(message(t)) for t in ("hi", "thanks!", "ok")]
         assert notes(brain.settings.vault_dir) == []
     for (reply,) in replies:
-        assert reply.text.endswith("(I did not save that. To keep it as a note: /capture TEXT)")
+        assert reply.text == (
+            "Hello! Tell me a thought to keep, or ask me about your notes. (I did not save "
+            "that. To keep it as a note: /capture TEXT; /help lists the rest)"
+        )
         assert not reply.buttons
 
 
