@@ -3,14 +3,22 @@ kill or a full disk at any point.
 
 Before the working tree is touched, the change's commit is built (blobs, trees and
 the commit object; HEAD does not move yet) and a journal naming every path with its
-blob before and after is written, fsynced, as `.git/brainbot-journal.json`. Then:
+blob before and after is put in place whole (a rename) as `.git/brainbot-journal.json`.
+Then:
 
 1. each new content goes to a hidden temp file beside its path (`.bbtmp`, ignored by
    git): every write that needs free space happens here, before any note changes;
+   the journal, its folder's entry and each temp file are then synced side by side
+   (storage.vault.atomic.Syncs), and step 2 starts once all are on the disk: a power
+   cut before it leaves at most a journal that cannot be read or names a change no
+   file shows yet (both undone), never a switched file without its journal, nor a
+   switched file whose content is not on the disk;
 2. each path is switched: the file there is hard-linked to a hidden backup, then the
    temp file is renamed over it; removals come last (the file is renamed to its
    backup). A new path appears before an old one goes;
-3. HEAD moves to the prepared commit (libgit2 refuses if HEAD moved meanwhile);
+3. HEAD moves to the prepared commit (libgit2 refuses if HEAD moved meanwhile), while
+   the switched folders are synced: the journal stays until they are, so a power cut
+   that keeps the new HEAD and loses a switch is finished from the journal;
 4. the backups are deleted, and the journal once the git index follows the commit.
 
 Step 3 is the moment the change happens. `settle` (run whenever the vault lock is
@@ -41,7 +49,15 @@ import pygit2
 
 from storage.entry import Author
 from storage.errors import StorageError
-from storage.vault.atomic import TEMP_SUFFIX, atomic_write, fsync_dir, prune_empty, remove_file
+from storage.vault.atomic import (
+    TEMP_SUFFIX,
+    Syncs,
+    atomic_write,
+    fsync_dir,
+    prune_empty,
+    remove_file,
+    replace_unsynced,
+)
 from storage.vault.gitrepo import GitRepo
 
 log = logging.getLogger(__name__)
@@ -93,11 +109,13 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
     changes = {s.path: None if s.after is None else pygit2.Oid(hex=s.after) for s in steps}
     prepared = git.prepare(changes, message, author)
     journal = Journal(secrets.token_hex(4), str(prepared.id), tuple(steps))
-    _write_journal(git, journal)
+    syncs = Syncs()
+    _write_journal(git, journal, syncs)
     try:
-        _stage(git, journal, files)
-        _switch(git.root, journal)
+        _stage(git, journal, files, syncs)
+        _switch(git.root, journal, syncs)
         commit = git.land(prepared)
+        syncs.wait()  # the switched folders: before the journal goes
     except BaseException as exc:
         if not _settle(git, journal) or not isinstance(exc, Exception):
             raise
@@ -123,12 +141,14 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
     )
     files: dict[str, bytes | pygit2.Oid | None] = {c.path: c.new for c in changes}
     journal = Journal(secrets.token_hex(4), str(target.id), steps)
-    _write_journal(git, journal)
+    syncs = Syncs()
+    _write_journal(git, journal, syncs)
     try:
-        _stage(git, journal, files)
-        _switch(git.root, journal)
+        _stage(git, journal, files, syncs)
+        _switch(git.root, journal, syncs)
         _move_head(git, target.id, None if head is None else head.id)
         git.follow_paths([c.path for c in changes])
+        syncs.wait()
     except BaseException as exc:
         if not _settle(git, journal) or not isinstance(exc, Exception):
             raise
@@ -174,7 +194,9 @@ def settle(git: GitRepo) -> None:
     except FileNotFoundError:
         return
     except (ValueError, KeyError, TypeError) as exc:
-        # Written whole by a rename: unreadable means a damaged disk, nothing to replay.
+        # Put in place whole by a rename, and synced before any file is switched:
+        # unreadable means a damaged disk, or a power cut before it was synced (no file
+        # was switched yet). Nothing to replay either way.
         log.error("the vault's change journal is unreadable (%s); set aside", exc)
         path.replace(path.with_suffix(".broken"))
         return
@@ -210,7 +232,9 @@ def _put(git: GitRepo, full: Path, blob: str | None, backup: Path | None) -> Non
         atomic_write(full, git.blob_data(pygit2.Oid(hex=blob)))
 
 
-def _stage(git: GitRepo, journal: Journal, files: Contents) -> None:
+def _stage(git: GitRepo, journal: Journal, files: Contents, syncs: Syncs) -> None:
+    """Write each new content to its temp file, then wait until they and the journal
+    (`syncs`) are on the disk."""
     for number, step in enumerate(journal.steps):
         data = files[step.path]
         if data is None:
@@ -222,11 +246,12 @@ def _stage(git: GitRepo, journal: Journal, files: Contents) -> None:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        syncs.file(temp)  # synced while the next is written
+    syncs.wait()
 
 
-def _switch(root: Path, journal: Journal) -> None:
+def _switch(root: Path, journal: Journal, syncs: Syncs) -> None:
+    """Switch each path (step 2); the folders are left syncing in `syncs`."""
     folders: set[Path] = set()
     order = sorted(range(len(journal.steps)), key=lambda n: journal.steps[n].after is None)
     for number in order:
@@ -244,7 +269,7 @@ def _switch(root: Path, journal: Journal) -> None:
             os.replace(journal.temp(root, number), full)
         folders.add(full.parent)
     for folder in folders:
-        fsync_dir(folder)
+        syncs.folder(folder)
 
 
 def _finish(git: GitRepo, journal: Journal, paths: Sequence[str]) -> None:
@@ -269,10 +294,15 @@ def _drop_backups(root: Path, journal: Journal) -> None:
             prune_empty((root / step.path).parent, root)
 
 
-def _write_journal(git: GitRepo, journal: Journal) -> None:
+def _write_journal(git: GitRepo, journal: Journal, syncs: Syncs) -> None:
+    """Put the journal in place, before any temp file it names exists (a kill after
+    leaves none that `settle` cannot find); it syncs in `syncs` while they are written."""
     steps = [[s.path, s.before, s.after] for s in journal.steps]
     raw = {"token": journal.token, "commit": journal.commit, "steps": steps}
-    atomic_write(_journal_path(git), json.dumps(raw).encode("utf-8"))
+    path = _journal_path(git)
+    replace_unsynced(path, json.dumps(raw).encode("utf-8"))
+    syncs.file(path)
+    syncs.folder(path.parent)
 
 
 def _journal_path(git: GitRepo) -> Path:

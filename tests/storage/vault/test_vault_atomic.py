@@ -306,3 +306,55 @@ def test_an_import_killed_part_way_lands_whole_or_not_at_all(
         assert status(root) == ""
         assert [p.name for p in root.rglob("*.bbtmp")] == []
         shutil.rmtree(root)
+
+
+def _copied_at(template: Path, scratch: Path, children: Children, point: str) -> Path:
+    """The rename's files as a kill at the start of a phase ("switching": every new
+    content staged and synced, no file switched; "cleanup": HEAD moved, the journal
+    still there) leaves them."""
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0")
+    at = _phases(counted.stdout.split())[point][0]
+    done = children.run("copies", str(_copy(template, scratch / "copied")), str(scratch), str(at))
+    assert done.returncode == 0, done.stderr
+    return scratch / str(at)
+
+
+def test_a_journal_a_power_cut_left_empty_changes_nothing(
+    template: Path, scratch: Path, children: Children
+) -> None:
+    """The journal is put in place, then synced side by side with the staged contents,
+    and no file is switched before both are on the disk: a power cut in between may
+    leave its name without its content (and staged contents empty), never a switched
+    file. Such a journal is set aside, and the vault stays as HEAD has it."""
+    base = git(template, "rev-parse", "HEAD").strip()
+    root = _copied_at(template, scratch, children, "switching")
+    journal = root / ".git" / JOURNAL_NAME
+    assert journal.is_file()
+    journal.write_bytes(b"")
+    for temp in list((root / "inbox").glob(".*.bbtmp"))[:10]:
+        temp.write_bytes(b"")
+
+    vault = make_vault(root)
+    assert vault.head() == base
+    assert vault.commit_outside_edits() is None
+    assert (root / OLD).is_file() and not (root / NEW).exists()
+    linking = [(root / f"inbox/note-{n:04d}.md").read_text() for n in range(LINKING)]
+    assert all("[[target-note]]" in text and "renamed-note" not in text for text in linking)
+    assert status(root) == "" and not journal.exists()
+
+
+def test_a_power_cut_that_kept_head_and_lost_switched_files_finishes_the_change(
+    template: Path, scratch: Path, children: Children
+) -> None:
+    """HEAD moves while the switched folders sync, and the journal stays until they
+    have: a power cut that keeps the new HEAD and loses some switches (a file as it
+    was, the old path back, the new one gone) is finished from the journal."""
+    base = git(template, "rev-parse", "HEAD").strip()
+    root = _copied_at(template, scratch, children, "cleanup")
+    assert (root / ".git" / JOURNAL_NAME).is_file()
+    for rel in [OLD, *(f"inbox/note-{n:04d}.md" for n in range(0, LINKING, 7))]:
+        (root / rel).write_bytes((template / rel).read_bytes())
+    (root / NEW).unlink()
+
+    assert _whole_or_nothing(root, base) == "whole"
+    assert commit_count(root) == commit_count(template) + 1
