@@ -8,30 +8,14 @@ import os
 import secrets
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 TEMP_SUFFIX = ".bbtmp"
-# Each fsync waits for the disk (a few milliseconds on a busy one); those a change needs
-# before its next step wait side by side here, so a capture waits about once, not thrice.
-_SYNCING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="brainbot-fsync")
 
 
 def atomic_write(full: Path, data: bytes) -> None:
     """Write `data` to `full` so a reader sees the old file or the new one, never half
     of each: a temp file in the same folder, fsync, then rename over the target."""
-    _replace(full, data, sync=True)
-    fsync_dir(full.parent)
-
-
-def replace_unsynced(full: Path, data: bytes) -> None:
-    """`atomic_write` without waiting for the disk: a reader (and a process that starts
-    after a kill) sees the old file or the new one whole; after a power cut the new one
-    may be empty or missing until the caller has had it synced (`Syncs`)."""
-    _replace(full, data, sync=False)
-
-
-def _replace(full: Path, data: bytes, *, sync: bool) -> None:
     full.parent.mkdir(parents=True, exist_ok=True)
     # Hidden and with its own suffix: git status, sync and the import never take it for a note.
     tmp = full.with_name(f".{full.name[:200]}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
@@ -39,47 +23,14 @@ def _replace(full: Path, data: bytes, *, sync: bool) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            if sync:
-                handle.flush()
-                os.fsync(handle.fileno())
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(tmp, full)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-
-
-class Syncs:
-    """fsyncs that run side by side, in threads, until `wait`: each file's content
-    (an error is raised by `wait`) and each folder's entries (best effort, as
-    `fsync_dir`). The caller takes its next step only after `wait`, so what it
-    orders after them stays after them on the disk."""
-
-    def __init__(self) -> None:
-        self._pending: list[Future[None]] = []
-
-    def file(self, full: Path) -> None:
-        """Sync a file's content, written and closed before this call."""
-        self._pending.append(_SYNCING.submit(_fsync_file, full))
-
-    def folder(self, folder: Path) -> None:
-        """Sync a folder's entries (the renames, links and unlinks made in it)."""
-        self._pending.append(_SYNCING.submit(fsync_dir, folder))
-
-    def wait(self) -> None:
-        """Wait for every fsync asked for; the first error is raised once all ended."""
-        pending, self._pending = self._pending, []
-        errors = [exc for exc in (future.exception() for future in pending) if exc is not None]
-        if errors:
-            raise errors[0]
-
-
-def _fsync_file(full: Path) -> None:
-    fd = os.open(full, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_dir(full.parent)
 
 
 def remove_file(full: Path, stop_at: Path) -> None:

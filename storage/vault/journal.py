@@ -9,7 +9,7 @@ Then:
 1. each new content goes to a hidden temp file beside its path (`.bbtmp`, ignored by
    git): every write that needs free space happens here, before any note changes;
    the journal, its folder's entry and each temp file are then synced side by side
-   (storage.vault.atomic.Syncs), and step 2 starts once all are on the disk: a power
+   (`_Syncs`), and step 2 starts once all are on the disk: a power
    cut before it leaves at most a journal that cannot be read or names a change no
    file shows yet (both undone), never a switched file without its journal, nor a
    switched file whose content is not on the disk;
@@ -42,6 +42,7 @@ import logging
 import os
 import secrets
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,20 +50,16 @@ import pygit2
 
 from storage.entry import Author
 from storage.errors import StorageError
-from storage.vault.atomic import (
-    TEMP_SUFFIX,
-    Syncs,
-    atomic_write,
-    fsync_dir,
-    prune_empty,
-    remove_file,
-    replace_unsynced,
-)
+from storage.vault.atomic import TEMP_SUFFIX, atomic_write, fsync_dir, prune_empty, remove_file
 from storage.vault.gitrepo import GitRepo
 
 log = logging.getLogger(__name__)
 
 JOURNAL_NAME = "brainbot-journal.json"
+# Each fsync waits for the disk (a few milliseconds on a busy one): those a change needs
+# before its next step run side by side here, so a capture waits twice, not four times.
+_SYNCING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="brainbot-fsync")
+_SYNCING_AT_MOST = 64  # files held open for their fsync (an import stages thousands)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +106,7 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
     changes = {s.path: None if s.after is None else pygit2.Oid(hex=s.after) for s in steps}
     prepared = git.prepare(changes, message, author)
     journal = Journal(secrets.token_hex(4), str(prepared.id), tuple(steps))
-    syncs = Syncs()
+    syncs = _Syncs()
     _write_journal(git, journal, syncs)
     try:
         _stage(git, journal, files, syncs)
@@ -117,6 +114,7 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
         commit = git.land(prepared)
         syncs.wait()  # the switched folders: before the journal goes
     except BaseException as exc:
+        syncs.close()
         if not _settle(git, journal) or not isinstance(exc, Exception):
             raise
         log.warning("the change landed although a late step failed (%s)", exc)
@@ -141,7 +139,7 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
     )
     files: dict[str, bytes | pygit2.Oid | None] = {c.path: c.new for c in changes}
     journal = Journal(secrets.token_hex(4), str(target.id), steps)
-    syncs = Syncs()
+    syncs = _Syncs()
     _write_journal(git, journal, syncs)
     try:
         _stage(git, journal, files, syncs)
@@ -150,6 +148,7 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
         git.follow_paths([c.path for c in changes])
         syncs.wait()
     except BaseException as exc:
+        syncs.close()
         if not _settle(git, journal) or not isinstance(exc, Exception):
             raise
         log.warning("the change landed although a late step failed (%s)", exc)
@@ -232,7 +231,7 @@ def _put(git: GitRepo, full: Path, blob: str | None, backup: Path | None) -> Non
         atomic_write(full, git.blob_data(pygit2.Oid(hex=blob)))
 
 
-def _stage(git: GitRepo, journal: Journal, files: Contents, syncs: Syncs) -> None:
+def _stage(git: GitRepo, journal: Journal, files: Contents, syncs: _Syncs) -> None:
     """Write each new content to its temp file, then wait until they and the journal
     (`syncs`) are on the disk."""
     for number, step in enumerate(journal.steps):
@@ -246,11 +245,11 @@ def _stage(git: GitRepo, journal: Journal, files: Contents, syncs: Syncs) -> Non
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        syncs.file(temp)  # synced while the next is written
+        syncs.add(temp)  # synced while the next is written
     syncs.wait()
 
 
-def _switch(root: Path, journal: Journal, syncs: Syncs) -> None:
+def _switch(root: Path, journal: Journal, syncs: _Syncs) -> None:
     """Switch each path (step 2); the folders are left syncing in `syncs`."""
     folders: set[Path] = set()
     order = sorted(range(len(journal.steps)), key=lambda n: journal.steps[n].after is None)
@@ -269,7 +268,7 @@ def _switch(root: Path, journal: Journal, syncs: Syncs) -> None:
             os.replace(journal.temp(root, number), full)
         folders.add(full.parent)
     for folder in folders:
-        syncs.folder(folder)
+        syncs.add(folder, folder=True)
 
 
 def _finish(git: GitRepo, journal: Journal, paths: Sequence[str]) -> None:
@@ -294,19 +293,78 @@ def _drop_backups(root: Path, journal: Journal) -> None:
             prune_empty((root / step.path).parent, root)
 
 
-def _write_journal(git: GitRepo, journal: Journal, syncs: Syncs) -> None:
+def _write_journal(git: GitRepo, journal: Journal, syncs: _Syncs) -> None:
     """Put the journal in place, before any temp file it names exists (a kill after
     leaves none that `settle` cannot find); it syncs in `syncs` while they are written."""
     steps = [[s.path, s.before, s.after] for s in journal.steps]
     raw = {"token": journal.token, "commit": journal.commit, "steps": steps}
     path = _journal_path(git)
-    replace_unsynced(path, json.dumps(raw).encode("utf-8"))
-    syncs.file(path)
-    syncs.folder(path.parent)
+    temp = _journal_temp(git)
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(json.dumps(raw).encode("utf-8"))
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    syncs.add(path)
+    syncs.add(path.parent, folder=True)
+
+
+class _Syncs:
+    """fsyncs that run side by side, in threads, until `wait`: a file's content (an
+    error is raised by `wait`) or a folder's entries (best effort, as `fsync_dir`).
+    The next step is taken after `wait`, so on the disk it stays after them."""
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[int, Future[None], bool]] = []
+
+    def add(self, path: Path, *, folder: bool = False) -> None:
+        """Start syncing `path`, a file written and closed, or a folder."""
+        if len(self._pending) >= _SYNCING_AT_MOST:
+            self.wait()
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            if folder:
+                return
+            raise
+        # os.fsync itself runs in the thread: it waits for the disk without the GIL.
+        self._pending.append((fd, _SYNCING.submit(os.fsync, fd), folder))
+
+    def wait(self) -> None:
+        """Wait for every fsync started; the first file's error is raised once all ended."""
+        pending, self._pending = self._pending, []
+        errors = []
+        for fd, syncing, folder in pending:
+            error = syncing.exception()
+            os.close(fd)
+            if error is not None and not folder:
+                errors.append(error)
+        if errors:
+            raise errors[0]
+
+    def close(self) -> None:
+        """`wait`, whatever failed: a change cut short is undone whatever reached the disk."""
+        with contextlib.suppress(OSError):
+            self.wait()
 
 
 def _journal_path(git: GitRepo) -> Path:
     return Path(git.repo.path) / JOURNAL_NAME
+
+
+def _journal_temp(git: GitRepo) -> Path:
+    # One name: one change at a time is journalled (under the vault lock).
+    return Path(git.repo.path) / f".{JOURNAL_NAME}{TEMP_SUFFIX}"
+
+
+def recover(git: GitRepo) -> None:
+    """`settle`, and delete the journal's temp file a kill left before it was in place
+    (no file was touched yet then). For the vault's opening: a write in this process
+    that fails there deletes it itself."""
+    settle(git)
+    _journal_temp(git).unlink(missing_ok=True)
 
 
 def files_cut_short(root: Path) -> int | None:
