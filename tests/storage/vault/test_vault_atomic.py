@@ -358,3 +358,18 @@ def test_a_power_cut_that_kept_head_and_lost_switched_files_finishes_the_change(
 
     assert _whole_or_nothing(root, base) == "whole"
     assert commit_count(root) == commit_count(template) + 1
+
+
+def test_a_kill_before_the_journal_is_in_place_leaves_no_stray_file(
+    template: Path, scratch: Path, children: Children
+) -> None:
+    """Killed with the journal written to its temp file but not yet renamed into place
+    (no note touched yet), the vault's next opening leaves nothing behind in `.git`."""
+    base = git(template, "rev-parse", "HEAD").strip()
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0")
+    put_in_place = counted.stdout.split().index("os.rename") + 1
+    root = _copy(template, scratch / "killed")
+    assert children.run("kill", str(root), str(put_in_place)).returncode == -9
+    assert [p.name for p in (root / ".git").glob("*.bbtmp")] != []  # what the kill left
+
+    assert _whole_or_nothing(root, base) == "not at all"  # no *.bbtmp anywhere after
