@@ -8,17 +8,15 @@ Then:
 
 1. each new content goes to a hidden temp file beside its path (`.bbtmp`, ignored by
    git): every write that needs free space happens here, before any note changes;
-   the journal, its folder's entry and each temp file are then synced side by side
-   (`_Syncs`), and step 2 starts once all are on the disk: a power
-   cut before it leaves at most a journal that cannot be read or names a change no
-   file shows yet (both undone), never a switched file without its journal, nor a
-   switched file whose content is not on the disk;
+   the journal, its folder's entry and each temp file are synced side by side
+   (`_Syncs`), and step 2 starts once all are on the disk: a power cut before it
+   leaves at most a journal that cannot be read or names a change no file shows yet
+   (both undone), never a switched file without its journal, nor a switched file
+   whose content is not on the disk;
 2. each path is switched: the file there is hard-linked to a hidden backup, then the
    temp file is renamed over it; removals come last (the file is renamed to its
-   backup). A new path appears before an old one goes;
-3. HEAD moves to the prepared commit (libgit2 refuses if HEAD moved meanwhile), while
-   the switched folders are synced: the journal stays until they are, so a power cut
-   that keeps the new HEAD and loses a switch is finished from the journal;
+   backup). A new path appears before an old one goes. The folders are synced;
+3. HEAD moves to the prepared commit (libgit2 refuses if HEAD moved meanwhile);
 4. the backups are deleted, and the journal once the git index follows the commit.
 
 Step 3 is the moment the change happens. `settle` (run whenever the vault lock is
@@ -112,7 +110,6 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
         _stage(git, journal, files, syncs)
         _switch(git.root, journal, syncs)
         commit = git.land(prepared)
-        syncs.wait()  # the switched folders: before the journal goes
     except BaseException as exc:
         syncs.close()
         if not _settle(git, journal) or not isinstance(exc, Exception):
@@ -146,7 +143,6 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
         _switch(git.root, journal, syncs)
         _move_head(git, target.id, None if head is None else head.id)
         git.follow_paths([c.path for c in changes])
-        syncs.wait()
     except BaseException as exc:
         syncs.close()
         if not _settle(git, journal) or not isinstance(exc, Exception):
@@ -232,8 +228,9 @@ def _put(git: GitRepo, full: Path, blob: str | None, backup: Path | None) -> Non
 
 
 def _stage(git: GitRepo, journal: Journal, files: Contents, syncs: _Syncs) -> None:
-    """Write each new content to its temp file, then wait until they and the journal
-    (`syncs`) are on the disk."""
+    """Write each new content to a temp file, each synced while the next is written,
+    the last in this thread; then wait until all and the journal are on the disk."""
+    last: Path | None = None
     for number, step in enumerate(journal.steps):
         data = files[step.path]
         if data is None:
@@ -245,12 +242,14 @@ def _stage(git: GitRepo, journal: Journal, files: Contents, syncs: _Syncs) -> No
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        syncs.add(temp)  # synced while the next is written
-    syncs.wait()
+        if last is not None:
+            syncs.add(last)
+        last = temp
+    syncs.finish(last)
 
 
 def _switch(root: Path, journal: Journal, syncs: _Syncs) -> None:
-    """Switch each path (step 2); the folders are left syncing in `syncs`."""
+    """Switch each path, then sync their folders (step 2)."""
     folders: set[Path] = set()
     order = sorted(range(len(journal.steps)), key=lambda n: journal.steps[n].after is None)
     for number in order:
@@ -267,8 +266,11 @@ def _switch(root: Path, journal: Journal, syncs: _Syncs) -> None:
                     os.link(full, backup)
             os.replace(journal.temp(root, number), full)
         folders.add(full.parent)
-    for folder in folders:
+    others = sorted(folders)
+    last = others.pop() if others else None
+    for folder in others:
         syncs.add(folder, folder=True)
+    syncs.finish(last, folder=True)
 
 
 def _finish(git: GitRepo, journal: Journal, paths: Sequence[str]) -> None:
@@ -323,14 +325,34 @@ class _Syncs:
         """Start syncing `path`, a file written and closed, or a folder."""
         if len(self._pending) >= _SYNCING_AT_MOST:
             self.wait()
+        fd = self._open(path, folder)
+        if fd is not None:
+            # os.fsync itself runs in the thread: it waits for the disk without the GIL.
+            self._pending.append((fd, _SYNCING.submit(os.fsync, fd), folder))
+
+    def finish(self, path: Path | None, *, folder: bool = False) -> None:
+        """Sync `path` (if any) here, the one fsync not handed over; `wait` for the rest."""
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = None if path is None else self._open(path, folder)
+            if fd is not None:
+                try:
+                    os.fsync(fd)
+                except OSError:
+                    if not folder:
+                        raise
+                finally:
+                    os.close(fd)
+        finally:
+            self.wait()
+
+    @staticmethod
+    def _open(path: Path, folder: bool) -> int | None:
+        try:
+            return os.open(path, os.O_RDONLY)
         except OSError:
             if folder:
-                return
+                return None
             raise
-        # os.fsync itself runs in the thread: it waits for the disk without the GIL.
-        self._pending.append((fd, _SYNCING.submit(os.fsync, fd), folder))
 
     def wait(self) -> None:
         """Wait for every fsync started; the first file's error is raised once all ended."""
@@ -355,8 +377,7 @@ def _journal_path(git: GitRepo) -> Path:
 
 
 def _journal_temp(git: GitRepo) -> Path:
-    # One name: one change at a time is journalled (under the vault lock).
-    return Path(git.repo.path) / f".{JOURNAL_NAME}{TEMP_SUFFIX}"
+    return Path(git.repo.path) / f".{JOURNAL_NAME}{TEMP_SUFFIX}"  # one change at a time
 
 
 def recover(git: GitRepo) -> None:

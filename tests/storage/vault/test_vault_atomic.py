@@ -309,9 +309,8 @@ def test_an_import_killed_part_way_lands_whole_or_not_at_all(
 
 
 def _copied_at(template: Path, scratch: Path, children: Children, point: str) -> Path:
-    """The rename's files as a kill at the start of a phase ("switching": every new
-    content staged and synced, no file switched; "cleanup": HEAD moved, the journal
-    still there) leaves them."""
+    """The rename's files as a kill at the start of a phase leaves them ("switching":
+    every new content staged and synced, no file switched)."""
     counted = children.run("kill", str(_copy(template, scratch / "counted")), "0")
     at = _phases(counted.stdout.split())[point][0]
     done = children.run("copies", str(_copy(template, scratch / "copied")), str(scratch), str(at))
@@ -341,23 +340,6 @@ def test_a_journal_a_power_cut_left_empty_changes_nothing(
     linking = [(root / f"inbox/note-{n:04d}.md").read_text() for n in range(LINKING)]
     assert all("[[target-note]]" in text and "renamed-note" not in text for text in linking)
     assert status(root) == "" and not journal.exists()
-
-
-def test_a_power_cut_that_kept_head_and_lost_switched_files_finishes_the_change(
-    template: Path, scratch: Path, children: Children
-) -> None:
-    """HEAD moves while the switched folders sync, and the journal stays until they
-    have: a power cut that keeps the new HEAD and loses some switches (a file as it
-    was, the old path back, the new one gone) is finished from the journal."""
-    base = git(template, "rev-parse", "HEAD").strip()
-    root = _copied_at(template, scratch, children, "cleanup")
-    assert (root / ".git" / JOURNAL_NAME).is_file()
-    for rel in [OLD, *(f"inbox/note-{n:04d}.md" for n in range(0, LINKING, 7))]:
-        (root / rel).write_bytes((template / rel).read_bytes())
-    (root / NEW).unlink()
-
-    assert _whole_or_nothing(root, base) == "whole"
-    assert commit_count(root) == commit_count(template) + 1
 
 
 def test_a_kill_before_the_journal_is_in_place_leaves_no_stray_file(
