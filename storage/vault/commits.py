@@ -15,7 +15,7 @@ from storage.vault.atomic import atomic_write
 from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
 from storage.vault.history import commit_message
-from storage.vault.journal import Contents, land_files, settle
+from storage.vault.journal import Contents, land_files, recover, settle
 
 Source = Mapping[str, Any] | str | None
 _GITIGNORE = b"# temp files of interrupted writes, and Obsidian's trash\n*.bbtmp\n.trash/\n"
@@ -66,7 +66,7 @@ class Committer:
         """Undo what a write cut short left behind (stale git locks, then a half-done
         change), so the working tree is HEAD plus genuine hand edits only."""
         recover_interrupted_write(self.git.repo, self.root)
-        settle(self.git)  # again: the lock's own settle may have met a stale index lock
+        recover(self.git)  # settles again: the lock's own settle may have met a stale index lock
 
     def record_outside_edit(self, rel: str, on_disk: bytes) -> None:
         """Commit a file's uncommitted hand edit on its own (operation `edit`), so that

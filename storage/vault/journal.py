@@ -3,13 +3,19 @@ kill or a full disk at any point.
 
 Before the working tree is touched, the change's commit is built (blobs, trees and
 the commit object; HEAD does not move yet) and a journal naming every path with its
-blob before and after is written, fsynced, as `.git/brainbot-journal.json`. Then:
+blob before and after is put in place whole (a rename) as `.git/brainbot-journal.json`.
+Then:
 
 1. each new content goes to a hidden temp file beside its path (`.bbtmp`, ignored by
    git): every write that needs free space happens here, before any note changes;
+   the journal, its folder's entry and each temp file are synced side by side
+   (`_Syncs`), and step 2 starts once all are on the disk: a power cut before it
+   leaves at most a journal that cannot be read or names a change no file shows yet
+   (both undone), never a switched file without its journal, nor a switched file
+   whose content is not on the disk;
 2. each path is switched: the file there is hard-linked to a hidden backup, then the
    temp file is renamed over it; removals come last (the file is renamed to its
-   backup). A new path appears before an old one goes;
+   backup). A new path appears before an old one goes. The folders are synced;
 3. HEAD moves to the prepared commit (libgit2 refuses if HEAD moved meanwhile);
 4. the backups are deleted, and the journal once the git index follows the commit.
 
@@ -34,6 +40,7 @@ import logging
 import os
 import secrets
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +54,10 @@ from storage.vault.gitrepo import GitRepo
 log = logging.getLogger(__name__)
 
 JOURNAL_NAME = "brainbot-journal.json"
+# Each fsync waits for the disk (a few milliseconds on a busy one): those a change needs
+# before its next step run side by side here, so a capture waits twice, not four times.
+_SYNCING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="brainbot-fsync")
+_SYNCING_AT_MOST = 64  # files held open for their fsync (an import stages thousands)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +104,14 @@ def land_files(git: GitRepo, files: Contents, message: str, author: Author) -> p
     changes = {s.path: None if s.after is None else pygit2.Oid(hex=s.after) for s in steps}
     prepared = git.prepare(changes, message, author)
     journal = Journal(secrets.token_hex(4), str(prepared.id), tuple(steps))
-    _write_journal(git, journal)
+    syncs = _Syncs()
+    _write_journal(git, journal, syncs)
     try:
-        _stage(git, journal, files)
-        _switch(git.root, journal)
+        _stage(git, journal, files, syncs)
+        _switch(git.root, journal, syncs)
         commit = git.land(prepared)
     except BaseException as exc:
+        syncs.close()
         if not _settle(git, journal) or not isinstance(exc, Exception):
             raise
         log.warning("the change landed although a late step failed (%s)", exc)
@@ -123,13 +136,15 @@ def land_commit(git: GitRepo, commit_id: pygit2.Oid) -> pygit2.Commit:
     )
     files: dict[str, bytes | pygit2.Oid | None] = {c.path: c.new for c in changes}
     journal = Journal(secrets.token_hex(4), str(target.id), steps)
-    _write_journal(git, journal)
+    syncs = _Syncs()
+    _write_journal(git, journal, syncs)
     try:
-        _stage(git, journal, files)
-        _switch(git.root, journal)
+        _stage(git, journal, files, syncs)
+        _switch(git.root, journal, syncs)
         _move_head(git, target.id, None if head is None else head.id)
         git.follow_paths([c.path for c in changes])
     except BaseException as exc:
+        syncs.close()
         if not _settle(git, journal) or not isinstance(exc, Exception):
             raise
         log.warning("the change landed although a late step failed (%s)", exc)
@@ -174,7 +189,9 @@ def settle(git: GitRepo) -> None:
     except FileNotFoundError:
         return
     except (ValueError, KeyError, TypeError) as exc:
-        # Written whole by a rename: unreadable means a damaged disk, nothing to replay.
+        # Put in place whole by a rename, and synced before any file is switched:
+        # unreadable means a damaged disk, or a power cut before it was synced (no file
+        # was switched yet). Nothing to replay either way.
         log.error("the vault's change journal is unreadable (%s); set aside", exc)
         path.replace(path.with_suffix(".broken"))
         return
@@ -210,7 +227,10 @@ def _put(git: GitRepo, full: Path, blob: str | None, backup: Path | None) -> Non
         atomic_write(full, git.blob_data(pygit2.Oid(hex=blob)))
 
 
-def _stage(git: GitRepo, journal: Journal, files: Contents) -> None:
+def _stage(git: GitRepo, journal: Journal, files: Contents, syncs: _Syncs) -> None:
+    """Write each new content to a temp file, each synced while the next is written,
+    the last in this thread; then wait until all and the journal are on the disk."""
+    last: Path | None = None
     for number, step in enumerate(journal.steps):
         data = files[step.path]
         if data is None:
@@ -222,11 +242,14 @@ def _stage(git: GitRepo, journal: Journal, files: Contents) -> None:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        if last is not None:
+            syncs.add(last)
+        last = temp
+    syncs.finish(last)
 
 
-def _switch(root: Path, journal: Journal) -> None:
+def _switch(root: Path, journal: Journal, syncs: _Syncs) -> None:
+    """Switch each path, then sync their folders (step 2)."""
     folders: set[Path] = set()
     order = sorted(range(len(journal.steps)), key=lambda n: journal.steps[n].after is None)
     for number in order:
@@ -243,8 +266,11 @@ def _switch(root: Path, journal: Journal) -> None:
                     os.link(full, backup)
             os.replace(journal.temp(root, number), full)
         folders.add(full.parent)
-    for folder in folders:
-        fsync_dir(folder)
+    others = sorted(folders)
+    last = others.pop() if others else None
+    for folder in others:
+        syncs.add(folder, folder=True)
+    syncs.finish(last, folder=True)
 
 
 def _finish(git: GitRepo, journal: Journal, paths: Sequence[str]) -> None:
@@ -269,14 +295,97 @@ def _drop_backups(root: Path, journal: Journal) -> None:
             prune_empty((root / step.path).parent, root)
 
 
-def _write_journal(git: GitRepo, journal: Journal) -> None:
+def _write_journal(git: GitRepo, journal: Journal, syncs: _Syncs) -> None:
+    """Put the journal in place, before any temp file it names exists (a kill after
+    leaves none that `settle` cannot find); it syncs in `syncs` while they are written."""
     steps = [[s.path, s.before, s.after] for s in journal.steps]
     raw = {"token": journal.token, "commit": journal.commit, "steps": steps}
-    atomic_write(_journal_path(git), json.dumps(raw).encode("utf-8"))
+    path = _journal_path(git)
+    temp = _journal_temp(git)
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(json.dumps(raw).encode("utf-8"))
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    syncs.add(path)
+    syncs.add(path.parent, folder=True)
+
+
+class _Syncs:
+    """fsyncs that run side by side, in threads, until `wait`: a file's content (an
+    error is raised by `wait`) or a folder's entries (best effort, as `fsync_dir`).
+    The next step is taken after `wait`, so on the disk it stays after them."""
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[int, Future[None], bool]] = []
+
+    def add(self, path: Path, *, folder: bool = False) -> None:
+        """Start syncing `path`, a file written and closed, or a folder."""
+        if len(self._pending) >= _SYNCING_AT_MOST:
+            self.wait()
+        fd = self._open(path, folder)
+        if fd is not None:
+            # os.fsync itself runs in the thread: it waits for the disk without the GIL.
+            self._pending.append((fd, _SYNCING.submit(os.fsync, fd), folder))
+
+    def finish(self, path: Path | None, *, folder: bool = False) -> None:
+        """Sync `path` (if any) here, the one fsync not handed over; `wait` for the rest."""
+        try:
+            fd = None if path is None else self._open(path, folder)
+            if fd is not None:
+                try:
+                    os.fsync(fd)
+                except OSError:
+                    if not folder:
+                        raise
+                finally:
+                    os.close(fd)
+        finally:
+            self.wait()
+
+    @staticmethod
+    def _open(path: Path, folder: bool) -> int | None:
+        try:
+            return os.open(path, os.O_RDONLY)
+        except OSError:
+            if folder:
+                return None
+            raise
+
+    def wait(self) -> None:
+        """Wait for every fsync started; the first file's error is raised once all ended."""
+        pending, self._pending = self._pending, []
+        errors = []
+        for fd, syncing, folder in pending:
+            error = syncing.exception()
+            os.close(fd)
+            if error is not None and not folder:
+                errors.append(error)
+        if errors:
+            raise errors[0]
+
+    def close(self) -> None:
+        """`wait`, whatever failed: a change cut short is undone whatever reached the disk."""
+        with contextlib.suppress(OSError):
+            self.wait()
 
 
 def _journal_path(git: GitRepo) -> Path:
     return Path(git.repo.path) / JOURNAL_NAME
+
+
+def _journal_temp(git: GitRepo) -> Path:
+    return Path(git.repo.path) / f".{JOURNAL_NAME}{TEMP_SUFFIX}"  # one change at a time
+
+
+def recover(git: GitRepo) -> None:
+    """`settle`, and delete the journal's temp file a kill left before it was in place
+    (no file was touched yet then). For the vault's opening: a write in this process
+    that fails there deletes it itself."""
+    settle(git)
+    _journal_temp(git).unlink(missing_ok=True)
 
 
 def files_cut_short(root: Path) -> int | None:

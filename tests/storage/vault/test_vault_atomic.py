@@ -306,3 +306,52 @@ def test_an_import_killed_part_way_lands_whole_or_not_at_all(
         assert status(root) == ""
         assert [p.name for p in root.rglob("*.bbtmp")] == []
         shutil.rmtree(root)
+
+
+def _copied_at(template: Path, scratch: Path, children: Children, point: str) -> Path:
+    """The rename's files as a kill at the start of a phase leaves them ("switching":
+    every new content staged and synced, no file switched)."""
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0")
+    at = _phases(counted.stdout.split())[point][0]
+    done = children.run("copies", str(_copy(template, scratch / "copied")), str(scratch), str(at))
+    assert done.returncode == 0, done.stderr
+    return scratch / str(at)
+
+
+def test_a_journal_a_power_cut_left_empty_changes_nothing(
+    template: Path, scratch: Path, children: Children
+) -> None:
+    """The journal is put in place, then synced side by side with the staged contents,
+    and no file is switched before both are on the disk: a power cut in between may
+    leave its name without its content (and staged contents empty), never a switched
+    file. Such a journal is set aside, and the vault stays as HEAD has it."""
+    base = git(template, "rev-parse", "HEAD").strip()
+    root = _copied_at(template, scratch, children, "switching")
+    journal = root / ".git" / JOURNAL_NAME
+    assert journal.is_file()
+    journal.write_bytes(b"")
+    for temp in list((root / "inbox").glob(".*.bbtmp"))[:10]:
+        temp.write_bytes(b"")
+
+    vault = make_vault(root)
+    assert vault.head() == base
+    assert vault.commit_outside_edits() is None
+    assert (root / OLD).is_file() and not (root / NEW).exists()
+    linking = [(root / f"inbox/note-{n:04d}.md").read_text() for n in range(LINKING)]
+    assert all("[[target-note]]" in text and "renamed-note" not in text for text in linking)
+    assert status(root) == "" and not journal.exists()
+
+
+def test_a_kill_before_the_journal_is_in_place_leaves_no_stray_file(
+    template: Path, scratch: Path, children: Children
+) -> None:
+    """Killed with the journal written to its temp file but not yet renamed into place
+    (no note touched yet), the vault's next opening leaves nothing behind in `.git`."""
+    base = git(template, "rev-parse", "HEAD").strip()
+    counted = children.run("kill", str(_copy(template, scratch / "counted")), "0")
+    put_in_place = counted.stdout.split().index("os.rename") + 1
+    root = _copy(template, scratch / "killed")
+    assert children.run("kill", str(root), str(put_in_place)).returncode == -9
+    assert [p.name for p in (root / ".git").glob("*.bbtmp")] != []  # what the kill left
+
+    assert _whole_or_nothing(root, base) == "not at all"  # no *.bbtmp anywhere after
