@@ -67,10 +67,14 @@ async def emulated(
     return process.returncode, out.decode(), "\n".join(said)
 
 
-async def ivy_bridge(tmp_path: Path, command: str, env: dict[str, str]) -> tuple[int, str, str]:
-    """`brainbot COMMAND` on an Ivy Bridge, which it sees in /proc/cpuinfo as well."""
+async def ivy_bridge(
+    tmp_path: Path, command: str, env: dict[str, str], *, emulate: bool = True
+) -> tuple[int, str, str]:
+    """`brainbot COMMAND` on an Ivy Bridge, which it sees in /proc/cpuinfo as well (not
+    `emulate`: only seen there, run natively)."""
     (tmp_path / "cpuinfo").write_text(cpuinfo(IVY_BRIDGE))
-    return await emulated("IvyBridge", "-c", AS_SEEN, str(tmp_path / "cpuinfo"), command, env=env)
+    cpu = "IvyBridge" if emulate else None
+    return await emulated(cpu, "-c", AS_SEEN, str(tmp_path / "cpuinfo"), command, env=env)
 
 
 async def test_the_local_engine_itself_dies_on_such_a_cpu() -> None:
@@ -94,8 +98,10 @@ async def test_brainbot_run_says_why_instead_of_dying(tmp_path: Path, database_u
 
 
 async def test_doctor_names_the_missing_instructions(tmp_path: Path, database_url: str) -> None:
+    # Doctor never loads the engine (the start above proves the check comes first), so
+    # it runs natively: emulated it cost ~10 CPU-s.
     env = console_env(tmp_path, database_url, BRAINBOT_EMBEDDINGS="local")
-    code, report, _ = await ivy_bridge(tmp_path, "doctor", env)
+    code, report, _ = await ivy_bridge(tmp_path, "doctor", env, emulate=False)
     assert code == 1, report
     assert f"PROBLEM  embeddings: {REFUSAL}\n         fix: {FALLBACK}\n" in report
 
