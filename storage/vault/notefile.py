@@ -20,7 +20,7 @@ import yaml
 from storage.entry import Entry
 from storage.errors import StorageError
 from storage.text.code import without_code
-from storage.text.dates import FIRST_DAY, LAST_DAY, frontmatter_day, frontmatter_time
+from storage.text.dates import FIRST_DAY, LAST_DAY, frontmatter_dates, frontmatter_time
 from storage.vault import schema
 
 _OPEN = re.compile(r"---[ \t]*\r?\n")
@@ -224,9 +224,7 @@ def note_dates(fields: Mapping[str, Any]) -> NoteDates:
     """A note's dates (`NoteDates`) from its frontmatter, its zone read once for all."""
     zone = schema.note_zone(fields)
     return NoteDates(
-        frontmatter_time(fields.get("created"), zone),
-        frontmatter_time(fields.get("updated"), zone),
-        frontmatter_day(fields.get("due")),
+        *frontmatter_dates(fields.get("created"), fields.get("updated"), fields.get("due"), zone)
     )
 
 

@@ -6,7 +6,14 @@ a month's bounds in a zone (`days`), and ISO and frontmatter dates read (`iso`).
 
 from storage.text.dates.bounds import FIRST_DAY, LAST_DAY, OutOfRange, bounded, bounded_day
 from storage.text.dates.days import day_end, day_start, month_days
-from storage.text.dates.iso import frontmatter_day, frontmatter_time, iso_day, iso_moment, iso_month
+from storage.text.dates.iso import (
+    frontmatter_dates,
+    frontmatter_day,
+    frontmatter_time,
+    iso_day,
+    iso_moment,
+    iso_month,
+)
 from storage.text.dates.repeat import LONGEST_STEP
 from storage.text.dates.spans import Span, question_span
 from storage.text.dates.when import (
@@ -47,6 +54,7 @@ __all__ = [
     "day_start",
     "describe",
     "find_when",
+    "frontmatter_dates",
     "frontmatter_day",
     "frontmatter_time",
     "iso_day",

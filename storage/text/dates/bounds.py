@@ -11,6 +11,7 @@ there is kept only while every zone can show it: up to 9999-12-31 10:00 UTC (the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 FIRST_DAY = date(1970, 1, 1)
@@ -59,6 +60,11 @@ def kept_utc(moment: datetime) -> datetime | None:
     except OutOfRange:
         return None
     return utc if shown_everywhere(utc) else None
+
+
+def kept_utcs(moments: Iterable[datetime | None]) -> list[datetime | None]:
+    """`kept_utc` of each of `moments` (None stays None), checked in one call."""
+    return [None if moment is None else kept_utc(moment) for moment in moments]
 
 
 def bounded_day(day: date) -> date:

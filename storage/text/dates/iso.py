@@ -16,9 +16,16 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, time, tzinfo
 
-from storage.text.dates.bounds import kept_utc
+from storage.text.dates.bounds import kept_utc, kept_utcs
 
-__all__ = ["frontmatter_day", "frontmatter_time", "iso_day", "iso_moment", "iso_month"]
+__all__ = [
+    "frontmatter_dates",
+    "frontmatter_day",
+    "frontmatter_time",
+    "iso_day",
+    "iso_moment",
+    "iso_month",
+]
 
 _DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _MONTH = re.compile(r"([0-9]{4})-([0-9]{2})")
@@ -69,6 +76,22 @@ def frontmatter_day(value: object) -> date | None:
 def frontmatter_time(value: object, zone: tzinfo | None = None) -> datetime | None:
     """A frontmatter time as an aware UTC datetime, wall time read in `zone` (UTC when
     None); None when absent, unreadable or outside the dates kept."""
+    stamp = _stamp(value, zone)
+    return None if stamp is None else kept_utc(stamp)
+
+
+def frontmatter_dates(
+    created: object, updated: object, due: object, zone: tzinfo | None = None
+) -> tuple[datetime | None, datetime | None, date | None]:
+    """A note's `created` and `updated` (as `frontmatter_time` reads them, their bounds
+    checked together) and its `due` day (`frontmatter_day`), read in one call."""
+    created_at, updated_at = kept_utcs((_stamp(created, zone), _stamp(updated, zone)))
+    return created_at, updated_at, frontmatter_day(due)
+
+
+def _stamp(value: object, zone: tzinfo | None) -> datetime | None:
+    """A frontmatter time as an aware datetime (wall time in `zone`, UTC when None),
+    its bounds not checked yet; None when absent or unreadable."""
     if isinstance(value, datetime):
         stamp = value
     elif isinstance(value, date):
@@ -80,4 +103,4 @@ def frontmatter_time(value: object, zone: tzinfo | None = None) -> datetime | No
             return None
     else:
         return None
-    return kept_utc(stamp.replace(tzinfo=zone or UTC) if stamp.tzinfo is None else stamp)
+    return stamp.replace(tzinfo=zone or UTC) if stamp.tzinfo is None else stamp

@@ -5,10 +5,12 @@ show, is an "invalid date": read as absent, never raised."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from storage.index.indexed_note import updated_at
+from storage.text.dates import frontmatter_day
 from storage.text.dates import frontmatter_time as parse_timestamp
 from storage.vault.notefile import NoteDates, entry_from_bytes, note_dates, timestamp_problem
 
@@ -64,4 +66,27 @@ def test_a_notes_dates_are_read_in_its_own_zone_at_once() -> None:
     }
     assert note_dates(fields) == NoteDates(
         created=datetime(2026, 7, 1, 8, 0, tzinfo=UTC), updated=None, due=date(2026, 7, 3)
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-11-20T09:00:00+01:00",
+        "2026-11-20T09:00:00",  # wall time in the note's zone
+        date(2026, 11, 20),
+        datetime(9999, 12, 31, 23, 0, tzinfo=UTC),  # not shown everywhere: absent
+        "0001-01-01T00:00:00+14:00",  # cannot even be put in UTC: absent
+        "2026-11-24 (soft)",  # a due day, not a time
+        "tomorrow-ish",
+        None,
+    ],
+)
+def test_a_notes_dates_read_together_are_each_read_alone(value: object) -> None:
+    """note_dates reads created, updated and due in one call; each is what its own
+    reader makes of it."""
+    fields = {"created": value, "updated": value, "due": value, "timezone": "Asia/Tokyo"}
+    zone = ZoneInfo("Asia/Tokyo")
+    assert note_dates(fields) == NoteDates(
+        parse_timestamp(value, zone), parse_timestamp(value, zone), frontmatter_day(value)
     )
