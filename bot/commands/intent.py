@@ -97,16 +97,17 @@ def only_asks(text: str) -> bool:
     invoice?" only ask; "got the milk, what's left?" and "can you add eggs to my
     list?" ask for a change too. What a model changes answering a message that only
     asks waits for Approve."""
-    asks = False
-    for part in filter(None, (p.strip() for p in _PARTS.split(text))):
+    parts = [part for part in (p.strip() for p in _PARTS.split(text)) if part]
+    asking = [is_question(p) and (p.endswith("?") or not _DID_IT.match(p)) for p in parts]
+    if not any(asking):
+        return False  # nothing is asked: what it asks to change does not matter
+    for part, asks in zip(parts, asking, strict=True):
         polite = _POLITE.match(part)
         if polite is not None and asks_to_change(part[polite.end() :]):
             return False
-        if is_question(part) and (part.endswith("?") or not _DID_IT.match(part)):
-            asks = True
-        elif asks_to_change(part):
+        if not asks and asks_to_change(part):
             return False
-    return asks
+    return True
 
 
 def search_words(question: str) -> str:
