@@ -266,9 +266,11 @@ async def _not_a_person(
     that name: it is filed as an ordinary note (an errand when its words carry a date,
     else in the inbox for the person to place) that links to Sarah's page when exactly
     one person's page starts with that name."""
+    if arguments.get("category") != PEOPLE:
+        return
     # "Sarah's Birthday", "Tom's new job": about something of a person's, not a person.
     whose = possessive_title(str(arguments.get("title") or ""))
-    if arguments.get("category") != PEOPLE or whose is None:
+    if whose is None:
         return
     if dated and ADMIN in ctx.settings.categories:
         arguments["category"] = ADMIN
