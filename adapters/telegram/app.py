@@ -123,6 +123,7 @@ class TelegramAdapter:
         self._max_file_bytes = min(max_file_bytes, MAX_DOWNLOAD)
         self._on_event: EventHandler | None = None
         self._may_use: MayUse | None = None
+        self._connected = False  # the bot has its connections and knows itself (getMe)
         self._seen = RecentEvents()
         self._albums = Albums(self._take, album_quiet)
         self._menu = [
@@ -171,6 +172,7 @@ class TelegramAdapter:
         await app.shutdown()
         # When only send/edit were used, the Application never started but its bot did.
         await app.bot.shutdown()
+        self._connected = False
 
     def mount(self, app: web.Application) -> None:
         """Add POST /telegram/webhook to the bot's aiohttp server (webhook mode)."""
@@ -196,6 +198,13 @@ class TelegramAdapter:
 
     # -- sending -----------------------------------------------------------------
 
+    async def _connect(self) -> None:
+        """Connect the bot unless it is (sending works without `start()`): once, not
+        before every call, as PTB's initialize() would set the rate limiter up again."""
+        if not self._connected:
+            await self._application.bot.initialize()
+            self._connected = True
+
     async def send(
         self, conversation: Conversation, reply: Reply, *, reply_to: int | None = None
     ) -> SentRef:
@@ -204,7 +213,7 @@ class TelegramAdapter:
         Works without `start()` too (digests sent from the CLI): the bot then
         connects on first use, and `stop()` closes it.
         """
-        await self._application.bot.initialize()  # a no-op once connected
+        await self._connect()
         chunks, markup = rendered(reply)
         return await self._send_chunks(conversation, chunks, markup, reply_to)
 
@@ -239,7 +248,7 @@ class TelegramAdapter:
         message can no longer be edited, the reply is sent as a new message.
         """
         bot = self._application.bot
-        await bot.initialize()  # a no-op once connected
+        await self._connect()
         chat_id, message_id = int(ref.conversation.chat_id), int(ref.message_ids[-1])
         chunks, markup = rendered(reply)
         try:
@@ -268,7 +277,7 @@ class TelegramAdapter:
         """Which of `user_ids` are in group `chat_id` now (bot.people.teams), one
         getChatMember each; raises TelegramError when Telegram cannot say."""
         bot = self._application.bot
-        await bot.initialize()  # a no-op once connected
+        await self._connect()
         present: set[str] = set()
         for user_id in user_ids:
             try:

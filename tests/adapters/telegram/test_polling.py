@@ -226,6 +226,19 @@ async def test_send_works_without_start_and_stop_closes_it(
     assert fake.calls("getUpdates") == []  # sending alone never competes for updates
 
 
+async def test_a_send_after_stop_connects_again(fake: FakeTelegram) -> None:
+    telegram = make_adapter(fake)
+    chat = Conversation("telegram", "42")
+    await telegram.send(chat, Reply("first"))
+    await telegram.send(chat, Reply("second"))
+    await telegram.stop()
+    await telegram.send(chat, Reply("after stop"))
+    await telegram.stop()
+
+    assert [c["text"] for c in fake.calls("sendMessage")] == ["first", "second", "after stop"]
+    assert len(fake.calls("getMe")) == 2  # once per connection, not once per message
+
+
 async def test_connected_while_polling_and_not_after_stop(
     fake: FakeTelegram, engine: Engine
 ) -> None:
