@@ -90,10 +90,10 @@ class ToolContext:
     # Where a `capture` call goes to be decided (set for every event the engine handles);
     # None: the call files at once (the capture path's own call, a button, a job).
     capturing: CapturePath | None = None
-    # What this event has read already: the person's zone and what a text says about
-    # time are asked by the turn, the capture's arguments and its tool alike, so each is
-    # read once (shared by the copies `replace` makes; keyed by what it depends on).
-    zones: dict[str | None, ZoneInfo] = field(default_factory=dict, repr=False, compare=False)
+    # What this event has read already: what a text says about time is asked by the
+    # turn, the capture's arguments and its tool alike, so it is read once (shared by
+    # the copies `replace` makes; keyed by what it depends on). The person's zone is
+    # looked up once for the process (storage.text.dates.local_zone).
     whens: dict[tuple[str, datetime, str | None], When] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -112,11 +112,7 @@ class ToolContext:
     @property
     def zone(self) -> ZoneInfo:
         """The person's time zone (BRAINBOT_TIMEZONE when they have none)."""
-        name = self.person.timezone
-        zone = self.zones.get(name)
-        if zone is None:
-            zone = self.zones[name] = local_zone(name, self.settings.timezone)
-        return zone
+        return local_zone(self.person.timezone, self.settings.timezone)
 
     def when(self, text: str) -> When:
         """What `text` says about time (storage.text.dates.find_when), in the person's

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import time
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _TIME_OF_DAY = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
@@ -44,6 +45,7 @@ def zone_named(name: str) -> ZoneInfo:
         ) from exc
 
 
+@lru_cache(maxsize=1024)  # a name means the same zone all along: each is looked up once
 def local_zone(name: str | None, default: ZoneInfo) -> ZoneInfo:
     """A person's zone by name, else the deployment's default (also for a name this
     machine's zone database does not know, e.g. one a platform reported)."""

@@ -28,3 +28,13 @@ def test_zones_are_checked_and_a_persons_unknown_zone_falls_back() -> None:
     assert local_zone("Mars/Olympus", tokyo) is tokyo
     assert local_zone(None, tokyo) is tokyo
     assert local_zone("Europe/Paris", tokyo).key == "Europe/Paris"
+
+
+def test_a_zone_looked_up_before_still_falls_back_to_the_default_asked() -> None:
+    """Each name is looked up once for the process: an unknown one still falls back to
+    the default of the install that asks (tests run several in one process)."""
+    tokyo, lima = ZoneInfo("Asia/Tokyo"), ZoneInfo("America/Lima")
+    assert local_zone("Mars/Olympus", tokyo) is tokyo
+    assert local_zone("Mars/Olympus", lima) is lima
+    assert local_zone(None, lima) is lima
+    assert local_zone("Europe/Paris", tokyo) is local_zone("Europe/Paris", lima)
