@@ -9,6 +9,7 @@ import asyncio
 import logging
 import threading
 import warnings
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,10 +39,18 @@ def async_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
+# Each engine's autocommit face, made once: making it copies the engine's options and
+# events (about 40 us), and a capture asks for it half a dozen times.
+_AUTOCOMMIT: weakref.WeakKeyDictionary[AsyncEngine, AsyncEngine] = weakref.WeakKeyDictionary()
+
+
 def autocommit(engine: AsyncEngine) -> AsyncEngine:
     """The same pool, each statement its own transaction: a write or a read that is one
     statement costs one round trip (psycopg sends no BEGIN and no COMMIT)."""
-    return engine.execution_options(isolation_level="AUTOCOMMIT")
+    face = _AUTOCOMMIT.get(engine)
+    if face is None:
+        face = _AUTOCOMMIT[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
+    return face
 
 
 # For this transaction only: its commit does not wait for the disk (see `write_unsynced`).
