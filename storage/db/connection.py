@@ -10,7 +10,7 @@ import logging
 import threading
 import warnings
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +57,12 @@ def autocommit(engine: AsyncEngine) -> AsyncEngine:
 UNSYNCED_COMMIT = "SELECT set_config('synchronous_commit', 'off', true)"
 
 
-async def write_unsynced(engine: AsyncEngine, statement: Executable) -> None:
-    """Run one write (a statement that returns no rows) as its own transaction whose
-    commit does not wait for the disk, in one round trip: in psycopg's pipeline the
-    setting and the write leave together, in one transaction, and the setting ends
+async def write_unsynced(
+    engine: AsyncEngine, statement: Executable, rows: Sequence[Mapping[str, Any]] = ()
+) -> None:
+    """Run one write (a statement that returns no rows; with `rows`, an insert of each)
+    as its own transaction whose commit does not wait for the disk, in one round trip:
+    in psycopg's pipeline the setting and the write leave together, in one transaction, and the setting ends
     with it. Every reader sees the rows at once; they are on the disk when the next
     write that waits for the disk commits (Postgres flushes its log in order: an
     event's `finish` flushes what its turn wrote first) or within a fraction of a
@@ -72,7 +74,9 @@ async def write_unsynced(engine: AsyncEngine, statement: Executable) -> None:
         assert driver is not None
         async with driver.pipeline():
             await driver.execute(UNSYNCED_COMMIT)
-            await conn.execute(statement)
+            # Rows as parameters, not in the statement: `insert(t).values(rows)` is
+            # compiled again for each call, the statement with parameters once.
+            await conn.execute(statement, list(rows) or None)
 
 
 def _safe(url: str) -> str:
