@@ -330,10 +330,10 @@ class Vaults:
         return list(self._open.values())
 
     async def close(self) -> None:
-        """Stop each open store's background embedding, then release the embedder's
-        client (shared by every store)."""
+        """Settle each open store (Store.settle: its git index written, its background
+        embedding stopped), then release the embedder's client (shared by every store)."""
         for store in self._open.values():
-            await store.index.stop_embedding()
+            await store.settle()
         self._open.clear()
         if isinstance(self.embedder, Closable):
             await self.embedder.close()

@@ -9,7 +9,8 @@ import asyncio
 import logging
 import threading
 import warnings
-from collections.abc import Sequence
+import weakref
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +39,30 @@ def async_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
+# Each engine's autocommit face, made once: making it copies the engine's options and
+# events (about 40 us), and a capture asks for it half a dozen times.
+_AUTOCOMMIT: weakref.WeakKeyDictionary[AsyncEngine, AsyncEngine] = weakref.WeakKeyDictionary()
+
+
 def autocommit(engine: AsyncEngine) -> AsyncEngine:
     """The same pool, each statement its own transaction: a write or a read that is one
     statement costs one round trip (psycopg sends no BEGIN and no COMMIT)."""
-    return engine.execution_options(isolation_level="AUTOCOMMIT")
+    face = _AUTOCOMMIT.get(engine)
+    if face is None:
+        face = _AUTOCOMMIT[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
+    return face
 
 
 # For this transaction only: its commit does not wait for the disk (see `write_unsynced`).
 UNSYNCED_COMMIT = "SELECT set_config('synchronous_commit', 'off', true)"
 
 
-async def write_unsynced(engine: AsyncEngine, statement: Executable) -> None:
-    """Run one write (a statement that returns no rows) as its own transaction whose
-    commit does not wait for the disk, in one round trip: in psycopg's pipeline the
-    setting and the write leave together, in one transaction, and the setting ends
+async def write_unsynced(
+    engine: AsyncEngine, statement: Executable, rows: Sequence[Mapping[str, Any]] = ()
+) -> None:
+    """Run one write (a statement that returns no rows; with `rows`, an insert of each)
+    as its own transaction whose commit does not wait for the disk, in one round trip:
+    in psycopg's pipeline the setting and the write leave together, in one transaction, and the setting ends
     with it. Every reader sees the rows at once; they are on the disk when the next
     write that waits for the disk commits (Postgres flushes its log in order: an
     event's `finish` flushes what its turn wrote first) or within a fraction of a
@@ -63,7 +74,9 @@ async def write_unsynced(engine: AsyncEngine, statement: Executable) -> None:
         assert driver is not None
         async with driver.pipeline():
             await driver.execute(UNSYNCED_COMMIT)
-            await conn.execute(statement)
+            # Rows as parameters, not in the statement: `insert(t).values(rows)` is
+            # compiled again for each call, the statement with parameters once.
+            await conn.execute(statement, list(rows) or None)
 
 
 def _safe(url: str) -> str:

@@ -63,7 +63,7 @@ class ConversationRecords:
         ]
         # Without waiting for the disk: the event's finish flushes them before its reply
         # goes out (storage.db.connection.write_unsynced).
-        await write_unsynced(self.engine, insert(MESSAGES).values(list(rows)))
+        await write_unsynced(self.engine, insert(MESSAGES).inline(), rows)
 
     async def history(
         self, conversation_key: str, user_id: int, limit: int

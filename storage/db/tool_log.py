@@ -27,7 +27,7 @@ class ToolCallRecords:
         """Log tool calls (one transaction), without waiting for the disk: the event's
         finish flushes them before its reply goes out (storage.db.connection)."""
         if rows:
-            await write_unsynced(self.engine, insert(TOOL_CALLS).values(list(rows)))
+            await write_unsynced(self.engine, insert(TOOL_CALLS).inline(), rows)
 
     async def has_event(self, event_key: str) -> bool:
         """Whether a tool call was logged for the event `event_key`."""

@@ -14,17 +14,20 @@ from contextlib import asynccontextmanager
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from storage.db.connection import autocommit
+
 VAULT_WRITE = 0x6276_7772  # the lock class (first key); the vault id is the second
+_LOCK = text("SELECT pg_advisory_lock(:cls, :vault)")
+_UNLOCK = text("SELECT pg_advisory_unlock(:cls, :vault)")
 
 
 @asynccontextmanager
 async def vault_write_lock(engine: AsyncEngine, vault_id: int) -> AsyncIterator[None]:
     """Hold the vault's write lock for the `async with` block."""
-    async with engine.connect() as conn:
-        await conn.execution_options(isolation_level="AUTOCOMMIT")
+    async with autocommit(engine).connect() as conn:
         keys = {"cls": VAULT_WRITE, "vault": vault_id}
-        await conn.execute(text("SELECT pg_advisory_lock(:cls, :vault)"), keys)
+        await conn.execute(_LOCK, keys)
         try:
             yield
         finally:
-            await conn.execute(text("SELECT pg_advisory_unlock(:cls, :vault)"), keys)
+            await conn.execute(_UNLOCK, keys)

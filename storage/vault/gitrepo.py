@@ -92,6 +92,11 @@ class GitRepo(IndexFollowing):
             raise StorageError(f"the vault folder {root.name!r} is a bare git repository")
         self._index_backlog: set[str] = set()
         self._index_later = False  # see `index_later`
+        # The tree builders of the last commit prepared, by the tree each wrote: the next
+        # commit starts from them instead of reading its folders' trees again (a 3,000-note
+        # folder's tree is ~120 KB to inflate and parse). A tree's id is its content, so a
+        # builder kept under it holds exactly that tree.
+        self._builders: dict[pygit2.Oid, pygit2.TreeBuilder] = {}
         self._leave_out_deep_folders()
 
     # -- reading -------------------------------------------------------------------------
@@ -299,7 +304,10 @@ class GitRepo(IndexFollowing):
                 assert isinstance(child, dict)
                 node = child
             node[name] = oid
-        tree_id = self._build_tree(head.tree if head else None, nested) or self._empty_tree()
+        built: dict[pygit2.Oid, pygit2.TreeBuilder] = {}
+        tree_id = self._build_tree(head.tree if head else None, nested, built)
+        self._builders = built
+        tree_id = tree_id or self._empty_tree()
         now = datetime.now(UTC)
         prepared = PreparedCommit(
             pygit2.Oid(hex="0" * 40),
@@ -343,13 +351,21 @@ class GitRepo(IndexFollowing):
     def _empty_tree(self) -> pygit2.Oid:
         return self.repo.TreeBuilder().write()
 
-    def _build_tree(self, base: pygit2.Tree | None, changes: _TreeChanges) -> pygit2.Oid | None:
-        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
+    def _build_tree(
+        self,
+        base: pygit2.Tree | None,
+        changes: _TreeChanges,
+        built: dict[pygit2.Oid, pygit2.TreeBuilder],
+    ) -> pygit2.Oid | None:
+        """`base` with `changes` made, written; each builder used is kept in `built`."""
+        builder = self._builders.pop(base.id, None) if base is not None else None
+        if builder is None:
+            builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
         for name, change in changes.items():
             if isinstance(change, dict):
                 sub_base = base[name] if base is not None and name in base else None
                 sub_tree = sub_base if isinstance(sub_base, pygit2.Tree) else None
-                sub_id = self._build_tree(sub_tree, change)
+                sub_id = self._build_tree(sub_tree, change, built)
                 if sub_id is not None:
                     builder.insert(name, sub_id, FileMode.TREE)
                 elif builder.get(name) is not None:
@@ -360,4 +376,8 @@ class GitRepo(IndexFollowing):
             else:
                 builder.insert(name, change, FileMode.BLOB)
         # git has no empty folders: a tree left empty disappears from its parent.
-        return builder.write() if len(builder) else None
+        if not len(builder):
+            return None
+        tree_id = builder.write()
+        built[tree_id] = builder
+        return tree_id
