@@ -105,14 +105,7 @@ class Store:
 
     async def close(self) -> None:
         """Release the index (Index.close); the database and the embedder are the caller's."""
-        await self._writer.close()
         await self.index.close()
-
-    async def settle(self) -> None:
-        """Write what the writes left for later (the git index, storage.writer) and stop
-        the background embedding: the store at rest, its embedder still open."""
-        await self._writer.close()
-        await self.index.stop_embedding()
 
     # ---- writes --------------------------------------------------------------------
 

@@ -330,10 +330,10 @@ class Vaults:
         return list(self._open.values())
 
     async def close(self) -> None:
-        """Settle each open store (Store.settle: its git index written, its background
-        embedding stopped), then release the embedder's client (shared by every store)."""
+        """Stop each open store's background embedding, then release the embedder's
+        client (shared by every store)."""
         for store in self._open.values():
-            await store.settle()
+            await store.index.stop_embedding()
         self._open.clear()
         if isinstance(self.embedder, Closable):
             await self.embedder.close()

@@ -1,15 +1,7 @@
 """Writing to one vault in turn, with its index following: each write takes a task lock
 (this process) and Postgres's advisory lock (other processes, storage.db.vault_lock),
 runs in a worker thread (the vault is synchronous) and is indexed before the next one
-starts; the whole-vault loads (sync, reindex, import) take the same locks.
-
-The vault's git index (a cache of `git status`, nothing reads it to commit) follows the
-writes of the last GIT_INDEX_WAIT seconds at once, after the replies: rewriting the
-whole file (about 0.9 MB and 4 ms of CPU on 10,000 notes) for each note was most of
-a capture's git work. A sync, which looks for hand edits, brings it up to date first,
-and so does closing the store; a process that dies before leaves HEAD and the files
-right and the index behind, which the next look for hand edits makes follow.
-"""
+starts; the whole-vault loads (sync, reindex, import) take the same locks."""
 
 from __future__ import annotations
 
@@ -30,7 +22,6 @@ from storage.index.sync import SyncReport, follow_commit, read_notes, sync_index
 from storage.vault.vault import Vault
 
 ImportProgress = Callable[[str, int, int], None]  # (phase: "copy" | "index", done, total)
-GIT_INDEX_WAIT = 0.5  # seconds: the git index follows a write at most this much later
 _P = ParamSpec("_P")
 
 
@@ -43,13 +34,13 @@ class Writer:
         self.database = database
         self._lock = asyncio.Lock()
         self._repo = pygit2.Repository(str(vault.root))
-        self._git_index: asyncio.Task[None] | None = None  # the git index's next write
 
     async def write(
         self, call: Callable[_P, Written], *args: _P.args, **kwargs: _P.kwargs
     ) -> Written:
         """Run a vault write `call(*args, **kwargs)` in turn, then index what it changed.
-        The git index follows later (see the module doc)."""
+        The git index is written while the database indexes (each waits on its own
+        disk or server), still under the vault's write lock."""
 
         def commit() -> Written:
             with self.vault.index_later():
@@ -61,33 +52,16 @@ class Writer:
                 # Other processes may write to this vault too (see storage.db.vault_lock).
                 async with vault_write_lock(self.database.locks, self.index.vault_id):
                     written = await asyncio.to_thread(commit)
-                if self._git_index is None:
-                    self._git_index = asyncio.create_task(self._follow_git_index())
-                indexing = asyncio.create_task(
-                    follow_commit(self.vault, self.index, written, self._parent, self._has_commit)
-                )
+                    indexing = asyncio.create_task(
+                        follow_commit(
+                            self.vault, self.index, written, self._parent, self._has_commit
+                        )
+                    )
+                    await asyncio.to_thread(self.vault.follow_index)
             finally:
                 if indexing is not None:
                     await indexing
         return written
-
-    async def _follow_git_index(self) -> None:
-        """Write the git index for every write made until it starts (in turn with them)."""
-        await asyncio.sleep(GIT_INDEX_WAIT)
-        async with self._lock:
-            self._git_index = None  # a write from now on is followed by the next one
-            await asyncio.to_thread(self.vault.follow_index)
-
-    async def close(self) -> None:
-        """Write the git index now if writes wait for it (see the module doc)."""
-        async with self._lock:
-            # Not writing (that holds the lock): waiting, or not started at all.
-            waiting, self._git_index = self._git_index, None
-            if waiting is not None:
-                waiting.cancel()
-                await asyncio.to_thread(self.vault.follow_index)
-        if waiting is not None:
-            await asyncio.gather(waiting, return_exceptions=True)
 
     def _has_commit(self, commit: str) -> bool:
         try:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import subprocess
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -66,18 +64,6 @@ def git_status(vault: Path) -> str:
         text=True,
         check=True,
     ).stdout
-
-
-async def settled_git_status(vault: Path, within: float = 10.0) -> str:
-    """`git status --porcelain` once the git index has followed brainbot's writes (it
-    is written a moment after them, storage.writer): clean, or what is still shown
-    after `within` seconds."""
-    deadline = time.monotonic() + within
-    while status := git_status(vault):
-        if time.monotonic() > deadline:
-            break
-        await asyncio.sleep(0.05)
-    return status
 
 
 def notes(vault: Path) -> list[str]:

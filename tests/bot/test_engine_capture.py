@@ -7,7 +7,7 @@ from pathlib import Path
 
 import frontmatter
 
-from tests.bot.helpers import git_log, message, notes, press, settled_git_status
+from tests.bot.helpers import git_log, git_status, message, notes, press
 from tests.fakes.brain import Clock, running_brain
 from tests.fakes.openai_server import FakeOpenAI, ToolCall, call, calls, say
 
@@ -36,7 +36,7 @@ async def test_capture_files_commits_indexes_and_replies_with_one_llm_call(
         assert post["source_platform"] == "test"
         assert "before the conference" in post.content
         assert any("projects/launch-the-website.md" in line for line in git_log(vault))
-        assert await settled_git_status(vault) == ""
+        assert git_status(vault) == ""
         hits = (await brain.store.search("conference website")).hits
         assert [h.path for h in hits] == ["projects/launch-the-website.md"]
     assert len(replies) == 1

@@ -16,7 +16,7 @@ from aiohttp import web
 from app.runtime import Runtime
 from bot.events import Conversation, Reply
 from storage.store import Store
-from tests.bot.helpers import git_log, message, notes, press, settled_git_status
+from tests.bot.helpers import git_log, git_status, message, notes, press
 from tests.fakes.brain import Clock, Told, running_brain
 
 TEAM_CHAT = Conversation("test", "team-chat")
@@ -75,7 +75,7 @@ async def test_a_capture_naming_people_puts_a_dated_line_on_their_notes_with_und
         log = git_log(vault)
         # the capture's own commit, then ONE commit for every timeline line
         assert len(log) == before + 2 and log[0].startswith("timeline ")
-        assert await settled_git_status(vault) == ""
+        assert git_status(vault) == ""
         (undone,) = await brain.engine.handle(press(said, "Undo"))
         assert undone.text.startswith("Undone:")
         assert timeline(vault, "people/Sarah Kim.md") == []
