@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, literal, select, true
+from sqlalchemy import Integer, Select, bindparam, func, literal, select, true
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -32,6 +32,36 @@ class Summary:
 
     text: str
     through_id: int
+
+
+def _history_statement() -> Select[Any]:
+    """The summary and the messages after it in one statement, built once (its
+    subqueries took longer to build for each turn than the query takes to run)."""
+    s, m = SUMMARIES.c, MESSAGES.c
+    kept = (
+        select(s.summary, s.through_id)
+        .where(s.conversation_key == bindparam("key"), s.user_id == bindparam("user"))
+        .subquery("kept")
+    )
+    recent = (
+        select(m.role, m.content, m.tool_calls, m.tool_call_id, m.id)
+        .where(
+            m.conversation_key == bindparam("key"),
+            m.id > func.coalesce(kept.c.through_id, 0),
+        )
+        .order_by(m.id.desc())
+        .limit(bindparam("limit", type_=Integer))
+        .lateral("recent")
+    )
+    one = select(literal(1).label("one")).subquery("one")
+    return (
+        select(kept.c.summary, kept.c.through_id, *recent.c)
+        .select_from(one.outerjoin(kept, true()).outerjoin(recent, true()))
+        .order_by(recent.c.id.desc())
+    )
+
+
+_HISTORY = _history_statement()
 
 
 class ConversationRecords:
@@ -71,29 +101,9 @@ class ConversationRecords:
         """The person's summary of the conversation's older turns (None without one) and
         the last `limit` messages after it, oldest first: `summary` and `recent` in one
         round trip, as every turn asks for both."""
-        s, m = SUMMARIES.c, MESSAGES.c
-        kept = (
-            select(s.summary, s.through_id)
-            .where(s.conversation_key == conversation_key, s.user_id == user_id)
-            .subquery("kept")
-        )
-        recent = (
-            select(m.role, m.content, m.tool_calls, m.tool_call_id, m.id)
-            .where(
-                m.conversation_key == conversation_key, m.id > func.coalesce(kept.c.through_id, 0)
-            )
-            .order_by(m.id.desc())
-            .limit(limit)
-            .lateral("recent")
-        )
-        one = select(literal(1).label("one")).subquery("one")
-        stmt = (
-            select(kept.c.summary, kept.c.through_id, *recent.c)
-            .select_from(one.outerjoin(kept, true()).outerjoin(recent, true()))
-            .order_by(recent.c.id.desc())
-        )
+        asked = {"key": conversation_key, "user": user_id, "limit": limit}
         async with autocommit(self.engine).connect() as conn:
-            rows = (await conn.execute(stmt)).all()
+            rows = (await conn.execute(_HISTORY, asked)).all()
         first = rows[0]
         summary = None if first.through_id is None else Summary(first.summary, first.through_id)
         items = [HistoryItem(*row[2:]) for row in reversed(rows) if row.id is not None]
