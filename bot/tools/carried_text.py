@@ -82,6 +82,7 @@ class Reading:
     # What reached the model from notes (tool results as sent, the model's own words,
     # the notes listed), and the person's earlier messages: their runs when needed.
     _seen: list[str] = field(default_factory=list)
+    _results: list[str] = field(default_factory=list)  # tool results, as JSON: read when needed
     _earlier: list[str] = field(default_factory=list)
     _runs: set[str] = field(default_factory=set)
     _before: set[str] = field(default_factory=set)
@@ -124,11 +125,13 @@ class Reading:
         """A tool's result (or a call's arguments), as the model gets it: `read` when
         the tool reads notes."""
         self.read = self.read or read
-        self._seen.extend(_texts_of(content))
+        self._results.append(content)
 
     @property
     def runs(self) -> set[str]:
         """The runs of what reached the model from notes."""
+        while self._results:
+            self._seen.extend(_texts_of(self._results.pop()))
         while self._seen:
             self._runs |= _runs(self._seen.pop())
         return self._runs
