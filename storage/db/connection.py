@@ -62,13 +62,14 @@ async def write_unsynced(
 ) -> None:
     """Run one write (a statement that returns no rows; with `rows`, an insert of each)
     as its own transaction whose commit does not wait for the disk, in one round trip:
-    in psycopg's pipeline the setting and the write leave together, in one transaction, and the setting ends
-    with it. Every reader sees the rows at once; they are on the disk when the next
-    write that waits for the disk commits (Postgres flushes its log in order: an
-    event's `finish` flushes what its turn wrote first) or within a fraction of a
-    second. Only a crash of Postgres or of the machine in between loses them: for
-    records the engine can do without or make again (the tool log and the history of
-    a turn whose event is not finished yet: a restart resumes that event)."""
+    in psycopg's pipeline the setting and the write leave together, in one
+    transaction, and the setting ends with it. Every reader sees the rows at once;
+    they are on the disk when the next write that waits for the disk commits
+    (Postgres flushes its log in order: an event's `finish` flushes what its turn
+    wrote first) or within a fraction of a second. Only a crash of Postgres or of the
+    machine in between loses them: for records the engine can do without or make
+    again (the tool log and the history of a turn whose event is not finished yet: a
+    restart resumes that event)."""
     async with autocommit(engine).connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
