@@ -16,7 +16,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +76,18 @@ class LLMLimits:
     recheck_after: float = 30.0
 
 
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _dicts(values: Iterable[object]) -> list[dict[str, Any]]:
+    return [value for value in values if isinstance(value, dict)]
+
+
 @dataclass
 class _Partial:
     """A streamed answer as its chunks arrive, each read as the JSON it is (a chunk of
@@ -93,20 +105,24 @@ class _Partial:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.prompt_tokens = usage.get("prompt_tokens") or 0
-        for choice in (chunk.get("choices") or [])[:1]:
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
+        # An endpoint's own shapes (not OpenAI's) are passed over, never fatal.
+        choices = chunk.get("choices")
+        for choice in _dicts(choices[:1] if isinstance(choices, list) else ()):
+            delta = _dict(choice.get("delta"))
+            if isinstance(delta.get("content"), str):
                 self.text.append(delta["content"])
-            for tc in delta.get("tool_calls") or ():
+            calls = delta.get("tool_calls")
+            for tc in _dicts(calls if isinstance(calls, list) else ()):
+                index = tc.get("index")
                 slot = self.calls.setdefault(
-                    tc.get("index", 0), {"id": "", "name": "", "arguments": ""}
+                    index if isinstance(index, int) else 0, {"id": "", "name": "", "arguments": ""}
                 )
-                if tc.get("id"):
+                if isinstance(tc.get("id"), str) and tc["id"]:
                     slot["id"] = tc["id"]
-                function = tc.get("function") or {}
-                slot["name"] += function.get("name") or ""
-                slot["arguments"] += function.get("arguments") or ""
-            if choice.get("finish_reason"):
+                function = _dict(tc.get("function"))
+                slot["name"] += _text(function.get("name"))
+                slot["arguments"] += _text(function.get("arguments"))
+            if isinstance(choice.get("finish_reason"), str):
                 self.finish_reason = choice["finish_reason"]
 
     def completion(self) -> Completion:

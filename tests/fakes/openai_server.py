@@ -38,6 +38,8 @@ class Step:
     status: int = 200
     delay: float = 0.0  # before the answer starts (the prompt's processing)
     chunk_delay: float = 0.0  # between streamed pieces (generation speed)
+    # Streamed as they are among the pieces: shapes an endpoint that is not OpenAI sends.
+    odd_chunks: list[Any] = field(default_factory=list)
 
 
 def say(text: str) -> Step:
@@ -207,6 +209,8 @@ class FakeOpenAI:
                 await asyncio.sleep(step.chunk_delay)
 
         await send({"role": "assistant", "content": ""})
+        for odd in step.odd_chunks:
+            await response.write(f"data: {json.dumps(odd)}\n\n".encode())
         text = step.text or ""
         for start in range(0, len(text), 8):
             await send({"content": text[start : start + 8]})

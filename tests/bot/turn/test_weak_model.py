@@ -337,3 +337,29 @@ async def test_two_captures_that_mend_to_the_same_words_file_one_note(
     async with running_brain(tmp_path, database_url, openai_fake) as brain:
         await brain.engine.handle(message("Tom suggested we try pair programming on Fridays"))
         assert len(notes(brain.settings.vault_dir)) == 1
+
+
+# Chunks an OpenAI-compatible server may send that are not OpenAI's: none is fatal.
+ODD_CHUNKS: list[object] = [
+    5,
+    "text",
+    {"choices": "abc"},
+    {"choices": [None, 1]},
+    {"choices": [{"delta": "text", "finish_reason": 7}]},
+    {"choices": [{"delta": {"content": ["a", "list"], "tool_calls": [None, "x"]}}]},
+    {"choices": [{"delta": {"tool_calls": [{"index": [1], "id": 9, "function": "f"}]}}]},
+    {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": 3}}]}}]},
+    {"usage": "many", "choices": []},
+]
+
+
+async def test_chunks_of_shapes_openai_never_sends_are_passed_over(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    odd = _idea("Plant bot", "a bot that waters plants")
+    odd.odd_chunks = ODD_CHUNKS
+    openai_fake.script = [odd]
+    async with running_brain(tmp_path, database_url, openai_fake) as brain:
+        (reply,) = await brain.engine.handle(message("a bot that waters plants"))
+        assert notes(brain.settings.vault_dir) == ["ideas/plant-bot.md"]
+    assert "ideas/plant-bot.md" in reply.text
