@@ -4,12 +4,26 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from storage.db.chat_tables import APPROVALS, Approval
 from storage.db.connection import autocommit
+
+# Asked of every message, so built once, not again with its cache key for each.
+_ANSWER_REJECTIONS = (
+    update(APPROVALS)
+    .where(
+        APPROVALS.c.conversation_key == bindparam("key"),
+        APPROVALS.c.user_id == bindparam("user"),
+        APPROVALS.c.status == "rejected",
+        APPROVALS.c.outcome == bindparam("asked"),
+        APPROVALS.c.decided_at >= bindparam("since"),
+    )
+    .values(outcome=bindparam("answer"))
+    .returning(*APPROVALS.c)
+)
 
 
 class ApprovalRecords:
@@ -78,23 +92,19 @@ class ApprovalRecords:
         """Settle with `outcome` the rejections of `user_id` in this conversation, decided
         after `since`, whose outcome is still `asked` (a reason was asked for); the
         approvals it settled, newest first. Only one message can answer each."""
-        c = APPROVALS.c
-        stmt = (
-            update(APPROVALS)
-            .where(
-                and_(
-                    c.conversation_key == conversation_key,
-                    c.user_id == user_id,
-                    c.status == "rejected",
-                    c.outcome == asked,
-                    c.decided_at >= since,
-                )
-            )
-            .values(outcome=outcome)
-            .returning(*APPROVALS.c)
-        )
         # Asked of every message: one statement is atomic alone, without BEGIN and COMMIT.
         async with autocommit(self.engine).connect() as conn:
-            rows = (await conn.execute(stmt)).all()
+            rows = (
+                await conn.execute(
+                    _ANSWER_REJECTIONS,
+                    {
+                        "key": conversation_key,
+                        "user": user_id,
+                        "asked": asked,
+                        "since": since,
+                        "answer": outcome,
+                    },
+                )
+            ).all()
         found = [Approval.model_validate(row._mapping) for row in rows]
         return sorted(found, key=lambda a: a.decided_at or a.created_at, reverse=True)
