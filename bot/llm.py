@@ -102,10 +102,10 @@ class _Partial:
     def add(self, chunk: object) -> None:
         if not isinstance(chunk, dict):
             return
-        usage = chunk.get("usage")
-        if isinstance(usage, dict):
-            self.prompt_tokens = usage.get("prompt_tokens") or 0
         # An endpoint's own shapes (not OpenAI's) are passed over, never fatal.
+        tokens = _dict(chunk.get("usage")).get("prompt_tokens")
+        if isinstance(tokens, int):
+            self.prompt_tokens = tokens
         choices = chunk.get("choices")
         for choice in _dicts(choices[:1] if isinstance(choices, list) else ()):
             delta = _dict(choice.get("delta"))
