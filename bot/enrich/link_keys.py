@@ -92,7 +92,8 @@ def normalise(url: str) -> str:
     if not host:
         raise ValueError(f"a link without a host: {url!r}")
     port = parts.port  # raises ValueError for a port that is not a number in range
-    host = host.removeprefix("www.")
+    while host.startswith("www."):  # every one: `www.www.org` is kept as `org` at once
+        host = host.removeprefix("www.")
     netloc = f"[{host}]" if ":" in host else host
     if port is not None and port != _DEFAULT_PORT[scheme]:
         netloc = f"{netloc}:{port}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bot.enrich.link_keys import find_urls, normalise
@@ -121,6 +121,7 @@ def _url(
     _params,
     st.text("abc", max_size=3),
 )
+@example("http", "www.www.org", [], [], "")  # once a key kept a `www.` of its own
 def test_a_key_is_its_own_key_and_ignores_scheme_www_tracking_and_fragment(
     scheme: str, host: str, segments: list[str], params: list[tuple[str, str]], frag: str
 ) -> None:
