@@ -10,7 +10,7 @@ import logging
 import threading
 import warnings
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,29 @@ def autocommit(engine: AsyncEngine) -> AsyncEngine:
     if face is None:
         face = _AUTOCOMMIT[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
     return face
+
+
+# Each engine's work left to finish in the background (see `later`), kept here so that
+# none is collected unfinished.
+_LATER: weakref.WeakKeyDictionary[AsyncEngine, set[asyncio.Task[None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def later(engine: AsyncEngine, work: Coroutine[Any, Any, None]) -> None:
+    """Run `work` (on one of `engine`'s connections) without waiting for it; the
+    database's `close` waits for it (`settled`)."""
+    task = asyncio.ensure_future(work)
+    under_way = _LATER.setdefault(engine, set())
+    under_way.add(task)
+    task.add_done_callback(under_way.discard)
+
+
+async def settled(engine: AsyncEngine) -> None:
+    """Wait for `engine`'s work under way (`later`)."""
+    under_way = _LATER.get(engine)
+    if under_way:
+        await asyncio.gather(*under_way, return_exceptions=True)
 
 
 # For this transaction only: its commit does not wait for the disk (see `write_unsynced`).
@@ -223,6 +246,7 @@ class Database:
     async def close(self) -> None:
         """Close every connection; stop the embedded server if this was its last user."""
         if self._locks is not None:
+            await settled(self._locks)
             await self._locks.dispose()
         await self.engine.dispose()
         if self._server is not None:

@@ -5,6 +5,8 @@ another host sharing the folder sees too (a file lock alone may not be)."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import subprocess
 from pathlib import Path
 
@@ -59,3 +61,42 @@ def _parents(vault: Path) -> list[str]:
         ["git", "-C", str(vault), "log", "--format=%P"], capture_output=True, text=True, check=True
     )
     return out.stdout.splitlines()
+
+
+async def test_a_write_whose_lock_session_is_cut_lands_and_frees_the_vault(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The lock's connection is cut while the note is written (a server restart, a
+    proxy's idle timeout): the note still lands and is indexed, the write does not
+    fail for the release it could not send, and the next writer gets the lock."""
+    root = tmp_path / "vault"
+    async with opened_store(root, database_url, keyword_only=True) as store:
+        keys = {"c": VAULT_WRITE, "v": store.vault_id}
+        holder = text(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            " AND classid = :c AND objid = :v"
+        )
+        # The vault's own file lock, held here, keeps the write waiting inside its
+        # Postgres lock until that lock's session is cut.
+        fd = os.open(root / ".git" / "brainbot.lock", os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            write = asyncio.ensure_future(store.create("ideas", "Kites", "Fly them."))
+            async with connected(database_url) as other, other.engine.connect() as conn:
+                pids: list[int] = []
+                for _ in range(100):
+                    pids = list((await conn.execute(holder, keys)).scalars())
+                    if pids:
+                        break
+                    await asyncio.sleep(0.05)
+                assert len(pids) == 1
+                await conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pids[0]})
+                await conn.commit()
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+        entry = await asyncio.wait_for(write, 10)
+        assert entry.path == "ideas/kites.md" and (root / "ideas" / "kites.md").is_file()
+        boats = await asyncio.wait_for(store.create("ideas", "Boats", "Sail them."), 10)
+        assert boats.path == "ideas/boats.md"
+        assert [h.path for h in (await store.search("kites")).hits] == ["ideas/kites.md"]
