@@ -361,9 +361,9 @@ class Store:
         (exact matches, else, unless `exact`, notes whose title or path contains it)."""
         return await self.index.find(name, limit, exact=exact)
 
-    async def recent(self, limit: int = 10) -> builtins.list[Entry]:
-        """The most recently updated notes of every category."""
-        return await self.index.list_entries(limit=limit)
+    async def recent(self, limit: int = 10) -> builtins.list[tuple[str, str]]:
+        """(path, title) of the most recently updated notes of every category."""
+        return await self.index.recent_titles(limit)
 
     async def search(self, query: str, **filters: Any) -> SearchResults:
         """Hybrid search; `filters` are Index.search's keywords (category, tags, status,

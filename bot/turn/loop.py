@@ -254,7 +254,7 @@ class Agent:
             ctx.store.recent(limit=RECENT_ENTRIES),
         )
         system = SYSTEM_PROMPT.format(categories=", ".join(ctx.settings.categories))
-        listing = "".join(f"\n- {e.title} ({e.path})" for e in recent)
+        listing = "".join(f"\n- {title} ({path})" for path, title in recent)
         context = CONTEXT.format(
             now=ctx.now.astimezone(zone).strftime("%A %Y-%m-%d %H:%M"),
             timezone=zone.key,

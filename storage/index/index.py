@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import date, datetime
+from typing import Any, TypeVar
 
 from sqlalchemy import text
 
@@ -34,6 +35,7 @@ from storage.index.snippets import matched_by
 from storage.index.vector_setup import prepare_vectors, probe
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 CANDIDATES = 30  # each side of a hybrid search ranks at least this many notes
 KEYWORD_ONLY = "keyword search only: no embeddings are configured"
@@ -271,12 +273,7 @@ class Index:
             return list(rows.scalars())
 
     async def count(self) -> int:
-        async with autocommit(self.database.engine).connect() as conn:
-            total = await conn.scalar(
-                text("SELECT count(*) FROM entries WHERE vault_id = :vault"),
-                {"vault": self.vault_id},
-            )
-            return int(total or 0)
+        return await self._lookup(lookups.count_entries, Filters())
 
     # ---- reading -------------------------------------------------------------------
 
@@ -357,6 +354,11 @@ class Index:
             empty = None if found else await lookups.why_empty(conn, self.vault_id, filters)
         return SearchResults(tuple(found), "filter", (), empty)
 
+    async def _lookup(self, read: Callable[..., Awaitable[_T]], *args: Any, **kw: Any) -> _T:
+        """`read(conn, vault_id, *args, **kw)` on an autocommit connection: one statement."""
+        async with autocommit(self.database.engine).connect() as conn:
+            return await read(conn, self.vault_id, *args, **kw)
+
     async def list_entries(
         self,
         *,
@@ -368,48 +370,44 @@ class Index:
     ) -> list[Entry]:
         """Notes newest first (by their `updated` field), optionally filtered."""
         filters = Filters(category, (tag,) if tag else (), status)
-        async with autocommit(self.database.engine).connect() as conn:
-            return await lookups.list_entries(conn, self.vault_id, filters, limit, offset)
+        return await self._lookup(lookups.list_entries, filters, limit, offset)
+
+    async def recent_titles(self, limit: int) -> list[tuple[str, str]]:
+        """(path, title) of the notes updated last, newest first."""
+        return await self._lookup(lookups.recent_titles, limit)
 
     async def count_entries(
         self, *, category: str | None = None, status: str | None = None, tag: str | None = None
     ) -> int:
         """How many notes `list_entries` would give without a limit."""
         filters = Filters(category, (tag,) if tag else (), status)
-        async with autocommit(self.database.engine).connect() as conn:
-            return await lookups.count_entries(conn, self.vault_id, filters)
+        return await self._lookup(lookups.count_entries, filters)
 
     async def find(self, name: str, limit: int = 10, *, exact: bool = False) -> list[Entry]:
         """Notes called `name` (path, title, file name or alias); see `entries_named`."""
-        async with autocommit(self.database.engine).connect() as conn:
-            return await lookups.entries_named(conn, self.vault_id, name, limit, exact=exact)
+        return await self._lookup(lookups.entries_named, name, limit, exact=exact)
 
     async def names_in(self, categories: Sequence[str]) -> list[tuple[str, str, str, list[str]]]:
         """(path, title, category, aliases) of the notes in `categories` (see lookups)."""
-        async with autocommit(self.database.engine).connect() as conn:
-            return await lookups.names_in(conn, self.vault_id, categories)
+        return await self._lookup(lookups.names_in, categories)
 
     async def names_mark(self, categories: Sequence[str]) -> str:
         """Changes when `names_in` would give other names (see lookups)."""
-        async with autocommit(self.database.engine).connect() as conn:
-            return await lookups.names_mark(conn, self.vault_id, categories)
+        return await self._lookup(lookups.names_mark, categories)
 
     async def get(self, path: str) -> Entry | None:
-        async with autocommit(self.database.engine).connect() as conn:
-            return await lookups.entry_at(conn, self.vault_id, path)
+        return await self._lookup(lookups.entry_at, path)
 
     async def field_values(
         self, name: str, containing: str, limit: int = 50
     ) -> list[tuple[str, str, str]]:
         """(path, title, value) of notes whose field `name` contains `containing`."""
-        async with autocommit(self.database.engine).connect() as conn:
-            return await lookups.field_values(conn, self.vault_id, name, containing, limit)
+        return await self._lookup(lookups.field_values, name, containing, limit)
 
     async def related(self, path: str, limit: int = 20) -> list[Neighbour]:
         """The notes closest to the note at `path`, scored so that one threshold can
         judge them (storage.index.related)."""
-        async with autocommit(self.database.engine).connect() as conn:
-            return await neighbours(conn, self.vault_id, path, self._baselines, limit=limit)
+        return await self._lookup(neighbours, path, self._baselines, limit=limit)
 
     async def backlinks(self, path: str, title: str | None = None) -> list[Backlink]:
         """Notes linking to the note at `path` (also by its `title`), newest first."""

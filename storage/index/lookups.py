@@ -55,6 +55,19 @@ async def list_entries(
     return [_entry(r) for r in rows]
 
 
+_RECENT_TITLES = text(
+    "SELECT e.path, e.title FROM entries e WHERE e.vault_id = :vault"
+    " ORDER BY e.updated DESC, e.id DESC LIMIT :limit"
+)
+
+
+async def recent_titles(conn: AsyncConnection, vault_id: int, limit: int) -> list[tuple[str, str]]:
+    """(path, title) of the vault's most recently updated notes, newest first: what
+    `list_entries` gives unfiltered, without the bodies and fields nobody reads."""
+    rows = await conn.execute(_RECENT_TITLES, {"vault": vault_id, "limit": limit})
+    return [(row.path, row.title) for row in rows]
+
+
 async def entry_at(conn: AsyncConnection, vault_id: int, path: str) -> Entry | None:
     row = (
         await conn.execute(

@@ -70,7 +70,8 @@ async def test_list_is_newest_first_with_filters(tmp_path: Path, database_url: s
         third = await store.create("ideas", "Poem", "", {"tags": ["art"]})
         await store.update(first.path, fields={"next_action": "buy seeds"}, author=ANN)
 
-        assert [e.path for e in await store.recent()] == [first.path, third.path, second.path]
+        recent = await store.recent()
+        assert recent == [(first.path, "Garden"), (third.path, "Poem"), (second.path, "Roof")]
         projects = await store.list(category="projects")
         assert [e.path for e in projects] == [first.path, second.path]
         assert projects[0].fields["next_action"] == "buy seeds"
