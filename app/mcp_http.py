@@ -15,16 +15,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from app.mcp_wiring import mcp_calls
 from app.runtime import Runtime
 from bot.events import Deliver, EventHandler
-from bot.mcp_server import build_server
 from storage.db import McpTokens, TokenInfo
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +47,16 @@ UNAUTHORISED = (
 
 class McpHttp:
     """The `/mcp` route: mounted before the server starts, serving once `start` has
-    the runtime (503 until then, and after `stop`)."""
+    the runtime (503 until then, and after `stop`). The MCP SDK is loaded, and its
+    server built, at the first request with a live token: a start that no MCP client
+    talks to does without its half a second of imports."""
 
     def __init__(self) -> None:
         self._manager: StreamableHTTPSessionManager | None = None
         self._tokens: McpTokens | None = None
         self._runtime: Runtime | None = None
+        self._calls: tuple[Deliver, EventHandler | None] | None = None
+        self._building = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
 
@@ -64,14 +68,27 @@ class McpHttp:
     ) -> None:
         """Serve from now on; a capture goes to `handle` (the engine's, through the gate
         that holds events while a restart re-processes what a crash cut short)."""
-        tokens = runtime.records.mcp_tokens
-        server = build_server(mcp_calls(runtime, deliver, handle), _token_of_request)
-        manager = StreamableHTTPSessionManager(server, stateless=True)
-        ready = asyncio.Event()
-        # The manager's task group lives in a task of its own, entered and left there.
-        self._task = asyncio.create_task(self._run(manager, ready))
-        await ready.wait()
-        self._manager, self._tokens, self._runtime = manager, tokens, runtime
+        self._calls = (deliver, handle)
+        self._tokens, self._runtime = runtime.records.mcp_tokens, runtime
+
+    async def _started(self, runtime: Runtime) -> StreamableHTTPSessionManager | None:
+        """The SDK's session manager, built and running (None once stopping)."""
+        async with self._building:
+            if self._manager is None and self._calls is not None:
+                from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+                from app.mcp_wiring import mcp_calls
+                from bot.mcp_server import build_server
+
+                deliver, handle = self._calls
+                server = build_server(mcp_calls(runtime, deliver, handle), _token_of_request)
+                manager = StreamableHTTPSessionManager(server, stateless=True)
+                ready = asyncio.Event()
+                # The manager's task group lives in a task of its own, entered and left there.
+                self._task = asyncio.create_task(self._run(manager, ready))
+                await ready.wait()
+                self._manager = manager
+            return self._manager
 
     async def _run(self, manager: StreamableHTTPSessionManager, ready: asyncio.Event) -> None:
         async with manager.run():
@@ -79,15 +96,16 @@ class McpHttp:
             await self._stopping.wait()
 
     async def stop(self) -> None:
-        self._manager = None
+        self._manager = self._calls = None
         self._stopping.set()
-        if self._task is not None:
-            await self._task
-            self._task = None
+        async with self._building:  # a build under way ends first
+            if self._task is not None:
+                await self._task
+                self._task = None
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:
-        manager, tokens, runtime = self._manager, self._tokens, self._runtime
-        if manager is None or tokens is None or runtime is None:
+        tokens, runtime = self._tokens, self._runtime
+        if self._calls is None or tokens is None or runtime is None:
             return web.json_response({"error": "brainbot is not ready"}, status=503)
         info = await tokens.bearer(request.headers.get("Authorization", ""), runtime.engine.clock())
         if info is None:
@@ -96,6 +114,9 @@ class McpHttp:
                 status=401,
                 headers={"WWW-Authenticate": 'Bearer realm="brainbot", error="invalid_token"'},
             )
+        manager = await self._started(runtime)
+        if manager is None:
+            return web.json_response({"error": "brainbot is not ready"}, status=503)
         return await serve_asgi(manager.handle_request, request, {SCOPE_KEY: info})
 
 

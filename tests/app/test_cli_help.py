@@ -143,6 +143,21 @@ def test_chat_imports_none_of_the_server_it_does_not_start() -> None:
     assert done.stderr.split() == []
 
 
+def test_run_loads_the_mcp_sdk_only_for_a_client() -> None:
+    # Before: `brainbot run` imported the MCP SDK and built its server at every start
+    # (0.7 s of CPU), though most starts never see an MCP client; now the first request
+    # with a live token loads it (tests/bot/mcp/test_mcp_http.py serves through it).
+    probe = (
+        "import sys, app.commands.run\n"
+        "print(*sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'starlette'}),"
+        " file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stderr.split() == []
+
+
 def _in_a_brain(
     tmp_path: Path, database_url: str, probe: str, stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:
