@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.runtime import Runtime
 from bench.digest import write_vault
 from bot.events import Conversation, Deliver, InboundMessage, Sender
+from storage.db.connection import autocommit
 from tests.fakes.brain import make_settings
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.scripts import capture_everything
@@ -74,6 +75,15 @@ class RoundTrips:
             for name in ("begin", "commit", "rollback"):
                 event.listen(engine.sync_engine, name, self._transaction)
 
+    @classmethod
+    def of(cls, database: Any) -> RoundTrips:
+        """Every trip of a database: its engine, the engine's autocommit face where that
+        has a pool of its own (an older face shares the engine's, and its events), and
+        the locks' engine."""
+        face = autocommit(database.engine)
+        own = face.sync_engine.pool is not database.engine.sync_engine.pool
+        return cls(database.engine, *([face] if own else []), database.locks)
+
     def _statement(self, *args: Any) -> None:
         self.count += 1
 
@@ -85,7 +95,7 @@ class RoundTrips:
 async def sequential(runtime: Runtime, runs: int) -> tuple[list[float], list[int]]:
     """(milliseconds, round trips) of each captured message, one after the other."""
     database = runtime.database
-    trips = RoundTrips(database.engine, database.locks)
+    trips = RoundTrips.of(database)
     timings, counts = [], []
     for number in range(WARMUP + runs):
         before = trips.count

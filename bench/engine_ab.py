@@ -84,7 +84,11 @@ async def _serve(stdout: IO[str]) -> None:
             try:
                 found = await asyncio.to_thread(lambda: list(Path(tmp).rglob("postmaster.pid")))
                 pid_file = found[0] if found else Path(tmp) / "none"
-                trips = RoundTrips(runtime.database.engine, runtime.database.locks)
+                trips = (
+                    RoundTrips.of(runtime.database)
+                    if hasattr(RoundTrips, "of")  # an older checkout's counts its two engines
+                    else RoundTrips(runtime.database.engine, runtime.database.locks)
+                )
                 number = 0
 
                 async def capture() -> None:

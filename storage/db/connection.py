@@ -39,18 +39,43 @@ def async_url(url: str) -> str:
     return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
-# Each engine's autocommit face, made once: making it copies the engine's options and
-# events (about 40 us), and a capture asks for it half a dozen times.
+# Each engine's autocommit face: an engine of its own on the same server, whose
+# connections stay in autocommit. A face made with `execution_options` shares the
+# pool but switches each connection to autocommit and back at every checkout (about
+# 100 us of CPU each time; a capture makes ten such checkouts).
 _AUTOCOMMIT: weakref.WeakKeyDictionary[AsyncEngine, AsyncEngine] = weakref.WeakKeyDictionary()
+_OWN_FACE: weakref.WeakSet[AsyncEngine] = weakref.WeakSet()  # made in autocommit already
+POOL_SIZE, OVERFLOW = 5, 10  # connections kept, and opened beyond them at busy times
+
+
+def autocommit_engine(url: Any, *, pool_size: int, max_overflow: int) -> AsyncEngine:
+    """An engine whose connections are all in autocommit (its own face)."""
+    engine = create_async_engine(
+        url, isolation_level="AUTOCOMMIT", pool_size=pool_size, max_overflow=max_overflow
+    )
+    _OWN_FACE.add(engine)
+    return engine
 
 
 def autocommit(engine: AsyncEngine) -> AsyncEngine:
-    """The same pool, each statement its own transaction: a write or a read that is one
-    statement costs one round trip (psycopg sends no BEGIN and no COMMIT)."""
+    """Each statement its own transaction: a write or a read that is one statement
+    costs one round trip (psycopg sends no BEGIN and no COMMIT). The face is made at
+    the first call and closed with `close_autocommit`."""
+    if engine in _OWN_FACE:
+        return engine
     face = _AUTOCOMMIT.get(engine)
     if face is None:
-        face = _AUTOCOMMIT[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
+        face = _AUTOCOMMIT[engine] = create_async_engine(
+            engine.url, isolation_level="AUTOCOMMIT", pool_size=POOL_SIZE, max_overflow=OVERFLOW
+        )
     return face
+
+
+async def close_autocommit(engine: AsyncEngine) -> None:
+    """Close the connections of `engine`'s autocommit face, if it has one."""
+    face = _AUTOCOMMIT.pop(engine, None)
+    if face is not None:
+        await face.dispose()
 
 
 # Each engine's work left to finish in the background (see `later`), kept here so that
@@ -177,7 +202,7 @@ class Database:
         """Connections that only hold session advisory locks (storage.db.vault_lock), kept
         apart so lock holders never take the connections their own work needs."""
         if self._locks is None:
-            self._locks = create_async_engine(self.engine.url, pool_size=2, max_overflow=48)
+            self._locks = autocommit_engine(self.engine.url, pool_size=2, max_overflow=48)
         return self._locks
 
     @classmethod
@@ -190,7 +215,7 @@ class Database:
             cpu_lacks = missing_features()
             server, embedded_url = await asyncio.to_thread(_start_embedded, data_dir / "pg")
             url = str(embedded_url)
-        engine = create_async_engine(async_url(url), pool_size=5, max_overflow=10)
+        engine = create_async_engine(async_url(url), pool_size=POOL_SIZE, max_overflow=OVERFLOW)
         database = cls(engine, server=server, cpu_lacks=cpu_lacks)
         try:
             await database._check(url)
@@ -248,6 +273,7 @@ class Database:
         if self._locks is not None:
             await settled(self._locks)
             await self._locks.dispose()
+        await close_autocommit(self.engine)
         await self.engine.dispose()
         if self._server is not None:
             server, self._server = self._server, None
