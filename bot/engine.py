@@ -2,7 +2,8 @@
 
 1. arrive, in one trip to storage: may the sender use the bot (unknown users get one
    polite refusal, nothing is stored), record the event once per platform + event id
-   (a retry is ignored), and who they are with their own vault
+   (a retry is ignored), who they are with their own vault, and whether it may answer
+   a "Tell me why" (a rejection waiting for its reason)
 2. route: a button to its handler; a door's typed capture (or files alone) to the one
    capture path (bot.capture, where `/capture` goes too); a message to a command, a
    correction, the model's turn (bot.turn) or, without a model, the keyword
@@ -166,6 +167,7 @@ class Engine:
                 StoredFile(a.kind, a.file_name, a.mime_type, a.data)
                 for a in (event.attachments if isinstance(event, InboundMessage) else ())
             ],
+            awaited=self.approvals.awaited(event.conversation.key, self.clock()),
         )
         if not arrival.admitted:
             claimed = await self._claim(event)
@@ -184,16 +186,10 @@ class Engine:
             kind, text = CAPTURE_KIND, json.dumps(asdict(event.capture), ensure_ascii=False)
         else:
             kind, text = "message", event.text
+        where = event.conversation  # NewEvent's fields, in their order:
         return NewEvent(
-            platform=event.conversation.platform,
-            event_id=event.event_id,
-            kind=kind,
-            user_key=event.sender.key,
-            chat_id=event.conversation.chat_id,
-            thread_id=event.conversation.thread_id,
-            text=text,
-            received_at=event.received_at,
-            owner=self.owner,
+            *(where.platform, event.event_id, kind, event.sender.key, where.chat_id),
+            *(where.thread_id, text, event.received_at, self.owner),
         )
 
     async def process(self, event: Event, arrival: Arrival | None = None) -> list[Reply]:
@@ -209,7 +205,7 @@ class Engine:
             if isinstance(event, ButtonPress):
                 replies = await self.buttons.press(ctx, event.action, event.value)
             else:
-                replies = await self._message(ctx, event)
+                replies = await self._message(ctx, event, arrival is None or arrival.awaited)
         except asyncio.CancelledError:
             raise  # cut short by shutdown: left received for resume_unfinished
         except Exception:
@@ -314,7 +310,7 @@ class Engine:
         """The store of the vault the event's notes go to (see `context`)."""
         return (await self.context(event, self.clock())).store
 
-    async def _message(self, ctx: ToolContext, event: InboundMessage) -> list[Reply]:
+    async def _message(self, ctx: ToolContext, event: InboundMessage, awaited: bool) -> list[Reply]:
         request = event.capture
         text = (request.words if request is not None else event.text).strip()
         # A capture's limit counts its words only (bot.capture); a chat line's, all of it.
@@ -335,7 +331,7 @@ class Engine:
         if request is not None:
             replies, kept = await self._capture(ctx, replace(request, words=text), notices)
         else:
-            replies, kept = await self._turn(ctx, event.sender, text, notices), True
+            replies, kept = await self._turn(ctx, event.sender, text, notices, awaited), True
         # Files no note took (a question, a command) are kept; a refused capture keeps none.
         keeps = kept and ctx.files is not None  # a message without files has none to keep
         return await self.arrivals.keep_rest(ctx, replies) if keeps else replies
@@ -355,12 +351,13 @@ class Engine:
         return replies, not captured.refused
 
     async def _turn(
-        self, ctx: ToolContext, sender: Sender, text: str, notices: list[str]
+        self, ctx: ToolContext, sender: Sender, text: str, notices: list[str], awaited: bool
     ) -> list[Reply]:
-        """What the message's words ask: a command, a correction, the model's turn."""
+        """What the words ask: a "Tell me why" answered (if `awaited`), a command, a
+        correction, the model's turn."""
         if not text:
             return [Reply("Send me a thought, a question, or /help.")]
-        reason = await self.approvals.after_reject(ctx, text)
+        reason = await self.approvals.after_reject(ctx, text, awaited=awaited)
         if reason is not None:  # "Tell me why", answered: not a thought to file
             return reason
         text = as_command(text)  # "log: ..." is /log: a line in today's daily note

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from bot import metrics
 from bot.buttons.dispatch import ButtonHandler
 from bot.events import Reply
 from bot.tools import ToolContext, ToolError, ToolRunner
 from storage import StaleEdit, StorageError
-from storage.db import Approval, HistoryItem
+from storage.db import Approval, Awaited, HistoryItem
 
 log = logging.getLogger(__name__)
 
@@ -160,11 +160,21 @@ class Approvals(ButtonHandler):
             )
         ]
 
-    async def after_reject(self, ctx: ToolContext, text: str) -> list[Reply] | None:
+    @staticmethod
+    def awaited(conversation_key: str, now: datetime) -> Awaited:
+        """What tells whether a message in `conversation_key` may answer "Tell me why"
+        (the engine asks it as the message arrives: storage.db.EventRecords.arrive)."""
+        return Awaited(conversation_key, REASON_ASKED, now - REASON_WAIT)
+
+    async def after_reject(
+        self, ctx: ToolContext, text: str, *, awaited: bool = True
+    ) -> list[Reply] | None:
         """The message right after a Reject in this chat (within REASON_WAIT) answers
         "Tell me why": plain text becomes the rejection's reason, is acknowledged and is
         not filed; a command ends the question and runs. None: the message goes on its
-        usual way."""
+        usual way (at once when no rejection waits for a reason: `awaited` False)."""
+        if not awaited:
+            return None
         command = text.startswith("/")
         words = " ".join(text.split())
         outcome = f"{REASON_ASKED} (no reason given)" if command else f"{REASON_ASKED}: {words}"

@@ -22,7 +22,7 @@ from storage.db.digest_messages import DigestMessage, DigestMessages, new_messag
 from storage.db.email_codes import EMAIL, EmailCodes, PendingAddress, normal_address
 from storage.db.embedded_pg import server_crashes
 from storage.db.enrichments import Enrichment, Enrichments
-from storage.db.events import Arrival, NewEvent, StoredFile
+from storage.db.events import Arrival, Awaited, NewEvent, StoredFile
 from storage.db.liveness import ProcessLiveness
 from storage.db.mcp_tokens import McpTokens, TokenInfo
 from storage.db.people import Person
@@ -43,6 +43,7 @@ __all__ = [
     "Admission",
     "Approval",
     "Arrival",
+    "Awaited",
     "ButtonAction",
     "Database",
     "DigestKey",

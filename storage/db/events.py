@@ -63,6 +63,20 @@ class Arrival:
     first: bool
     person: Person | None
     vault: VaultInfo | None
+    # Whether a rejection in this conversation waits for its reason (see `Awaited`);
+    # True when the arrival was not asked, so that the caller looks.
+    awaited: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Awaited:
+    """What the engine asks `arrive` to look at on the way: whether the sender's
+    rejection in `conversation_key`, decided since `since`, still has the outcome
+    `asked` (the "Tell me why" the next message answers)."""
+
+    conversation_key: str
+    asked: str
+    since: datetime
 
 
 # Admission, the record (only for an admitted sender) and the person with their own
@@ -84,7 +98,13 @@ _ARRIVE = text(
     SELECT allowed.ok AS admitted, EXISTS (SELECT 1 FROM recorded) AS first,
            u.id, u.name, u.timezone, u.digest_enabled, u.digest_time, u.weekly_day,
            u.created_at,
-           v.id AS vault_id, v.name AS vault_name, v.kind AS vault_kind
+           v.id AS vault_id, v.name AS vault_name, v.kind AS vault_kind,
+           EXISTS (
+               SELECT 1 FROM approvals a
+               WHERE a.conversation_key = CAST(:awaited_key AS text) AND a.user_id = u.id
+                 AND a.status = 'rejected' AND a.outcome = CAST(:awaited_asked AS text)
+                 AND a.decided_at >= CAST(:awaited_since AS timestamptz)
+           ) AS awaited
     FROM allowed
     LEFT JOIN identities i
         ON allowed.ok AND i.platform = :platform AND i.platform_user_id = :user_id
@@ -101,15 +121,25 @@ class EventRecords:
         self.engine = engine
 
     async def arrive(
-        self, event: NewEvent, *, by_setting: bool, files: Sequence[StoredFile] = ()
+        self,
+        event: NewEvent,
+        *,
+        by_setting: bool,
+        files: Sequence[StoredFile] = (),
+        awaited: Awaited | None = None,
     ) -> Arrival:
         """Record `event` if its sender may use the bot (`by_setting`: the allow-list
-        names them; else a claim or a link admitted them) and say who they are. Files
-        are recorded with the event, in the same transaction."""
+        names them; else a claim or a link admitted them) and say who they are, and
+        whether a rejection waits for its reason (`awaited`: what to look for; without
+        it, nothing is looked at and `Arrival.awaited` is True). Files are recorded
+        with the event, in the same transaction."""
         params = {
             **{name: getattr(event, name) for name in NewEvent.__dataclass_fields__},
             "user_id": event.user_id,
             "by_setting": by_setting,
+            "awaited_key": None if awaited is None else awaited.conversation_key,
+            "awaited_asked": None if awaited is None else awaited.asked,
+            "awaited_since": None if awaited is None else awaited.since,
         }
         if not files:
             async with autocommit(self.engine).connect() as conn:
@@ -126,7 +156,8 @@ class EventRecords:
             if m["vault_id"] is None
             else VaultInfo(m["vault_id"], m["vault_name"], m["vault_kind"], m["id"])
         )
-        return Arrival(bool(m["admitted"]), bool(m["first"]), person, vault)
+        looked = awaited is None or bool(m["awaited"])
+        return Arrival(bool(m["admitted"]), bool(m["first"]), person, vault, looked)
 
     async def files(self, platform: str, event_id: str) -> list[StoredFile]:
         c = FILES.c

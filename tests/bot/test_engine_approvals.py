@@ -7,17 +7,23 @@ from pathlib import Path
 import frontmatter
 from sqlalchemy import text
 
-from bot.events import Reply
+from bot.events import Conversation, Reply
 from storage.entry import Author
 from tests.bot.helpers import git_log, message, notes, press
 from tests.fakes.brain import Clock, running_brain
-from tests.fakes.openai_server import FakeOpenAI, call, say
+from tests.fakes.openai_server import FakeOpenAI, Step, call, say
 from tests.fakes.scripts import UPDATE
 
 
 async def _with_tea(brain: object) -> None:
     await brain.store.create(  # type: ignore[attr-defined]
         "ideas", "Tea", "Try more kinds of tea.", {}, author=Author("Ada", "ada@example.org")
+    )
+
+
+def _capture(title: str, body: str) -> Step:
+    return call(
+        "capture", category="ideas", title=title, body=body, confidence=0.9, tags=[], fields=[]
     )
 
 
@@ -68,6 +74,35 @@ async def test_reject_changes_nothing_and_the_reason_is_kept_not_filed(
     texts = [m.get("content") or "" for m in openai_fake.chat_requests()[-1]["messages"]]
     assert any("rejected" in t and "Update ideas/tea.md" in t for t in texts)
     assert "because it was not that great" in texts
+
+
+async def test_a_reason_is_taken_only_in_the_chat_of_the_reject_and_within_ten_minutes(
+    tmp_path: Path, database_url: str, openai_fake: FakeOpenAI
+) -> None:
+    """Whether a message may answer "Tell me why" is looked at as it arrives: another
+    chat's message, and one sent after ten minutes, go their usual way and are filed."""
+    clock = Clock()
+    openai_fake.script = [UPDATE, _capture("Green tea", "Try green tea")]
+    openai_fake.script.append(_capture("Buy a teapot", "Buy a teapot"))
+    async with running_brain(tmp_path, database_url, openai_fake, clock=clock) as brain:
+        await _with_tea(brain)
+        card = _card(await brain.engine.handle(message("I tried oolong")))
+        (rejected,) = await brain.engine.handle(press(card, "Reject"))
+        assert rejected.text.startswith("Rejected")
+        elsewhere = Conversation("test", "chat-2")
+        (filed,) = await brain.engine.handle(message("Try green tea", chat=elsewhere))
+        assert filed.text.startswith("Saved to ideas/green-tea.md")
+        clock.advance(minutes=11)
+        (late,) = await brain.engine.handle(message("Buy a teapot"))
+        assert late.text.startswith("Saved to ideas/buy-a-teapot.md")
+        async with brain.database.engine.connect() as conn:
+            outcomes = (await conn.execute(text("SELECT outcome FROM approvals"))).scalars()
+            assert list(outcomes) == ["rejected by the user"]  # its reason never came
+    assert notes(brain.settings.vault_dir) == [
+        "ideas/buy-a-teapot.md",
+        "ideas/green-tea.md",
+        "ideas/tea.md",
+    ]
 
 
 async def test_an_expired_approval_changes_nothing(
