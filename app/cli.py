@@ -6,10 +6,12 @@ you can open in Obsidian."""
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,12 +41,28 @@ class Handler:
     settings_first: bool = False
 
     def __call__(self, args: argparse.Namespace) -> int:
-        if self.settings_first:
-            from app.settings_check import load_settings
+        with collecting_later():
+            if self.settings_first:
+                from app.settings_check import load_settings
 
-            args.settings = load_settings()
-        run = getattr(importlib.import_module(self.module), self.function)
+                args.settings = load_settings()
+            run = getattr(importlib.import_module(self.module), self.function)
         return int(run(args))
+
+
+@contextmanager
+def collecting_later() -> Iterator[None]:
+    """Python's cyclic garbage collector paused inside: a command's imports (a thousand
+    modules, `run`'s) make objects that all live as long as the process, and the
+    collections they set off found nothing to free while costing a start about a
+    tenth of its CPU (0.2 s of 1.4 s here)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class _Version(argparse.Action):
@@ -292,10 +310,10 @@ def _token_arguments(token: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    # Imported once a command runs: what every command may stop on.
-    from app.brain_data import NoBrainData
-    from app.settings_check import EXIT_CONFIG, SettingsInvalid
-    from storage import StorageError
+    with collecting_later():  # imported once a command runs: what every command may stop on
+        from app.brain_data import NoBrainData
+        from app.settings_check import EXIT_CONFIG, SettingsInvalid
+        from storage import StorageError
 
     try:
         code: int = args.func(args)
