@@ -18,8 +18,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import yaml
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from bot.custom_tools.headers import SECRET_LOOKING, header_problem, secret_values
 
@@ -255,6 +253,10 @@ def _schema_problem(parameters: Any) -> str | None:
         return "`parameters` must be a JSON schema with `type: object`"
     if not isinstance(parameters.get("properties", {}), dict):
         return "`parameters.properties` must be a mapping"
+    # Loaded here, for a vault that declares tools: 50 ms of every start otherwise.
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(parameters)
     except SchemaError as exc:

@@ -9,14 +9,16 @@ import hashlib
 import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaViolation
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from bot.custom_tools.declarations import TOOLS_FILE, HttpTool
 from bot.tools import Proposal, ToolContext, ToolError, ToolResult, ToolSpec
+
+if TYPE_CHECKING:  # loaded when a vault declares tools (`arguments_model`)
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 MAX_ERRORS = 5
 STRICT_KEYWORDS = frozenset(
@@ -41,12 +43,14 @@ class SchemaArguments(BaseModel):
         return data
 
 
-def _describe(error: SchemaViolation) -> str:
+def _describe(error: ValidationError) -> str:
     where = ".".join(str(p) for p in error.absolute_path)
     return f"{where}: {error.message}" if where else error.message
 
 
 def arguments_model(tool: HttpTool) -> type[SchemaArguments]:
+    from jsonschema import Draft202012Validator
+
     return type(
         f"{tool.name}_arguments",
         (SchemaArguments,),

@@ -143,14 +143,15 @@ def test_chat_imports_none_of_the_server_it_does_not_start() -> None:
     assert done.stderr.split() == []
 
 
-def test_run_loads_the_mcp_sdk_only_for_a_client() -> None:
+def test_run_loads_the_mcp_sdk_and_jsonschema_only_when_they_are_used() -> None:
     # Before: `brainbot run` imported the MCP SDK and built its server at every start
     # (0.7 s of CPU), though most starts never see an MCP client; now the first request
     # with a live token loads it (tests/bot/mcp/test_mcp_http.py serves through it).
+    # jsonschema (50 ms) checks the tools a vault declares (tests/bot/custom_tools).
     probe = (
         "import sys, app.commands.run\n"
-        "print(*sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'starlette'}),"
-        " file=sys.stderr)\n"
+        "print(*sorted({m.split('.')[0] for m in sys.modules}"
+        " & {'mcp', 'starlette', 'jsonschema'}), file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
