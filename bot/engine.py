@@ -45,7 +45,7 @@ from bot.people import Access, People, RateLimit
 from bot.tools import ToolContext, ToolRunner
 from bot.turn import Agent, Turn, Verdict
 from storage import Store, VaultInfo, Vaults
-from storage.db import Arrival, NewEvent, Records, StoredFile
+from storage.db import Arrival, NewEvent, Records, StoredFile, history_rows
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class Engine:
         now = self.clock()
         ctx: ToolContext | None = None
         try:
-            ctx = await self.context(event, now, arrival)
+            ctx = replace(await self.context(event, now, arrival), history_later=[])
             if isinstance(event, ButtonPress):
                 replies = await self.buttons.press(ctx, event.action, event.value)
             else:
@@ -210,18 +210,23 @@ class Engine:
             raise  # cut short by shutdown: left received for resume_unfinished
         except Exception:
             log.exception("event %s failed", event.event_id)
-            marked = await self._finish(event, "failed")
+            marked = await self._finish(event, "failed", ctx)
             return [Reply(await self._failed(ctx, event, queued=not marked))]
-        await self._finish(event, "done")
+        await self._finish(event, "done", ctx)
+        if self.agent is not None:
+            self.agent.after_reply(ctx)  # the turn is in the history now
         return replies
 
-    async def _finish(self, event: Event, status: str) -> bool:
-        """Mark the event finished; False if the database could not be reached. Then it
-        stays recorded as received, and the next start looks at it again
-        (app.recovery: done if the vault has its commit, else processed then)."""
+    async def _finish(self, event: Event, status: str, ctx: ToolContext | None) -> bool:
+        """Mark the event finished, with its turn's history; False if the database could
+        not be reached. Then it stays recorded as received, and the next start looks at
+        it again (app.recovery: done if the vault has its commit, else processed then)."""
+        rows = []
+        if ctx is not None and ctx.history_later:
+            rows = history_rows(ctx.conversation.key, ctx.person.id, ctx.history_later, ctx.now)
         try:
             await self.records.events.finish(
-                event.conversation.platform, event.event_id, status, self.clock()
+                event.conversation.platform, event.event_id, status, self.clock(), rows
             )
         except Exception:
             log.exception("event %s could not be marked %s", event.event_id, status)
@@ -412,6 +417,4 @@ class Engine:
             log.warning("LLM unavailable, saving to inbox: %s", exc)
             self.last_turn = None
             return await self.verdict.unreachable(ctx, text, intent.kind)
-        replies = await self.verdict.judge(ctx, self.last_turn, text, intent.kind)
-        self.agent.after_reply(ctx)  # the turn is in the history now
-        return replies
+        return await self.verdict.judge(ctx, self.last_turn, text, intent.kind)

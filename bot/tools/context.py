@@ -13,7 +13,7 @@ from bot.config import Settings
 from bot.events import Attachment, Button, CaptureRequest, Conversation
 from bot.people import People
 from storage import Author, Entry, Store, VaultInfo, Vaults
-from storage.db import Person, Records
+from storage.db import HistoryItem, Person, Records
 from storage.text.dates import When, find_when, local_zone
 
 
@@ -97,6 +97,9 @@ class ToolContext:
     whens: dict[tuple[str, datetime, str | None], When] = field(
         default_factory=dict, repr=False, compare=False
     )
+    # The turn's history when the engine keeps it with the event's finish (one statement,
+    # one commit: storage.db.EventRecords.finish); None: written at once.
+    history_later: list[HistoryItem] | None = None
     # The tools a vault declares itself (bot.custom_tools), by vault id and name: its
     # file is looked at once per event (the turn, its mending and each call ask). The
     # values are bot.tools.registry's ToolSpec, which is declared on top of this module.

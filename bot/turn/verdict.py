@@ -330,6 +330,9 @@ class Verdict:
 
     @staticmethod
     async def _remember(ctx: ToolContext, turn: Turn) -> None:
+        if ctx.history_later is not None:  # kept with the event's finish
+            ctx.history_later.extend(turn.history)
+            return
         await ctx.records.conversations.add(
             ctx.conversation.key, ctx.person.id, turn.history, ctx.now
         )

@@ -17,7 +17,7 @@ from storage.db.chat_tables import (
     ToolCallLog,
 )
 from storage.db.connection import Database
-from storage.db.conversations import HistoryItem, Summary
+from storage.db.conversations import HistoryItem, Summary, history_rows
 from storage.db.digest_messages import DigestMessage, DigestMessages, new_message_id
 from storage.db.email_codes import EMAIL, EmailCodes, PendingAddress, normal_address
 from storage.db.embedded_pg import server_crashes
@@ -73,6 +73,7 @@ __all__ = [
     "ToolCallLog",
     "UpgradeFailed",
     "Upgraded",
+    "history_rows",
     "new_message_id",
     "normal_address",
     "normal_code",

@@ -25,6 +25,24 @@ class HistoryItem:
     id: int | None = None  # its row, once stored
 
 
+def history_rows(
+    conversation_key: str, user_id: int | None, items: Sequence[HistoryItem], now: datetime
+) -> list[dict[str, Any]]:
+    """The `messages` rows of `items`, in their order."""
+    return [
+        {
+            "conversation_key": conversation_key,
+            "user_id": user_id,
+            "role": item.role,
+            "content": item.content,
+            "tool_calls": item.tool_calls,
+            "tool_call_id": item.tool_call_id,
+            "created_at": now,
+        }
+        for item in items
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class Summary:
     """A person's older turns of one conversation, summarised: those up to the message
@@ -79,18 +97,7 @@ class ConversationRecords:
     ) -> None:
         if not items:
             return
-        rows = [
-            {
-                "conversation_key": conversation_key,
-                "user_id": user_id,
-                "role": item.role,
-                "content": item.content,
-                "tool_calls": item.tool_calls,
-                "tool_call_id": item.tool_call_id,
-                "created_at": now,
-            }
-            for item in items
-        ]
+        rows = history_rows(conversation_key, user_id, items, now)
         # Without waiting for the disk: the event's finish flushes them before its reply
         # goes out (storage.db.connection.write_unsynced).
         await write_unsynced(self.engine, insert(MESSAGES).inline(), rows)

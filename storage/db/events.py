@@ -7,9 +7,11 @@ record the event (only then), and who they are and which vault is theirs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import and_, select, text, update
 from sqlalchemy.dialects.postgresql import insert
@@ -170,13 +172,21 @@ class EventRecords:
             rows = (await conn.execute(stmt)).all()
         return [StoredFile(*row) for row in rows]
 
-    async def finish(self, platform: str, event_id: str, status: str, at: datetime) -> None:
-        """Mark the event handled; its files are in the vault by now, so drop their copy
-        (one statement)."""
+    async def finish(
+        self,
+        platform: str,
+        event_id: str,
+        status: str,
+        at: datetime,
+        history: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        """Mark the event handled; its files are in the vault by now, so drop their copy;
+        and keep its turn's `history` (storage.db.conversations.history_rows). One
+        statement: a restart finds the event finished with its history, or neither."""
+        params = {"platform": platform, "event_id": event_id, "status": status, "at": at}
+        params["history"] = json.dumps(list(history), default=_iso, ensure_ascii=False)
         async with autocommit(self.engine).connect() as conn:
-            await conn.execute(
-                _FINISH, {"platform": platform, "event_id": event_id, "status": status, "at": at}
-            )
+            await conn.execute(_FINISH, params)
 
     async def unfinished(self) -> list[InboundEvent]:
         """Events recorded but never finished (the process died while handling them)."""
@@ -205,15 +215,31 @@ class EventRecords:
             return (await conn.execute(stmt)).first() is not None
 
 
+# The event marked finished, its files' copy dropped and its turn's history kept (rows
+# as one JSON array, in their order), in one statement and so in one commit.
 _FINISH = text(
     """
     WITH dropped AS (
         DELETE FROM inbound_files WHERE platform = :platform AND event_id = :event_id
+    ), kept AS (
+        INSERT INTO messages (conversation_key, user_id, role, content, tool_calls,
+                              tool_call_id, created_at)
+        SELECT m ->> 'conversation_key', CAST(m ->> 'user_id' AS integer), m ->> 'role',
+               m ->> 'content', NULLIF(m -> 'tool_calls', 'null'::jsonb),
+               m ->> 'tool_call_id', CAST(m ->> 'created_at' AS timestamptz)
+        FROM jsonb_array_elements(CAST(:history AS jsonb)) WITH ORDINALITY AS h(m, n)
+        ORDER BY n
     )
     UPDATE inbound_events SET status = :status, processed_at = :at
     WHERE platform = :platform AND event_id = :event_id
     """
 )
+
+
+def _iso(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _file_rows(event: NewEvent, files: Sequence[StoredFile]) -> list[dict[str, object]]:

@@ -11,10 +11,11 @@ import psycopg
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from storage.db.connection import async_url, write_unsynced
-from storage.db.conversations import ConversationRecords, HistoryItem
+from storage.db.connection import async_url, autocommit_engine, write_unsynced
+from storage.db.conversations import ConversationRecords, HistoryItem, history_rows
+from storage.db.events import EventRecords, NewEvent
 from storage.db.tool_log import ToolCallRecords
 
 NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
@@ -22,8 +23,9 @@ NOW = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)
 
 @pytest.fixture
 async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    """One pooled connection, so each test sees what a write leaves on it."""
-    engine = create_async_engine(async_url(database_url), pool_size=1, max_overflow=0)
+    """One pooled connection, in autocommit as the writes' own (storage.db.connection's
+    autocommit face is this engine itself), so each test sees what a write leaves on it."""
+    engine = autocommit_engine(async_url(database_url), pool_size=1, max_overflow=0)
     yield engine
     await engine.dispose()
 
@@ -100,3 +102,30 @@ async def test_a_refused_write_leaves_no_row_and_the_connection_usable(
     assert await log.calls() == []
     await log.add([_call("capture")])
     assert [c.tool for c in await log.calls()] == ["capture"]
+
+
+async def test_an_events_finish_keeps_its_turns_history_in_order_in_the_same_statement(
+    engine: AsyncEngine,
+) -> None:
+    """The engine keeps a turn's history with the event's finish (one statement, one
+    commit): every row in the turn's order, a tool call's JSON and a missing one kept."""
+    events = EventRecords(engine)
+    new = NewEvent("chat", "e1", "message", "chat:u1", "1", None, "tea?", NOW)
+    assert (await events.arrive(new, by_setting=True)).first
+    calls = [{"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}]
+    turn = [
+        HistoryItem("user", "what about tea? ünïcode", None, None),
+        HistoryItem("assistant", "", calls, None),
+        HistoryItem("tool", '{"hits": []}', None, "c1"),
+        HistoryItem("assistant", "Nothing on tea yet.", None, None),
+    ]
+    await events.finish("chat", "e1", "done", NOW, history_rows("chat:1:", None, turn, NOW))
+
+    assert await events.unfinished() == []
+    _, items = await ConversationRecords(engine).history("chat:1:", 0, limit=10)
+    assert [(i.role, i.content, i.tool_calls, i.tool_call_id) for i in items] == [
+        (t.role, t.content, t.tool_calls, t.tool_call_id) for t in turn
+    ]
+    async with engine.connect() as conn:
+        stamps = (await conn.execute(text("SELECT created_at FROM messages"))).scalars().all()
+    assert stamps == [NOW] * 4
