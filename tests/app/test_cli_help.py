@@ -132,15 +132,8 @@ def test_run_and_chat_load_the_model_s_client_only_with_a_model() -> None:
 def test_chat_imports_none_of_the_server_it_does_not_start() -> None:
     # Before: `brainbot chat` shared `run`'s module, and with it the HTTP server, MCP
     # over HTTP, email in and the watcher (a third of a second of CPU per chat).
-    probe = (
-        "import sys, app.commands.chat\n"
-        "print(*[m for m in ('app.serve', 'app.mcp_http', 'app.mail', 'app.watch')"
-        " if m in sys.modules], file=sys.stderr)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert done.stderr.split() == []
+    server = ["app.serve", "app.mcp_http", "app.mail", "app.watch"]
+    assert _loaded_by("app.commands.chat", server) == []
 
 
 def test_run_loads_the_mcp_sdk_and_jsonschema_only_when_they_are_used() -> None:
@@ -148,15 +141,21 @@ def test_run_loads_the_mcp_sdk_and_jsonschema_only_when_they_are_used() -> None:
     # (0.7 s of CPU), though most starts never see an MCP client; now the first request
     # with a live token loads it (tests/bot/mcp/test_mcp_http.py serves through it).
     # jsonschema (50 ms) checks the tools a vault declares (tests/bot/custom_tools).
+    assert _loaded_by("app.commands.run", ["mcp", "starlette", "jsonschema"]) == []
+
+
+def _loaded_by(module: str, names: list[str]) -> list[str]:
+    """Which of `names` (modules or packages) a fresh Python has loaded after importing
+    `module`."""
     probe = (
-        "import sys, app.commands.run\n"
-        "print(*sorted({m.split('.')[0] for m in sys.modules}"
-        " & {'mcp', 'starlette', 'jsonschema'}), file=sys.stderr)\n"
+        f"import sys, {module}\n"
+        "loaded = set(sys.modules) | {m.split('.')[0] for m in sys.modules}\n"
+        f"print(*[n for n in {names!r} if n in loaded], file=sys.stderr)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert done.stderr.split() == []
+    return done.stderr.split()
 
 
 def _in_a_brain(
