@@ -77,12 +77,9 @@ class RoundTrips:
 
     @classmethod
     def of(cls, database: Any) -> RoundTrips:
-        """Every trip of a database: its engine, the engine's autocommit face where that
-        has a pool of its own (an older face shares the engine's, and its events), and
-        the locks' engine."""
-        face = autocommit(database.engine)
-        own = face.sync_engine.pool is not database.engine.sync_engine.pool
-        return cls(database.engine, *([face] if own else []), database.locks)
+        """Every trip of a database: its engine, the engine's autocommit face (an engine
+        of its own) and the locks' engine."""
+        return cls(database.engine, autocommit(database.engine), database.locks)
 
     def _statement(self, *args: Any) -> None:
         self.count += 1

@@ -65,8 +65,8 @@ def autocommit(engine: AsyncEngine) -> AsyncEngine:
         return engine
     face = _AUTOCOMMIT.get(engine)
     if face is None:
-        face = _AUTOCOMMIT[engine] = create_async_engine(
-            engine.url, isolation_level="AUTOCOMMIT", pool_size=POOL_SIZE, max_overflow=OVERFLOW
+        face = _AUTOCOMMIT[engine] = autocommit_engine(
+            engine.url, pool_size=POOL_SIZE, max_overflow=OVERFLOW
         )
     return face
 
@@ -116,8 +116,9 @@ async def write_unsynced(
     (Postgres flushes its log in order: an event's `finish` flushes what its turn
     wrote first) or within a fraction of a second. Only a crash of Postgres or of the
     machine in between loses them: for records the engine can do without or make
-    again (the tool log and the history of a turn whose event is not finished yet: a
-    restart resumes that event)."""
+    again (the tool log, and the history a button or a "Tell me why" writes for an
+    event not finished yet: a restart resumes that event; a turn's own history goes
+    with its event's finish, storage.db.events)."""
     async with autocommit(engine).connect() as conn:
         driver = (await conn.get_raw_connection()).driver_connection
         assert driver is not None
