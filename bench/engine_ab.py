@@ -5,9 +5,11 @@ the neighbours do, more than most changes save.
 
 Each checkout gets a worker process of its own, running that checkout's code with
 its own `.venv` (its bench.engine's `open_runtime`, `message` and `RoundTrips`):
-the 10,000-note vault is set up once, `WARMUP` captures are made, then the workers
-take turns, one block of captures at a time (A B, B A, A B, ...). The one not
-capturing waits on its stdin, idle.
+the 10,000-note vault is set up once and `WARMUP` captures are made, by both workers
+at the same time (in A/A runs, a worker set up before the other was about 2 ms a
+capture slower, in CPU too, in every block); then the workers take turns, one block
+of captures at a time (A B, B A, A B, ...). The one not capturing waits on its stdin,
+idle.
 
 Per checkout it prints the median over every capture, the lowest of its blocks'
 medians, the CPU time per capture of the bench process (the engine, its threads
@@ -139,7 +141,10 @@ class Worker:
             text=True,
         )
         self.blocks: list[dict[str, Any]] = []
-        self._answer()  # ready
+
+    def ready(self) -> None:
+        """Wait until the worker's vault is set up and warmed up."""
+        self._answer()
 
     def run(self, count: int) -> None:
         assert self.process.stdin is not None
@@ -181,6 +186,8 @@ def compare(other: Path, blocks: int = 12, per_block: int = 20) -> str:
     try:
         b = Worker(other.resolve())
         try:
+            a.ready()
+            b.ready()
             for number in range(blocks):
                 for worker in (a, b) if number % 2 == 0 else (b, a):
                     worker.run(per_block)
