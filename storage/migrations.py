@@ -344,6 +344,14 @@ async def _inline_tags(conn: AsyncConnection) -> None:
     await rederive_tags(conn)
 
 
+async def _name_changes(conn: AsyncConnection) -> None:
+    await conn.execute(
+        text(
+            "ALTER TABLE index_meta ADD COLUMN IF NOT EXISTS name_changes bigint NOT NULL DEFAULT 0"
+        )
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create the tables brainbot had when migrations began", _create_tables),
     Migration(2, "tool_calls.event_key: the event that caused each call", _tool_call_event_key),
@@ -366,6 +374,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(19, "entries.due: each note's due day, read once as notetext reads it", _entry_due),
     Migration(20, "entries.tags: the #tags written in each note's body too", _inline_tags),
     Migration(21, "conversation_summaries: older turns of a chat, summarised", _create_tables),
+    Migration(22, "index_meta.name_changes: when people and projects change", _name_changes),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -67,7 +67,7 @@ class KnownNames:
 
     async def of(self, store: Store, categories: Sequence[str]) -> Names:
         wanted = [c for c in (PEOPLE, PROJECTS) if c in categories]
-        mark = await store.index.names_mark(wanted)
+        mark = await store.index.names_mark()
         built = self._built.get(store.vault_id)
         if built is not None and built[0] == mark:
             self._built.move_to_end(store.vault_id)

@@ -194,6 +194,11 @@ class IndexMeta(SQLModel, table=True):
     dimensions: int | None = None
     doc_count: int = 0
     total_length: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    # Grows each time a people or projects note's row is written or dropped: what a
+    # capture may name changed (storage.index.lookups.names_mark).
+    name_changes: int = Field(
+        default=0, sa_column=Column(BigInteger, nullable=False, server_default=text("0"))
+    )
     # Paths a sync found changed; checked again next time, so an uncommitted edit
     # that is later reverted by hand does not stay in the index.
     recheck: list[str] = Field(

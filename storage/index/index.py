@@ -391,9 +391,9 @@ class Index:
         """(path, title, category, aliases) of the notes in `categories` (see lookups)."""
         return await self._lookup(lookups.names_in, categories)
 
-    async def names_mark(self, categories: Sequence[str]) -> str:
-        """Changes when `names_in` would give other names (see lookups)."""
-        return await self._lookup(lookups.names_mark, categories)
+    async def names_mark(self) -> str:
+        """Changes when `names_in` would give other people or projects (see lookups)."""
+        return await self._lookup(lookups.names_mark)
 
     async def get(self, path: str) -> Entry | None:
         return await self._lookup(lookups.entry_at, path)

@@ -26,6 +26,7 @@ from storage.index.index_rows import Noted, link_rows, name_rows, note_rows
 from storage.index.indexed_note import Document
 from storage.index.pipeline import Step
 from storage.index.storable import refusal
+from storage.vault.schema import PEOPLE, PROJECTS
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +48,15 @@ VAULT_LOCK = 0x6269  # the first key of pg_advisory_xact_lock(int, int): "bi"
 # on: as fast at 300 to 1,000 rows, 1.8 times faster at 60,000.
 PIPELINED_POSTINGS = 500
 
+# The categories whose notes are names a capture may mention (bot.connect.timeline):
+# writing or dropping one of their rows counts in index_meta.name_changes.
+NAMED = (PEOPLE, PROJECTS)
+_IS_NAMED = "category IN (" + ", ".join(f"'{c}'" for c in NAMED) + ")"
+
 _REMOVE = text(
-    """
+    f"""
     WITH gone AS (
-        SELECT id, length FROM entries
+        SELECT id, length, {_IS_NAMED} AS named FROM entries
         WHERE vault_id = :vault AND path = ANY(CAST(:paths AS text[]))
     ),
     counts AS (
@@ -65,7 +71,8 @@ _REMOVE = text(
     meta AS (
         UPDATE index_meta SET
             doc_count = doc_count - (SELECT count(*) FROM gone),
-            total_length = total_length - (SELECT coalesce(sum(length), 0) FROM gone)
+            total_length = total_length - (SELECT coalesce(sum(length), 0) FROM gone),
+            name_changes = name_changes + (SELECT count(*) FROM gone WHERE named)
         WHERE vault_id = :vault
     )
     SELECT count(*) FROM gone
@@ -122,14 +129,15 @@ _ADVANCE = text(
     " AND (last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit)"
 )
 _ADD_STATS = text(
-    "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length"
-    " WHERE vault_id = :vault"
+    "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length,"
+    " name_changes = name_changes + :named WHERE vault_id = :vault"
 )
 # _ADD_STATS and _ADVANCE in one trip: the counts always grow, the commit moves only
 # from its parent (or is there already); the row says whether the index is at `commit`.
 _ADD_STATS_AND_ADVANCE = text(
     "UPDATE index_meta SET doc_count = doc_count + :n, total_length = total_length + :length,"
-    " last_commit = CASE WHEN last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit"
+    " name_changes = name_changes + :named, last_commit = CASE"
+    " WHEN last_commit IS NOT DISTINCT FROM :parent OR last_commit = :commit"
     " THEN :commit ELSE last_commit END"
     " WHERE vault_id = :vault RETURNING last_commit = :commit AS advanced"
 )
@@ -188,7 +196,7 @@ async def recount(conn: AsyncConnection, vault_id: int) -> None:
             "UPDATE index_meta SET"
             " doc_count = (SELECT count(*) FROM entries WHERE vault_id = :vault),"
             " total_length = (SELECT coalesce(sum(length), 0) FROM entries"
-            " WHERE vault_id = :vault) WHERE vault_id = :vault"
+            " WHERE vault_id = :vault), name_changes = name_changes + 1 WHERE vault_id = :vault"
         ),
         params,
     )
@@ -250,7 +258,12 @@ async def write(
         return commit is not None and bool(answers[-1].rowcount)
     first.append(Step(_RESERVE_IDS, {"n": len(docs)}))
     ids = [int(row[0]) for row in (await pipeline.run(conn, first))[-1].rows]
-    stats = {"vault": vault_id, "n": len(docs), "length": sum(d.length for d in docs)}
+    stats = {
+        "vault": vault_id,
+        "n": len(docs),
+        "length": sum(d.length for d in docs),
+        "named": sum(d.entry.category in NAMED for d in docs),
+    }
     moved = None if commit is None else {**stats, **_advance_keys(vault_id, *commit)}
     rows = note_rows(vault_id, ids, docs, embedded=vectors is not None)
     postings = rows.postings

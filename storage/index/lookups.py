@@ -290,18 +290,14 @@ async def names_in(
     return out
 
 
-async def names_mark(conn: AsyncConnection, vault_id: int, categories: Sequence[str]) -> str:
-    """A mark of the names `names_in` would give, that changes when one does: a caller
-    keeps what it built from them until then. A note's row is replaced, never updated,
-    when its path, title or fields change (storage.index.indexer), and a new row takes a
-    new, higher id: so the count and the highest id of the rows change whenever the
-    names can (without reading the names: one index scan, not a hash of every name)."""
+async def names_mark(conn: AsyncConnection, vault_id: int) -> str:
+    """A mark of the names `names_in` gives for people and projects, that changes when
+    one can: a caller keeps what it built from them until then. It is the count of
+    their rows written and dropped (storage.index.indexer.NAMED): a note's row is
+    replaced, never updated, when its path, title or fields change. One row read,
+    however many people a vault holds (counting their rows took 1.6 ms at 3,500)."""
     mark = await conn.scalar(
-        text(
-            "SELECT count(*) || ':' || coalesce(max(e.id), 0) FROM entries e"
-            " WHERE e.vault_id = :vault AND e.category = ANY(CAST(:categories AS text[]))"
-        ),
-        {"vault": vault_id, "categories": list(categories)},
+        text("SELECT name_changes FROM index_meta WHERE vault_id = :vault"), {"vault": vault_id}
     )
     return str(mark)
 

@@ -202,7 +202,7 @@ async def test_a_team_chat_capture_touches_only_the_team_vaults_people(
         assert timeline(own, "people/Omar Haddad.md") == []
 
 
-async def test_a_person_added_or_renamed_later_is_known_to_the_next_capture(
+async def test_a_person_added_renamed_or_deleted_later_is_known_to_the_next_capture(
     tmp_path: Path, database_url: str
 ) -> None:
     async with running_brain(tmp_path, database_url, deliver=Told()) as brain:
@@ -216,6 +216,9 @@ async def test_a_person_added_or_renamed_later_is_known_to_the_next_capture(
         _, told = await after(brain, "/capture Priya Raman and Sunny swapped seeds")
         assert [r.text for r in told] == ["Added to the timeline of Priya Raman and Sarah Kim."]
         assert len(timeline(vault, "people/Priya Raman.md")) == 1
+        await brain.store.delete("people/Priya Raman.md")
+        _, told = await after(brain, "/capture Priya Raman and Sunny planted beans")
+        assert [r.text for r in told] == ["Added to the timeline of Sarah Kim."]
 
 
 async def test_a_stop_right_after_the_reply_still_writes_the_line(
