@@ -65,20 +65,24 @@ async def _create_tables(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all)
 
 
+def _add_column(table: str, column: str) -> Step:
+    """A step that adds `column` (its name and type) to `table`."""
+
+    async def step(conn: AsyncConnection) -> None:
+        await conn.execute(text(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column}"))
+
+    return step
+
+
+_event_owner = _add_column("inbound_events", "owner INTEGER NOT NULL DEFAULT 0")
+_entry_created = _add_column("entries", "created TIMESTAMPTZ")
+_name_changes = _add_column("index_meta", "name_changes bigint NOT NULL DEFAULT 0")
+
+
 async def _tool_call_event_key(conn: AsyncConnection) -> None:
-    await conn.execute(
-        text(
-            "ALTER TABLE tool_calls ADD COLUMN IF NOT EXISTS event_key VARCHAR NOT NULL DEFAULT ''"
-        )
-    )
+    await _add_column("tool_calls", "event_key VARCHAR NOT NULL DEFAULT ''")(conn)
     await conn.execute(
         text("CREATE INDEX IF NOT EXISTS ix_tool_calls_event_key ON tool_calls (event_key)")
-    )
-
-
-async def _event_owner(conn: AsyncConnection) -> None:
-    await conn.execute(
-        text("ALTER TABLE inbound_events ADD COLUMN IF NOT EXISTS owner INTEGER NOT NULL DEFAULT 0")
     )
 
 
@@ -301,10 +305,6 @@ async def _enrichments(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.enrichments.ENRICHMENTS])
 
 
-async def _entry_created(conn: AsyncConnection) -> None:
-    await conn.execute(text("ALTER TABLE entries ADD COLUMN IF NOT EXISTS created TIMESTAMPTZ"))
-
-
 async def _email_codes(conn: AsyncConnection) -> None:
     await conn.run_sync(SQLModel.metadata.create_all, tables=[storage.db.email_codes.EMAIL_CODES])
 
@@ -342,14 +342,6 @@ async def _entry_due(conn: AsyncConnection) -> None:
 
 async def _inline_tags(conn: AsyncConnection) -> None:
     await rederive_tags(conn)
-
-
-async def _name_changes(conn: AsyncConnection) -> None:
-    await conn.execute(
-        text(
-            "ALTER TABLE index_meta ADD COLUMN IF NOT EXISTS name_changes bigint NOT NULL DEFAULT 0"
-        )
-    )
 
 
 MIGRATIONS: tuple[Migration, ...] = (
