@@ -107,7 +107,8 @@ def test_previews_show_a_git_style_diff_and_the_hash(vault: Vault) -> None:
     update = vault.preview_update("projects/fence.md", fields={"status": "done"}, body="paint")
     assert update.content_hash == created.entry.content_hash
     assert update.diff.startswith("--- a/projects/fence.md\n+++ b/projects/fence.md\n")
-    assert "-status: active\n+status: done\n" in update.diff
+    # (`updated` changes too when the clock passes a second in between)
+    assert "\n-status: active\n" in update.diff and "\n+status: done\n" in update.diff
     assert "-paint it\n+paint\n" in update.diff
     move = vault.preview_move("projects/fence.md", "ideas")
     assert move.diff.startswith("--- a/projects/fence.md\n+++ b/ideas/fence.md\n")
