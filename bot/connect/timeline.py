@@ -38,7 +38,7 @@ from bot.events import Button, Deliver, Reply
 from bot.tools import ToolContext, undo_button
 from storage import Change, Entry, NothingToChange, StorageError, Store
 from storage.text import wikilinks
-from storage.vault import PEOPLE, PROJECTS
+from storage.vault import NAMED
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class KnownNames:
         self._built: OrderedDict[int, tuple[str, Names]] = OrderedDict()
 
     async def of(self, store: Store, categories: Sequence[str]) -> Names:
-        wanted = [c for c in (PEOPLE, PROJECTS) if c in categories]
+        wanted = [c for c in NAMED if c in categories]
         mark = await store.index.names_mark()
         built = self._built.get(store.vault_id)
         if built is not None and built[0] == mark:

@@ -26,7 +26,7 @@ from storage.index.index_rows import Noted, link_rows, name_rows, note_rows
 from storage.index.indexed_note import Document
 from storage.index.pipeline import Step
 from storage.index.storable import refusal
-from storage.vault.schema import PEOPLE, PROJECTS
+from storage.vault.schema import NAMED
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +48,8 @@ VAULT_LOCK = 0x6269  # the first key of pg_advisory_xact_lock(int, int): "bi"
 # on: as fast at 300 to 1,000 rows, 1.8 times faster at 60,000.
 PIPELINED_POSTINGS = 500
 
-# The categories whose notes are names a capture may mention (bot.connect.timeline):
-# writing or dropping one of their rows counts in index_meta.name_changes.
-NAMED = (PEOPLE, PROJECTS)
+# Writing or dropping a row of a note that names someone or something counts in
+# index_meta.name_changes (storage.index.lookups.names_mark).
 _IS_NAMED = "category IN (" + ", ".join(f"'{c}'" for c in NAMED) + ")"
 
 _REMOVE = text(

@@ -293,7 +293,7 @@ async def names_in(
 async def names_mark(conn: AsyncConnection, vault_id: int) -> str:
     """A mark of the names `names_in` gives for people and projects, that changes when
     one can: a caller keeps what it built from them until then. It is the count of
-    their rows written and dropped (storage.index.indexer.NAMED): a note's row is
+    their rows written and dropped (storage.vault.schema.NAMED): a note's row is
     replaced, never updated, when its path, title or fields change. One row read,
     however many people a vault holds (counting their rows took 1.6 ms at 3,500)."""
     mark = await conn.scalar(

@@ -36,6 +36,9 @@ CLOSED_STATUSES = ("done", "cancelled", "canceled", "archived", "dropped", "comp
 # always one): the folders of people, projects, ideas, errands and what is not yet filed.
 PEOPLE, PROJECTS, IDEAS, ADMIN, INBOX = "people", "projects", "ideas", "admin", "inbox"
 DEFAULT_CATEGORIES = (PEOPLE, PROJECTS, IDEAS, ADMIN, INBOX)
+# The categories whose notes are names a capture may mention (a timeline line goes on
+# them, bot.connect.timeline); the index counts changes to their rows (names_mark).
+NAMED = (PEOPLE, PROJECTS)
 # Category-specific fields and their defaults (a fresh list per entry for list fields).
 CATEGORY_FIELDS: Mapping[str, Mapping[str, Any]] = {
     PROJECTS: {"status": None, "next_action": None, "due": None},
