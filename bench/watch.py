@@ -185,7 +185,7 @@ async def run(edits: int) -> Figures:
             store = runtime.store
             await store.import_folder(root / "source")
             watcher = asyncio.create_task(
-                watch_vaults(runtime.vaults, stop, fallback="the bench cannot run")
+                watch_vaults(runtime.vaults, stop, runtime.skips, fallback="the bench cannot run")
             )
             await asyncio.sleep(0.5)  # the watch starts in a worker thread
             latencies = await edit_to_searchable(store, edits)
