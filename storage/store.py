@@ -104,7 +104,9 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Release the index (Index.close); the database and the embedder are the caller's."""
+        """Finish the last write's git index and release the index (Index.close); the
+        database and the embedder are the caller's."""
+        await self._writer.close()
         await self.index.close()
 
     # ---- writes --------------------------------------------------------------------
