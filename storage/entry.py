@@ -63,6 +63,7 @@ class Change:
     message: str
     author: str
     when: datetime
+    parent: str | None = None  # the commit before it (None: the first, or not known)
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,10 +151,13 @@ async def follow_commit(
     change = written.change
     fresh = written.entry
     others = [p for p in change.paths if (fresh is None or p != fresh.path) and is_note_path(p)]
-    # One hop to a worker thread for both reads: each hop costs a wake-up of the loop.
-    read, parent = await asyncio.to_thread(
-        lambda: (read_notes(vault, others), parent_of(change.commit))
-    )
+    if others or change.parent is None:
+        # One hop to a worker thread for both reads: each hop costs a wake-up of the loop.
+        read, parent = await asyncio.to_thread(
+            lambda: (read_notes(vault, others), change.parent or parent_of(change.commit))
+        )
+    else:  # a note on its own, its commit's parent known: nothing to read
+        read, parent = read_notes(vault, ()), change.parent
     indexed = await index.follow(
         fresh, read.entries, read.modified, list(read.missing), commit=change.commit, parent=parent
     )

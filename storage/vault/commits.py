@@ -116,6 +116,7 @@ def _change(commit: pygit2.Commit, subject: str, files: Mapping[str, object]) ->
         message=commit.message,
         author=commit.author.name,
         when=datetime.fromtimestamp(commit.author.time, UTC),
+        parent=str(commit.parent_ids[0]) if commit.parent_ids else None,
     )
 
 

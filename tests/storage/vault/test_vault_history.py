@@ -41,6 +41,13 @@ def test_history_is_newest_first_with_operations_and_paths(vault: Vault) -> None
     assert [c.operation for c in vault.history("ideas/b.md")] == ["delete", "create"]
 
 
+def test_each_write_names_the_commit_before_it_as_git_does(vault: Vault) -> None:
+    first = vault.create("ideas", "A").change
+    second = vault.update("ideas/a.md", body="changed", author=ANN).change
+    assert first.parent == git(vault.root, "rev-parse", f"{first.commit}^").strip()
+    assert second.parent == first.commit
+
+
 def test_commits_made_outside_the_bot_are_edits(vault: Vault) -> None:
     vault.create("ideas", "A")
     (vault.root / "ideas/a.md").write_text("rewritten in Obsidian\n")
