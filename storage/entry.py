@@ -63,7 +63,7 @@ class Change:
     message: str
     author: str
     when: datetime
-    parent: str | None = None  # the commit before it (None: the first, or not known)
+    parent: str | None = None  # its first parent (None: the vault's first commit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,9 +63,7 @@ class Writer:
                 async with vault_write_lock(self.database.locks, self.index.vault_id):
                     written = await asyncio.to_thread(commit)
                     indexing = asyncio.create_task(
-                        follow_commit(
-                            self.vault, self.index, written, self._parent, self._has_commit
-                        )
+                        follow_commit(self.vault, self.index, written, self._has_commit)
                     )
                     self._git_index = asyncio.create_task(asyncio.to_thread(self._follow_index))
             finally:
@@ -96,10 +94,6 @@ class Writer:
             return self._repo.get(commit) is not None
         except (ValueError, pygit2.GitError):
             return False
-
-    def _parent(self, commit: str) -> str | None:
-        parents = self._repo[commit].parent_ids  # type: ignore[attr-defined]
-        return str(parents[0]) if parents else None
 
     async def sync(self) -> SyncReport:
         """Index what changed in the vault outside brainbot since the last sync."""
@@ -138,8 +132,7 @@ class Writer:
             refused = await bulk.load(
                 self.index, notes.entries, notes.modified, progress=index_progress
             )
-            commit = result.written.change.commit
-            parent = await asyncio.to_thread(self._parent, commit)
-            if not await self.index.advance(commit, parent=parent):
+            change = result.written.change
+            if not await self.index.advance(change.commit, parent=change.parent):
                 await sync_index(self.vault, self.index, self._has_commit)
         return replace(result, warnings=(*result.warnings, *refused))

@@ -141,25 +141,24 @@ async def follow_commit(
     vault: Vault,
     index: Index,
     written: Written,
-    parent_of: Callable[[str], str | None],
     has_commit: Callable[[str], bool],
 ) -> None:
     """Index the notes of one commit a store just made (the note it wrote, and those it
     rewrote or removed) and record the commit; a sync when something else reached the
-    vault between the index's commit and this one. `parent_of` and `has_commit` read
-    the history (blocking)."""
+    vault between the index's commit (the change's parent) and this one. `has_commit`
+    reads the history (blocking)."""
     change = written.change
     fresh = written.entry
     others = [p for p in change.paths if (fresh is None or p != fresh.path) and is_note_path(p)]
-    if others or change.parent is None:
-        # One hop to a worker thread for both reads: each hop costs a wake-up of the loop.
-        read, parent = await asyncio.to_thread(
-            lambda: (read_notes(vault, others), change.parent or parent_of(change.commit))
-        )
-    else:  # a note on its own, its commit's parent known: nothing to read
-        read, parent = read_notes(vault, ()), change.parent
+    # A note written on its own has nothing else to read: no hop to a worker thread.
+    read = await asyncio.to_thread(read_notes, vault, others) if others else read_notes(vault, ())
     indexed = await index.follow(
-        fresh, read.entries, read.modified, list(read.missing), commit=change.commit, parent=parent
+        fresh,
+        read.entries,
+        read.modified,
+        list(read.missing),
+        commit=change.commit,
+        parent=change.parent,
     )
     if not indexed:
         await sync_index(vault, index, has_commit)

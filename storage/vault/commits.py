@@ -14,7 +14,7 @@ from storage.entry import BOT_AUTHOR, OUTSIDE_AUTHOR, Author, Change
 from storage.vault.atomic import atomic_write
 from storage.vault.gitlocks import recover_interrupted_write
 from storage.vault.gitrepo import GitRepo
-from storage.vault.history import commit_message
+from storage.vault.history import commit_message, first_parent
 from storage.vault.journal import Contents, land_files, recover, settle
 
 Source = Mapping[str, Any] | str | None
@@ -116,7 +116,7 @@ def _change(commit: pygit2.Commit, subject: str, files: Mapping[str, object]) ->
         message=commit.message,
         author=commit.author.name,
         when=datetime.fromtimestamp(commit.author.time, UTC),
-        parent=str(commit.parent_ids[0]) if commit.parent_ids else None,
+        parent=first_parent(commit),
     )
 
 

@@ -59,7 +59,13 @@ def change_from_commit(git: GitRepo, commit: pygit2.Commit) -> Change:
         message=commit.message,
         author=commit.author.name,
         when=datetime.fromtimestamp(commit.author.time, UTC),
+        parent=first_parent(commit),
     )
+
+
+def first_parent(commit: pygit2.Commit) -> str | None:
+    """The commit `commit` was made on (None for a vault's first)."""
+    return str(commit.parent_ids[0]) if commit.parent_ids else None
 
 
 def history(git: GitRepo, path: str | None, limit: int) -> list[Change]:

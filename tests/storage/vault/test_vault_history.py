@@ -46,6 +46,7 @@ def test_each_write_names_the_commit_before_it_as_git_does(vault: Vault) -> None
     second = vault.update("ideas/a.md", body="changed", author=ANN).change
     assert first.parent == git(vault.root, "rev-parse", f"{first.commit}^").strip()
     assert second.parent == first.commit
+    assert vault.history(limit=2) == [second, first]  # the history tells the same
 
 
 def test_commits_made_outside_the_bot_are_edits(vault: Vault) -> None:
